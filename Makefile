@@ -1,0 +1,47 @@
+# vllmperf — see README.md. The two commands a newcomer needs:
+#   make bench   run a short scenario against the embedded simulator and print the summary
+#   make test    every test (Docker and promtool tests run when those are present; CI=true makes them required)
+
+GO        ?= go
+PKGS      ?= ./...
+LABEL     := org.vllmperf.managed=true
+BENCH_ARGS ?= --backend sim --profile basic --concurrency 8 --requests 96 --warmup 2 --prompt-tokens 256 --max-tokens 128
+
+.PHONY: all bench test vet fmt-check unit leak-check build sim-image clean
+
+all: build
+
+build:
+	$(GO) build ./...
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vllm-sim ./cmd/vllm-sim
+	$(GO) build -o bin/vllmperf ./cmd/vllmperf
+
+bench:
+	$(GO) run ./cmd/vllmperf run $(BENCH_ARGS)
+
+test: fmt-check vet unit leak-check
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+unit:
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+# No container started by the tests may outlive them.
+leak-check:
+	@if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \
+	  left=$$(docker ps -aq --filter label=$(LABEL)); \
+	  if [ -n "$$left" ]; then echo "leaked containers:"; docker ps -a --filter label=$(LABEL); exit 1; fi; \
+	  echo "leak-check: no container labelled $(LABEL) left"; \
+	fi
+
+sim-image:
+	CGO_ENABLED=0 $(GO) build -trimpath -o build/sim/vllm-sim ./cmd/vllm-sim
+	docker build -t vllmperf/vllm-sim:dev build/sim
+
+clean:
+	rm -rf bin build/sim/vllm-sim

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+)
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "vllmperf",
+		Short: "Benchmark vLLM servers: streamed load, vLLM's latency metrics, regression gates",
+		Long: `vllmperf measures a vLLM (or any OpenAI-compatible) server the way vLLM's own
+"vllm bench serve" defines TTFT, TPOT, ITL and end-to-end latency, with exact
+percentiles, and writes results in vLLM's --save-result JSON format.
+
+Without --target it starts a server itself: the embedded simulator (default),
+or a vLLM container on this machine's GPUs (--backend container).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout))
+	return root
+}
+
+func newProfilesCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "profiles",
+		Short: "List the built-in server profiles and the vLLM flags each one sets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range profile.Names() {
+				p, err := profile.Builtin(name)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%-16s %s\n", p.Name, p.Description)
+				fmt.Fprintf(stdout, "%-16s vllm serve %s %s\n\n", "", p.Model, strings.Join(p.Args(), " "))
+			}
+			return nil
+		},
+	}
+}
