@@ -1,0 +1,121 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Defaults applied to zero Config fields.
+const (
+	// DefaultBurstiness makes open-loop arrivals a Poisson process, as
+	// vLLM's --burstiness default of 1.0 does.
+	DefaultBurstiness = 1.0
+	// DefaultGrace is how long requests still in flight at the Duration
+	// deadline may run on before they are canceled.
+	DefaultGrace = time.Minute
+)
+
+// Config describes one run of the load generator. Exactly one of
+// Concurrency (closed loop) and Rate (open loop) must be set, and at least
+// one of Requests and Duration.
+type Config struct {
+	// Concurrency runs a closed loop: that many requests are kept in flight,
+	// the next one sent as soon as one ends (N workers).
+	Concurrency int
+	// Rate runs an open loop at this many requests per second, arrivals
+	// paced by a GammaPacer; math.Inf(1) sends every request at t=0, as
+	// vLLM's --request-rate inf does (Requests is then required).
+	Rate float64
+	// Burstiness is the shape of the gamma distribution of open-loop
+	// inter-arrival gaps (DefaultBurstiness when 0): 1 is Poisson, lower is
+	// burstier, math.Inf(1) is a constant rate. Open loop only.
+	Burstiness float64
+	// MaxConcurrency caps the requests in flight in an open-loop run (0: no
+	// cap), as vLLM's --max-concurrency does. Time a request spends waiting
+	// on the cap is client queue time (Sample.QueueTime).
+	MaxConcurrency int
+	// Requests is how many measured requests to send (0: bounded by
+	// Duration only). Warm-up requests come on top.
+	Requests int
+	// Duration stops dispatch this long after the measured phase starts
+	// (0: bounded by Requests only). Requests in flight at the deadline are
+	// let finish for Grace, then canceled; their samples then carry the
+	// Sender's cancellation error and count as failed.
+	Duration time.Duration
+	// Grace is how long requests in flight at the Duration deadline may
+	// still run (DefaultGrace when 0). Choose it above the expected E2EL.
+	Grace time.Duration
+	// Warmup requests are sent first, one at a time, and marked
+	// Sample.Warmup so statistics exclude them.
+	Warmup int
+	// Seed makes open-loop arrival times reproducible.
+	Seed uint64
+	// Progress, if set, is called after each request ends (warm-up
+	// included) with the number ended so far and the total, Warmup +
+	// Requests, or -1 when only Duration bounds the run. Calls are
+	// serialized; keep it quick.
+	Progress func(done, total int)
+}
+
+// Validate reports every problem with c, each naming the fix.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch {
+	case c.Concurrency < 0:
+		add("Concurrency = %d: must be positive (closed loop) or 0 (use Rate)", c.Concurrency)
+	case math.IsNaN(c.Rate) || c.Rate < 0:
+		add("Rate = %v: must be positive requests/s, math.Inf(1) for all at once, or 0 (use Concurrency)", c.Rate)
+	case c.Concurrency > 0 && c.Rate != 0:
+		add("Concurrency = %d and Rate = %v both set: set Concurrency for a closed loop or Rate for an open loop, not both", c.Concurrency, c.Rate)
+	case c.Concurrency == 0 && c.Rate == 0:
+		add("neither Concurrency nor Rate set: set Concurrency (closed loop) or Rate (open loop)")
+	}
+	if math.IsNaN(c.Burstiness) || c.Burstiness < 0 {
+		add("Burstiness = %v: must be positive (1 = Poisson) or 0 for the default %v", c.Burstiness, DefaultBurstiness)
+	} else if c.Burstiness != 0 && c.Concurrency > 0 {
+		add("Burstiness = %v with Concurrency: burstiness shapes open-loop arrivals; set Rate instead of Concurrency or drop Burstiness", c.Burstiness)
+	}
+	if c.MaxConcurrency < 0 {
+		add("MaxConcurrency = %d: must be positive or 0 (no cap)", c.MaxConcurrency)
+	} else if c.MaxConcurrency > 0 && c.Concurrency > 0 {
+		add("MaxConcurrency = %d with Concurrency: the cap applies to open-loop runs; a closed loop is already capped by Concurrency", c.MaxConcurrency)
+	}
+	if c.Requests < 0 {
+		add("Requests = %d: must be positive or 0 (bounded by Duration)", c.Requests)
+	}
+	if c.Duration < 0 {
+		add("Duration = %v: must be positive or 0 (bounded by Requests)", c.Duration)
+	}
+	if c.Requests == 0 && c.Duration == 0 {
+		add("neither Requests nor Duration set: set Requests and/or Duration to bound the run")
+	}
+	if math.IsInf(c.Rate, 1) && c.Requests == 0 {
+		add("Rate = +Inf sends every request at once: set Requests to bound how many")
+	}
+	if c.Grace < 0 {
+		add("Grace = %v: must be positive or 0 for the default %v", c.Grace, DefaultGrace)
+	}
+	if c.Warmup < 0 {
+		add("Warmup = %d: must be 0 or positive", c.Warmup)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("load: invalid config: %w", err)
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.Burstiness == 0 {
+		c.Burstiness = DefaultBurstiness
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	return c
+}
+
+// openLoop reports whether the run is paced by Rate.
+func (c Config) openLoop() bool { return c.Rate > 0 }

@@ -1,0 +1,158 @@
+package openai
+
+import (
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+)
+
+// Defaults used by New when no option overrides them.
+const (
+	// DefaultRequestTimeout bounds one whole request, from the POST to the
+	// end of the stream. Long generations under heavy load can take minutes.
+	DefaultRequestTimeout = 10 * time.Minute
+	// DefaultIdleTimeout is the longest gap allowed between stream events
+	// (the response headers and each SSE message). It includes the wait for
+	// the first event, which under overload is queueing plus prefill: raise
+	// it for runs that deliberately overload the server.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxConnections is how many concurrent streams the default
+	// transport keeps connections for without churn. It matches vLLM's
+	// default --max-num-seqs on large GPUs.
+	DefaultMaxConnections = 1024
+)
+
+// dialTimeout bounds TCP connection set-up in the default transport.
+const dialTimeout = 10 * time.Second
+
+// Client sends benchmark requests to one OpenAI-compatible server and
+// measures them. It is safe for concurrent use.
+type Client struct {
+	baseURL        string // normalised, ends in /v1
+	baseErr        error  // set when baseURL is unusable; every Send fails with it
+	apiKey         string
+	httpClient     *http.Client
+	requestTimeout time.Duration
+	idleTimeout    time.Duration
+	maxConns       int
+	oa             *goopenai.Client
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithAPIKey sends key as a bearer token (vLLM's --api-key). The key never
+// appears in error messages.
+func WithAPIKey(key string) Option {
+	return func(c *Client) { c.apiKey = key }
+}
+
+// WithHTTPClient makes the client send through hc instead of its own
+// transport. hc is used as is: WithMaxConnections has no effect, and a
+// non-zero hc.Timeout cuts streams that run longer than it.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) { c.httpClient = hc }
+}
+
+// WithRequestTimeout bounds each whole request (default
+// DefaultRequestTimeout); d <= 0 disables the bound.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *Client) { c.requestTimeout = d }
+}
+
+// WithIdleTimeout sets the longest gap allowed between stream events
+// (default DefaultIdleTimeout): a stall past it fails the request with
+// sample.ErrTimeout. d <= 0 disables the check.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *Client) { c.idleTimeout = d }
+}
+
+// WithMaxConnections sizes the default transport so that n concurrent
+// streams to the server never wait for, or churn, connections (default
+// DefaultMaxConnections). Go's default of 2 idle connections per host would
+// close and re-dial connections between requests at any concurrency above 2.
+// n < 1 is treated as 1.
+func WithMaxConnections(n int) Option {
+	return func(c *Client) {
+		if n < 1 {
+			n = 1
+		}
+		c.maxConns = n
+	}
+}
+
+// New returns a client for the server at baseURL, such as
+// http://127.0.0.1:8000; a trailing /v1 is optional. A malformed baseURL
+// does not panic: every Send then fails with sample.ErrConnection.
+func New(baseURL string, opts ...Option) *Client {
+	c := &Client{
+		requestTimeout: DefaultRequestTimeout,
+		idleTimeout:    DefaultIdleTimeout,
+		maxConns:       DefaultMaxConnections,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.baseURL, c.baseErr = normaliseBaseURL(baseURL)
+	if c.httpClient == nil {
+		c.httpClient = &http.Client{Transport: newTransport(c.maxConns)}
+	}
+	cfg := goopenai.DefaultConfig(c.apiKey)
+	cfg.BaseURL = c.baseURL
+	cfg.HTTPClient = &doer{inner: c.httpClient, apiKey: c.apiKey}
+	c.oa = goopenai.NewClientWithConfig(cfg)
+	return c
+}
+
+// normaliseBaseURL checks u and returns it with exactly one trailing /v1.
+func normaliseBaseURL(u string) (string, error) {
+	u = strings.TrimSpace(u)
+	p, err := url.Parse(u)
+	if err != nil {
+		return "", err
+	}
+	if p.Scheme != "http" && p.Scheme != "https" {
+		return "", &url.Error{Op: "parse", URL: u, Err: errScheme}
+	}
+	if p.Host == "" {
+		return "", &url.Error{Op: "parse", URL: u, Err: errNoHost}
+	}
+	u = strings.TrimRight(u, "/")
+	if !strings.HasSuffix(u, "/v1") {
+		u += "/v1"
+	}
+	return u, nil
+}
+
+// newTransport is the default transport: no proxy (a benchmark measures the
+// server, not a proxy), no compression (a gzipped SSE stream is buffered),
+// and an idle pool as large as the connection count.
+func newTransport(maxConns int) *http.Transport {
+	return &http.Transport{
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   dialTimeout,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          maxConns,
+		MaxIdleConnsPerHost:   maxConns,
+		MaxConnsPerHost:       0, // never make a stream wait for a connection
+		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+		ExpectContinueTimeout: 0,
+		// Requests are written once; a small write buffer saves 3 KiB per
+		// connection (large prompts bypass it).
+		WriteBufferSize: 1 << 10,
+	}
+}
+
+// CloseIdleConnections closes the client's idle keep-alive connections (call
+// it when a run ends; in-flight streams are not affected).
+func (c *Client) CloseIdleConnections() {
+	c.httpClient.CloseIdleConnections()
+}

@@ -1,0 +1,369 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+)
+
+// Causes of a request context ending that Send itself brought about.
+var (
+	errIdleTimeout    = errors.New("idle timeout")
+	errRequestTimeout = errors.New("request timeout")
+)
+
+// maxPrealloc caps the chunk slice preallocated from MaxTokens, so a huge
+// max_tokens does not reserve memory a short answer never uses.
+const maxPrealloc = 1024
+
+// maxDrain bounds how much of the body after [DONE] is read so that the
+// connection can go back to the pool (an unread body closes it).
+const maxDrain = 64 << 10
+
+// rawStream is what go-openai's chat and completion streams share.
+type rawStream interface {
+	RecvRaw() ([]byte, error)
+	Close() error
+}
+
+// Send performs req as a streamed request and records it in s. The caller
+// sets s.Index, s.Warmup and s.Scheduled; Send fills everything else. Send
+// never returns an error: a failed request is recorded in s.Err (kinds in
+// package sample). A stream that ends without both a finish_reason and the
+// final usage chunk is a failure (sample.ErrStreamCut), never a success.
+//
+// Counting follows vLLM's benchmark: a chunk is content-bearing when its
+// text (chat delta.content or delta.reasoning_content/reasoning, completion
+// text) is non-empty, so vLLM's role-only first chunk, the finish chunk with
+// empty text, the usage chunk and [DONE] are not content. A chunk's Tokens is
+// the increase of the cumulative usage.completion_tokens (continuous usage
+// stats) since the previous content chunk, 0 when the server reports none.
+// CompletionTokens is the final usage.completion_tokens, never a chunk count.
+func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
+	start := time.Now()
+	s.Sent = start // replaced by doer just before the POST
+	s.Header = time.Time{}
+	s.Done = time.Time{}
+	s.Chunks = s.Chunks[:0]
+	s.FinishReason = ""
+	s.PromptTokens, s.CompletionTokens, s.CachedTokens = 0, 0, 0
+	s.Err = nil
+	defer func() {
+		if s.Done.IsZero() {
+			s.Done = time.Now()
+		}
+	}()
+
+	if c.baseErr != nil {
+		s.Fail(sample.ErrConnection, 0, c.redact("invalid base URL: "+c.baseErr.Error()))
+		return
+	}
+	if req.Endpoint != "" && req.Endpoint != Chat && req.Endpoint != Completions {
+		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: unknown endpoint %q", req.Endpoint))
+		return
+	}
+	if want := prealloc(req.MaxTokens); cap(s.Chunks) < want {
+		s.Chunks = make([]sample.Chunk, 0, want)
+	}
+
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.requestTimeout > 0 {
+		var cancelT context.CancelFunc
+		rctx, cancelT = context.WithTimeoutCause(rctx, c.requestTimeout, errRequestTimeout)
+		defer cancelT()
+	}
+	st := &reqState{req: &req, s: s}
+	if c.idleTimeout > 0 {
+		st.dog = startWatchdog(start, c.idleTimeout, cancel)
+		defer st.dog.stop()
+	}
+	rctx = context.WithValue(rctx, stateKey{}, st)
+
+	var (
+		stream rawStream
+		err    error
+	)
+	if req.Endpoint == Completions {
+		var cs *goopenai.CompletionStream
+		cs, err = c.oa.CreateCompletionStream(rctx, goopenai.CompletionRequest{
+			Model:  req.Model,
+			Prompt: req.System + req.Prompt,
+		})
+		if cs != nil {
+			stream = cs
+		}
+	} else {
+		msgs := make([]goopenai.ChatCompletionMessage, 0, 2)
+		if req.System != "" {
+			msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: req.System})
+		}
+		msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
+		var cs *goopenai.ChatCompletionStream
+		cs, err = c.oa.CreateChatCompletionStream(rctx, goopenai.ChatCompletionRequest{
+			Model:    req.Model,
+			Messages: msgs,
+		})
+		if cs != nil {
+			stream = cs
+		}
+	}
+	if err != nil || stream == nil {
+		if err == nil {
+			err = errors.New("go-openai returned no stream")
+		}
+		c.fail(s, ctx, rctx, err, st.posted)
+		return
+	}
+	defer func() { _ = stream.Close() }()
+
+	if c.read(ctx, rctx, stream, st) && st.body != nil {
+		// Finish reading the body so the connection is reused, not closed.
+		_, _ = io.CopyN(io.Discard, st.body, maxDrain)
+	}
+}
+
+// read consumes the stream into s and reports whether it ended well.
+func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState) bool {
+	s := st.s
+	var (
+		w          wireChunk
+		dec        = newEventDecoder()
+		prevTokens int  // cumulative completion_tokens last reported
+		pending    int  // tokens reported since the last content chunk
+		finalUsage bool // the include_usage chunk (empty choices) arrived
+		events     int
+	)
+	for {
+		raw, err := stream.RecvRaw()
+		now := time.Now()
+		if err != nil {
+			s.Done = now
+			if errors.Is(err, io.EOF) {
+				return c.checkEnd(s, finalUsage, events)
+			}
+			c.fail(s, ctx, rctx, err, true)
+			return false
+		}
+		st.dog.event(now)
+		events++
+		if len(raw) == 0 {
+			s.Done = now
+			s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("event %d: empty data or an error event that does not parse", events))
+			return false
+		}
+		w.reset()
+		if err := dec.decode(raw, &w); err != nil {
+			s.Done = now
+			data := clip(redactKey(string(raw), c.apiKey), 120)
+			s.Fail(sample.ErrProtocol, 0, c.redact(fmt.Sprintf("event %d: %v: %q", events, err, data)))
+			return false
+		}
+		if w.Object {
+			s.Done = now
+			var apiErr goopenai.APIError
+			msg := "unparseable error object"
+			if json.Unmarshal(raw, &apiErr) == nil {
+				msg = describeAPIError(&apiErr)
+			}
+			s.Fail(sample.ErrAPIEvent, 0, c.redact("error object in stream: "+msg))
+			return false
+		}
+		if w.Usage != nil && w.Usage.CompletionTokens >= 0 {
+			u := w.Usage
+			if u.CompletionTokens > prevTokens {
+				pending += u.CompletionTokens - prevTokens
+				prevTokens = u.CompletionTokens
+			}
+			s.PromptTokens = u.PromptTokens
+			s.CompletionTokens = u.CompletionTokens
+			s.CachedTokens = u.PromptTokensDetails.CachedTokens
+			if len(w.Choices) == 0 {
+				finalUsage = true
+			}
+		}
+		content := false
+		for i := range w.Choices {
+			ch := &w.Choices[i]
+			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text {
+				content = true
+			}
+			if ch.FinishReason != "" {
+				s.FinishReason = ch.FinishReason
+			}
+		}
+		if content {
+			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
+			pending = 0
+		}
+	}
+}
+
+// checkEnd judges a stream that ended with io.EOF: go-openai returns io.EOF
+// both for [DONE] and for a connection closed cleanly mid-stream, so only a
+// finish_reason together with the final usage chunk proves completion.
+func (c *Client) checkEnd(s *sample.Sample, finalUsage bool, events int) bool {
+	switch {
+	case s.FinishReason != "" && finalUsage:
+		return true
+	case s.FinishReason == "" && !finalUsage:
+		s.Fail(sample.ErrStreamCut, 0, fmt.Sprintf("stream ended after %d events without finish_reason and usage", events))
+	case s.FinishReason == "":
+		s.Fail(sample.ErrStreamCut, 0, fmt.Sprintf("stream ended after %d events without finish_reason", events))
+	default:
+		s.Fail(sample.ErrStreamCut, 0, fmt.Sprintf("stream ended after %d events without the usage chunk (is stream_options.include_usage supported?)", events))
+	}
+	return false
+}
+
+// prealloc is the chunk capacity reserved for a request.
+func prealloc(maxTokens int) int {
+	switch {
+	case maxTokens <= 0:
+		return 256
+	case maxTokens > maxPrealloc:
+		return maxPrealloc
+	default:
+		return maxTokens
+	}
+}
+
+// watchdog cancels a request when no stream event arrives for idle. Each
+// event costs one atomic store; the timer re-arms itself only when it fires.
+type watchdog struct {
+	base    time.Time
+	idle    time.Duration
+	last    atomic.Int64 // time of the last event, ns since base
+	stopped atomic.Bool
+	timer   *time.Timer
+	cancel  context.CancelCauseFunc
+}
+
+func startWatchdog(base time.Time, idle time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	w := &watchdog{base: base, idle: idle, cancel: cancel}
+	w.timer = time.AfterFunc(time.Hour, w.fire)
+	w.timer.Reset(idle)
+	return w
+}
+
+// event records that a stream event arrived at now. A nil watchdog ignores it.
+func (w *watchdog) event(now time.Time) {
+	if w != nil {
+		w.last.Store(int64(now.Sub(w.base)))
+	}
+}
+
+func (w *watchdog) fire() {
+	if w.stopped.Load() {
+		return
+	}
+	gap := time.Since(w.base) - time.Duration(w.last.Load())
+	if gap >= w.idle {
+		w.cancel(errIdleTimeout)
+		return
+	}
+	w.timer.Reset(w.idle - gap)
+}
+
+func (w *watchdog) stop() {
+	w.stopped.Store(true)
+	w.timer.Stop()
+}
+
+// wireChunk is the part of a chat or completion chunk Send needs. It is
+// reused across events; reset clears it before each decode.
+type wireChunk struct {
+	Object  isError      `json:"object"` // an error sent as a bare object
+	Choices []wireChoice `json:"choices"`
+	Usage   *wireUsage   `json:"usage"`
+	spare   wireUsage
+}
+
+type wireChoice struct {
+	Delta struct {
+		Content          nonEmpty `json:"content"`
+		ReasoningContent nonEmpty `json:"reasoning_content"`
+		Reasoning        nonEmpty `json:"reasoning"`
+	} `json:"delta"`
+	Text         nonEmpty `json:"text"`
+	FinishReason string   `json:"finish_reason"`
+}
+
+type wireUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+// reset prepares w for the next decode without allocating: the choices
+// keep their capacity, and Usage points at the spare with a sentinel, so an
+// absent usage (left as the sentinel) is told from a present one, and
+// "usage": null sets the pointer to nil.
+func (w *wireChunk) reset() {
+	for i := range w.Choices {
+		w.Choices[i] = wireChoice{}
+	}
+	w.Choices = w.Choices[:0]
+	w.Object = false
+	w.spare = wireUsage{CompletionTokens: -1}
+	w.Usage = &w.spare
+}
+
+// eventDecoder decodes one JSON event at a time with a json.Decoder kept
+// for the whole stream: unlike json.Unmarshal, which builds fresh decoder
+// state per call (several allocations per event), it reuses its scanner and
+// error context.
+type eventDecoder struct {
+	rd  bytes.Reader
+	dec *json.Decoder
+}
+
+func newEventDecoder() *eventDecoder {
+	e := &eventDecoder{}
+	e.dec = json.NewDecoder(&e.rd)
+	return e
+}
+
+// decode decodes raw, which must hold exactly one JSON value, into v.
+func (e *eventDecoder) decode(raw []byte, v any) error {
+	e.rd.Reset(raw)
+	start := e.dec.InputOffset()
+	if err := e.dec.Decode(v); err != nil {
+		return err
+	}
+	if used := e.dec.InputOffset() - start; used != int64(len(raw)) {
+		return fmt.Errorf("data after the JSON value at byte %d", used)
+	}
+	return nil
+}
+
+// isError decodes an "object" field into whether it is "error" (vLLM's
+// ErrorResponse), without allocating the string.
+type isError bool
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (e *isError) UnmarshalJSON(b []byte) error {
+	*e = string(b) == `"error"`
+	return nil
+}
+
+// nonEmpty decodes a JSON string field into whether it is non-empty,
+// without allocating the string.
+type nonEmpty bool
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *nonEmpty) UnmarshalJSON(b []byte) error {
+	*n = len(b) > 2 && b[0] == '"'
+	return nil
+}

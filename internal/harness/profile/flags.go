@@ -1,0 +1,158 @@
+package profile
+
+import (
+	"sort"
+	"strings"
+)
+
+// knownFlags lists the `vllm serve` flags (without the leading "--") that a
+// profile may name under flags:. It follows vLLM's EngineArgs and the OpenAI
+// frontend's argument parser (vllm/engine/arg_utils.py,
+// vllm/entrypoints/openai/cli_args.py, v0.11). A flag a newer vLLM adds and
+// that is missing here goes under extra_args:, which is passed verbatim.
+var knownFlags = map[string]bool{
+	// Model and tokenizer.
+	"model": true, "served-model-name": true, "tokenizer": true, "tokenizer-mode": true,
+	"tokenizer-revision": true, "revision": true, "code-revision": true, "trust-remote-code": true,
+	"dtype": true, "seed": true, "max-model-len": true, "quantization": true,
+	"hf-config-path": true, "hf-token": true, "hf-overrides": true, "download-dir": true,
+	"load-format": true, "config-format": true, "skip-tokenizer-init": true,
+	"enforce-eager": true, "max-seq-len-to-capture": true, "max-logprobs": true,
+	"logprobs-mode": true, "disable-sliding-window": true, "disable-cascade-attn": true,
+	"generation-config": true, "override-generation-config": true, "enable-sleep-mode": true,
+	"model-impl": true, "override-attention-dtype": true, "allowed-local-media-path": true,
+	"runner": true, "convert": true, "task": true, "pooler-config": true, "logits-processors": true,
+	"io-processor-plugin": true, "enable-prompt-embeds": true, "max-num-partial-prefills": true,
+	"max-long-partial-prefills": true, "long-prefill-token-threshold": true,
+	// Cache.
+	"block-size": true, "gpu-memory-utilization": true, "kv-cache-memory": true,
+	"swap-space": true, "kv-cache-dtype": true, "num-gpu-blocks-override": true,
+	"enable-prefix-caching": true, "prefix-caching-hash-algo": true, "cpu-offload-gb": true,
+	"calculate-kv-scales": true, "kv-sharing-fast-prefill": true, "mamba-cache-dtype": true,
+	"mamba-ssm-cache-dtype": true, "kv-offloading-size": true, "kv-offloading-backend": true,
+	// Scheduler.
+	"max-num-batched-tokens": true, "max-num-seqs": true, "enable-chunked-prefill": true,
+	"scheduling-policy": true, "scheduler-cls": true, "num-lookahead-slots": true,
+	"scheduler-delay-factor": true, "preemption-mode": true, "disable-chunked-mm-input": true,
+	"disable-hybrid-kv-cache-manager": true, "async-scheduling": true, "cuda-graph-sizes": true,
+	"stream-interval": true,
+	// Parallelism.
+	"tensor-parallel-size": true, "pipeline-parallel-size": true, "data-parallel-size": true,
+	"data-parallel-rank": true, "data-parallel-size-local": true, "data-parallel-address": true,
+	"data-parallel-rpc-port": true, "data-parallel-backend": true, "data-parallel-hybrid-lb": true,
+	"data-parallel-start-rank": true, "headless": true, "api-server-count": true,
+	"enable-expert-parallel": true, "enable-eplb": true, "eplb-config": true,
+	"distributed-executor-backend": true, "max-parallel-loading-workers": true,
+	"ray-workers-use-nsight": true, "disable-custom-all-reduce": true, "worker-cls": true,
+	"worker-extension-cls": true, "enable-dbo": true, "decode-context-parallel-size": true,
+	"all2all-backend": true, "nnodes": true, "node-rank": true, "master-addr": true, "master-port": true,
+	// Speculative decoding, LoRA, multimodal, compilation, observability.
+	"speculative-config": true, "enable-lora": true, "max-loras": true, "max-lora-rank": true,
+	"lora-dtype": true, "max-cpu-loras": true, "fully-sharded-loras": true, "lora-modules": true,
+	"limit-mm-per-prompt": true, "mm-processor-kwargs": true, "mm-processor-cache-gb": true,
+	"disable-mm-preprocessor-cache": true, "media-io-kwargs": true, "mm-encoder-tp-mode": true,
+	"interleave-mm-strings": true, "skip-mm-profiling": true, "compilation-config": true,
+	"kv-transfer-config": true, "kv-events-config": true, "additional-config": true,
+	"structured-outputs-config": true, "reasoning-parser": true, "guided-decoding-backend": true,
+	"otlp-traces-endpoint": true, "collect-detailed-traces": true,
+	"show-hidden-metrics-for-version": true, "disable-log-stats": true, "enable-log-requests": true,
+	"disable-log-requests": true, "max-log-len": true, "enable-prompt-tokens-details": true,
+	"enable-server-load-tracking": true, "enable-force-include-usage": true,
+	"enable-request-id-headers": true, "enable-log-outputs": true, "log-error-stack": true,
+	// OpenAI frontend.
+	"host": true, "port": true, "uds": true, "api-key": true, "allowed-origins": true,
+	"allowed-methods": true, "allowed-headers": true, "allow-credentials": true,
+	"uvicorn-log-level": true, "disable-uvicorn-access-log": true, "chat-template": true,
+	"chat-template-content-format": true, "response-role": true, "ssl-keyfile": true,
+	"ssl-certfile": true, "ssl-ca-certs": true, "ssl-cert-reqs": true, "root-path": true,
+	"middleware": true, "return-tokens-as-token-ids": true, "disable-frontend-multiprocessing": true,
+	"enable-auto-tool-choice": true, "tool-call-parser": true, "tool-parser-plugin": true,
+	"tool-server": true, "exclude-tools-when-tool-choice-none": true, "expand-tools-even-if-tool-choice-none": true,
+	"log-config-file": true, "h11-max-incomplete-event-size": true, "h11-max-header-count": true,
+	"enable-tokenizer-info-endpoint": true, "disable-fastapi-docs": true, "enable-ssl-refresh": true,
+	"max-waiting-queue-length": true,
+}
+
+// negatableFlags are vLLM's argparse.BooleanOptionalAction flags: they take
+// a --no-NAME form. A profile value of false renders that form; false for
+// any other boolean flag renders nothing (the flag's default is off).
+var negatableFlags = map[string]bool{
+	"enable-prefix-caching":           true,
+	"enable-chunked-prefill":          true,
+	"async-scheduling":                true,
+	"disable-hybrid-kv-cache-manager": true,
+	"enable-dbo":                      true,
+	"calculate-kv-scales":             true,
+	"enforce-eager":                   true,
+	"trust-remote-code":               true,
+	"enable-expert-parallel":          true,
+	"enable-eplb":                     true,
+	"enable-lora":                     true,
+	"fully-sharded-loras":             true,
+	"enable-sleep-mode":               true,
+	"skip-tokenizer-init":             true,
+	"disable-log-stats":               true,
+	"enable-log-requests":             true,
+	"enable-prompt-embeds":            true,
+}
+
+// reservedFlags are set by the backend that starts the server; a profile
+// that sets them would fight the harness over the listening address or the
+// model.
+var reservedFlags = map[string]string{
+	"host":  "the backend binds the server itself",
+	"port":  "the backend binds the server itself",
+	"model": "set the model with the top-level model: key (or override it with VLLMPERF_MODEL)",
+	"uds":   "the harness talks TCP to the server",
+}
+
+// IsKnownFlag reports whether name (without the leading "--") is a vLLM
+// serve flag that profiles may name under flags:.
+func IsKnownFlag(name string) bool { return knownFlags[name] }
+
+// suggest returns the known flag nearest to name by edit distance, or "" if
+// none is close enough to be a plausible typo.
+func suggest(name string) string {
+	best, bestDist := "", len(name)/3+2
+	names := make([]string, 0, len(knownFlags))
+	for k := range knownFlags {
+		names = append(names, k)
+	}
+	sort.Strings(names) // ties resolve the same way every run
+	for _, k := range names {
+		if d := editDistance(name, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		// A prefix of a known flag ("max-num-seq" of "max-num-seqs") is a
+		// typo even when the edit distance is large.
+		for _, k := range names {
+			if strings.HasPrefix(k, name) && len(name) >= 6 {
+				return k
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,422 @@
+// Package profile reads server profiles: named sets of `vllm serve` flags
+// kept as YAML under scenarios/profiles/ (and embedded in the binary), such
+// as basic, high-throughput, low-latency, memory-saving and speculative.
+//
+// A profile file looks like this:
+//
+//	name: high-throughput
+//	description: larger batches and prefix caching for tokens/s
+//	model: Qwen/Qwen3-0.6B          # optional; DefaultModel when absent
+//	flags:                          # ordered: rendered in the order written
+//	  dtype: float16                # --dtype float16
+//	  max-num-seqs: 64              # --max-num-seqs 64
+//	  enable-prefix-caching: true   # --enable-prefix-caching (bare flag)
+//	  enable-chunked-prefill: false # --no-enable-chunked-prefill
+//	  speculative-config:           # a mapping renders as compact JSON
+//	    method: ngram
+//	sim_flags:                      # --sim-* flags, applied by simulator backends only
+//	  sim-seed: 1
+//	extra_args: ["--some-new-flag", "x"]  # passed verbatim, not checked
+//
+// Decoding is strict: an unknown key is an error with its line, and so is a
+// flag name that is not a known vLLM serve flag (with a did-you-mean).
+// A value of true renders the bare flag; false renders the --no-NAME form
+// for vLLM's negatable (BooleanOptionalAction) flags and nothing for the
+// others, whose default is already off.
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/scenarios"
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultModel is the model a profile serves when its file names none.
+const DefaultModel = "Qwen/Qwen3-0.6B"
+
+// Flag is one vLLM command-line flag of a profile, in file order.
+type Flag struct {
+	// Name is the flag without its leading "--", e.g. "max-num-seqs".
+	Name string
+	// Value is the rendered value; empty for a bare boolean flag.
+	Value string
+	// Bare is true for a flag written without a value (true booleans and
+	// the --no-NAME form of false ones).
+	Bare bool
+	// Line is the flag's line in the profile file, 0 when built in code.
+	Line int
+}
+
+// Args renders the flag as command-line arguments.
+func (f Flag) Args() []string {
+	if f.Bare {
+		return []string{"--" + f.Name}
+	}
+	return []string{"--" + f.Name, f.Value}
+}
+
+// Profile is a parsed server profile.
+type Profile struct {
+	// Name identifies the profile (the file's name: key).
+	Name string
+	// Description says what the profile is for.
+	Description string
+	// Model is the Hugging Face model id or path served.
+	Model string
+	// Flags are the vLLM flags, in file order.
+	Flags []Flag
+	// SimFlags are --sim-* flags understood only by the simulator.
+	SimFlags []Flag
+	// ExtraArgs are appended verbatim after Flags, unchecked.
+	ExtraArgs []string
+	// Source is the file the profile came from, for messages.
+	Source string
+}
+
+// Args renders the vLLM flags followed by ExtraArgs: everything a real
+// `vllm serve MODEL` needs after the model, except --host and --port.
+func (p Profile) Args() []string {
+	var out []string
+	for _, f := range p.Flags {
+		out = append(out, f.Args()...)
+	}
+	return append(out, p.ExtraArgs...)
+}
+
+// SimArgs renders Args followed by the simulator-only SimFlags.
+func (p Profile) SimArgs() []string {
+	out := p.Args()
+	for _, f := range p.SimFlags {
+		out = append(out, f.Args()...)
+	}
+	return out
+}
+
+// ServedName is the model name clients send: --served-model-name when the
+// profile sets it, else Model.
+func (p Profile) ServedName() string {
+	for _, f := range p.Flags {
+		if f.Name == "served-model-name" && !f.Bare {
+			// vLLM accepts several names; the first is the one it reports.
+			return strings.Fields(f.Value)[0]
+		}
+	}
+	return p.Model
+}
+
+// Flag returns the value of the named flag and whether the profile sets it.
+func (p Profile) Flag(name string) (string, bool) {
+	for _, f := range p.Flags {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return "", false
+}
+
+// WithModel returns a copy of p serving model instead; an empty model
+// leaves p unchanged.
+func (p Profile) WithModel(model string) Profile {
+	if model != "" {
+		p.Model = model
+	}
+	return p
+}
+
+// WithExtraArgs returns a copy of p with args appended to ExtraArgs.
+func (p Profile) WithExtraArgs(args ...string) Profile {
+	p.ExtraArgs = append(append([]string(nil), p.ExtraArgs...), args...)
+	return p
+}
+
+// Error is a problem in a profile file, located by line where known.
+type Error struct {
+	File string // the file or profile name
+	Line int    // 1-based; 0 when the whole file is at fault
+	Msg  string // what is wrong and how to fix it
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// file is the YAML shape of a profile.
+type file struct {
+	Name        string    `yaml:"name"`
+	Description string    `yaml:"description"`
+	Model       string    `yaml:"model"`
+	Flags       yaml.Node `yaml:"flags"`
+	SimFlags    yaml.Node `yaml:"sim_flags"`
+	ExtraArgs   []string  `yaml:"extra_args"`
+}
+
+// Load reads and parses the profile file at path.
+func Load(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("read profile: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse parses a profile; source names it in errors (a file path).
+func Parse(source string, data []byte) (Profile, error) {
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return Profile{}, yamlError(source, err)
+	}
+	p := Profile{Name: f.Name, Description: f.Description, Model: f.Model, ExtraArgs: f.ExtraArgs, Source: source}
+	if p.Name == "" {
+		return Profile{}, &Error{File: source, Msg: "missing name: add `name: <profile name>` at the top"}
+	}
+	if p.Model == "" {
+		p.Model = DefaultModel
+	}
+	var err error
+	if p.Flags, err = parseFlags(source, &f.Flags, false); err != nil {
+		return Profile{}, err
+	}
+	if p.SimFlags, err = parseFlags(source, &f.SimFlags, true); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// yamlError turns a decoder error into an *Error with the line it names.
+func yamlError(source string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		// yaml.v3 writes "line N: field x not found in type profile.file".
+		msg := te.Errors[0]
+		line := 0
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if n, tail, ok := strings.Cut(rest, ": "); ok {
+				if l, convErr := strconv.Atoi(n); convErr == nil {
+					line, msg = l, tail
+				}
+			}
+		}
+		if field, ok := strings.CutPrefix(msg, "field "); ok {
+			if name, _, ok := strings.Cut(field, " not found"); ok {
+				msg = fmt.Sprintf("unknown key %q: a profile has only name, description, model, flags, sim_flags and extra_args (vLLM flags go under flags:)", name)
+			}
+		}
+		return &Error{File: source, Line: line, Msg: msg}
+	}
+	if errors.Is(err, io.EOF) {
+		return &Error{File: source, Msg: "empty profile: it needs at least `name:`"}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, tail, ok := strings.Cut(rest, ": "); ok {
+			if l, convErr := strconv.Atoi(n); convErr == nil {
+				line, msg = l, tail
+			}
+		}
+	}
+	return &Error{File: source, Line: line, Msg: "invalid YAML: " + msg}
+}
+
+// parseFlags reads an ordered mapping of flag → value.
+func parseFlags(source string, n *yaml.Node, sim bool) ([]Flag, error) {
+	if n.Kind == 0 {
+		return nil, nil // key absent
+	}
+	key := "flags"
+	if sim {
+		key = "sim_flags"
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, &Error{File: source, Line: n.Line, Msg: fmt.Sprintf("%s: must be a mapping of flag name to value (e.g. `max-num-seqs: 64`)", key)}
+	}
+	var out []Flag
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := strings.ReplaceAll(strings.TrimPrefix(k.Value, "--"), "_", "-")
+		if prev, dup := seen[name]; dup {
+			return nil, &Error{File: source, Line: k.Line, Msg: fmt.Sprintf("flag %q set twice (first on line %d): keep one", name, prev)}
+		}
+		seen[name] = k.Line
+		if err := checkName(source, k.Line, name, sim); err != nil {
+			return nil, err
+		}
+		f, ok, err := renderValue(source, name, v)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			f.Line = k.Line
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// checkName validates a flag name for flags: or sim_flags:.
+func checkName(source string, line int, name string, sim bool) error {
+	if sim {
+		if !strings.HasPrefix(name, "sim-") {
+			return &Error{File: source, Line: line, Msg: fmt.Sprintf("sim_flags: %q is not a simulator flag: simulator flags start with sim-; vLLM flags go under flags:", name)}
+		}
+		return nil
+	}
+	if strings.HasPrefix(name, "sim-") {
+		return &Error{File: source, Line: line, Msg: fmt.Sprintf("flags: %q is a simulator flag: move it under sim_flags: (a real vLLM would reject it)", name)}
+	}
+	if why, ok := reservedFlags[name]; ok {
+		return &Error{File: source, Line: line, Msg: fmt.Sprintf("flags: --%s cannot be set in a profile: %s", name, why)}
+	}
+	if !knownFlags[name] {
+		msg := fmt.Sprintf("flags: unknown vLLM flag --%s", name)
+		if s := suggest(name); s != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+		msg += "; if your vLLM version has it, pass it under extra_args: instead"
+		return &Error{File: source, Line: line, Msg: msg}
+	}
+	return nil
+}
+
+// renderValue renders one flag's value; ok is false when nothing is emitted.
+func renderValue(source, name string, v *yaml.Node) (f Flag, ok bool, err error) {
+	f.Name = name
+	switch v.Kind {
+	case yaml.ScalarNode:
+		switch v.Tag {
+		case "!!bool":
+			var b bool
+			if err := v.Decode(&b); err != nil {
+				return f, false, &Error{File: source, Line: v.Line, Msg: err.Error()}
+			}
+			if b {
+				f.Bare = true
+				return f, true, nil
+			}
+			if negatableFlags[name] {
+				f.Name, f.Bare = "no-"+name, true
+				return f, true, nil
+			}
+			return f, false, nil // off is the default: emit nothing
+		case "!!null":
+			return f, false, &Error{File: source, Line: v.Line, Msg: fmt.Sprintf("flag %q has no value: write `true` for a bare flag or give a value", name)}
+		default:
+			f.Value = v.Value
+			return f, true, nil
+		}
+	case yaml.MappingNode, yaml.SequenceNode:
+		var buf bytes.Buffer
+		if err := writeJSON(&buf, v); err != nil {
+			return f, false, &Error{File: source, Line: v.Line, Msg: fmt.Sprintf("flag %q: %v", name, err)}
+		}
+		f.Value = buf.String()
+		return f, true, nil
+	default:
+		return f, false, &Error{File: source, Line: v.Line, Msg: fmt.Sprintf("flag %q: value must be a scalar, a mapping or a list", name)}
+	}
+}
+
+// writeJSON writes a YAML node as compact JSON, keeping mapping order (vLLM
+// reads JSON-valued flags such as --speculative-config).
+func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(n.Content[i].Value)
+			buf.Write(k)
+			buf.WriteByte(':')
+			if err := writeJSON(buf, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, c); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!int", "!!float", "!!bool":
+			buf.WriteString(n.Value)
+		case "!!null":
+			buf.WriteString("null")
+		default:
+			s, _ := json.Marshal(n.Value)
+			buf.Write(s)
+		}
+	default:
+		return fmt.Errorf("line %d: aliases are not supported in JSON values", n.Line)
+	}
+	return nil
+}
+
+// profileDir is the folder of the embedded profiles in scenarios.Profiles.
+const profileDir = "profiles"
+
+// Names lists the built-in profiles (the files embedded from
+// scenarios/profiles/), sorted.
+func Names() []string {
+	entries, err := fs.ReadDir(scenarios.Profiles, profileDir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builtin returns the built-in profile called name.
+func Builtin(name string) (Profile, error) {
+	file := path.Join(profileDir, name+".yaml")
+	data, err := fs.ReadFile(scenarios.Profiles, file)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile %q is not built in: choose one of %s, or pass a YAML file path", name, strings.Join(Names(), ", "))
+	}
+	return Parse("scenarios/"+file, data)
+}
+
+// Resolve returns the built-in profile called ref, or loads ref as a file
+// path when it names no built-in (it contains a path separator or ends in
+// .yaml/.yml).
+func Resolve(ref string) (Profile, error) {
+	if strings.ContainsRune(ref, os.PathSeparator) || strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") {
+		return Load(ref)
+	}
+	return Builtin(ref)
+}

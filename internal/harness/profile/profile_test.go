@@ -1,0 +1,212 @@
+package profile
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBuiltinsParse loads every built-in profile and checks the invariants
+// each must hold.
+func TestBuiltinsParse(t *testing.T) {
+	names := Names()
+	want := []string{"basic", "high-throughput", "low-latency", "memory-saving", "speculative"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("Names() = %v, want %v", names, want)
+	}
+	for _, n := range names {
+		p, err := Builtin(n)
+		if err != nil {
+			t.Fatalf("Builtin(%q): %v", n, err)
+		}
+		if p.Name != n {
+			t.Errorf("%s: name: %q does not match its file name", n, p.Name)
+		}
+		if p.Model != DefaultModel {
+			t.Errorf("%s: model = %q, want %q", n, p.Model, DefaultModel)
+		}
+		if p.Description == "" {
+			t.Errorf("%s: no description", n)
+		}
+		if len(p.Flags) == 0 {
+			t.Errorf("%s: no flags", n)
+		}
+	}
+}
+
+// TestSeedFlagsVerbatim checks that the two profiles the seed article gives
+// render exactly its flags, in its order.
+func TestSeedFlagsVerbatim(t *testing.T) {
+	tests := []struct {
+		name string
+		want string
+	}{
+		// 高吞吐 block of the seed article, after --model and --port.
+		{"high-throughput", "--dtype float16 --max-model-len 4096 --max-num-seqs 64 --max-num-batched-tokens 4096 --gpu-memory-utilization 0.92 --enable-prefix-caching --trust-remote-code"},
+		// 低延迟 block of the seed article, after --model and --port.
+		{"low-latency", "--dtype float16 --max-num-seqs 16 --max-num-batched-tokens 512 --enable-chunked-prefill --gpu-memory-utilization 0.90 --trust-remote-code"},
+		// Documented choices: FP8 KV cache, lower memory fraction, shorter context.
+		{"memory-saving", "--dtype float16 --kv-cache-dtype fp8 --gpu-memory-utilization 0.70 --max-model-len 2048 --max-num-seqs 32 --enable-prefix-caching --trust-remote-code"},
+		// N-gram speculation rendered as vLLM's JSON.
+		{"speculative", `--dtype float16 --max-model-len 4096 --max-num-seqs 16 --gpu-memory-utilization 0.90 --speculative-config {"method":"ngram","num_speculative_tokens":5,"prompt_lookup_max":5} --trust-remote-code`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Builtin(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(p.Args(), " "); got != tt.want {
+				t.Errorf("Args()\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFullFormat checks every value shape of the format on one fixture.
+func TestFullFormat(t *testing.T) {
+	p, err := Load(filepath.Join("testdata", "full.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.SimArgs(), " ")
+	want := `--dtype float16 --max-num-seqs 8 --max-model-len 1024 --no-enable-prefix-caching --trust-remote-code --no-enforce-eager --disable-log-stats --served-model-name short alias ` +
+		`--speculative-config {"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4,"nested":{"list":[1,"two",true,null]}} --some-future-flag x --sim-seed 7`
+	if got != want {
+		t.Errorf("SimArgs()\n got %s\nwant %s", got, want)
+	}
+	if strings.Contains(strings.Join(p.Args(), " "), "sim-seed") {
+		t.Errorf("Args() carries a simulator flag: %v", p.Args())
+	}
+	if got, want := p.ServedName(), "short"; got != want {
+		t.Errorf("ServedName() = %q, want %q", got, want)
+	}
+	if got, want := p.Model, "org/some-model"; got != want {
+		t.Errorf("Model = %q, want %q", got, want)
+	}
+	if v, ok := p.Flag("max-num-seqs"); !ok || v != "8" {
+		t.Errorf("Flag(max-num-seqs) = %q, %v; want 8, true", v, ok)
+	}
+	if got, want := p.Flags[1].Line, 7; got != want {
+		t.Errorf("Flags[1].Line = %d, want %d", got, want)
+	}
+}
+
+// TestBadProfiles checks that each broken fixture fails with its line and
+// a message that names the problem and the fix.
+func TestBadProfiles(t *testing.T) {
+	tests := []struct {
+		file string
+		line int      // -1: any line > 0 (yaml.v3 places syntax errors loosely)
+		want []string // substrings of the message
+	}{
+		// A misspelt top-level key.
+		{"unknown-key.yaml", 3, []string{`unknown key "flag"`, "vLLM flags go under flags:"}},
+		// A misspelt flag gets a did-you-mean and the escape hatch.
+		{"flag-typo.yaml", 4, []string{"unknown vLLM flag --max-num-seq", "did you mean --max-num-seqs?", "extra_args"}},
+		// The backend owns --port.
+		{"reserved.yaml", 3, []string{"--port cannot be set", "binds the server"}},
+		// A simulator flag among the vLLM flags.
+		{"sim-in-flags.yaml", 3, []string{"simulator flag", "sim_flags"}},
+		// A vLLM flag among the simulator flags.
+		{"not-sim.yaml", 3, []string{"not a simulator flag"}},
+		// The same flag twice, spelt two ways.
+		{"duplicate.yaml", 4, []string{"set twice", "line 3"}},
+		// No name.
+		{"no-name.yaml", 0, []string{"missing name"}},
+		// Broken YAML syntax.
+		{"bad-yaml.yaml", -1, []string{"invalid YAML"}},
+		// flags: written as a list.
+		{"flags-list.yaml", 3, []string{"must be a mapping"}},
+		// A flag with no value.
+		{"null-value.yaml", 3, []string{"has no value", "true"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			_, err := Load(path)
+			if err == nil {
+				t.Fatal("Load succeeded, want an error")
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %T %q is not a *profile.Error", err, err)
+			}
+			if (tt.line >= 0 && pe.Line != tt.line) || (tt.line < 0 && pe.Line <= 0) {
+				t.Errorf("line = %d, want %d (%v)", pe.Line, tt.line, err)
+			}
+			if pe.File != path {
+				t.Errorf("file = %q, want %q", pe.File, path)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestOverrides checks the model override and the extra-args escape hatch.
+func TestOverrides(t *testing.T) {
+	p, err := Builtin("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.WithModel("org/other").WithExtraArgs("--max-num-seq", "8")
+	if q.Model != "org/other" || q.ServedName() != "org/other" {
+		t.Errorf("WithModel: model %q, served %q", q.Model, q.ServedName())
+	}
+	if p.Model != DefaultModel {
+		t.Errorf("WithModel changed the original: %q", p.Model)
+	}
+	if got := q.WithModel("").Model; got != "org/other" {
+		t.Errorf("WithModel(\"\") = %q, want unchanged", got)
+	}
+	args := q.Args()
+	if got := strings.Join(args[len(args)-2:], " "); got != "--max-num-seq 8" {
+		t.Errorf("extra args not last: %v", args)
+	}
+	if len(p.ExtraArgs) != 0 {
+		t.Errorf("WithExtraArgs changed the original: %v", p.ExtraArgs)
+	}
+}
+
+// TestResolve checks name and path lookup, and the unknown-name message.
+func TestResolve(t *testing.T) {
+	if p, err := Resolve("low-latency"); err != nil || p.Name != "low-latency" {
+		t.Errorf("Resolve(low-latency) = %q, %v", p.Name, err)
+	}
+	ex := filepath.Join("..", "..", "..", "scenarios", "examples", "multi-gpu-tp2.yaml")
+	p, err := Resolve(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := p.Flag("tensor-parallel-size"); v != "2" {
+		t.Errorf("multi-gpu example: tensor-parallel-size = %q, want 2", v)
+	}
+	_, err = Resolve("fast")
+	if err == nil || !strings.Contains(err.Error(), "basic, high-throughput") {
+		t.Errorf("Resolve(fast) error = %v, want the list of built-ins", err)
+	}
+	if _, err := Resolve("missing.yaml"); err == nil || !strings.Contains(err.Error(), "read profile") {
+		t.Errorf("Resolve(missing.yaml) error = %v, want a read error", err)
+	}
+}
+
+// TestSuggest checks the did-you-mean on a few typos.
+func TestSuggest(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"max-num-seq", "max-num-seqs"},                      // dropped letter
+		{"gpu-memory-utilisation", "gpu-memory-utilization"}, // British spelling
+		{"enable-prefix-cache", "enable-prefix-caching"},     // wrong word ending
+		{"xyzzy", ""}, // nothing plausible
+	}
+	for _, tt := range tests {
+		if got := suggest(tt.in); got != tt.want {
+			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+)
+
+// ExternalBackend reaches an existing deployment at Config.Target; it
+// starts and stops nothing, and the profile's flags are not applied (the
+// deployment has its own). The profile only names the run.
+type ExternalBackend struct {
+	cfg Config
+}
+
+// Kind returns KindExternal.
+func (b *ExternalBackend) Kind() Kind { return KindExternal }
+
+// externalTimeout bounds each of the two checks Start makes.
+const externalTimeout = 10 * time.Second
+
+// Start checks /health once and reads the served model from /v1/models.
+// ReadyIn is the time those checks took, not a cold start.
+func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server, error) {
+	begin := time.Now()
+	base, err := normalizeTarget(b.cfg.Target)
+	if err != nil {
+		return nil, fmt.Errorf("start vllm: %w", err)
+	}
+	client := &http.Client{Timeout: externalTimeout}
+	if _, err := get(ctx, client, base+"/health"); err != nil {
+		return nil, fmt.Errorf("start vllm: external server %s is not healthy: %w; check %s and that the server is up", base, err, EnvTarget)
+	}
+	body, err := get(ctx, client, base+"/v1/models")
+	if err != nil {
+		return nil, fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
+	}
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &models); err != nil {
+		return nil, fmt.Errorf("start vllm: external server %s: /v1/models is not an OpenAI model list: %w", base, err)
+	}
+	var ids []string
+	for _, m := range models.Data {
+		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("start vllm: external server %s serves no model (/v1/models is empty)", base)
+	}
+	model := ids[0]
+	if want := b.cfg.Model; want != "" {
+		if !slices.Contains(ids, want) {
+			return nil, fmt.Errorf("start vllm: external server %s does not serve %s=%q; it serves %s", base, EnvModel, want, strings.Join(ids, ", "))
+		}
+		model = want
+	} else if slices.Contains(ids, p.ServedName()) {
+		model = p.ServedName()
+	}
+	s := &externalServer{base: base, model: model, ready: time.Since(begin)}
+	b.cfg.logf("vllm external: %s serves %s (checked in %s)", base, model, s.ready.Round(time.Millisecond))
+	return s, nil
+}
+
+// normalizeTarget checks an external base URL and strips a trailing
+// slash or /v1.
+func normalizeTarget(target string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(target))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%s=%q: want the server's base URL, e.g. http://127.0.0.1:8000", EnvTarget, target)
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("%s: put no credentials in the URL", EnvTarget)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawQuery, u.Fragment = "", ""
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// get fetches url and returns its body when the status is 200.
+func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return body, nil
+}
+
+// externalServer is a deployment this process does not own.
+type externalServer struct {
+	base, model string
+	ready       time.Duration
+}
+
+func (s *externalServer) BaseURL() string        { return s.base }
+func (s *externalServer) MetricsURL() string     { return s.base + "/metrics" }
+func (s *externalServer) Model() string          { return s.model }
+func (s *externalServer) ReadyIn() time.Duration { return s.ready }
+
+// Logs returns nil: an external server's output is not visible here.
+func (s *externalServer) Logs(int) []string { return nil }
+
+// Close does nothing: the deployment is not this process's to stop.
+func (s *externalServer) Close(context.Context) error { return nil }

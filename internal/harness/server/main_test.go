@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain keeps the environment on loopback, removes this run's
+// containers when it is interrupted, and fails the run when any container
+// it labelled is left behind (the docker ps -a --filter label check).
+func TestMain(m *testing.M) {
+	PrepareEnvironment()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "server tests: %v: removing this run's containers\n", s)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		n, err := Reap(ctx, Session())
+		fmt.Fprintf(os.Stderr, "server tests: removed %d container(s) (errors: %v)\n", n, err)
+		os.Exit(130)
+	}()
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if DockerAvailable(ctx) == nil {
+		left, err := ListManaged(ctx, Session())
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "server tests: cannot list labelled containers: %v\n", err)
+			code = 1
+		case len(left) > 0:
+			fmt.Fprintf(os.Stderr, "server tests: FAIL: %d container(s) labelled %s=true left behind: %s\n", len(left), LabelManaged, strings.Join(left, ", "))
+			_, _ = Reap(ctx, Session())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// needDocker skips the test where no Docker engine answers, except under
+// CI=true, where the container path must be exercised and a missing engine
+// fails.
+func needDocker(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := DockerAvailable(ctx); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Docker is required under CI=true: %v (start dockerd)", err)
+		}
+		t.Skipf("Docker not available (%v): container tests skipped; with CI=true they fail instead", err)
+	}
+}

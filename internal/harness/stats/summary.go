@@ -1,0 +1,294 @@
+// Package stats turns a run's samples into the figures `vllm bench serve`
+// reports, computed the way it computes them (vllm/benchmarks/serve.py,
+// calculate_metrics): numpy's mean, population std, median and linear
+// percentiles over TTFT, TPOT, ITL (pooled per chunk) and E2EL of the
+// successful measured requests; throughputs over the measured duration; and
+// goodput against SLOs. It adds what vLLM does not report: per-token ITL,
+// client queue time, the cold first request's TTFT, failures by kind, and
+// warnings when a figure cannot be trusted.
+package stats
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+)
+
+// SLO holds the per-request limits of vLLM's --goodput ("ttft:ms tpot:ms
+// e2el:ms"). A zero limit is not checked.
+type SLO struct {
+	TTFT, TPOT, E2EL time.Duration
+}
+
+// Set reports whether any limit is given.
+func (s SLO) Set() bool { return s.TTFT > 0 || s.TPOT > 0 || s.E2EL > 0 }
+
+// Good reports whether a successful sample meets every limit given, with
+// vLLM's rules: a request with one output token or fewer has TPOT 0 (it
+// passes a TPOT limit). Unlike vLLM, which counts a missing TTFT as 0, a
+// request that produced no content fails TTFT and E2EL limits.
+func (s SLO) Good(x *sample.Sample) bool {
+	if !x.OK() {
+		return false
+	}
+	if s.TTFT > 0 {
+		if d, ok := x.TTFT(); !ok || d > s.TTFT {
+			return false
+		}
+	}
+	if s.TPOT > 0 {
+		if d, ok := x.TPOT(); ok && d > s.TPOT {
+			return false
+		}
+	}
+	if s.E2EL > 0 {
+		if d, ok := x.E2EL(); !ok || d > s.E2EL {
+			return false
+		}
+	}
+	return true
+}
+
+// Summary is what a run measured. Latency Dists are in milliseconds,
+// throughputs per second.
+type Summary struct {
+	// Start and End bound the measured phase; Duration = End − Start.
+	Start, End time.Time
+	Duration   time.Duration
+
+	// Requests is the number of measured requests (warm-up excluded),
+	// Completed those that succeeded, Failed the others.
+	Requests, Completed, Failed int
+	// FailedByKind counts failed requests by error kind.
+	FailedByKind map[sample.ErrorKind]int
+
+	// Token totals over completed requests, from usage.
+	TotalInputTokens, TotalOutputTokens int
+
+	RequestThroughput    float64 // completed requests/s
+	OutputThroughput     float64 // output tokens/s
+	TotalTokenThroughput float64 // (input + output) tokens/s
+
+	// SLO is the goodput definition; GoodRequests completed requests met
+	// it, and RequestGoodput = GoodRequests/Duration. Both are zero when
+	// no SLO is set (SLO.Set() false).
+	SLO            SLO
+	GoodRequests   int
+	RequestGoodput float64
+
+	// MaxConcurrentRequests is the most measured requests in flight at
+	// one instant (between Sent and Done), from the samples' times. vLLM
+	// counts requests active in each whole second, which can read higher.
+	MaxConcurrentRequests int
+
+	TTFT, TPOT, ITL, E2EL Dist
+	// TokenITL is ITL divided per token (sample.TokenITLs): with
+	// speculative decoding a chunk carries several tokens.
+	TokenITL Dist
+	// QueueTime is client queue time (Sent − Scheduled) of all measured
+	// requests, failed included.
+	QueueTime Dist
+
+	// ColdTTFT is the TTFT of the run's first request (index 0, warm-up
+	// or not), in milliseconds; ColdTTFTOK is false when it produced none.
+	ColdTTFT   float64
+	ColdTTFTOK bool
+
+	// Warnings are non-fatal problems with the figures.
+	Warnings []error
+
+	inconclusive string
+}
+
+// Inconclusive reports whether the run cannot pass or fail anything, and
+// why: no measured request succeeded, or the measured phase had no length.
+func (s *Summary) Inconclusive() (reason string, inconclusive bool) {
+	return s.inconclusive, s.inconclusive != ""
+}
+
+// FewSamplesWarning says a metric's percentiles rest on too few requests:
+// p90 needs 10, p99 100, p99.9 1000.
+type FewSamplesWarning struct {
+	Metric string    // "ttft", "tpot", "itl", "e2el"
+	N      int       // the requests it rests on
+	Pcts   []float64 // the percentiles with too few
+}
+
+func (w *FewSamplesWarning) Error() string {
+	var ps []string
+	for _, p := range w.Pcts {
+		ps = append(ps, fmt.Sprintf("p%v needs ≥%d", p, minSamples(p)))
+	}
+	return fmt.Sprintf("%s: percentiles rest on %d requests (%s): read them as order statistics, not tail estimates", w.Metric, w.N, strings.Join(ps, ", "))
+}
+
+// ErrNoSuccess is the warning (and the inconclusive reason) of a run in
+// which no measured request succeeded.
+var ErrNoSuccess = errors.New("no measured request succeeded")
+
+// Summarize computes the Summary of a run's samples (warm-up ones are
+// skipped, but index 0 gives the cold TTFT) over the measured phase from
+// start to end, with goodput against slo. It returns an error only for input
+// that cannot describe a run: end before start, a negative SLO limit.
+func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary, error) {
+	var errs []error
+	if end.Before(start) {
+		errs = append(errs, fmt.Errorf("end %v is before start %v: pass the measured phase's bounds (load.Result Start, End)", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano)))
+	}
+	if slo.TTFT < 0 || slo.TPOT < 0 || slo.E2EL < 0 {
+		errs = append(errs, fmt.Errorf("SLO %+v has a negative limit: use a positive duration, or 0 for no limit", slo))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+
+	s := &Summary{Start: start, End: end, Duration: end.Sub(start), SLO: slo, FailedByKind: map[sample.ErrorKind]int{}}
+	var ttft, tpot, e2el, queue []time.Duration
+	var itl, tokITL []time.Duration
+	itlSources, noUsage, cold := 0, 0, false
+	var measured []*sample.Sample
+	for i := range samples {
+		x := &samples[i]
+		if x.Index == 0 {
+			cold = true
+			if d, ok := x.TTFT(); ok {
+				s.ColdTTFT, s.ColdTTFTOK = ms(d), true
+			}
+		}
+		if x.Warmup {
+			continue
+		}
+		measured = append(measured, x)
+		s.Requests++
+		queue = append(queue, x.QueueTime())
+		if !x.OK() {
+			s.Failed++
+			s.FailedByKind[x.Err.Kind]++
+			continue
+		}
+		s.Completed++
+		s.TotalInputTokens += x.PromptTokens
+		s.TotalOutputTokens += x.CompletionTokens
+		if x.CompletionTokens == 0 && len(x.Chunks) > 0 {
+			noUsage++
+		}
+		if d, ok := x.TTFT(); ok {
+			ttft = append(ttft, d)
+		}
+		if d, ok := x.TPOT(); ok {
+			tpot = append(tpot, d)
+		}
+		if d, ok := x.E2EL(); ok {
+			e2el = append(e2el, d)
+		}
+		if n := len(itl); len(x.Chunks) > 1 {
+			itl = x.ITLs(itl)
+			itlSources += min(1, len(itl)-n)
+		}
+		tokITL = x.TokenITLs(tokITL)
+		if slo.Set() && slo.Good(x) {
+			s.GoodRequests++
+		}
+	}
+	s.TTFT = NewDist(durationsMS(ttft), len(ttft))
+	s.TPOT = NewDist(durationsMS(tpot), len(tpot))
+	s.ITL = NewDist(durationsMS(itl), itlSources)
+	s.TokenITL = NewDist(durationsMS(tokITL), itlSources)
+	s.E2EL = NewDist(durationsMS(e2el), len(e2el))
+	s.QueueTime = NewDist(durationsMS(queue), len(queue))
+	s.MaxConcurrentRequests = maxConcurrent(measured)
+
+	if sec := s.Duration.Seconds(); sec > 0 {
+		s.RequestThroughput = float64(s.Completed) / sec
+		s.OutputThroughput = float64(s.TotalOutputTokens) / sec
+		s.TotalTokenThroughput = float64(s.TotalInputTokens+s.TotalOutputTokens) / sec
+		if slo.Set() {
+			s.RequestGoodput = float64(s.GoodRequests) / sec
+		}
+	}
+
+	// Warnings, the most serious first.
+	switch {
+	case s.Requests == 0:
+		s.inconclusive = "no measured request was sent"
+		s.Warnings = append(s.Warnings, errors.New(s.inconclusive))
+	case s.Completed == 0:
+		s.inconclusive = fmt.Sprintf("%v: all %d failed (%s)", ErrNoSuccess, s.Failed, s.failedKinds())
+		s.Warnings = append(s.Warnings, fmt.Errorf("%w: all %d failed (%s)", ErrNoSuccess, s.Failed, s.failedKinds()))
+	case s.Duration <= 0:
+		s.inconclusive = "the measured phase has zero duration: throughputs cannot be computed"
+		s.Warnings = append(s.Warnings, errors.New(s.inconclusive))
+	}
+	if s.Failed > 0 && s.Completed > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d of %d measured requests failed (%s): latency figures cover the %d that succeeded", s.Failed, s.Requests, s.failedKinds(), s.Completed))
+	}
+	if noUsage > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d completed requests reported no usage.completion_tokens: output tokens, throughput and TPOT undercount (send stream_options.include_usage)", noUsage))
+	}
+	if cold && !s.ColdTTFTOK {
+		s.Warnings = append(s.Warnings, errors.New("the first request (index 0) produced no first token: no cold-start TTFT"))
+	}
+	for _, m := range []struct {
+		name string
+		d    Dist
+	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"itl", s.ITL}, {"e2el", s.E2EL}} {
+		if m.d.N == 0 {
+			continue
+		}
+		var few []float64
+		for _, p := range DefaultPercentiles {
+			if m.d.Sources < minSamples(p) {
+				few = append(few, p)
+			}
+		}
+		if len(few) > 0 {
+			s.Warnings = append(s.Warnings, &FewSamplesWarning{Metric: m.name, N: m.d.Sources, Pcts: few})
+		}
+	}
+	return s, nil
+}
+
+// failedKinds lists failure counts by kind, most frequent first.
+func (s *Summary) failedKinds() string {
+	kinds := slices.SortedFunc(maps.Keys(s.FailedByKind), func(a, b sample.ErrorKind) int {
+		return cmp.Or(cmp.Compare(s.FailedByKind[b], s.FailedByKind[a]), cmp.Compare(a, b))
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", s.FailedByKind[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxConcurrent sweeps the samples' [Sent, Done) intervals; a request that
+// ends at the instant another starts does not overlap it.
+func maxConcurrent(xs []*sample.Sample) int {
+	type event struct {
+		at    time.Time
+		delta int
+	}
+	var ev []event
+	for _, x := range xs {
+		if x.Sent.IsZero() || x.Done.Before(x.Sent) {
+			continue
+		}
+		ev = append(ev, event{x.Sent, 1}, event{x.Done, -1})
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.delta, b.delta))
+	})
+	n, peak := 0, 0
+	for _, e := range ev {
+		n += e.delta
+		peak = max(peak, n)
+	}
+	return peak
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
