@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestRunRejectsBadInput checks that each mistake gets a usage error (exit 2)
+// that names the problem, before anything is started.
+func TestRunRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // part of the message
+	}{
+		// no load shape at all
+		{"no loop", []string{"run", "--requests", "10"}, "--concurrency N (closed loop) or --rate R"},
+		// both loop kinds at once
+		{"both loops", []string{"run", "--concurrency", "2", "--rate", "3", "--requests", "5"}, "exclude each other"},
+		// unbounded run
+		{"unbounded", []string{"run", "--concurrency", "2"}, "--requests N and/or --duration D"},
+		// rate that is not a number
+		{"bad rate", []string{"run", "--rate", "fast", "--requests", "5"}, `--rate "fast"`},
+		// negative rate
+		{"negative rate", []string{"run", "--rate", "-1", "--requests", "5"}, "positive number"},
+		// max-concurrency only makes sense for an open loop
+		{"cap on closed loop", []string{"run", "--concurrency", "2", "--max-concurrency", "4", "--requests", "5"}, "caps an open loop"},
+		// goodput with an unknown metric
+		{"bad goodput", []string{"run", "--concurrency", "1", "--requests", "1", "--goodput", "ttfb:100"}, "unknown metric"},
+		// goodput without milliseconds
+		{"goodput no value", []string{"run", "--concurrency", "1", "--requests", "1", "--goodput", "ttft"}, "NAME:MILLISECONDS"},
+		// endpoint that does not exist
+		{"bad endpoint", []string{"run", "--concurrency", "1", "--requests", "1", "--endpoint", "embeddings"}, `--endpoint "embeddings"`},
+		// unknown flag
+		{"unknown flag", []string{"run", "--concurency", "1"}, "unknown flag: --concurency"},
+		// profile that does not exist
+		{"bad profile", []string{"run", "--concurrency", "1", "--requests", "1", "--profile", "turbo"}, "--profile"},
+		// api key variable that is empty
+		{"empty key env", []string{"run", "--concurrency", "1", "--requests", "1", "--api-key-env", "VLLMPERF_TEST_SURELY_UNSET"}, "VLLMPERF_TEST_SURELY_UNSET"},
+		// target plus a backend that would start something
+		{"target and backend", []string{"run", "--concurrency", "1", "--requests", "1", "--target", "http://127.0.0.1:1", "--backend", "sim"}, "drop one of them"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut limitedBuffer
+			err := run(context.Background(), &out, &errOut, tc.args)
+			if err == nil {
+				t.Fatalf("vllmperf %v succeeded, want an error containing %q", tc.args, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %q, want it to contain %q", err, tc.want)
+			}
+			if got := exitCode(err, &errOut); got != 2 {
+				t.Errorf("exit code = %d, want 2 (usage error) for %v", got, err)
+			}
+		})
+	}
+}
+
+// TestRunOnSimulator runs the default path a newcomer takes (make bench):
+// the embedded simulator with the basic profile, and checks the summary.
+func TestRunOnSimulator(t *testing.T) {
+	got, samples := runJSON(t, "--concurrency", "4", "--requests", "12", "--prompt-tokens", "64", "--max-tokens", "16")
+	if got["completed"].(float64) != 12 || got["failed"].(float64) != 0 {
+		t.Fatalf("completed %v failed %v, want 12 and 0", got["completed"], got["failed"])
+	}
+	if got["total_output_tokens"].(float64) != 12*16 {
+		t.Errorf("total_output_tokens = %v, want %d (ignore_eos, 16 each)", got["total_output_tokens"], 12*16)
+	}
+	if len(samples) != 13 || !samples[0].Warmup {
+		t.Errorf("samples: %d (first warm-up %v), want 13 with the warm-up first", len(samples), len(samples) > 0 && samples[0].Warmup)
+	}
+	for _, key := range []string{"median_ttft_ms", "p99_tpot_ms", "mean_itl_ms", "p90_e2el_ms", "output_throughput", "request_throughput"} {
+		if v, ok := got[key].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v, want a positive number", key, got[key])
+		}
+	}
+}
+
+// TestRunInconclusive: a server that fails every request must not pass.
+func TestRunInconclusive(t *testing.T) {
+	base := startSim(t, "--sim-fault-500-rate", "1")
+	var out, errOut limitedBuffer
+	err := run(context.Background(), &out, &errOut, []string{"run", "--quiet", "--target", base, "--model", "Qwen/Qwen3-0.6B",
+		"--concurrency", "2", "--requests", "4", "--warmup", "0"})
+	if got := exitCode(err, &errOut); got != 3 {
+		t.Fatalf("exit code = %d (err %v), want 3 (inconclusive)\n%s", got, err, out.String())
+	}
+	if !strings.Contains(out.String(), "INCONCLUSIVE") {
+		t.Errorf("summary does not say INCONCLUSIVE:\n%s", out.String())
+	}
+}
