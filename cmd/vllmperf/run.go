@@ -92,7 +92,7 @@ container (--backend container, image from --image or VLLMPERF_IMAGE).`,
 	f.StringVar(&o.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default "+DefaultAPIKeyEnv+" when set); the key itself is never a flag")
 	f.StringVar(&o.backend, "backend", "", "server to start when --target is not given: sim, container or external (default sim; also VLLMPERF_BACKEND)")
 	f.StringVar(&o.profile, "profile", "basic", "server profile: a built-in name (see 'vllmperf profiles') or a YAML file")
-	f.StringVar(&o.image, "image", "", "container image for --backend container, or \"sim\" for the simulator image (also VLLMPERF_IMAGE)")
+	f.StringVar(&o.image, "image", "", "container image (implies --backend container), or \"sim\" for the simulator image (also VLLMPERF_IMAGE)")
 	f.IntVar(&o.concurrency, "concurrency", 0, "closed loop: keep N requests in flight")
 	f.StringVar(&o.rate, "rate", "", "open loop: requests per second, or \"inf\" to send all at once")
 	f.Float64Var(&o.burstiness, "burstiness", 0, "open loop: gamma shape of arrival gaps (default 1: Poisson; <1 burstier, inf constant)")
@@ -210,6 +210,9 @@ func (o *runOptions) serverConfig(stderr io.Writer) (server.Config, error) {
 	}
 	if o.image != "" {
 		cfg.Image = o.image
+		if o.backend == "" && o.target == "" {
+			cfg.Backend = server.KindContainer // an image only means something to the container backend
+		}
 	}
 	if o.model != "" && cfg.Backend != server.KindExternal {
 		cfg.Model = o.model

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
 // TestRunRejectsBadInput checks that each mistake gets a usage error (exit 2)
@@ -90,5 +93,22 @@ func TestRunInconclusive(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "INCONCLUSIVE") {
 		t.Errorf("summary does not say INCONCLUSIVE:\n%s", out.String())
+	}
+}
+
+// TestRunProfileInSimContainer is the one-command container path:
+// `vllmperf run --image sim --profile low-latency` builds the simulator image,
+// starts it through testcontainers with the profile's flags, measures, and
+// removes the container.
+func TestRunProfileInSimContainer(t *testing.T) {
+	if err := server.DockerAvailable(context.Background()); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Docker is required in CI: %v", err)
+		}
+		t.Skipf("no Docker engine (%v): skipping the container path; install docker.io and start dockerd to run it", err)
+	}
+	got, _ := runJSON(t, "--image", "sim", "--profile", "low-latency", "--concurrency", "2", "--requests", "4", "--max-tokens", "8")
+	if got["completed"].(float64) != 4 {
+		t.Fatalf("completed = %v, want 4", got["completed"])
 	}
 }
