@@ -1,0 +1,55 @@
+// Package vllmsim is a simulated vLLM OpenAI-compatible server: vllm serve's
+// command line, the HTTP API, a word tokenizer, start-up, fault injection and
+// /metrics, over the simulated engine of package engine. The vllm-sim binary
+// and the harness's in-process backend both use it.
+//
+// # Command line
+//
+// ParseArgs (and New) take vllm serve's arguments: the model as the first
+// positional argument or --model, "--flag value" or "--flag=value",
+// underscores for dashes, --no-NAME for vLLM's BooleanOptionalAction flags,
+// -tp. Unknown flags fail like argparse ("unrecognized arguments: ...") with a
+// did-you-mean hint. The simulator's own flags start with --sim-; Usage lists
+// them all.
+//
+// # Endpoints
+//
+//   - POST /v1/chat/completions, POST /v1/completions: streamed (SSE) or not,
+//     vLLM's JSON shapes. A streamed chat starts with a chunk carrying only
+//     {"role":"assistant","content":""} (sent with the first engine output),
+//     then one chunk per engine output (several tokens when the engine emits
+//     several, e.g. speculative decoding), the last content chunk carrying
+//     finish_reason; stream_options.include_usage adds a chunk with empty
+//     choices and usage; continuous_usage_stats puts cumulative usage on
+//     every chunk; the stream ends "data: [DONE]". An engine error mid-stream
+//     arrives as data: {"error":{...}} followed by [DONE]. Accepted fields:
+//     model (optional: the first served name), messages / prompt (a string,
+//     token ids, or a one-element list), max_tokens, max_completion_tokens,
+//     min_tokens, ignore_eos, temperature (>= 0, otherwise unused), n (1 only),
+//     stream, stream_options; others are ignored, as vLLM ignores them.
+//   - GET /v1/models: the served names, owned_by "vllm", with max_model_len.
+//   - GET /health: 200 when ready; 503 during --sim-startup, after the
+//     engine died and while shutting down. GET|POST /ping: the same.
+//   - GET /version: {"version":"0.11.0-sim"} (Version; "0.9.2-sim" with
+//     --sim-metrics-version 0.9).
+//   - GET /metrics: the engine's registry in the Prometheus text format.
+//
+// Errors are vLLM's {"error":{"message","type","param","code"}}: 400
+// BadRequestError (including the engine's "maximum context length" message),
+// 404 NotFoundError "The model `x` does not exist.", 500 InternalServerError.
+// With --api-key every /v1/* path needs "Authorization: Bearer KEY" and
+// answers 401 {"error":"Unauthorized"} otherwise; /health, /ping, /version and
+// /metrics stay open. A client that disconnects aborts its request (the
+// engine counts finished_reason "abort").
+//
+// # Faults
+//
+// --sim-fault-* flags inject failures, drawn per request from a generator
+// seeded by --sim-seed: 500 and 429 answers, a connection cut mid-response
+// (no finish_reason, usage or [DONE]: the client reads an unexpected EOF), a
+// stream that pauses once, a slow or malformed /metrics, a restart after N
+// finished requests (fresh engine and registry: every counter back to 0),
+// and an engine death after N (/health 503, requests 500). Restart and death
+// take effect before the N-th request's last bytes are written, so a client
+// that has read its response already sees them.
+package vllmsim

@@ -1,0 +1,90 @@
+package vllmsim
+
+import (
+	"hash/fnv"
+	"strings"
+)
+
+// VocabSize is the simulated tokenizer's vocabulary size (Qwen3's 151,936).
+// Every token id the simulator produces or accepts lies in [0, VocabSize).
+const VocabSize = 151936
+
+// The simulator's tokenizer is deliberately trivial so that a load generator
+// can build prompts of an exact length without a real tokenizer:
+//
+//   - Text is split on Unicode white space (strings.Fields); every word is one
+//     token. "The quick  brown\nfox" is 4 tokens; the empty string is 0.
+//   - A word's token id is FNV-1a-32(word) mod VocabSize, so equal words get
+//     equal ids and a shared prefix of words is a shared prefix of tokens (what
+//     the prefix cache keys on).
+//   - A chat request's prompt is its messages' contents in order, each
+//     tokenized on its own and concatenated: no chat template, no role tokens,
+//     no special tokens. Prompt tokens = Σ words over all message contents.
+//   - An output token id maps to a word of a fixed word list (Word); the text
+//     streamed for a token is " " + Word(id). Re-tokenizing a completion's text
+//     therefore gives exactly its completion_tokens, less one when it stopped
+//     on EOS (finish_reason "stop"): the EOS token is counted but, as in vLLM,
+//     not rendered.
+
+// Tokenize returns the token ids of text: one id per white-space separated
+// word, id = FNV-1a-32(word) mod VocabSize.
+func Tokenize(text string) []int32 {
+	words := strings.Fields(text)
+	ids := make([]int32, len(words))
+	for i, w := range words {
+		ids[i] = TokenID(w)
+	}
+	return ids
+}
+
+// CountTokens returns how many tokens Tokenize(text) would return, without
+// allocating them.
+func CountTokens(text string) int { return len(strings.Fields(text)) }
+
+// TokenID returns the token id of one word: FNV-1a-32(word) mod VocabSize.
+func TokenID(word string) int32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(word)) // hash.Hash.Write never fails
+	return int32(h.Sum32() % VocabSize)
+}
+
+// Word returns the text of output token id: a word from a fixed list of
+// outputWords, chosen by id modulo the list's length. Negative ids map as
+// their absolute value.
+func Word(id int32) string {
+	i := int64(id)
+	if i < 0 {
+		i = -i
+	}
+	return outputWords[i%int64(len(outputWords))]
+}
+
+// detokenize renders output tokens as the simulator streams them: " word" per
+// token.
+func detokenize(ids []int32) string {
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteByte(' ')
+		b.WriteString(Word(id))
+	}
+	return b.String()
+}
+
+// outputWords is the fixed vocabulary of generated text. Each entry is one
+// word without white space, so every emitted token re-tokenizes to exactly
+// one token.
+var outputWords = [...]string{
+	"the", "of", "and", "to", "in", "is", "that", "for", "it", "as",
+	"was", "with", "be", "by", "on", "not", "he", "this", "are", "or",
+	"his", "from", "at", "which", "but", "have", "an", "had", "they", "you",
+	"were", "their", "one", "all", "we", "can", "her", "has", "there", "been",
+	"if", "more", "when", "will", "would", "who", "so", "no", "model", "token",
+	"cache", "batch", "prefill", "decode", "latency", "throughput", "request", "server", "memory", "block",
+	"kernel", "tensor", "stream", "queue", "metric", "sample", "engine", "attention", "layer", "weight",
+	"vector", "matrix", "graph", "signal", "system", "network", "value", "result", "answer", "question",
+	"time", "people", "year", "way", "day", "thing", "world", "life", "hand", "part",
+	"place", "case", "point", "number", "group", "problem", "fact", "work", "week", "end",
+	"good", "new", "first", "last", "long", "great", "little", "own", "other", "old",
+	"right", "big", "high", "different", "small", "large", "next", "early", "young", "important",
+	"few", "public", "bad", "same", "able", "quick", "brown", "fox", "jumps", "over",
+}
