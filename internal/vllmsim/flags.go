@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/suggest"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
@@ -576,8 +577,8 @@ func unknownError(unknown []string) error {
 	return &ArgError{Msg: msg + ")"}
 }
 
-// suggestFlag returns the known flag nearest to name by edit distance, or ""
-// when none is close enough to be a typo.
+// suggestFlag returns the known flag nearest to name, or "" when none is
+// close enough to be a typo.
 func suggestFlag(name string) string {
 	names := make([]string, 0, len(flagTable)*2)
 	for _, f := range flagTable {
@@ -586,42 +587,7 @@ func suggestFlag(name string) string {
 			names = append(names, "no-"+f.name)
 		}
 	}
-	sort.Strings(names)
-	best, bestDist := "", len(name)/4+2
-	for _, k := range names {
-		if d := editDistance(name, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best == "" && len(name) >= 5 {
-		for _, k := range names {
-			if strings.HasPrefix(k, name) {
-				return k
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(name, names)
 }
 
 // Usage returns the --help text.

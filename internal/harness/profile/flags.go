@@ -1,9 +1,6 @@
 package profile
 
-import (
-	"sort"
-	"strings"
-)
+import "github.com/vllmperf/vllmperf/internal/suggest"
 
 // knownFlags lists the `vllm serve` flags (without the leading "--") that a
 // profile may name under flags:. It follows vLLM's EngineArgs and the OpenAI
@@ -110,49 +107,12 @@ var reservedFlags = map[string]string{
 // serve flag that profiles may name under flags:.
 func IsKnownFlag(name string) bool { return knownFlags[name] }
 
-// suggest returns the known flag nearest to name by edit distance, or "" if
-// none is close enough to be a plausible typo.
-func suggest(name string) string {
-	best, bestDist := "", len(name)/3+2
+// suggestFlag returns the known flag nearest to name, or "" if none is close
+// enough to be a plausible typo.
+func suggestFlag(name string) string {
 	names := make([]string, 0, len(knownFlags))
 	for k := range knownFlags {
 		names = append(names, k)
 	}
-	sort.Strings(names) // ties resolve the same way every run
-	for _, k := range names {
-		if d := editDistance(name, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best == "" {
-		// A prefix of a known flag ("max-num-seq" of "max-num-seqs") is a
-		// typo even when the edit distance is large.
-		for _, k := range names {
-			if strings.HasPrefix(k, name) && len(name) >= 6 {
-				return k
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(name, names)
 }

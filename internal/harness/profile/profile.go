@@ -289,7 +289,7 @@ func checkName(source string, line int, name string, sim bool) error {
 	}
 	if !knownFlags[name] {
 		msg := fmt.Sprintf("flags: unknown vLLM flag --%s", name)
-		if s := suggest(name); s != "" {
+		if s := suggestFlag(name); s != "" {
 			msg += fmt.Sprintf(" (did you mean --%s?)", s)
 		}
 		msg += "; if your vLLM version has it, pass it under extra_args: instead"

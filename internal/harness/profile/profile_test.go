@@ -205,7 +205,7 @@ func TestSuggest(t *testing.T) {
 		{"xyzzy", ""}, // nothing plausible
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.in); got != tt.want {
+		if got := suggestFlag(tt.in); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
