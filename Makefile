@@ -5,7 +5,7 @@
 GO        ?= go
 PKGS      ?= ./...
 LABEL     := org.vllmperf.managed=true
-BENCH_ARGS ?= --backend sim --profile basic --concurrency 8 --requests 96 --warmup 2 --prompt-tokens 256 --max-tokens 128
+BENCH_ARGS ?= --backend sim --profile basic --concurrency 16 --requests 128 --warmup 2 --prompt-tokens 256 --max-tokens 64
 
 .PHONY: all bench test vet fmt-check unit leak-check build sim-image clean
 

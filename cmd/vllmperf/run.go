@@ -315,7 +315,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	if srvReady := srv.ReadyIn(); srvReady > 0 {
-		fmt.Fprintf(stdout, "%-40s %.2f\n", "Server time to ready (s):", srvReady.Seconds())
+		fmt.Fprintf(stdout, "%-40s %.1f\n", "Server time to ready (ms):", float64(srvReady)/float64(time.Millisecond))
 	}
 	// vLLM's backend names: "openai-chat" for chat, "vllm" for completions;
 	// a closed loop of N is vLLM's request rate inf with max_concurrency N.
