@@ -632,6 +632,10 @@ func (run *genRun) stream() {
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	bw := bufio.NewWriter(w)
+	// send buffers one event; flush puts what is buffered on the wire. Events
+	// that are ready together (the role chunk and the first content, the last
+	// content, usage and [DONE]) go out in one write, as one engine step's
+	// output does from vLLM's API server.
 	send := func(v any) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -640,6 +644,8 @@ func (run *genRun) stream() {
 		_, _ = bw.WriteString("data: ")
 		_, _ = bw.Write(b)
 		_, _ = bw.WriteString("\n\n")
+	}
+	flush := func() {
 		_ = bw.Flush()
 		_ = rc.Flush()
 	}
@@ -701,8 +707,10 @@ func (run *genRun) stream() {
 		if out.Finished {
 			break
 		}
+		flush()
 	}
 	if run.finishReason == "" {
+		flush()
 		return // the client went away: nothing left to tell it
 	}
 	if g.usage && run.finishReason != "error" {
@@ -711,8 +719,7 @@ func (run *genRun) stream() {
 		send(c)
 	}
 	_, _ = bw.WriteString("data: [DONE]\n\n")
-	_ = bw.Flush()
-	_ = rc.Flush()
+	flush()
 }
 
 // whole answers with one JSON body once the request has finished.
