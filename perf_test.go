@@ -97,6 +97,9 @@ func runScenario(t testing.TB, srv server.Server, sc scenario, warmup int) *load
 	}
 	client := openai.New(srv.BaseURL(), openai.WithMaxConnections(sc.concurrency))
 	defer client.CloseIdleConnections()
+	if err := client.Preconnect(context.Background(), sc.concurrency); err != nil {
+		t.Fatal(err)
+	}
 	res, err := load.Run(context.Background(), load.Config{Concurrency: sc.concurrency, Requests: sc.requests, Warmup: warmup}, client, gen.Next)
 	if err != nil {
 		t.Fatal(err)

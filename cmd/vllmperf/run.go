@@ -298,6 +298,14 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		clientOpts = append(clientOpts, openai.WithAPIKey(key))
 	}
 	client := openai.New(srv.BaseURL(), clientOpts...)
+	defer client.CloseIdleConnections()
+	// Open the run's connections up front, so the first wave's TTFT is the
+	// server's, not TCP set-up's (the warm-up requests go one at a time).
+	if inFlight > 0 {
+		if err := client.Preconnect(ctx, inFlight); err != nil {
+			fmt.Fprintf(stderr, "vllmperf: warning: %v: the first requests will pay connection set-up\n", err)
+		}
+	}
 
 	bar := newProgress(stderr, o.quiet, loadCfg)
 	loadCfg.Progress = bar.update
