@@ -28,10 +28,11 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Tests named TestTiming* assert millisecond accuracy; they run on their own,
+# Everything runs under the race detector except the TestTiming* tests, which
+# assert millisecond accuracy: they run on their own, without -race,
 # after the rest, so that no other package's tests compete for the 2 cores.
 unit:
-	$(GO) test -count=1 -timeout 15m -skip '^TestTiming' $(PKGS)
+	$(GO) test -race -count=1 -timeout 15m -skip '^TestTiming' $(PKGS)
 	$(GO) test -count=1 -timeout 5m -p 1 -run '^TestTiming' $(PKGS)
 
 # No container started by the tests may outlive them.
