@@ -214,8 +214,8 @@ func (o *runOptions) serverConfig(stderr io.Writer) (server.Config, error) {
 			cfg.Backend = server.KindContainer // an image only means something to the container backend
 		}
 	}
-	if o.model != "" && cfg.Backend != server.KindExternal {
-		cfg.Model = o.model
+	if o.model != "" {
+		cfg.Model = o.model // the external backend checks the server serves it
 	}
 	if !o.quiet {
 		cfg.Log = stderr
@@ -251,6 +251,7 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	srvCfg.APIKey = server.Secret(key)
 
 	srv, err := server.Start(ctx, srvCfg, prof)
 	if err != nil {

@@ -112,3 +112,30 @@ func TestRunProfileInSimContainer(t *testing.T) {
 		t.Fatalf("completed = %v, want 4", got["completed"])
 	}
 }
+
+// TestRunWithAPIKey: against a simulator started with --api-key, the key
+// from --api-key-env reaches every request (and the model list), and no
+// output shows it.
+func TestRunWithAPIKey(t *testing.T) {
+	const key = "vllmperf-test-key-8f3a"
+	base := startSim(t, "--api-key", key)
+	t.Setenv("VLLMPERF_TEST_KEY", key)
+	var out, errOut limitedBuffer
+	err := run(context.Background(), &out, &errOut, []string{"run", "--target", base, "--api-key-env", "VLLMPERF_TEST_KEY",
+		"--concurrency", "2", "--requests", "4", "--max-tokens", "4", "--warmup", "0"})
+	if err != nil {
+		t.Fatalf("run with the key: %v\n%s", err, errOut.String())
+	}
+	if strings.Contains(out.String()+errOut.String(), key) {
+		t.Errorf("the API key appears in the output")
+	}
+	if !strings.Contains(out.String(), "Successful requests:                     4") {
+		t.Errorf("want 4 successful requests:\n%s", out.String())
+	}
+	// Without the key the server's 401 is named, with the fix.
+	t.Setenv("OPENAI_API_KEY", "")
+	err = run(context.Background(), &out, &errOut, []string{"run", "--quiet", "--target", base, "--concurrency", "1", "--requests", "1"})
+	if err == nil || !strings.Contains(err.Error(), "--api-key-env") {
+		t.Errorf("without the key: err = %v, want one naming --api-key-env", err)
+	}
+}

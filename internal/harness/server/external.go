@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -28,7 +29,10 @@ func (b *ExternalBackend) Kind() Kind { return KindExternal }
 const externalTimeout = 10 * time.Second
 
 // Start checks /health once and reads the served model from /v1/models.
-// ReadyIn is the time those checks took, not a cold start.
+// A server without /health (404: not every OpenAI-compatible server has
+// vLLM's) is checked through /v1/models alone; a server without /v1/models
+// needs the model named (Config.Model). ReadyIn is the time those checks
+// took, not a cold start.
 func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server, error) {
 	begin := time.Now()
 	base, err := normalizeTarget(b.cfg.Target)
@@ -36,12 +40,36 @@ func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server,
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
 	client := &http.Client{Timeout: externalTimeout}
-	if _, err := get(ctx, client, base+"/health"); err != nil {
-		return nil, fmt.Errorf("start vllm: external server %s is not healthy: %w; check %s and that the server is up", base, err, EnvTarget)
+	if _, err := get(ctx, client, base+"/health", ""); err != nil {
+		var se *httpStatusError
+		if !errors.As(err, &se) || se.status != http.StatusNotFound {
+			return nil, fmt.Errorf("start vllm: external server %s is not healthy: %w; check %s and that the server is up", base, err, EnvTarget)
+		}
+		b.cfg.logf("vllm external: %s has no /health (404); checking /v1/models only", base)
 	}
-	body, err := get(ctx, client, base+"/v1/models")
+	model, err := b.servedModel(ctx, client, base, p)
 	if err != nil {
-		return nil, fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
+		return nil, err
+	}
+	s := &externalServer{base: base, model: model, ready: time.Since(begin)}
+	b.cfg.logf("vllm external: %s serves %s (checked in %s)", base, model, s.ready.Round(time.Millisecond))
+	return s, nil
+}
+
+// servedModel picks the model to request: Config.Model if the server
+// serves it, else the profile's served name if it does, else the first.
+func (b *ExternalBackend) servedModel(ctx context.Context, client *http.Client, base string, p profile.Profile) (string, error) {
+	want := b.cfg.Model
+	body, err := get(ctx, client, base+"/v1/models", b.cfg.APIKey.Reveal())
+	if err != nil {
+		var se *httpStatusError
+		switch {
+		case errors.As(err, &se) && se.status == http.StatusNotFound && want != "":
+			return want, nil // no model list to check against: trust the caller
+		case errors.As(err, &se) && se.status == http.StatusUnauthorized:
+			return "", fmt.Errorf("start vllm: external server %s wants an API key (/v1/models: %w): pass it with --api-key-env", base, err)
+		}
+		return "", fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
 	}
 	var models struct {
 		Data []struct {
@@ -49,27 +77,24 @@ func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server,
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &models); err != nil {
-		return nil, fmt.Errorf("start vllm: external server %s: /v1/models is not an OpenAI model list: %w", base, err)
+		return "", fmt.Errorf("start vllm: external server %s: /v1/models is not an OpenAI model list: %w", base, err)
 	}
 	var ids []string
 	for _, m := range models.Data {
 		ids = append(ids, m.ID)
 	}
 	if len(ids) == 0 {
-		return nil, fmt.Errorf("start vllm: external server %s serves no model (/v1/models is empty)", base)
+		return "", fmt.Errorf("start vllm: external server %s serves no model (/v1/models is empty)", base)
 	}
-	model := ids[0]
-	if want := b.cfg.Model; want != "" {
-		if !slices.Contains(ids, want) {
-			return nil, fmt.Errorf("start vllm: external server %s does not serve %s=%q; it serves %s", base, EnvModel, want, strings.Join(ids, ", "))
-		}
-		model = want
-	} else if slices.Contains(ids, p.ServedName()) {
-		model = p.ServedName()
+	switch {
+	case want != "" && !slices.Contains(ids, want):
+		return "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, EnvModel, strings.Join(ids, ", "))
+	case want != "":
+		return want, nil
+	case slices.Contains(ids, p.ServedName()):
+		return p.ServedName(), nil
 	}
-	s := &externalServer{base: base, model: model, ready: time.Since(begin)}
-	b.cfg.logf("vllm external: %s serves %s (checked in %s)", base, model, s.ready.Round(time.Millisecond))
-	return s, nil
+	return ids[0], nil
 }
 
 // normalizeTarget checks an external base URL and strips a trailing
@@ -87,11 +112,24 @@ func normalizeTarget(target string) (string, error) {
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// get fetches url and returns its body when the status is 200.
-func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+// httpStatusError is a non-200 answer to one of the external checks.
+type httpStatusError struct {
+	url    string
+	status int
+	text   string
+}
+
+func (e *httpStatusError) Error() string { return "GET " + e.url + ": " + e.text }
+
+// get fetches url (with key as a bearer token when set) and returns its
+// body when the status is 200, else an *httpStatusError.
+func get(ctx context.Context, client *http.Client, url, key string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -103,7 +141,7 @@ func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+		return nil, &httpStatusError{url: url, status: resp.StatusCode, text: resp.Status}
 	}
 	return body, nil
 }

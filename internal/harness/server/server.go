@@ -165,6 +165,9 @@ type Config struct {
 	HFCache string
 	// HFToken is passed to vLLM containers as HF_TOKEN (env HF_TOKEN).
 	HFToken Secret
+	// APIKey is the bearer token an external server wants on /v1/* (vLLM's
+	// --api-key); the external backend sends it when it lists the models.
+	APIKey Secret
 	// Model, when set, overrides every profile's model (VLLMPERF_MODEL).
 	Model string
 	// Entrypoint lays out the container command (VLLMPERF_ENTRYPOINT).
