@@ -492,6 +492,7 @@ type genRun struct {
 	outputs      int             // outputs taken so far
 	completion   int             // tokens taken so far
 	cached       int
+	sawOutput    bool // the first output (with the cached prompt tokens) was taken
 	finishReason string
 	finishedSeen bool
 	counted      bool
@@ -620,6 +621,40 @@ type chunk struct {
 	Usage   *usage `json:"usage,omitempty"`
 }
 
+// takeStep says what run.take found.
+type takeStep int
+
+const (
+	stepOutput takeStep = iota // an output, already counted
+	stepOver                   // the engine closed the request's channel
+	stepCut                    // a disconnect fault cut the connection
+	stepFailed                 // the engine failed the request (out.Err)
+)
+
+// take reads the engine's next output for either response form and does the
+// bookkeeping both share: the disconnect fault, an engine error (finish
+// reason "error"), the cached prompt tokens of the first output and the
+// completion tokens of each.
+func (run *genRun) take() (engine.Output, takeStep) {
+	out, ok := run.next()
+	switch {
+	case !ok:
+		return out, stepOver
+	case run.disconnectNow(out):
+		run.cut()
+		return out, stepCut
+	case out.Err != nil:
+		run.finishReason = "error"
+		return out, stepFailed
+	}
+	if !run.sawOutput {
+		run.cached = out.CachedPromptTokens
+		run.sawOutput = true
+	}
+	run.completion += len(out.Tokens)
+	return out, stepOutput
+}
+
 // stream answers with server-sent events, one per engine output, flushed
 // as soon as written.
 func (run *genRun) stream() {
@@ -662,24 +697,18 @@ func (run *genRun) stream() {
 	}
 	first := true
 	for {
-		out, ok := run.next()
-		if !ok {
-			break
-		}
-		if run.disconnectNow(out) {
-			run.cut()
+		out, step := run.take()
+		if step == stepCut {
 			return
 		}
-		if out.Err != nil {
+		if step == stepFailed {
 			status, typ, msg := engineErrorStatus(out.Err)
 			send(map[string]apiError{"error": newAPIError(status, typ, "", msg)})
-			run.finishReason = "error"
 			break
 		}
-		if first {
-			run.cached = out.CachedPromptTokens
+		if step == stepOver {
+			break
 		}
-		run.completion += len(out.Tokens)
 		if first && g.kind == kindChat {
 			// vLLM's first chat chunk carries only the role.
 			empty := ""
@@ -726,27 +755,19 @@ func (run *genRun) stream() {
 func (run *genRun) whole() {
 	g := run.g
 	var text strings.Builder
-	first := true
 	for {
-		out, ok := run.next()
-		if !ok {
-			break
-		}
-		if run.disconnectNow(out) {
-			run.cut()
+		out, step := run.take()
+		if step == stepCut {
 			return
 		}
-		if out.Err != nil {
+		if step == stepFailed {
 			status, typ, msg := engineErrorStatus(out.Err)
 			writeError(run.w, status, typ, "", msg)
-			run.finishReason = "error"
 			return
 		}
-		if first {
-			run.cached = out.CachedPromptTokens
-			first = false
+		if step == stepOver {
+			break
 		}
-		run.completion += len(out.Tokens)
 		text.WriteString(run.render(out))
 		if out.Finished {
 			run.finishReason = out.FinishReason
