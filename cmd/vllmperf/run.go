@@ -12,6 +12,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
@@ -396,9 +397,15 @@ func writeFile(path string, fn func(io.Writer) error) (err error) {
 	return nil
 }
 
-// progress draws a progress bar on stderr while a run goes on.
+// progress shows how far a run is on stderr: a progress bar on a terminal,
+// and a plain line at every tenth of the run (or every 100 requests when
+// only --duration bounds it) elsewhere, so CI logs stay readable.
 type progress struct {
-	bar *progressbar.ProgressBar
+	bar   *progressbar.ProgressBar
+	plain io.Writer
+	total int
+	next  int
+	start time.Time
 }
 
 func newProgress(w io.Writer, quiet bool, cfg load.Config) *progress {
@@ -408,6 +415,9 @@ func newProgress(w io.Writer, quiet bool, cfg load.Config) *progress {
 	total := cfg.Warmup + cfg.Requests
 	if cfg.Requests == 0 {
 		total = -1 // a spinner: only the duration bounds the run
+	}
+	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{plain: w, total: total, next: plainStep(total), start: time.Now()}
 	}
 	return &progress{bar: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
@@ -420,9 +430,25 @@ func newProgress(w io.Writer, quiet bool, cfg load.Config) *progress {
 	)}
 }
 
+// plainStep is how many requests lie between two plain progress lines.
+func plainStep(total int) int {
+	if total <= 0 {
+		return 100
+	}
+	return max(1, total/10)
+}
+
 func (p *progress) update(done, _ int) {
-	if p.bar != nil {
+	switch {
+	case p.bar != nil:
 		_ = p.bar.Set(done)
+	case p.plain != nil && done >= p.next:
+		if p.total > 0 {
+			fmt.Fprintf(p.plain, "vllmperf: %d/%d requests done (%s)\n", done, p.total, time.Since(p.start).Round(100*time.Millisecond))
+		} else {
+			fmt.Fprintf(p.plain, "vllmperf: %d requests done (%s)\n", done, time.Since(p.start).Round(100*time.Millisecond))
+		}
+		p.next += plainStep(p.total)
 	}
 }
 

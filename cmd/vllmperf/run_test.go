@@ -139,3 +139,18 @@ func TestRunWithAPIKey(t *testing.T) {
 		t.Errorf("without the key: err = %v, want one naming --api-key-env", err)
 	}
 }
+
+// TestRunProgressOnStderr: without a terminal, progress is plain lines on
+// stderr, ending at the total; stdout carries only the summary.
+func TestRunProgressOnStderr(t *testing.T) {
+	var out, errOut limitedBuffer
+	if err := run(context.Background(), &out, &errOut, []string{"run", "--concurrency", "2", "--requests", "10", "--max-tokens", "4", "--warmup", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "vllmperf: 10/10 requests done") {
+		t.Errorf("stderr lacks the final progress line:\n%s", errOut.String())
+	}
+	if strings.Contains(out.String(), "requests done") {
+		t.Errorf("progress leaked into stdout:\n%s", out.String())
+	}
+}
