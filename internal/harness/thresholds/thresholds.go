@@ -1,0 +1,496 @@
+// Package thresholds reads thresholds.yaml: the one file that says what
+// "good" means for the suite's checks (TestPerf*) and for the regression
+// gate (vllmperf gate). One schema serves both:
+//
+//	gate:            # regression statistics (benchmath: Mann-Whitney U, Holm)
+//	  alpha: 0.05
+//	  min_effect: 5%
+//	  min_samples: 6
+//	  confidence: 0.95
+//	max_error_rate: 0%   # failed requests allowed in a run
+//	checks: {...}    # server-side assertions (Prometheus counters, KV cache)
+//	knee: {...}      # how the concurrency sweep's knee is found
+//	goodput: {ttft: 500ms, tpot: 100ms}   # per-request SLO behind goodput-req/s
+//	slo:             # absolute limits on reported metrics
+//	  ttft-p99-ns: {max: 2s}
+//	  tok/s: {min: 100}
+//	better:          # direction of a unit the bench output does not mark
+//	  kv-peak-%: none
+//	rules:           # later rules override earlier ones and the top level
+//	  - match: {profile: low-latency, scenario: "ttft-*", metric: "*-p99-ns"}
+//	    slo: {ttft-p99-ns: {max: 300ms}}
+//
+// Selectors are path.Match globs; an absent selector field matches all.
+// Metric names are the bench output's units (ttft-p99-ns, tok/s, err-%).
+// Limits are written in each unit's natural form: durations (200ms) for
+// -ns units, percentages (5%) for -% units, plain numbers otherwise.
+package thresholds
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+)
+
+// Gate holds the regression gate's statistics settings.
+type Gate struct {
+	// Alpha is the significance level, applied after Holm's correction
+	// over all gated comparisons of one gate run.
+	Alpha float64
+	// MinEffect is the smallest relative change of the median (a fraction)
+	// that can be called a regression or an improvement.
+	MinEffect float64
+	// MinSamples is how many runs each side needs before a comparison can
+	// decide; fewer is INCONCLUSIVE.
+	MinSamples int
+	// Confidence is the level of the medians' confidence intervals.
+	Confidence float64
+}
+
+// DefaultGate: α 0.05, a 5% minimum effect, 6 runs a side (benchmath
+// needs ≥ 6 for a finite 95% interval), 95% intervals.
+var DefaultGate = Gate{Alpha: 0.05, MinEffect: 0.05, MinSamples: 6, Confidence: 0.95}
+
+// Checks holds the suite's server-side assertions.
+type Checks struct {
+	// Strict makes a check whose metric the server does not expose fail;
+	// otherwise it is reported "not available" (never a pass).
+	Strict bool
+	// TTFTGapMax bounds mean client TTFT − mean server TTFT (network,
+	// HTTP and client overhead). The client's TTFT may not be below the
+	// server's by more than the histogram's rounding.
+	TTFTGapMax time.Duration
+	// KVPeakMax is the highest KV-cache usage (fraction) allowed during a
+	// run at nominal load.
+	KVPeakMax float64
+	// PreemptionsMax is how many preemptions a run may cause.
+	PreemptionsMax float64
+	// PrefixHitMin is the lowest prefix-cache hit rate (hits/queries,
+	// tokens) of a scenario that reuses prefixes with caching on;
+	// PrefixHitOffMax the highest with caching off.
+	PrefixHitMin, PrefixHitOffMax float64
+	// RunningMinShare: the peak of num_requests_running must reach this
+	// share of min(concurrency, max-num-seqs), proof that batching happens.
+	RunningMinShare float64
+	// DrainTimeout is how long after the load the waiting and running
+	// gauges may take to fall to 0.
+	DrainTimeout time.Duration
+}
+
+// DefaultChecks are the checks' settings when the file says nothing.
+var DefaultChecks = Checks{
+	Strict:          true,
+	TTFTGapMax:      100 * time.Millisecond,
+	KVPeakMax:       0.90,
+	PreemptionsMax:  0,
+	PrefixHitMin:    0.50,
+	PrefixHitOffMax: 0.01,
+	RunningMinShare: 1.0,
+	DrainTimeout:    10 * time.Second,
+}
+
+// Knee says how a concurrency sweep's knee is found: saturation is the
+// first point where doubling concurrency bought less than MinGain more
+// throughput while Latency's value grew by at least MinLatencyGrowth.
+type Knee struct {
+	// Throughput is the unit whose growth is watched (default tok/s).
+	Throughput string
+	// Latency is the tail-latency unit that must climb (default e2el-p99-ns).
+	Latency string
+	// MinGain is the relative throughput gain per step below which the
+	// step no longer pays (a fraction).
+	MinGain float64
+	// MinLatencyGrowth is the relative latency growth that marks the
+	// knee together with a small gain (a fraction).
+	MinLatencyGrowth float64
+}
+
+// DefaultKnee: a doubling that buys under 25% more tok/s while P99 E2EL
+// grows by 25% or more.
+var DefaultKnee = Knee{Throughput: "tok/s", Latency: "e2el-p99-ns", MinGain: 0.25, MinLatencyGrowth: 0.25}
+
+// Goodput is the per-request SLO behind goodput-req/s (vLLM's --goodput);
+// a zero limit is not checked.
+type Goodput struct {
+	TTFT, TPOT, E2EL time.Duration
+}
+
+// Set reports whether any limit is given.
+func (g Goodput) Set() bool { return g.TTFT > 0 || g.TPOT > 0 || g.E2EL > 0 }
+
+// Limit is an absolute bound on a metric, in the unit's own scale.
+type Limit struct {
+	Max, Min *float64
+}
+
+// Scope is everything that applies to one profile and scenario.
+type Scope struct {
+	Checks       Checks
+	Knee         Knee
+	Goodput      Goodput
+	MaxErrorRate float64
+	// SLO maps a unit to its limit.
+	SLO map[string]Limit
+}
+
+// Selector picks profiles, scenarios and metrics by glob; empty matches all.
+type Selector struct {
+	Profile  string `yaml:"profile"`
+	Scenario string `yaml:"scenario"`
+	Metric   string `yaml:"metric"`
+}
+
+func (s Selector) matches(profile, scenario string) bool {
+	return glob(s.Profile, profile) && glob(s.Scenario, scenario)
+}
+
+func glob(pattern, name string) bool {
+	if pattern == "" {
+		return true
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+// Set is a parsed thresholds file. The zero value is not usable: use
+// Default, Load or Parse.
+type Set struct {
+	// Source is the file the set came from ("" for Default).
+	Source string
+	top    layer
+	rules  []rule
+}
+
+// Default returns the built-in settings, as if the file were empty.
+func Default() *Set { return &Set{} }
+
+// Load reads the thresholds file at path.
+func Load(file string) (*Set, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("thresholds: %w", err)
+	}
+	return Parse(file, data)
+}
+
+// Parse parses a thresholds file; source names it in errors. An empty file
+// gives the defaults.
+func Parse(source string, data []byte) (*Set, error) {
+	var f fileYAML
+	root, err := strictyaml.DecodeNode(source, data, &f, true)
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{Source: source, top: f.layer}
+	items := strictyaml.Lookup(root, "rules")
+	for i, r := range f.Rules {
+		at := &yaml.Node{}
+		if items != nil && i < len(items.Content) {
+			at = items.Content[i]
+		}
+		if r.Match == nil {
+			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: missing match: say which profile, scenario or metric the rule is for (use match: {} for all)", i)}
+		}
+		if r.Match.Metric != "" && (r.Checks != nil || r.Knee != nil || r.Goodput != nil || r.MaxErrorRate != nil) {
+			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: match.metric selects metrics, but checks, knee, goodput and max_error_rate apply to whole runs: move them to a rule without match.metric", i)}
+		}
+		for _, pat := range []string{r.Match.Profile, r.Match.Scenario, r.Match.Metric} {
+			if _, err := path.Match(pat, ""); err != nil {
+				return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: match pattern %q is not a valid glob: %v", i, pat, err)}
+			}
+		}
+		s.rules = append(s.rules, rule{Selector: *r.Match, layer: r.layer})
+	}
+	return s, nil
+}
+
+// Scope resolves the settings for one profile and scenario: defaults, the
+// file's top level, then every matching rule in order.
+func (s *Set) Scope(profile, scenario string) Scope {
+	sc := Scope{Checks: DefaultChecks, Knee: DefaultKnee, SLO: map[string]Limit{}}
+	apply := func(l *layer, metric string) {
+		l.applyRun(&sc)
+		for unit, lim := range l.SLO {
+			if glob(metric, unit) {
+				sc.SLO[unit] = mergeLimit(sc.SLO[unit], lim)
+			}
+		}
+	}
+	apply(&s.top, "")
+	for i := range s.rules {
+		if r := &s.rules[i]; r.matches(profile, scenario) {
+			apply(&r.layer, r.Metric)
+		}
+	}
+	return sc
+}
+
+// Gate resolves the gate's settings for one metric of one profile and
+// scenario.
+func (s *Set) Gate(profile, scenario, metric string) Gate {
+	g := DefaultGate
+	s.top.applyGate(&g)
+	for i := range s.rules {
+		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
+			r.applyGate(&g)
+		}
+	}
+	return g
+}
+
+// Better returns the direction the file gives metric, or Unset when it
+// gives none (the caller then reads the bench output's Unit lines, then
+// DefaultDirection).
+func (s *Set) Better(profile, scenario, metric string) Direction {
+	d := s.top.Better[metric]
+	for i := range s.rules {
+		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
+			if v, ok := r.Better[metric]; ok {
+				d = v
+			} else if v, ok := r.Better["*"]; ok {
+				d = v
+			}
+		}
+	}
+	return d
+}
+
+// Units lists every unit the file names in slo: or better:, sorted.
+func (s *Set) Units() []string {
+	seen := map[string]bool{}
+	add := func(l *layer) {
+		for u := range l.SLO {
+			seen[u] = true
+		}
+		for u := range l.Better {
+			seen[u] = true
+		}
+	}
+	add(&s.top)
+	for i := range s.rules {
+		add(&s.rules[i].layer)
+	}
+	out := make([]string, 0, len(seen))
+	for u := range seen {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func mergeLimit(a, b Limit) Limit {
+	if b.Max != nil {
+		a.Max = b.Max
+	}
+	if b.Min != nil {
+		a.Min = b.Min
+	}
+	return a
+}
+
+// Check tests v against the limit and says why it fails ("" when it
+// passes).
+func (l Limit) Check(unit string, v float64) string {
+	if l.Max != nil && v > *l.Max {
+		return fmt.Sprintf("%s = %s is above the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Max))
+	}
+	if l.Min != nil && v < *l.Min {
+		return fmt.Sprintf("%s = %s is below the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Min))
+	}
+	return ""
+}
+
+// String writes the limit for a person: "≤ 200ms", "≥ 100", "50–200".
+func (l Limit) String(unit string) string {
+	switch {
+	case l.Max != nil && l.Min != nil:
+		return FormatValue(unit, *l.Min) + " – " + FormatValue(unit, *l.Max)
+	case l.Max != nil:
+		return "≤ " + FormatValue(unit, *l.Max)
+	case l.Min != nil:
+		return "≥ " + FormatValue(unit, *l.Min)
+	default:
+		return "none"
+	}
+}
+
+// DefaultDirection is the direction of a unit nothing else decides:
+// latencies (-ns), errors and preemptions lower; throughputs, goodput and
+// hit rates higher; anything else none (shown, not gated).
+func DefaultDirection(unit string) Direction {
+	switch unit {
+	case "tok/s", "req/s", "goodput-req/s", "total-tok/s", "prefix-hit-%", "knee-conc", "slo-conc", "recommended-conc":
+		return Higher
+	case "err-%", "preemptions", "ns/op":
+		return Lower
+	}
+	if KindOf(unit) == KindNanoseconds {
+		return Lower
+	}
+	return None
+}
+
+// yaml shapes ---------------------------------------------------------------
+
+// layer is what the top level and each rule may set; nil/absent = inherit.
+type layer struct {
+	Gate         *gateYAML            `yaml:"gate"`
+	Checks       *checksYAML          `yaml:"checks"`
+	Knee         *kneeYAML            `yaml:"knee"`
+	Goodput      *goodputYAML         `yaml:"goodput"`
+	MaxErrorRate *Fraction            `yaml:"max_error_rate"`
+	SLO          sloYAML              `yaml:"slo"`
+	Better       map[string]Direction `yaml:"better"`
+}
+
+type fileYAML struct {
+	layer `yaml:",inline"`
+	Rules []ruleYAML `yaml:"rules"`
+}
+
+type ruleYAML struct {
+	Match *Selector `yaml:"match"`
+	layer `yaml:",inline"`
+}
+
+type rule struct {
+	Selector
+	layer
+}
+
+type gateYAML struct {
+	Alpha      *probability `yaml:"alpha"`
+	MinEffect  *Fraction    `yaml:"min_effect"`
+	MinSamples *count       `yaml:"min_samples"`
+	Confidence *probability `yaml:"confidence"`
+}
+
+type checksYAML struct {
+	Strict          *bool     `yaml:"strict"`
+	TTFTGapMax      *Duration `yaml:"ttft_gap_max"`
+	KVPeakMax       *Fraction `yaml:"kv_peak_max"`
+	PreemptionsMax  *float64  `yaml:"preemptions_max"`
+	PrefixHitMin    *Fraction `yaml:"prefix_hit_min"`
+	PrefixHitOffMax *Fraction `yaml:"prefix_hit_off_max"`
+	RunningMinShare *Fraction `yaml:"running_min_share"`
+	DrainTimeout    *Duration `yaml:"drain_timeout"`
+}
+
+type kneeYAML struct {
+	Throughput       *string   `yaml:"throughput"`
+	Latency          *string   `yaml:"latency"`
+	MinGain          *Fraction `yaml:"min_gain"`
+	MinLatencyGrowth *Fraction `yaml:"min_latency_growth"`
+}
+
+type goodputYAML struct {
+	TTFT *Duration `yaml:"ttft"`
+	TPOT *Duration `yaml:"tpot"`
+	E2EL *Duration `yaml:"e2el"`
+}
+
+// sloYAML maps a unit to its limit; values are read in the unit's kind.
+type sloYAML map[string]Limit
+
+// UnmarshalYAML reads `unit: {max: V, min: V}`.
+func (m *sloYAML) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return strictyaml.Errorf(n, "slo: want a mapping of metric unit to {max: ..., min: ...}, e.g. ttft-p99-ns: {max: 200ms}")
+	}
+	out := sloYAML{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, dup := out[k.Value]; dup {
+			return strictyaml.Errorf(k, "slo: %s is set twice: keep one", k.Value)
+		}
+		if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+			return strictyaml.Errorf(v, "slo: %s: want {max: ...} and/or {min: ...}", k.Value)
+		}
+		var lim Limit
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			bk, bv := v.Content[j], v.Content[j+1]
+			x, err := parseMetricValue(k.Value, bv)
+			if err != nil {
+				return err
+			}
+			switch bk.Value {
+			case "max":
+				lim.Max = &x
+			case "min":
+				lim.Min = &x
+			default:
+				return strictyaml.Errorf(bk, "slo: %s: unknown bound %q: use max or min", k.Value, bk.Value)
+			}
+		}
+		if lim.Max != nil && lim.Min != nil && *lim.Min > *lim.Max {
+			return strictyaml.Errorf(v, "slo: %s: min %s is above max %s", k.Value, FormatValue(k.Value, *lim.Min), FormatValue(k.Value, *lim.Max))
+		}
+		out[k.Value] = lim
+	}
+	*m = out
+	return nil
+}
+
+func (l *layer) applyRun(sc *Scope) {
+	if c := l.Checks; c != nil {
+		setIf(&sc.Checks.Strict, c.Strict)
+		setDur(&sc.Checks.TTFTGapMax, c.TTFTGapMax)
+		setFrac(&sc.Checks.KVPeakMax, c.KVPeakMax)
+		setIf(&sc.Checks.PreemptionsMax, c.PreemptionsMax)
+		setFrac(&sc.Checks.PrefixHitMin, c.PrefixHitMin)
+		setFrac(&sc.Checks.PrefixHitOffMax, c.PrefixHitOffMax)
+		setFrac(&sc.Checks.RunningMinShare, c.RunningMinShare)
+		setDur(&sc.Checks.DrainTimeout, c.DrainTimeout)
+	}
+	if k := l.Knee; k != nil {
+		setIf(&sc.Knee.Throughput, k.Throughput)
+		setIf(&sc.Knee.Latency, k.Latency)
+		setFrac(&sc.Knee.MinGain, k.MinGain)
+		setFrac(&sc.Knee.MinLatencyGrowth, k.MinLatencyGrowth)
+	}
+	if g := l.Goodput; g != nil {
+		setDur(&sc.Goodput.TTFT, g.TTFT)
+		setDur(&sc.Goodput.TPOT, g.TPOT)
+		setDur(&sc.Goodput.E2EL, g.E2EL)
+	}
+	setFrac(&sc.MaxErrorRate, l.MaxErrorRate)
+}
+
+func (l *layer) applyGate(g *Gate) {
+	if y := l.Gate; y != nil {
+		if y.Alpha != nil {
+			g.Alpha = float64(*y.Alpha)
+		}
+		setFrac(&g.MinEffect, y.MinEffect)
+		if y.MinSamples != nil {
+			g.MinSamples = int(*y.MinSamples)
+		}
+		if y.Confidence != nil {
+			g.Confidence = float64(*y.Confidence)
+		}
+	}
+}
+
+func setIf[T any](dst *T, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+func setDur(dst *time.Duration, src *Duration) {
+	if src != nil {
+		*dst = src.D()
+	}
+}
+
+func setFrac(dst *float64, src *Fraction) {
+	if src != nil {
+		*dst = float64(*src)
+	}
+}

@@ -1,0 +1,220 @@
+package thresholds
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+)
+
+// Duration is a YAML duration written the Go way: 200ms, 1.5s, 2m.
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string; a bare number is refused
+// because its unit would be a guess.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseDuration(n)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func parseDuration(n *yaml.Node) (time.Duration, error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, strictyaml.Errorf(n, "want a duration such as 200ms or 1.5s")
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return 0, strictyaml.Errorf(n, "%q is not a duration: write it with a unit, such as 200ms, 1.5s or 2m", n.Value)
+	}
+	if v < 0 {
+		return 0, strictyaml.Errorf(n, "%q: a duration here cannot be negative", n.Value)
+	}
+	return v, nil
+}
+
+// Fraction is a share written as a percentage in YAML ("5%", "0.5%",
+// "100%") and held as a fraction (0.05).
+type Fraction float64
+
+// UnmarshalYAML reads "N%" with 0 ≤ N ≤ 100.
+func (f *Fraction) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parsePercent(n)
+	if err != nil {
+		return err
+	}
+	*f = Fraction(v / 100)
+	return nil
+}
+
+func parsePercent(n *yaml.Node) (float64, error) {
+	s, ok := strings.CutSuffix(strings.TrimSpace(n.Value), "%")
+	if n.Kind != yaml.ScalarNode || !ok {
+		return 0, strictyaml.Errorf(n, "%q: write a percentage with a %% sign, such as 5%% (a bare number would be ambiguous between 0.05 and 5%%)", n.Value)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+		return 0, strictyaml.Errorf(n, "%q: want a percentage between 0%% and 100%%", n.Value)
+	}
+	return v, nil
+}
+
+// Direction says which way a metric is better.
+type Direction int
+
+// The directions. Unset means nothing decided it yet; None means the metric
+// is shown but never gated.
+const (
+	Unset Direction = iota
+	Lower
+	Higher
+	None
+)
+
+// String returns the word used in YAML and in benchfmt's `better=` key.
+func (d Direction) String() string {
+	switch d {
+	case Lower:
+		return "lower"
+	case Higher:
+		return "higher"
+	case None:
+		return "none"
+	default:
+		return "unset"
+	}
+}
+
+// ParseDirection reads lower, higher or none (benchfmt's better= values
+// and the thresholds file's better: entries).
+func ParseDirection(s string) (Direction, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "lower":
+		return Lower, nil
+	case "higher":
+		return Higher, nil
+	case "none":
+		return None, nil
+	default:
+		return Unset, fmt.Errorf("direction %q: want lower, higher or none", s)
+	}
+}
+
+// UnmarshalYAML reads lower, higher or none.
+func (d *Direction) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseDirection(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return strictyaml.Errorf(n, "better: %q: want lower, higher or none (shown, not gated)", n.Value)
+	}
+	*d = v
+	return nil
+}
+
+// Kind says how a metric's values are written in the bench output and in
+// the thresholds file. It follows from the unit's name.
+type Kind int
+
+// The metric kinds.
+const (
+	// KindNumber: a plain number (tok/s, req/s, preemptions).
+	KindNumber Kind = iota
+	// KindNanoseconds: a unit ending in -ns; limits are durations (200ms).
+	KindNanoseconds
+	// KindPercent: a unit ending in -%; values are percentages 0–100,
+	// limits are written with a % sign (5%).
+	KindPercent
+)
+
+// KindOf returns the kind of a bench unit.
+func KindOf(unit string) Kind {
+	switch {
+	case strings.HasSuffix(unit, "-ns") || unit == "ns/op" || unit == "ns":
+		return KindNanoseconds
+	case strings.HasSuffix(unit, "-%") || unit == "%":
+		return KindPercent
+	default:
+		return KindNumber
+	}
+}
+
+// FormatValue writes v (in the unit's own scale) for a person: durations
+// as such, percentages with a %, numbers with 4 significant digits.
+func FormatValue(unit string, v float64) string {
+	switch KindOf(unit) {
+	case KindNanoseconds:
+		return time.Duration(v).Round(durationRounding(v)).String()
+	case KindPercent:
+		return strconv.FormatFloat(v, 'g', 4, 64) + "%"
+	default:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+}
+
+// durationRounding keeps about 4 significant digits of a duration in ns.
+func durationRounding(ns float64) time.Duration {
+	switch a := math.Abs(ns); {
+	case a >= 10e9:
+		return 10 * time.Millisecond
+	case a >= 10e6:
+		return 10 * time.Microsecond
+	case a >= 10e3:
+		return 10 * time.Nanosecond
+	default:
+		return 1
+	}
+}
+
+// parseMetricValue reads a limit for unit: a duration for -ns units, a
+// percentage for -% units, a number otherwise. The result is in the
+// unit's own scale (nanoseconds, percent points, the number).
+func parseMetricValue(unit string, n *yaml.Node) (float64, error) {
+	switch KindOf(unit) {
+	case KindNanoseconds:
+		d, err := parseDuration(n)
+		return float64(d), err
+	case KindPercent:
+		return parsePercent(n)
+	default:
+		v, err := strconv.ParseFloat(n.Value, 64)
+		if n.Kind != yaml.ScalarNode || err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, strictyaml.Errorf(n, "%s: %q is not a number", unit, n.Value)
+		}
+		return v, nil
+	}
+}
+
+// probability is a number strictly between 0 and 1 (alpha, confidence).
+type probability float64
+
+// UnmarshalYAML reads a number in (0, 1).
+func (p *probability) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil || !(v > 0 && v < 1) {
+		return strictyaml.Errorf(n, "%q: want a number between 0 and 1, such as 0.05", n.Value)
+	}
+	*p = probability(v)
+	return nil
+}
+
+// count is a whole number of runs, at least 2.
+type count int
+
+// UnmarshalYAML reads a whole number ≥ 2.
+func (c *count) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 2 {
+		return strictyaml.Errorf(n, "%q: want a whole number of runs, at least 2", n.Value)
+	}
+	*c = count(v)
+	return nil
+}
