@@ -1,6 +1,7 @@
 // Package scenarios holds the project's scenario files as YAML and embeds
-// the server profiles so that the CLI and the tests find them by name
-// (see internal/harness/profile: Builtin, Names).
+// them so that the CLI and the tests find them by name: the server profiles
+// (see internal/harness/profile: Builtin, Names) and the workloads (see
+// internal/harness/scenario: Builtin, Names).
 package scenarios
 
 import "embed"
@@ -9,3 +10,9 @@ import "embed"
 //
 //go:embed profiles/*.yaml
 var Profiles embed.FS
+
+// Workloads holds workloads/*.yaml: the built-in scenarios' workloads and
+// load shapes.
+//
+//go:embed workloads/*.yaml
+var Workloads embed.FS

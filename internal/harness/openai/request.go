@@ -3,6 +3,12 @@
 // github.com/sashabaranov/go-openai and adds vLLM's extra request fields.
 package openai
 
+import (
+	"strings"
+
+	goopenai "github.com/sashabaranov/go-openai"
+)
+
 // Endpoint selects the OpenAI API a request goes to.
 type Endpoint string
 
@@ -23,6 +29,9 @@ type Request struct {
 	// System is an optional system prompt (Chat), or a prefix prepended to
 	// Prompt (Completions). A shared System exercises the prefix cache.
 	System string
+	// History holds earlier turns of a multi-turn chat, sent between
+	// System and Prompt (Chat), or concatenated in order (Completions).
+	History []Turn
 	// Prompt is the user message (Chat) or the prompt text (Completions).
 	Prompt string
 	// MaxTokens caps the completion length.
@@ -33,4 +42,38 @@ type Request struct {
 	IgnoreEOS bool
 	// Temperature is always sent, 0 included (go-openai drops a zero).
 	Temperature float64
+}
+
+// Turn is one earlier exchange of a multi-turn chat.
+type Turn struct {
+	User, Assistant string
+}
+
+// chatMessages renders the request as chat messages: system, the history's
+// user/assistant pairs, then the prompt.
+func (r *Request) chatMessages() []goopenai.ChatCompletionMessage {
+	msgs := make([]goopenai.ChatCompletionMessage, 0, 2+2*len(r.History))
+	if r.System != "" {
+		msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: r.System})
+	}
+	for _, t := range r.History {
+		msgs = append(msgs,
+			goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: t.User},
+			goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: t.Assistant})
+	}
+	return append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: r.Prompt})
+}
+
+// completionPrompt renders the request as one completion prompt: System
+// (which carries its own separator, as a prefix does), then each turn's
+// user and assistant text and Prompt, space-separated.
+func (r *Request) completionPrompt() string {
+	if len(r.History) == 0 {
+		return r.System + r.Prompt
+	}
+	parts := make([]string, 0, 1+2*len(r.History))
+	for _, t := range r.History {
+		parts = append(parts, t.User, t.Assistant)
+	}
+	return r.System + strings.Join(append(parts, r.Prompt), " ")
 }

@@ -97,17 +97,13 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 		var cs *goopenai.CompletionStream
 		cs, err = c.oa.CreateCompletionStream(rctx, goopenai.CompletionRequest{
 			Model:  req.Model,
-			Prompt: req.System + req.Prompt,
+			Prompt: req.completionPrompt(),
 		})
 		if cs != nil {
 			stream = cs
 		}
 	} else {
-		msgs := make([]goopenai.ChatCompletionMessage, 0, 2)
-		if req.System != "" {
-			msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: req.System})
-		}
-		msgs = append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
+		msgs := req.chatMessages()
 		var cs *goopenai.ChatCompletionStream
 		cs, err = c.oa.CreateChatCompletionStream(rctx, goopenai.ChatCompletionRequest{
 			Model:    req.Model,

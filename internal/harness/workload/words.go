@@ -36,3 +36,21 @@ var words = [256]string{
 	"chair", "box", "bag", "key", "ball", "coat", "shoe", "hat", "ring", "bell",
 	"song", "dance", "film", "page", "letter", "map",
 }
+
+// Vocabulary returns the fixed word list prompts are made of (a copy).
+func Vocabulary() []string { return append([]string(nil), words[:]...) }
+
+// InVocabulary reports whether w is one of the list's words, whose token
+// count is known (one each).
+func InVocabulary(w string) bool {
+	_, ok := vocabIndex[w]
+	return ok
+}
+
+var vocabIndex = func() map[string]int {
+	m := make(map[string]int, len(words))
+	for i, w := range words {
+		m[w] = i
+	}
+	return m
+}()

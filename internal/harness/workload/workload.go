@@ -74,6 +74,16 @@ type Config struct {
 	// it is shared within a run but not across runs; it must be 0 or at least
 	// NonceWords.
 	SharedPrefixTokens int
+	// Body, when set, is the fixed text every prompt carries after its
+	// unique words, instead of random words (a fixture's prompt). Its word
+	// count plus UniqueWords is the prompt length; PromptTokens must then
+	// be 0 (it is filled in) or equal to that.
+	Body string
+	// SystemText, when set, is the fixed text of the shared system prompt
+	// after the run's nonce, instead of random words (a fixture's system
+	// prompt). SharedPrefixTokens must then be 0 (it is filled in) or
+	// equal to NonceWords plus its word count.
+	SystemText string
 	// Seed makes word choice reproducible.
 	Seed uint64
 	// Nonce distinguishes this run's prompts from every other run's. Zero
@@ -94,13 +104,27 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.Endpoint == "" {
 		cfg.Endpoint = DefaultEndpoint
 	}
+	var errs []error
+	if cfg.Body != "" {
+		n := UniqueWords + len(strings.Fields(cfg.Body))
+		if cfg.PromptTokens != 0 && cfg.PromptTokens != n {
+			errs = append(errs, fmt.Errorf("PromptTokens = %d but Body makes prompts of %d words (%d unique + %d of Body): leave PromptTokens 0 with a Body", cfg.PromptTokens, n, UniqueWords, n-UniqueWords))
+		}
+		cfg.PromptTokens = n
+	}
+	if cfg.SystemText != "" {
+		n := NonceWords + len(strings.Fields(cfg.SystemText))
+		if cfg.SharedPrefixTokens != 0 && cfg.SharedPrefixTokens != n {
+			errs = append(errs, fmt.Errorf("SharedPrefixTokens = %d but SystemText makes a system prompt of %d words: leave SharedPrefixTokens 0 with a SystemText", cfg.SharedPrefixTokens, n))
+		}
+		cfg.SharedPrefixTokens = n
+	}
 	if cfg.PromptTokens == 0 {
 		cfg.PromptTokens = DefaultPromptTokens
 	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	var errs []error
 	if cfg.Endpoint != openai.Chat && cfg.Endpoint != openai.Completions {
 		errs = append(errs, fmt.Errorf("Endpoint %q is unknown: use %q or %q", cfg.Endpoint, openai.Chat, openai.Completions))
 	}
@@ -137,7 +161,11 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.SharedPrefixTokens > 0 {
 		var sb strings.Builder
 		g.appendBytes(&sb, g.nonce, NonceWords)
-		g.appendRandom(&sb, mrand.New(mrand.NewPCG(cfg.Seed, math.MaxUint64)), cfg.SharedPrefixTokens-NonceWords)
+		if cfg.SystemText != "" {
+			g.appendText(&sb, cfg.SystemText)
+		} else {
+			g.appendRandom(&sb, mrand.New(mrand.NewPCG(cfg.Seed, math.MaxUint64)), cfg.SharedPrefixTokens-NonceWords)
+		}
 		g.system = sb.String()
 	}
 	return g, nil
@@ -158,12 +186,21 @@ func (g *Generator) Next(i int) openai.Request {
 	sb.Grow(g.cfg.PromptTokens * 6)
 	g.appendBytes(&sb, g.nonce, NonceWords)
 	g.appendBytes(&sb, uint64(i), IndexWords)
-	g.appendRandom(&sb, mrand.New(mrand.NewPCG(g.cfg.Seed, uint64(i))), g.cfg.PromptTokens-UniqueWords)
+	if g.cfg.Body != "" {
+		g.appendText(&sb, g.cfg.Body)
+	} else {
+		g.appendRandom(&sb, mrand.New(mrand.NewPCG(g.cfg.Seed, uint64(i))), g.cfg.PromptTokens-UniqueWords)
+	}
+	return g.request(sb.String())
+}
+
+// request wraps a prompt in the run's request fields.
+func (g *Generator) request(prompt string) openai.Request {
 	return openai.Request{
 		Endpoint:    g.cfg.Endpoint,
 		Model:       g.cfg.Model,
 		System:      g.system,
-		Prompt:      sb.String(),
+		Prompt:      prompt,
 		MaxTokens:   g.cfg.MaxTokens,
 		MinTokens:   g.cfg.MinTokens,
 		IgnoreEOS:   g.cfg.IgnoreEOS,
@@ -182,6 +219,13 @@ func (g *Generator) appendBytes(sb *strings.Builder, v uint64, n int) {
 func (g *Generator) appendRandom(sb *strings.Builder, r *mrand.Rand, n int) {
 	for k := 0; k < n; k++ {
 		g.appendWord(sb, words[r.IntN(len(words))])
+	}
+}
+
+// appendText appends fixed text, normalising its whitespace to single spaces.
+func (g *Generator) appendText(sb *strings.Builder, text string) {
+	for _, w := range strings.Fields(text) {
+		g.appendWord(sb, w)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -81,7 +82,7 @@ func TestDeterminism(t *testing.T) {
 	base := Config{Model: "m", PromptTokens: 32, SharedPrefixTokens: 16, Seed: 3, Nonce: 99}
 	a, b := mustNew(t, base), mustNew(t, base)
 	for i := range 10 {
-		if got, want := a.Next(i), b.Next(i); got != want {
+		if got, want := a.Next(i), b.Next(i); !reflect.DeepEqual(got, want) {
 			t.Fatalf("same Config, Next(%d) differs:\n%+v\n%+v", i, got, want)
 		}
 	}
@@ -117,7 +118,7 @@ func TestRandomNonce(t *testing.T) {
 	}
 	// Replaying the recorded nonce reproduces the prompts.
 	c := mustNew(t, Config{Model: "m", Nonce: a.Nonce()})
-	if a.Next(3) != c.Next(3) {
+	if !reflect.DeepEqual(a.Next(3), c.Next(3)) {
 		t.Error("replaying Nonce() did not reproduce the prompt")
 	}
 }

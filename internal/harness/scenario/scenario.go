@@ -1,0 +1,496 @@
+// Package scenario reads the suite's scenarios: a workload (classes of
+// requests built from fixtures), a load shape (concurrency points or
+// request rates) and sampling (warm-up, requests per point, the metrics
+// sampler), kept as YAML under scenarios/workloads/ and embedded. A
+// scenario expands into Points, one load run each, at a Size: full for GPU
+// runners, quick for CI, -short and `make bench`.
+//
+// A scenario file:
+//
+//	name: concurrency-sweep
+//	description: what it shows
+//	classes:                     # request classes, interleaved by weight
+//	  - {name: medium, prompt: medium, max_tokens: 150}  # fixtures/prompts/medium.txt
+//	  - {name: rand, prompt_tokens: 256, max_tokens: 64, weight: 2}  # random words
+//	  - {name: chat, chat: assistant, conversations: 16, max_tokens: 64}  # fixtures/chats/
+//	points: mixed                # or each-class: one point per class
+//	load:
+//	  concurrency: [1, 2, 4]     # closed-loop points, or
+//	  rate: [4, inf]             # open-loop points (requests/s)
+//	  burstiness: 1              # open loop: gamma shape
+//	  max_concurrency: 64        # open loop: cap in flight
+//	warmup: 1
+//	knee: true                   # compute the knee from the concurrency points
+//	size:
+//	  full: {waves: 8, min_requests: 32}   # or requests: N; duration: 2m
+//	  quick: {requests: 8, max_tokens: 32, sampler_interval: 250ms}
+//	expect:
+//	  batching: true             # running reaches min(concurrency, max-num-seqs)
+//	  prefix_reuse: true         # prefix-cache hit rate is checked
+//
+// Decoding is strict: unknown keys, wrong types and missing fixtures are
+// errors with file:line:col.
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/vllmperf/vllmperf/fixtures"
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+	"github.com/vllmperf/vllmperf/scenarios"
+)
+
+// Size selects how much load a scenario sends.
+type Size string
+
+// The sizes.
+const (
+	// Full is for GPU runners: enough requests per point for p99.
+	Full Size = "full"
+	// Quick is for CI, -short and `make bench` on the simulator: every
+	// point, few requests each.
+	Quick Size = "quick"
+)
+
+// ParseSize reads "full" or "quick" (VLLMPERF_SIZE).
+func ParseSize(s string) (Size, error) {
+	switch Size(strings.ToLower(strings.TrimSpace(s))) {
+	case Full:
+		return Full, nil
+	case Quick:
+		return Quick, nil
+	default:
+		return "", fmt.Errorf("size %q: want full (GPU runners) or quick (CI, -short, make bench)", s)
+	}
+}
+
+// How often the metrics sampler scrapes during load when a size does not
+// say: every 2 s at full size, as the seed article did; every 250 ms at
+// quick size, whose points last seconds.
+const (
+	DefaultSamplerInterval      = 2 * time.Second
+	DefaultQuickSamplerInterval = 250 * time.Millisecond
+)
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	Name        string
+	Description string
+	// Classes are the request classes, in file order.
+	Classes []workload.Class
+	// EachClass makes one point per class instead of one mixed point.
+	EachClass bool
+	// Concurrency lists the closed-loop points; Rates the open-loop ones
+	// (math.Inf(1) for inf). Exactly one of the two is set.
+	Concurrency []int
+	Rates       []float64
+	// Burstiness and MaxConcurrency shape open-loop points.
+	Burstiness     float64
+	MaxConcurrency int
+	// Warmup requests go first at every point, one at a time.
+	Warmup int
+	// Knee asks for the concurrency knee over the points.
+	Knee bool
+	// Expect says which scenario-specific checks apply.
+	Expect Expect
+	// Sizes holds the sizing of each Size.
+	Sizes map[Size]Sizing
+	// Source is the file the scenario came from.
+	Source string
+}
+
+// Expect lists the scenario-specific checks.
+type Expect struct {
+	// Batching: num_requests_running must reach min(concurrency,
+	// max-num-seqs) at every closed-loop point.
+	Batching bool `yaml:"batching"`
+	// PrefixReuse: the prefix-cache hit rate is checked against the
+	// thresholds' floor (caching on) or ceiling (caching off).
+	PrefixReuse bool `yaml:"prefix_reuse"`
+}
+
+// Sizing is how much load one point sends at a Size.
+type Sizing struct {
+	// Requests per point, or Waves × concurrency (at least MinRequests).
+	Requests, Waves, MinRequests int
+	// Duration bounds an open-loop point (with or without Requests).
+	Duration time.Duration
+	// MaxTokens, when set, replaces every class's max_tokens.
+	MaxTokens int
+	// SamplerInterval is how often /metrics is sampled during load.
+	SamplerInterval time.Duration
+}
+
+// requests returns the measured requests of a point at concurrency c
+// (0 for open loop).
+func (z Sizing) requests(c int) int {
+	if z.Waves > 0 {
+		return max(z.Waves*c, z.MinRequests)
+	}
+	return z.Requests
+}
+
+// Point is one load run of a scenario.
+type Point struct {
+	// Scenario is the scenario the point belongs to.
+	Scenario *Scenario
+	// Key names the point in benchmark names: "conc=8", "rate=4",
+	// "prompt=short/conc=1".
+	Key string
+	// Classes are the point's request classes (max_tokens sized).
+	Classes []workload.Class
+	// Load is the point's load shape, sized.
+	Load load.Config
+	// SamplerInterval is how often /metrics is sampled during the run.
+	SamplerInterval time.Duration
+}
+
+// Concurrency is the point's closed-loop concurrency, or its open-loop cap
+// (0: none).
+func (p Point) Concurrency() int {
+	if p.Load.Concurrency > 0 {
+		return p.Load.Concurrency
+	}
+	return p.Load.MaxConcurrency
+}
+
+// Points expands the scenario at size z, in run order.
+func (s *Scenario) Points(z Size) []Point {
+	sz := s.Sizes[z]
+	if sz.SamplerInterval == 0 {
+		sz.SamplerInterval = DefaultSamplerInterval
+		if z == Quick {
+			sz.SamplerInterval = DefaultQuickSamplerInterval
+		}
+	}
+	classes := make([]workload.Class, len(s.Classes))
+	copy(classes, s.Classes)
+	if sz.MaxTokens > 0 {
+		for i := range classes {
+			classes[i].Config.MaxTokens = sz.MaxTokens
+		}
+	}
+	groups := [][]workload.Class{classes}
+	if s.EachClass {
+		groups = nil
+		for _, c := range classes {
+			groups = append(groups, []workload.Class{c})
+		}
+	}
+	var out []Point
+	for _, g := range groups {
+		prefix := ""
+		if s.EachClass {
+			prefix = "prompt=" + g[0].Name + "/"
+		}
+		for _, c := range s.Concurrency {
+			out = append(out, Point{Scenario: s, Key: prefix + "conc=" + strconv.Itoa(c), Classes: g, SamplerInterval: sz.SamplerInterval,
+				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: s.Warmup}})
+		}
+		for _, r := range s.Rates {
+			out = append(out, Point{Scenario: s, Key: prefix + "rate=" + FormatRate(r), Classes: g, SamplerInterval: sz.SamplerInterval,
+				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: s.Warmup}})
+		}
+	}
+	return out
+}
+
+// FormatRate writes a request rate as in benchmark names: "4", "0.5", "inf".
+func FormatRate(r float64) string {
+	if math.IsInf(r, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
+}
+
+// workloadDir is the folder of the embedded scenarios in scenarios.Workloads.
+const workloadDir = "workloads"
+
+// Names lists the built-in scenarios in the order the suite runs them.
+func Names() []string {
+	entries, err := fs.ReadDir(scenarios.Workloads, workloadDir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return runOrder(out[i]) < runOrder(out[j]) })
+	return out
+}
+
+// runOrder puts the seed's experiments first (TTFT/TPOT, then the sweep);
+// the others follow in name order.
+func runOrder(name string) int {
+	switch name {
+	case "ttft-tpot":
+		return 0
+	case "concurrency-sweep":
+		return 1
+	default:
+		return 2
+	}
+}
+
+// Builtin returns the built-in scenario called name.
+func Builtin(name string) (*Scenario, error) {
+	file := path.Join(workloadDir, name+".yaml")
+	data, err := fs.ReadFile(scenarios.Workloads, file)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q is not built in: choose one of %s", name, strings.Join(Names(), ", "))
+	}
+	return Parse("scenarios/"+file, data)
+}
+
+// file is a scenario's YAML shape.
+type file struct {
+	Name        string                `yaml:"name"`
+	Description string                `yaml:"description"`
+	Classes     []classYAML           `yaml:"classes"`
+	Points      string                `yaml:"points"`
+	Load        loadYAML              `yaml:"load"`
+	Warmup      *int                  `yaml:"warmup"`
+	Knee        bool                  `yaml:"knee"`
+	Size        map[string]sizingYAML `yaml:"size"`
+	Expect      Expect                `yaml:"expect"`
+}
+
+type classYAML struct {
+	Name          string `yaml:"name"`
+	Prompt        string `yaml:"prompt"`
+	PromptTokens  int    `yaml:"prompt_tokens"`
+	Chat          string `yaml:"chat"`
+	Conversations int    `yaml:"conversations"`
+	MaxTokens     int    `yaml:"max_tokens"`
+	Weight        int    `yaml:"weight"`
+}
+
+type loadYAML struct {
+	Concurrency    []int      `yaml:"concurrency"`
+	Rate           []rateYAML `yaml:"rate"`
+	Burstiness     float64    `yaml:"burstiness"`
+	MaxConcurrency int        `yaml:"max_concurrency"`
+}
+
+// rateYAML is a request rate: a positive number or inf.
+type rateYAML float64
+
+// UnmarshalYAML reads a positive number or inf.
+func (r *rateYAML) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.EqualFold(n.Value, "inf") {
+		*r = rateYAML(math.Inf(1))
+		return nil
+	}
+	v, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return strictyaml.Errorf(n, "rate %q: want a positive number of requests per second, or inf", n.Value)
+	}
+	*r = rateYAML(v)
+	return nil
+}
+
+// durationYAML is a Go duration (2m, 30s).
+type durationYAML time.Duration
+
+// UnmarshalYAML reads a Go duration with its unit.
+func (d *durationYAML) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v <= 0 {
+		return strictyaml.Errorf(n, "%q: want a positive duration with a unit, such as 250ms or 2m", n.Value)
+	}
+	*d = durationYAML(v)
+	return nil
+}
+
+type sizingYAML struct {
+	Requests        int          `yaml:"requests"`
+	Waves           int          `yaml:"waves"`
+	MinRequests     int          `yaml:"min_requests"`
+	Duration        durationYAML `yaml:"duration"`
+	MaxTokens       int          `yaml:"max_tokens"`
+	SamplerInterval durationYAML `yaml:"sampler_interval"`
+}
+
+// Parse parses a scenario file; source names it in errors.
+func Parse(source string, data []byte) (*Scenario, error) {
+	var f file
+	root, err := strictyaml.DecodeNode(source, data, &f, false)
+	if err != nil {
+		return nil, err
+	}
+	at := func(key string) *yaml.Node {
+		if n := strictyaml.Lookup(root, key); n != nil {
+			return n
+		}
+		return root
+	}
+	bad := func(n *yaml.Node, format string, args ...any) error {
+		return strictyaml.At(source, n, format, args...)
+	}
+	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Knee: f.Knee, Expect: f.Expect,
+		Concurrency: f.Load.Concurrency, Burstiness: f.Load.Burstiness, MaxConcurrency: f.Load.MaxConcurrency, Warmup: 1, Sizes: map[Size]Sizing{}}
+	if s.Name == "" {
+		return nil, bad(root, "missing name: add `name: <scenario name>` at the top")
+	}
+	if f.Warmup != nil {
+		if *f.Warmup < 0 {
+			return nil, bad(at("warmup"), "warmup: %d: want 0 or more requests", *f.Warmup)
+		}
+		s.Warmup = *f.Warmup
+	}
+	switch f.Points {
+	case "", "mixed":
+	case "each-class":
+		s.EachClass = true
+	default:
+		return nil, bad(at("points"), "points: %q: want mixed (one point with every class) or each-class (one point per class)", f.Points)
+	}
+	if s.Classes, err = parseClasses(source, strictyaml.Lookup(root, "classes"), f.Classes); err != nil {
+		return nil, err
+	}
+	for _, r := range f.Load.Rate {
+		s.Rates = append(s.Rates, float64(r))
+	}
+	loadNode := at("load")
+	switch {
+	case len(s.Concurrency) == 0 && len(s.Rates) == 0:
+		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop) or rate: [R, ...] (open loop)")
+	case len(s.Concurrency) > 0 && len(s.Rates) > 0:
+		return nil, bad(loadNode, "load: concurrency and rate exclude each other: make two scenarios")
+	case s.Knee && len(s.Concurrency) < 3:
+		return nil, bad(at("knee"), "knee: needs at least 3 concurrency points to find where throughput stops growing")
+	case len(s.Concurrency) > 0 && (s.MaxConcurrency != 0 || s.Burstiness != 0):
+		return nil, bad(loadNode, "load: burstiness and max_concurrency shape open-loop (rate) points only")
+	case s.Burstiness < 0:
+		return nil, bad(loadNode, "load: burstiness %v: must be positive (1 is Poisson)", s.Burstiness)
+	}
+	for _, c := range s.Concurrency {
+		if c < 1 {
+			return nil, bad(loadNode, "load: concurrency %d: want at least 1", c)
+		}
+	}
+	if err := s.parseSizes(source, at("size"), f.Size); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseClasses resolves the classes' fixtures.
+func parseClasses(source string, seq *yaml.Node, ys []classYAML) ([]workload.Class, error) {
+	if len(ys) == 0 {
+		return nil, strictyaml.At(source, seq, "classes: give at least one request class, e.g. {name: medium, prompt: medium, max_tokens: 128}")
+	}
+	var out []workload.Class
+	for i, y := range ys {
+		n := seq
+		if seq != nil && i < len(seq.Content) {
+			n = seq.Content[i]
+		}
+		c, err := parseClass(y)
+		if err != nil {
+			return nil, strictyaml.At(source, n, "classes[%d]: %v", i, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func parseClass(y classYAML) (workload.Class, error) {
+	c := workload.Class{Name: y.Name, Weight: max(y.Weight, 1), Config: workload.Config{MaxTokens: y.MaxTokens, IgnoreEOS: true}}
+	var errs []error
+	if y.Name == "" {
+		errs = append(errs, errors.New("missing name"))
+	}
+	if y.Weight < 0 {
+		errs = append(errs, fmt.Errorf("weight %d: want at least 1", y.Weight))
+	}
+	if y.MaxTokens < 1 {
+		errs = append(errs, fmt.Errorf("max_tokens %d: want at least 1 (sent with ignore_eos, so exactly that many)", y.MaxTokens))
+	}
+	sources := 0
+	for _, set := range []bool{y.Prompt != "", y.PromptTokens != 0, y.Chat != ""} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		errs = append(errs, errors.New("give exactly one of prompt: (a fixture), prompt_tokens: (random words) and chat: (a conversation fixture)"))
+	}
+	if y.Conversations != 0 && y.Chat == "" {
+		errs = append(errs, errors.New("conversations: applies to chat: classes only"))
+	}
+	switch {
+	case y.Prompt != "":
+		body, err := fixtures.Prompt(y.Prompt)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.Config.Body = body
+	case y.PromptTokens != 0:
+		c.Config.PromptTokens = y.PromptTokens
+	case y.Chat != "":
+		chat, err := fixtures.LoadChat(y.Chat)
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+		system, err := fixtures.Prompt(chat.System)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if y.Conversations < 1 {
+			errs = append(errs, fmt.Errorf("conversations %d: want at least 1", y.Conversations))
+		}
+		c.Chat = &workload.Chat{System: system, Turns: chat.OpenAITurns(), Conversations: y.Conversations}
+	}
+	return c, errors.Join(errs...)
+}
+
+// parseSizes checks that both sizes are given and sensible.
+func (s *Scenario) parseSizes(source string, n *yaml.Node, ys map[string]sizingYAML) error {
+	for name := range ys {
+		if _, err := ParseSize(name); err != nil {
+			return strictyaml.At(source, n, "size: %v", err)
+		}
+	}
+	for _, z := range []Size{Full, Quick} {
+		y, ok := ys[string(z)]
+		if !ok {
+			return strictyaml.At(source, n, "size: missing %s: give both full: and quick:", z)
+		}
+		sz := Sizing{Requests: y.Requests, Waves: y.Waves, MinRequests: y.MinRequests, Duration: time.Duration(y.Duration),
+			MaxTokens: y.MaxTokens, SamplerInterval: time.Duration(y.SamplerInterval)}
+		switch {
+		case sz.Requests < 0 || sz.Waves < 0 || sz.MinRequests < 0 || sz.MaxTokens < 0:
+			return strictyaml.At(source, n, "size: %s: counts cannot be negative", z)
+		case sz.Requests > 0 && sz.Waves > 0:
+			return strictyaml.At(source, n, "size: %s: requests and waves exclude each other", z)
+		case sz.Waves > 0 && len(s.Rates) > 0:
+			return strictyaml.At(source, n, "size: %s: waves size closed-loop points; use requests: or duration: for rates", z)
+		case sz.Requests == 0 && sz.Waves == 0 && sz.Duration == 0:
+			return strictyaml.At(source, n, "size: %s: bound each point with requests:, waves: or duration:", z)
+		}
+		for _, r := range s.Rates {
+			if math.IsInf(r, 1) && sz.Requests == 0 {
+				return strictyaml.At(source, n, "size: %s: rate inf sends every request at once: give requests:", z)
+			}
+		}
+		s.Sizes[z] = sz
+	}
+	return nil
+}

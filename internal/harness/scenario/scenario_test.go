@@ -1,0 +1,138 @@
+package scenario
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltins(t *testing.T) {
+	t.Parallel()
+	names := Names()
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,long-prefill-mix,poisson,prefix-reuse"; got != want {
+		t.Fatalf("Names() = %s, want %s", got, want)
+	}
+	for _, n := range names {
+		s, err := Builtin(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, z := range []Size{Full, Quick} {
+			pts := s.Points(z)
+			if len(pts) == 0 {
+				t.Errorf("%s at %s: no points", n, z)
+			}
+			for _, p := range pts {
+				if err := p.Load.Validate(); err != nil {
+					t.Errorf("%s/%s at %s: %v", n, p.Key, z, err)
+				}
+			}
+		}
+	}
+}
+
+func TestPoints(t *testing.T) {
+	t.Parallel()
+	sweep, err := Builtin("concurrency-sweep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range sweep.Points(Quick) {
+		keys = append(keys, p.Key)
+		// Quick: two waves, at least 4 requests, 32 tokens, 250 ms sampling.
+		if got, want := p.Load.Requests, max(2*p.Load.Concurrency, 4); got != want {
+			t.Errorf("%s: %d requests, want %d", p.Key, got, want)
+		}
+		if got := p.Classes[0].Config.MaxTokens; got != 32 {
+			t.Errorf("%s: max tokens %d, want the quick size's 32", p.Key, got)
+		}
+		if p.SamplerInterval != DefaultQuickSamplerInterval {
+			t.Errorf("%s: sampler interval %v", p.Key, p.SamplerInterval)
+		}
+	}
+	if got, want := strings.Join(keys, " "), "conc=1 conc=2 conc=4 conc=8 conc=16 conc=32"; got != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
+	full := sweep.Points(Full)
+	if got := full[0].Classes[0].Config.MaxTokens; got != 150 {
+		t.Errorf("full max tokens = %d, want the file's 150", got)
+	}
+	if full[0].SamplerInterval != DefaultSamplerInterval {
+		t.Errorf("full sampler interval %v, want %v", full[0].SamplerInterval, DefaultSamplerInterval)
+	}
+
+	tt, err := Builtin("ttft-tpot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = nil
+	for _, p := range tt.Points(Quick) {
+		keys = append(keys, p.Key)
+		if len(p.Classes) != 1 {
+			t.Errorf("%s: %d classes, want one per point", p.Key, len(p.Classes))
+		}
+	}
+	if got, want := strings.Join(keys, " "), "prompt=short/conc=1 prompt=medium/conc=1 prompt=long/conc=1"; got != want {
+		t.Errorf("ttft-tpot keys = %s, want %s", got, want)
+	}
+	ps, err := Builtin("poisson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ps.Points(Full)[0]; p.Key != "rate=4" || p.Load.Rate != 4 || p.Load.MaxConcurrency != 64 || p.Concurrency() != 64 {
+		t.Errorf("poisson point = %+v", p)
+	}
+	if got := FormatRate(math.Inf(1)); got != "inf" {
+		t.Errorf("FormatRate(inf) = %s", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file, want string // one testdata file per failure; the error's position and words
+	}{
+		// A misspelt key, with its position and a suggestion.
+		{"unknown-key.yaml", `unknown-key.yaml:8:1: unknown key "expct" (did you mean "expect"?)`},
+		// A prompt fixture that does not exist, with the ones that do.
+		{"missing-fixture.yaml", `missing-fixture.yaml:3:5: classes[0]: fixture prompt "huge" does not exist: choose one of long, medium, short, system`},
+		// Closed and open loop in one scenario.
+		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency and rate exclude each other`},
+		// Each size must be given.
+		{"no-quick.yaml", `no-quick.yaml:6:3: size: missing quick`},
+		// A class with two prompt sources.
+		{"two-sources.yaml", `two-sources.yaml:3:5: classes[0]: give exactly one of prompt:`},
+		// A rate that is not a number.
+		{"bad-rate.yaml", `bad-rate.yaml:4:15: rate "fast": want a positive number`},
+		// A knee needs points to compare.
+		{"knee-few-points.yaml", `knee-few-points.yaml:5:7: knee: needs at least 3 concurrency points`},
+		// A duration without a unit.
+		{"bad-duration.yaml", `bad-duration.yaml:6:33: "soon": want a positive duration`},
+		// rate inf bounded only by time would send without end.
+		{"inf-unbounded.yaml", `inf-unbounded.yaml:6:3: size: full: rate inf sends every request at once: give requests:`},
+		// The name is required.
+		{"no-name.yaml", `no-name.yaml:1:1: missing name`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Parse(tc.file, data)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v\nwant it to contain %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnknownBuiltin(t *testing.T) {
+	t.Parallel()
+	if _, err := Builtin("sweep"); err == nil || !strings.Contains(err.Error(), "choose one of ttft-tpot, concurrency-sweep") {
+		t.Errorf("Builtin(sweep) error = %v", err)
+	}
+}
