@@ -13,6 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
 // The tests in this file are the load generator's rows of
@@ -230,5 +231,70 @@ func TestRow14_InterruptedRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRow13_GraceCutColdRequest reproduces `--duration 1s --grace 1s
+// --max-tokens 200 --warmup 0` against a server slower than that: the
+// first request streams chunks and is then cut by the grace period. The
+// summary keeps its cold TTFT and says it was cut, instead of claiming it
+// produced no first token.
+func TestRow13_GraceCutColdRequest(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := 1; i <= 200; i++ { // one token at a time, until the client leaves
+			_, err := fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":%d}}\n\n", i)
+			if err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	client := openai.New(srv.URL)
+	t.Cleanup(client.CloseIdleConnections)
+	res, err := Run(context.Background(), Config{Concurrency: 2, Duration: 50 * time.Millisecond, Grace: 200 * time.Millisecond}, client,
+		func(int) openai.Request {
+			return openai.Request{Model: "m", Prompt: "p", MaxTokens: 200, IgnoreEOS: true}
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := res.Samples[0]
+	if cold.Err == nil || cold.Err.Kind != sample.ErrGraceExpired || res.GraceCut != len(res.Samples) {
+		t.Fatalf("request 0: Err = %v, GraceCut = %d of %d; want every request cut by the grace period", cold.Err, res.GraceCut, len(res.Samples))
+	}
+	sum, err := stats.Summarize(res.Samples, res.Start, res.End, stats.SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	for _, w := range sum.Warnings {
+		text = append(text, w.Error())
+	}
+	all := strings.Join(text, "\n")
+	if strings.Contains(all, "produced no first token") {
+		t.Errorf("the old, wrong warning:\n%s", all)
+	}
+	// The first chunk comes at once, so it has arrived long before the
+	// grace period ends; should a starved machine delay it past that, the
+	// warning must still name the grace cut.
+	want := fmt.Sprintf("did not complete (%v) after %d content chunks", cold.Err, len(cold.Chunks))
+	if len(cold.Chunks) == 0 {
+		want = fmt.Sprintf("ended before its first token (%v)", cold.Err)
+	} else if !sum.ColdTTFTOK {
+		t.Error("ColdTTFTOK false though the first request got chunks")
+	}
+	if !strings.Contains(all, want) {
+		t.Errorf("warnings lack %q:\n%s", want, all)
+	}
+	if reason, inc := sum.Inconclusive(); !inc || !strings.Contains(reason, "grace_expired") {
+		t.Errorf("Inconclusive() = %q, %v; want inconclusive naming grace_expired", reason, inc)
 	}
 }
