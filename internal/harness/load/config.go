@@ -15,6 +15,12 @@ const (
 	// DefaultGrace is how long requests still in flight at the Duration
 	// deadline may run on before they are canceled.
 	DefaultGrace = time.Minute
+	// DefaultMaxConsecutiveFailures is the MaxConsecutiveFailures a caller
+	// should set unless told otherwise (the CLI's default): a server that
+	// fails this many requests in a row the same way is down or refusing the
+	// run, and sending the rest measures nothing. The zero Config does not
+	// stop early (0 disables the check).
+	DefaultMaxConsecutiveFailures = 100
 )
 
 // Config describes one run of the load generator. Exactly one of
@@ -41,8 +47,8 @@ type Config struct {
 	Requests int
 	// Duration stops dispatch this long after the measured phase starts
 	// (0: bounded by Requests only). Requests in flight at the deadline are
-	// let finish for Grace, then canceled; their samples then carry the
-	// Sender's cancellation error and count as failed.
+	// let finish for Grace, then canceled: Run turns the cancellation the
+	// Sender records into sample.ErrGraceExpired, a failure.
 	Duration time.Duration
 	// Grace is how long requests in flight at the Duration deadline may
 	// still run (DefaultGrace when 0). Choose it above the expected E2EL.
@@ -50,6 +56,14 @@ type Config struct {
 	// Warmup requests are sent first, one at a time, and marked
 	// Sample.Warmup so statistics exclude them.
 	Warmup int
+	// MaxConsecutiveFailures stops the run early once this many requests
+	// in a row, in the order they end, failed with the same error kind and
+	// HTTP status (warm-up included): no more requests are sent, those in
+	// flight end on their own, and Result.Stop and Result.Streak say why.
+	// A success breaks the run of failures; interrupted and grace-cut
+	// requests neither count nor break it. 0 never stops early; see
+	// DefaultMaxConsecutiveFailures.
+	MaxConsecutiveFailures int
 	// Seed makes open-loop arrival times reproducible.
 	Seed uint64
 	// Progress, if set, is called after each request ends (warm-up
@@ -100,6 +114,9 @@ func (c Config) Validate() error {
 	}
 	if c.Warmup < 0 {
 		add("Warmup = %d: must be 0 or positive", c.Warmup)
+	}
+	if c.MaxConsecutiveFailures < 0 {
+		add("MaxConsecutiveFailures = %d: must be positive, or 0 to never stop early (DefaultMaxConsecutiveFailures is %d)", c.MaxConsecutiveFailures, DefaultMaxConsecutiveFailures)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("load: invalid config: %w", err)

@@ -279,13 +279,14 @@ func TestGraceCut(t *testing.T) {
 	if res.GraceCut != 3 {
 		t.Errorf("GraceCut = %d, want 3", res.GraceCut)
 	}
+	// A grace cut is a failure of its own kind, not an interruption.
 	for _, s := range res.Samples {
-		if s.Err == nil || s.Err.Kind != sample.ErrCanceled {
-			t.Errorf("request %d: Err = %v, want a cancellation", s.Index, s.Err)
+		if s.Err == nil || s.Err.Kind != sample.ErrGraceExpired || !strings.Contains(s.Err.Message, "grace period (20ms)") {
+			t.Errorf("request %d: Err = %v, want grace_expired naming the grace period", s.Index, s.Err)
 		}
 	}
-	if res.Canceled {
-		t.Error("Canceled set, but the caller did not cancel")
+	if res.Canceled || res.Stop != StopFinished {
+		t.Errorf("Canceled = %v, Stop = %v, but the caller did not cancel", res.Canceled, res.Stop)
 	}
 }
 
@@ -317,8 +318,8 @@ func TestCancel(t *testing.T) {
 			if took := time.Since(begin); took > 5*time.Second {
 				t.Errorf("Run took %v after cancellation", took)
 			}
-			if !res.Canceled {
-				t.Error("Canceled not set")
+			if !res.Canceled || res.Stop != StopInterrupted {
+				t.Errorf("Canceled = %v, Stop = %v, want true, interrupted", res.Canceled, res.Stop)
 			}
 			if len(res.Samples) == 0 || len(res.Samples) >= 1000 {
 				t.Fatalf("%d samples, want the partial few sent before cancellation", len(res.Samples))

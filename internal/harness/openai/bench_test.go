@@ -79,7 +79,7 @@ func BenchmarkStreamMemory(b *testing.B) {
 }
 
 func benchStreamMemory(b *testing.B, streams, maxTokens int) {
-	srv := startHoldServer(b)
+	srv := startHoldServer(b, "1")
 	c := New("http://"+srv.addr, WithMaxConnections(streams), WithIdleTimeout(time.Minute))
 	defer c.CloseIdleConnections()
 	req := Request{Model: "m", Prompt: "hold", MaxTokens: maxTokens}
@@ -128,12 +128,13 @@ type holdServer struct {
 	lines *bufio.Scanner
 }
 
-// startHoldServer starts this test binary as the hold server; it exits
-// when its stdin closes, so it cannot outlive the benchmark.
-func startHoldServer(b *testing.B) *holdServer {
+// startHoldServer starts this test binary as a child server (mode is the
+// value of holdServerEnv); it exits when its stdin closes, so it cannot
+// outlive the benchmark.
+func startHoldServer(b *testing.B, mode string) *holdServer {
 	b.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), holdServerEnv+"=1")
+	cmd.Env = append(os.Environ(), holdServerEnv+"="+mode)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -207,6 +208,131 @@ func runHoldServer() int {
 	})}
 	if err := srv.Serve(ln); err != nil {
 		fmt.Fprintln(os.Stderr, "hold server:", err)
+		return 1
+	}
+	return 0
+}
+
+// BenchmarkOversizedEventMemory measures the client's peak memory while 64
+// streams each send an endless SSE line (the 50 MB line): with the
+// default cap every stream fails at 4 MiB ("SSE event exceeds 4 MiB"), so
+// the peak is bounded by streams × cap, not by what the server sends. The
+// server runs in a child process so that only the client's memory counts.
+// The cap=off case shows what the cap prevents (with fewer streams: its
+// peak grows with the line). Run each case alone, so that maxrss-MiB (the
+// process's high-water mark) is its own, for example
+//
+//	go test -run '^$' -bench 'OversizedEventMemory/cap=4MiB' -benchtime 1x -count 5 ./internal/harness/openai/
+func BenchmarkOversizedEventMemory(b *testing.B) {
+	const line = 50_000_000
+	for _, bc := range []struct {
+		name    string
+		streams int
+		cap     int
+	}{
+		{"cap=4MiB/streams=64/line=50MB", 64, DefaultMaxEventSize},
+		{"cap=off/streams=6/line=50MB", 6, 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			benchOversized(b, bc.streams, bc.cap, line)
+		})
+	}
+}
+
+func benchOversized(b *testing.B, streams, limit, line int) {
+	srv := startHoldServer(b, fmt.Sprintf("oversized:%d", line))
+	c := New("http://"+srv.addr, WithMaxConnections(streams), WithMaxEventSize(limit))
+	defer c.CloseIdleConnections()
+	req := Request{Model: "m", Prompt: "oversized"}
+	var peak, alloc float64
+	for i := 0; i < b.N; i++ {
+		samples := make([]sample.Sample, streams)
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		stop := make(chan struct{})
+		peakInuse := make(chan uint64)
+		go samplePeakHeap(stop, peakInuse)
+
+		var wg sync.WaitGroup
+		for j := range samples {
+			wg.Go(func() { c.Send(context.Background(), req, &samples[j]) })
+		}
+		wg.Wait()
+		close(stop)
+		top := <-peakInuse
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		for j := range samples {
+			if s := &samples[j]; s.Err == nil || s.Err.Kind != sample.ErrProtocol {
+				b.Fatalf("stream %d: err %v, want a protocol error", j, s.Err)
+			}
+		}
+		peak = float64(int64(top)-int64(before.HeapInuse)) / (1 << 20)
+		alloc = float64(after.TotalAlloc-before.TotalAlloc) / (1 << 20)
+	}
+	b.ReportMetric(peak, "peak-heap-MiB")
+	b.ReportMetric(peak/float64(streams), "peak-heap-MiB/stream")
+	b.ReportMetric(alloc, "alloc-MiB")
+	// The process's high-water mark: meaningful when this case runs alone
+	// (-bench with its full name), as earlier benchmarks raise it too.
+	if rss := maxRSS(); rss > 0 {
+		b.ReportMetric(float64(rss)/(1<<20), "maxrss-MiB")
+	}
+}
+
+// samplePeakHeap reads HeapInuse every millisecond until stop closes, then
+// sends the highest reading.
+func samplePeakHeap(stop <-chan struct{}, out chan<- uint64) {
+	var ms runtime.MemStats
+	var top uint64
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for {
+		runtime.ReadMemStats(&ms)
+		top = max(top, ms.HeapInuse)
+		select {
+		case <-stop:
+			out <- top
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runOversizedServer is the child-process side of
+// BenchmarkOversizedEventMemory: every stream sends the role chunk and then
+// one data line of size bytes (given as text) without a line end, in 64 KiB
+// writes, stopping early when the client goes away.
+func runOversizedServer(size string) int {
+	var n int
+	if _, err := fmt.Sscan(size, &n); err != nil || n <= 0 {
+		fmt.Fprintf(os.Stderr, "oversized server: bad size %q\n", size)
+		return 2
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "oversized server:", err)
+		return 1
+	}
+	fmt.Printf("ADDR %s\n", ln.Addr())
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin) // parent gone or done
+		os.Exit(0)
+	}()
+	block := []byte(strings.Repeat("x", 64<<10))
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		writeSSE(w)
+		_, _ = fmt.Fprint(w, roleEvent, "data: ")
+		for sent := 0; sent < n; sent += len(block) {
+			if _, err := w.Write(block[:min(len(block), n-sent)]); err != nil {
+				return
+			}
+		}
+	})}
+	if err := srv.Serve(ln); err != nil {
+		fmt.Fprintln(os.Stderr, "oversized server:", err)
 		return 1
 	}
 	return 0

@@ -24,6 +24,11 @@ const (
 	// transport keeps connections for without churn. It matches vLLM's
 	// default --max-num-seqs on large GPUs.
 	DefaultMaxConnections = 1024
+	// DefaultMaxEventSize bounds one line of a response stream (an SSE event,
+	// as vLLM sends them), and all its non-data lines together. A benchmark
+	// request's events are well under 1 KiB; the cap keeps a server that
+	// streams an endless line from taking the client's memory with it.
+	DefaultMaxEventSize = 4 << 20
 )
 
 // dialTimeout bounds TCP connection set-up in the default transport.
@@ -39,6 +44,7 @@ type Client struct {
 	requestTimeout time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
+	maxEvent       int
 	oa             *goopenai.Client
 }
 
@@ -85,6 +91,15 @@ func WithMaxConnections(n int) Option {
 	}
 }
 
+// WithMaxEventSize caps the bytes of one line of a response stream, and of
+// all its non-data lines together (default DefaultMaxEventSize): a stream
+// past the cap fails the request with sample.ErrProtocol, "SSE event exceeds
+// N MiB", before more of it is read. n <= 0 removes the cap, and with it the
+// bound on the memory a stream can take.
+func WithMaxEventSize(n int) Option {
+	return func(c *Client) { c.maxEvent = n }
+}
+
 // New returns a client for the server at baseURL, such as
 // http://127.0.0.1:8000; a trailing /v1 is optional. A malformed baseURL
 // does not panic: every Send then fails with sample.ErrConnection.
@@ -93,6 +108,7 @@ func New(baseURL string, opts ...Option) *Client {
 		requestTimeout: DefaultRequestTimeout,
 		idleTimeout:    DefaultIdleTimeout,
 		maxConns:       DefaultMaxConnections,
+		maxEvent:       DefaultMaxEventSize,
 	}
 	for _, o := range opts {
 		o(c)
@@ -103,7 +119,7 @@ func New(baseURL string, opts ...Option) *Client {
 	}
 	cfg := goopenai.DefaultConfig(c.apiKey)
 	cfg.BaseURL = c.baseURL
-	cfg.HTTPClient = &doer{inner: c.httpClient, apiKey: c.apiKey}
+	cfg.HTTPClient = &doer{inner: c.httpClient, apiKey: c.apiKey, maxEvent: c.maxEvent}
 	c.oa = goopenai.NewClientWithConfig(cfg)
 	return c
 }

@@ -39,11 +39,12 @@ type reqState struct {
 // to add what go-openai cannot send (temperature 0, max_tokens outside its
 // reasoning-model checks, min_tokens, ignore_eos, stream_options with
 // continuous usage), stamps Sent just before the POST and Header when the
-// response headers arrive, and rejects a 2xx answer that is not an SSE
-// stream.
+// response headers arrive, rejects a 2xx answer that is not an SSE stream,
+// and bounds what the stream may buffer (eventReader).
 type doer struct {
-	inner  goopenai.HTTPDoer
-	apiKey string // redacted from the body snippets in error messages
+	inner    goopenai.HTTPDoer
+	apiKey   string // redacted from the body snippets in error messages
+	maxEvent int    // eventReader's cap; <= 0: none
 }
 
 // protocolError is a response doer could not accept as a stream.
@@ -104,6 +105,7 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 		_ = resp.Body.Close()
 		return nil, &protocolError{msg: msg}
 	}
+	resp.Body = newEventReader(resp.Body, d.maxEvent)
 	st.body = resp.Body
 	return resp, nil
 }

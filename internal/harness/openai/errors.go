@@ -53,14 +53,17 @@ func (c *Client) classify(parent, rctx context.Context, err error, reached bool)
 		return sample.ErrProtocol, 0, protoErr.msg
 	case errors.As(err, &stErr):
 		return sample.ErrHTTPStatus, stErr.status, stErr.msg
+	case errors.As(err, &reqErr):
+		// Before APIError: go-openai wraps an empty APIError in the
+		// RequestError of an error body it could not parse, such as vLLM's
+		// 401 {"error": "Unauthorized"}.
+		body := clip(strings.TrimSpace(redactKey(string(reqErr.Body), c.apiKey)), maxErrorBody)
+		return statusKind(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode, fmt.Sprintf("%s, body %q", reqErr.HTTPStatus, body)
 	case errors.As(err, &apiErr):
 		if apiErr.HTTPStatusCode != 0 {
 			return statusKind(apiErr.HTTPStatusCode), apiErr.HTTPStatusCode, describeAPIError(apiErr)
 		}
 		return sample.ErrAPIEvent, 0, "error event in stream: " + describeAPIError(apiErr)
-	case errors.As(err, &reqErr):
-		body := clip(strings.TrimSpace(redactKey(string(reqErr.Body), c.apiKey)), maxErrorBody)
-		return statusKind(reqErr.HTTPStatusCode), reqErr.HTTPStatusCode, fmt.Sprintf("%s, body %q", reqErr.HTTPStatus, body)
 	case errors.Is(err, goopenai.ErrTooManyEmptyStreamMessages):
 		return sample.ErrProtocol, 0, "too many non-data lines in the stream (not SSE?)"
 	case errors.Is(err, goopenai.ErrChatCompletionInvalidModel),
@@ -83,10 +86,19 @@ func (c *Client) classify(parent, rctx context.Context, err error, reached bool)
 
 // statusKind maps an HTTP failure status to its kind.
 func statusKind(status int) sample.ErrorKind {
-	if status == http.StatusTooManyRequests {
+	switch {
+	case status == http.StatusTooManyRequests:
 		return sample.ErrRateLimited
+	case rejectsKey(status):
+		return sample.ErrAuth
 	}
 	return sample.ErrHTTPStatus
+}
+
+// rejectsKey reports whether an HTTP status refuses the request's
+// credentials: 401, or 403 (which some gateways send for a wrong key).
+func rejectsKey(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 // describeAPIError renders an API error without go-openai's "error," noise.

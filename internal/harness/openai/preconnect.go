@@ -48,6 +48,9 @@ func (c *Client) Preconnect(ctx context.Context, n int) error {
 			_ = resp.Body.Close()
 			if resp.StatusCode != http.StatusOK && first == nil {
 				first = fmt.Errorf("preconnect: GET /v1/models answered %s", resp.Status)
+				if rejectsKey(resp.StatusCode) {
+					first = fmt.Errorf("%w: %w", first, ErrKeyRejected)
+				}
 			}
 		}
 		if errs[i] != nil && first == nil {

@@ -28,7 +28,10 @@ type Meta struct {
 	// ModelID is the model ("model_id").
 	ModelID string
 	// NumPrompts is the requested number of measured requests
-	// ("num_prompts"); 0 writes the Summary's Requests.
+	// ("num_prompts"), as vLLM's --num-prompts; 0 (a run bounded by time
+	// only) writes the Summary's Requests, the number sent. A run that was
+	// interrupted or stopped early keeps the number asked for: the number
+	// sent is completed + failed + interrupted_requests.
 	NumPrompts int
 	// RequestRate is the open-loop rate ("request_rate"); math.Inf(1) is
 	// written as the string "inf", as vLLM does. A closed loop of N is
@@ -39,6 +42,13 @@ type Meta struct {
 	// MaxConcurrency caps in-flight requests ("max_concurrency"); 0 (no
 	// cap) is written as null, as vLLM writes None.
 	MaxConcurrency int
+	// Interrupted marks a run stopped by its caller before it finished
+	// (load.Result.Canceled). "interrupted" is also true when the Summary
+	// counts interrupted requests.
+	Interrupted bool
+	// StoppedEarly says why the run stopped before its bound, such as
+	// load.Result.Streak's message ("stopped_early"); "" when it did not.
+	StoppedEarly string
 }
 
 // WriteJSON writes s and meta as one JSON object with exactly the keys of
@@ -58,9 +68,13 @@ type Meta struct {
 //
 // Keys of vllmperf's own follow, named so they cannot clash with vLLM's
 // (none starts with mean_, median_, std_ or p<digits>_): cold_ttft_ms,
-// good_requests, failed_by_kind, token_itl_ms and queue_time_ms (objects
-// with mean, median, std, min, max, n and the percentiles), inconclusive
-// (the reason, or null) and warnings (strings).
+// good_requests, failed_by_kind, error_examples (per kind, the first
+// failure's "HTTP 400: message"), interrupted (bool), interrupted_requests
+// (canceled in flight by the interruption; not in failed), stopped_early
+// (why the run stopped before its bound, or null), expected_output_tokens
+// (null when not checked) and short_outputs, token_itl_ms and
+// queue_time_ms (objects with mean, median, std, min, max, n and the
+// percentiles), inconclusive (the reason, or null) and warnings (strings).
 func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 	var o object
 	o.add("date", meta.Date.Format(DateLayout))
@@ -120,13 +134,24 @@ func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 		kinds[string(k)] = n
 	}
 	o.add("failed_by_kind", kinds)
+	examples := map[string]string{}
+	for k, e := range s.ErrorExamples {
+		examples[string(k)] = e.Detail()
+	}
+	o.add("error_examples", examples)
+	o.add("interrupted", meta.Interrupted || s.Interrupted > 0)
+	o.add("interrupted_requests", s.Interrupted)
+	o.add("stopped_early", orNull(meta.StoppedEarly))
+	if s.ExpectedOutputTokens > 0 {
+		o.add("expected_output_tokens", s.ExpectedOutputTokens)
+	} else {
+		o.add("expected_output_tokens", nil)
+	}
+	o.add("short_outputs", s.ShortOutputs)
 	o.add("token_itl_ms", distObject(s.TokenITL))
 	o.add("queue_time_ms", distObject(s.QueueTime))
-	if reason, inc := s.Inconclusive(); inc {
-		o.add("inconclusive", reason)
-	} else {
-		o.add("inconclusive", nil)
-	}
+	reason, _ := s.Inconclusive()
+	o.add("inconclusive", orNull(reason))
 	warnings := make([]string, 0, len(s.Warnings))
 	for _, w := range s.Warnings {
 		warnings = append(warnings, w.Error())
@@ -144,6 +169,14 @@ func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 	buf.WriteByte('\n')
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// orNull is text, or null when it is empty.
+func orNull(text string) any {
+	if text == "" {
+		return nil
+	}
+	return text
 }
 
 // pcts returns d's percentiles, or DefaultPercentiles with no values for an

@@ -147,7 +147,8 @@ func TestJSONKeys(t *testing.T) {
 			want = append(want, st+"_"+m+"_ms")
 		}
 	}
-	ours := []string{"cold_ttft_ms", "good_requests", "failed_by_kind", "token_itl_ms", "queue_time_ms", "inconclusive", "warnings"}
+	ours := []string{"cold_ttft_ms", "good_requests", "failed_by_kind", "error_examples", "interrupted", "interrupted_requests",
+		"stopped_early", "expected_output_tokens", "short_outputs", "token_itl_ms", "queue_time_ms", "inconclusive", "warnings"}
 	for _, k := range append(want, ours...) {
 		if _, ok := got[k]; !ok {
 			t.Errorf("key %q missing", k)
@@ -171,6 +172,12 @@ func TestJSONKeys(t *testing.T) {
 		{"mean_ttft_ms", 40.0},      // (40 + 60 + 20)/3
 		{"cold_ttft_ms", 355.0},     // the warm-up request 0
 		{"failed_by_kind", map[string]any{"timeout": 1.0}},
+		{"error_examples", map[string]any{"timeout": "no chunk for 30s"}}, // the first timeout's message
+		{"interrupted", false},          // ran to its end
+		{"interrupted_requests", 0.0},   // none canceled
+		{"stopped_early", nil},          // not stopped early
+		{"expected_output_tokens", nil}, // not checked
+		{"short_outputs", 0.0},          // so none counted
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(got[c.key], c.want) {

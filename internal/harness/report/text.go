@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
@@ -19,8 +21,8 @@ import (
 const textWidth = 50
 
 // WriteText writes s as a block laid out like `vllm bench serve`'s
-// "Serving Benchmark Result", with vllmperf's additions (failures by kind,
-// cold-start TTFT, per-token ITL, client queue time, warnings) and, for an
+// "Serving Benchmark Result", with vllmperf's additions (failures by kind
+// with an example message each, interrupted requests, cold-start TTFT, per-token ITL, client queue time, warnings) and, for an
 // inconclusive run, an INCONCLUSIVE line first.
 func WriteText(w io.Writer, s *stats.Summary) error {
 	bw := bufio.NewWriter(w)
@@ -50,6 +52,12 @@ func WriteText(w io.Writer, s *stats.Summary) error {
 	line("Failed requests:", s.Failed)
 	for _, kv := range sortedKinds(s) {
 		line("  "+kv.kind+":", kv.n)
+		if e, ok := s.ErrorExamples[sample.ErrorKind(kv.kind)]; ok {
+			fmt.Fprintf(bw, "    e.g. %s\n", clipText(e.Detail(), maxExampleText))
+		}
+	}
+	if s.Interrupted > 0 {
+		line("Interrupted requests:", s.Interrupted)
 	}
 	line("Benchmark duration (s):", s.Duration.Seconds())
 	line("Total input tokens:", s.TotalInputTokens)
@@ -97,6 +105,18 @@ func WriteText(w io.Writer, s *stats.Summary) error {
 	}
 	header("", '=')
 	return bw.Flush()
+}
+
+// maxExampleText bounds an error example in the text summary (the JSON
+// has it whole).
+const maxExampleText = 300
+
+// clipText cuts s to at most n runes, marking the cut.
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // pctWord names a percentile as vLLM does: 99 → "99", 99.9 → "99.9".

@@ -24,6 +24,9 @@ const (
 	ErrHTTPStatus ErrorKind = "http_status"
 	// ErrRateLimited: the server answered 429.
 	ErrRateLimited ErrorKind = "rate_limited"
+	// ErrAuth: the server refused the request's credentials (401 or 403):
+	// the API key is missing or not the one the server was started with.
+	ErrAuth ErrorKind = "auth"
 	// ErrAPIEvent: an error event arrived in the stream (`data: {"error": ...}`).
 	ErrAPIEvent ErrorKind = "api_error"
 	// ErrStreamCut: the stream ended before finish_reason and usage were seen.
@@ -32,8 +35,14 @@ const (
 	ErrTimeout ErrorKind = "timeout"
 	// ErrConnection: the connection could not be made or broke.
 	ErrConnection ErrorKind = "connection"
-	// ErrCanceled: the run was canceled while the request was in flight.
+	// ErrCanceled: the run was interrupted (its context canceled) while the
+	// request was in flight. Such a request did not fail: statistics count
+	// it apart, as interrupted (see Interrupted).
 	ErrCanceled ErrorKind = "canceled"
+	// ErrGraceExpired: the request was still in flight when the grace period
+	// after the run's duration ended, and the load generator canceled it. It
+	// counts as failed: it did not finish in the time the run allowed.
+	ErrGraceExpired ErrorKind = "grace_expired"
 	// ErrProtocol: the response could not be understood (bad JSON, wrong content type).
 	ErrProtocol ErrorKind = "protocol"
 )
@@ -50,6 +59,15 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s (HTTP %d): %s", e.Kind, e.Status, e.Message)
 	}
 	return fmt.Sprintf("%s: %s", e.Kind, e.Message)
+}
+
+// Detail is the error without its kind: "HTTP 400: message", or the
+// message alone when no status was received.
+func (e *Error) Detail() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
+	}
+	return e.Message
 }
 
 // Chunk is one content-bearing streamed chunk.
@@ -90,6 +108,14 @@ type Sample struct {
 
 // OK reports whether the request succeeded.
 func (s *Sample) OK() bool { return s.Err == nil }
+
+// Interrupted reports whether the request was cut short by the run being
+// interrupted (ErrCanceled): it neither succeeded nor failed.
+func (s *Sample) Interrupted() bool { return s.Err != nil && s.Err.Kind == ErrCanceled }
+
+// Failed reports whether the request failed: it has an error, and the error
+// is not an interruption of the run.
+func (s *Sample) Failed() bool { return s.Err != nil && s.Err.Kind != ErrCanceled }
 
 // TTFT is the time to the first content-bearing chunk; ok is false when
 // the request failed or produced no content.

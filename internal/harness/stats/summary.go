@@ -62,11 +62,17 @@ type Summary struct {
 	Start, End time.Time
 	Duration   time.Duration
 
-	// Requests is the number of measured requests (warm-up excluded),
-	// Completed those that succeeded, Failed the others.
-	Requests, Completed, Failed int
+	// Requests is the number of measured requests sent (warm-up excluded):
+	// Completed succeeded, Failed failed, and Interrupted were cut short by
+	// the run's interruption (sample.ErrCanceled), which is no failure of
+	// the server: Requests = Completed + Failed + Interrupted.
+	Requests, Completed, Failed, Interrupted int
 	// FailedByKind counts failed requests by error kind.
 	FailedByKind map[sample.ErrorKind]int
+	// ErrorExamples holds, for each kind in FailedByKind, the first failure
+	// of that kind in index order: its message says what went wrong
+	// ("This model's maximum context length is 4096 tokens ...").
+	ErrorExamples map[sample.ErrorKind]sample.Error
 
 	// Token totals over completed requests, from usage.
 	TotalInputTokens, TotalOutputTokens int
@@ -96,9 +102,18 @@ type Summary struct {
 	QueueTime Dist
 
 	// ColdTTFT is the TTFT of the run's first request (index 0, warm-up
-	// or not), in milliseconds; ColdTTFTOK is false when it produced none.
+	// or not), in milliseconds: the arrival of its first content chunk,
+	// kept even when the request failed or was cut later (a warning then
+	// says so). ColdTTFTOK is false when no content chunk arrived.
 	ColdTTFT   float64
 	ColdTTFTOK bool
+
+	// ExpectedOutputTokens is Options.ExpectedOutputTokens (0: not
+	// checked). ShortOutputs counts the completed requests that returned
+	// fewer completion tokens than that, OutputShortfall the tokens they
+	// lacked in all, and ShortestOutput the fewest any of them returned.
+	ExpectedOutputTokens                          int
+	ShortOutputs, OutputShortfall, ShortestOutput int
 
 	// Warnings are non-fatal problems with the figures.
 	Warnings []error
@@ -132,11 +147,31 @@ func (w *FewSamplesWarning) Error() string {
 // which no measured request succeeded.
 var ErrNoSuccess = errors.New("no measured request succeeded")
 
-// Summarize computes the Summary of a run's samples (warm-up ones are
-// skipped, but index 0 gives the cold TTFT) over the measured phase from
-// start to end, with goodput against slo. It returns an error only for input
-// that cannot describe a run: end before start, a negative SLO limit.
+// Options are Summarize's inputs besides the samples and the measured
+// phase's bounds. The zero value checks nothing beyond the samples.
+type Options struct {
+	// SLO defines goodput (zero: no goodput figures).
+	SLO SLO
+	// ExpectedOutputTokens is how many completion tokens every request was
+	// promised, when the run sends max_tokens with ignore_eos (0: not
+	// checked). Completed requests that returned fewer are counted and
+	// warned about: the figures then describe shorter outputs than asked.
+	ExpectedOutputTokens int
+}
+
+// Summarize computes the Summary of a run's samples with goodput against
+// slo; it is SummarizeWith(samples, start, end, Options{SLO: slo}).
 func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary, error) {
+	return SummarizeWith(samples, start, end, Options{SLO: slo})
+}
+
+// SummarizeWith computes the Summary of a run's samples (warm-up ones are
+// skipped, but index 0 gives the cold TTFT) over the measured phase from
+// start to end, as opts asks. It returns an error only for input that
+// cannot describe a run: end before start, a negative SLO limit or
+// expected token count.
+func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) (*Summary, error) {
+	slo := opts.SLO
 	var errs []error
 	if end.Before(start) {
 		errs = append(errs, fmt.Errorf("end %v is before start %v: pass the measured phase's bounds (load.Result Start, End)", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano)))
@@ -144,21 +179,26 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 	if slo.TTFT < 0 || slo.TPOT < 0 || slo.E2EL < 0 {
 		errs = append(errs, fmt.Errorf("SLO %+v has a negative limit: use a positive duration, or 0 for no limit", slo))
 	}
+	if opts.ExpectedOutputTokens < 0 {
+		errs = append(errs, fmt.Errorf("ExpectedOutputTokens = %d: pass the max_tokens sent with ignore_eos, or 0 not to check", opts.ExpectedOutputTokens))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
 
-	s := &Summary{Start: start, End: end, Duration: end.Sub(start), SLO: slo, FailedByKind: map[sample.ErrorKind]int{}}
+	s := &Summary{Start: start, End: end, Duration: end.Sub(start), SLO: slo, ExpectedOutputTokens: opts.ExpectedOutputTokens,
+		FailedByKind: map[sample.ErrorKind]int{}, ErrorExamples: map[sample.ErrorKind]sample.Error{}}
 	var ttft, tpot, e2el, queue []time.Duration
 	var itl, tokITL []time.Duration
-	itlSources, noUsage, cold := 0, 0, false
+	itlSources, noUsage := 0, 0
+	var cold *sample.Sample
 	var measured []*sample.Sample
 	for i := range samples {
 		x := &samples[i]
 		if x.Index == 0 {
-			cold = true
-			if d, ok := x.TTFT(); ok {
-				s.ColdTTFT, s.ColdTTFTOK = ms(d), true
+			cold = x
+			if len(x.Chunks) > 0 {
+				s.ColdTTFT, s.ColdTTFTOK = ms(x.Chunks[0].At), true
 			}
 		}
 		if x.Warmup {
@@ -167,9 +207,12 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 		measured = append(measured, x)
 		s.Requests++
 		queue = append(queue, x.QueueTime())
+		if x.Interrupted() {
+			s.Interrupted++
+			continue
+		}
 		if !x.OK() {
-			s.Failed++
-			s.FailedByKind[x.Err.Kind]++
+			s.countFailure(x.Err)
 			continue
 		}
 		s.Completed++
@@ -177,6 +220,8 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 		s.TotalOutputTokens += x.CompletionTokens
 		if x.CompletionTokens == 0 && len(x.Chunks) > 0 {
 			noUsage++
+		} else {
+			s.checkOutputLength(x.CompletionTokens)
 		}
 		if d, ok := x.TTFT(); ok {
 			ttft = append(ttft, d)
@@ -214,25 +259,25 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 	}
 
 	// Warnings, the most serious first.
-	switch {
-	case s.Requests == 0:
-		s.inconclusive = "no measured request was sent"
-		s.Warnings = append(s.Warnings, errors.New(s.inconclusive))
-	case s.Completed == 0:
-		s.inconclusive = fmt.Sprintf("%v: all %d failed (%s)", ErrNoSuccess, s.Failed, s.failedKinds())
-		s.Warnings = append(s.Warnings, fmt.Errorf("%w: all %d failed (%s)", ErrNoSuccess, s.Failed, s.failedKinds()))
-	case s.Duration <= 0:
-		s.inconclusive = "the measured phase has zero duration: throughputs cannot be computed"
-		s.Warnings = append(s.Warnings, errors.New(s.inconclusive))
+	if err := s.inconclusiveReason(); err != nil {
+		s.inconclusive = err.Error()
+		s.Warnings = append(s.Warnings, err)
 	}
 	if s.Failed > 0 && s.Completed > 0 {
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d of %d measured requests failed (%s): latency figures cover the %d that succeeded", s.Failed, s.Requests, s.failedKinds(), s.Completed))
 	}
+	if s.Interrupted > 0 && s.Completed > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("the run was interrupted: %d measured requests were canceled in flight; they count as neither completed nor failed", s.Interrupted))
+	}
+	if s.ShortOutputs > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d of %d completed requests returned fewer than the %d completion tokens asked for (%d tokens short in all, the shortest %d): the server did not honour max_tokens with ignore_eos, so the figures describe shorter outputs than the run promised",
+			s.ShortOutputs, s.Completed, s.ExpectedOutputTokens, s.OutputShortfall, s.ShortestOutput))
+	}
 	if noUsage > 0 {
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d completed requests reported no usage.completion_tokens: output tokens, throughput and TPOT undercount (send stream_options.include_usage)", noUsage))
 	}
-	if cold && !s.ColdTTFTOK {
-		s.Warnings = append(s.Warnings, errors.New("the first request (index 0) produced no first token: no cold-start TTFT"))
+	if w := coldWarning(cold); w != nil {
+		s.Warnings = append(s.Warnings, w)
 	}
 	for _, m := range []struct {
 		name string
@@ -252,6 +297,61 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 		}
 	}
 	return s, nil
+}
+
+// countFailure counts a failed request and keeps the first example of its
+// kind.
+func (s *Summary) countFailure(e *sample.Error) {
+	s.Failed++
+	s.FailedByKind[e.Kind]++
+	if _, seen := s.ErrorExamples[e.Kind]; !seen {
+		s.ErrorExamples[e.Kind] = *e
+	}
+}
+
+// checkOutputLength counts a completed request's output that fell short of
+// the promised length.
+func (s *Summary) checkOutputLength(n int) {
+	if n >= s.ExpectedOutputTokens {
+		return
+	}
+	if s.ShortOutputs == 0 || n < s.ShortestOutput {
+		s.ShortestOutput = n
+	}
+	s.ShortOutputs++
+	s.OutputShortfall += s.ExpectedOutputTokens - n
+}
+
+// inconclusiveReason says why the run can pass or fail nothing, or nil.
+func (s *Summary) inconclusiveReason() error {
+	switch {
+	case s.Requests == 0:
+		return errors.New("no measured request was sent")
+	case s.Completed == 0 && s.Failed == 0:
+		return fmt.Errorf("%w: all %d were interrupted", ErrNoSuccess, s.Interrupted)
+	case s.Completed == 0 && s.Interrupted > 0:
+		return fmt.Errorf("%w: %d failed (%s), %d interrupted", ErrNoSuccess, s.Failed, s.failedKinds(), s.Interrupted)
+	case s.Completed == 0:
+		return fmt.Errorf("%w: all %d failed (%s)", ErrNoSuccess, s.Failed, s.failedKinds())
+	case s.Duration <= 0:
+		return errors.New("the measured phase has zero duration: throughputs cannot be computed")
+	}
+	return nil
+}
+
+// coldWarning says what is wrong with the first request's TTFT, if
+// anything: no content, or a request that did not complete (whose first
+// chunk still gives the cold TTFT).
+func coldWarning(x *sample.Sample) error {
+	switch {
+	case x == nil || (x.OK() && len(x.Chunks) > 0):
+		return nil
+	case x.OK():
+		return errors.New("the first request (index 0) completed without a content chunk: no cold-start TTFT")
+	case len(x.Chunks) == 0:
+		return fmt.Errorf("the first request (index 0) ended before its first token (%v): no cold-start TTFT", x.Err)
+	}
+	return fmt.Errorf("the first request (index 0) did not complete (%v) after %d content chunks: the cold-start TTFT is that of its first chunk", x.Err, len(x.Chunks))
 }
 
 // failedKinds lists failure counts by kind, most frequent first.
