@@ -21,11 +21,11 @@ var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+(\.[0-9A-Za-z]+)*$`)
 // Plausibility bounds: a published figure outside them is a typo or a wrong
 // unit (seconds written as milliseconds), not a measurement.
 const (
-	maxTPOT       = 10 * time.Second
-	maxITL        = time.Minute
-	maxTTFT       = time.Hour
-	maxE2EL       = 4 * time.Hour
-	maxThroughput = 1e7 // tokens/s
+	maxTPOT        = 10 * time.Second
+	maxITL         = time.Minute
+	maxTTFT        = time.Hour
+	maxE2EL        = 4 * time.Hour
+	maxThroughput  = 1e7     // tokens/s
 	maxTokens      = 1 << 21 // per request
 	maxTotalTokens = 1 << 30 // per benchmark
 )
@@ -142,7 +142,7 @@ func (c *converter) model(d modelDoc) Model {
 	case ShapeEquivalent, ShapeApproximate:
 		m.Shape = Shape(d.Shape)
 		if strings.TrimSpace(d.Note) == "" {
-			c.errf([]string{"model", "note"}, "missing: a %s shape needs a note saying how %q differs from %s", d.Shape, d.Published, d.Preset)
+			c.errf([]string{"model", "note"}, "missing: shape %s needs a note saying how %q differs from %s", d.Shape, d.Published, d.Preset)
 		}
 	case "":
 		c.errf([]string{"model", "shape"}, "missing: write exact, equivalent or approximate")
