@@ -2,7 +2,9 @@ package calibration
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -179,5 +181,43 @@ func TestSimInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadmeCounts keeps the README's contents summary in step with the
+// data: the sentence with the row counts and the totals row of its table.
+func TestReadmeCounts(t *testing.T) {
+	rows, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]bool{}
+	var runnable, n [4]int // runnable fit, runnable check, reference fit, reference check
+	for _, r := range rows {
+		sources[r.Source.ID] = true
+		i := 0
+		if !r.Runnable() {
+			i = 2
+		}
+		if r.Split == Check {
+			i++
+		}
+		n[i]++
+		if r.Runnable() {
+			runnable[0]++
+		}
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("%d rows from %d sources: %d runnable", len(rows), len(sources), runnable[0]),
+		fmt.Sprintf("and %d reference rows", len(rows)-runnable[0]),
+		fmt.Sprintf("| **total** | | **%d** | **%d** | **%d** | **%d** |", n[0], n[1], n[2], n[3]),
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(string(readme)), " "), want) {
+			t.Errorf("README.md does not say %q: update its Contents section", want)
+		}
 	}
 }
