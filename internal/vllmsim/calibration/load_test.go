@@ -47,8 +47,8 @@ func TestValidFixture(t *testing.T) {
 	if !r.Runnable() {
 		t.Error("Runnable() = false for a row with fixed lengths")
 	}
-	if f := r.Server.Flags[1]; !f.Bare || f.Name != "enforce-eager" {
-		t.Errorf("second flag = %+v, want bare enforce-eager", f)
+	if got, want := strings.Join(r.Server.Args(), " "), "--max-num-seqs 64 --enforce-eager"; got != want {
+		t.Errorf("Server.Args() = %q, want %q", got, want)
 	}
 }
 

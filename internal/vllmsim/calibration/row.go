@@ -115,6 +115,15 @@ type Server struct {
 	Flags []Flag
 }
 
+// Args renders the published flags as command-line arguments, in order.
+func (s Server) Args() []string {
+	var out []string
+	for _, f := range s.Flags {
+		out = append(out, f.Args()...)
+	}
+	return out
+}
+
 // Flag is one published vLLM serve flag.
 type Flag struct {
 	// Name is the flag without its leading "--", e.g. "max-num-seqs".
