@@ -214,12 +214,19 @@ func Parse(name string, b []byte) ([]Row, error) {
 		top = top.Content[0]
 	}
 	rowNodes := child(top, "rows")
+	if rowNodes != nil && rowNodes.Kind == yaml.AliasNode {
+		rowNodes = rowNodes.Alias
+	}
 
 	var errs []error
 	src, srcErrs := convertSource(name, top, doc.Source)
 	errs = append(errs, srcErrs...)
 	if rowNodes == nil || len(doc.Rows) == 0 {
 		errs = append(errs, &Error{File: name, Line: top.Line, Msg: "no rows: add `rows:` with at least one row (or delete the file)"})
+		return nil, errors.Join(errs...)
+	}
+	if len(rowNodes.Content) != len(doc.Rows) {
+		errs = append(errs, &Error{File: name, Line: rowNodes.Line, Msg: "rows: write the rows out as a list (one `- id: ...` item per row)"})
 		return nil, errors.Join(errs...)
 	}
 	rows := make([]Row, 0, len(doc.Rows))
