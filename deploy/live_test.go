@@ -234,10 +234,11 @@ func waitHTTP(ctx context.Context, t *testing.T, p *process, url string) {
 	t.Helper()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	client := &http.Client{Timeout: 2 * time.Second} // one hung probe must not eat the budget
 	var last string
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
