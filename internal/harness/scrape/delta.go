@@ -78,8 +78,7 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		b, a := before.metrics[name], after.metrics[name]
-		kind := kindOf(a, b)
-		if kind != KindCounter && kind != KindHistogram {
+		if !accumulates(a) && !accumulates(b) {
 			continue
 		}
 		m, rs := diffMetric(name, b, a)
@@ -99,12 +98,9 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 	return d, nil
 }
 
-// kindOf is the kind of a metric in the later snapshot, else the earlier.
-func kindOf(after, before *Metric) Kind {
-	if after != nil {
-		return after.Kind
-	}
-	return before.Kind
+// accumulates reports whether m only ever grows: counters and histograms.
+func accumulates(m *Metric) bool {
+	return m != nil && (m.Kind == KindCounter || m.Kind == KindHistogram)
 }
 
 // diffMetric subtracts b from a series by series. b or a may be nil.

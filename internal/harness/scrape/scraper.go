@@ -58,14 +58,19 @@ func NewScraper(metricsURL string, opts ...Option) *Scraper {
 	for _, o := range opts {
 		o(s)
 	}
+	const example = "want an http:// or https:// URL such as http://127.0.0.1:8000/metrics"
 	u, err := url.Parse(metricsURL)
 	switch {
 	case err != nil:
-		s.urlErr = err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		s.urlErr = fmt.Errorf("not a URL (%v); %s", err, example)
 	case u.Scheme != "http" && u.Scheme != "https":
-		s.urlErr = fmt.Errorf("want an http:// or https:// URL such as http://127.0.0.1:8000/metrics")
+		s.urlErr = errors.New(example)
 	case u.Host == "":
-		s.urlErr = fmt.Errorf("the URL has no host")
+		s.urlErr = errors.New("the URL has no host; " + example)
 	}
 	return s
 }
