@@ -6,7 +6,8 @@
 // name without the "vllm:" prefix (num_requests_running,
 // generation_tokens_total, time_to_first_token_seconds, ...):
 //
-//   - values are summed over the engine and model_name label sets; other
+//   - values are summed over the engine and model_name label sets (except
+//     kv_cache_usage_perc, a ratio, which takes the fullest engine); other
 //     labels (finished_reason, reason, position) are kept as a breakdown;
 //   - samples without # TYPE lines are typed from the catalogue of vLLM
 //     names, and untyped NAME_bucket/NAME_sum/NAME_count series are

@@ -11,11 +11,11 @@ import (
 // Histogram is a Prometheus histogram: cumulative bucket counts, sum and
 // count of the observations.
 type Histogram struct {
+	Count float64 `json:"count"`
+	Sum   float64 `json:"sum"`
 	// Buckets are sorted by UpperBound; the last one is +Inf and holds
 	// every observation.
 	Buckets []Bucket `json:"buckets"`
-	Count   float64  `json:"count"`
-	Sum     float64  `json:"sum"`
 }
 
 // Bucket is one histogram bucket: how many observations were ≤ UpperBound.

@@ -83,7 +83,7 @@ func TestHistogramJSONSpellsBoundsLikeLE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(b), `{"buckets":[{"le":"0.005","count":1},{"le":"2560","count":2},{"le":"+Inf","count":3}],"count":3,"sum":0.5}`; got != want {
+	if got, want := string(b), `{"count":3,"sum":0.5,"buckets":[{"le":"0.005","count":1},{"le":"2560","count":2},{"le":"+Inf","count":3}]}`; got != want {
 		t.Errorf("JSON = %s\nwant %s", got, want)
 	}
 }
