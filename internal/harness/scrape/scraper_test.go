@@ -101,7 +101,7 @@ func TestScrapeFailures(t *testing.T) {
 			check: func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }},
 		// broken text: the line and its text
 		{name: "malformed", handler: serveFile(t, "vllm-sim-malformed.prom"),
-			want: []string{"line 3", `engine=\"0\" 1`},
+			want:  []string{"line 3", `engine=\"0\" 1`},
 			check: func(err error) bool { var pe *ParseError; return errors.As(err, &pe) && pe.Line == 3 }},
 		// protobuf instead of text
 		{name: "protobuf", handler: func(w http.ResponseWriter, r *http.Request) {
