@@ -246,6 +246,14 @@ func fromDTO(name string, d *dto.Histogram, snap *Snapshot) (*Histogram, error) 
 		}
 		h.Buckets = append(h.Buckets, Bucket{UpperBound: bk.GetUpperBound(), Count: c})
 	}
+	if d.SampleCount == nil && d.SampleCountFloat == nil {
+		// No _count line: the +Inf bucket holds the count.
+		for _, bk := range h.Buckets {
+			if math.IsInf(bk.UpperBound, 1) {
+				h.Count = bk.Count
+			}
+		}
+	}
 	return finishHistogram(name, h, snap)
 }
 

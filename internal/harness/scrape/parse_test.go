@@ -391,6 +391,8 @@ func TestParseHistogramOddities(t *testing.T) {
 		{"no +Inf", "# TYPE vllm:h histogram\nvllm:h_bucket{le=\"1\"} 2\nvllm:h_count 3\nvllm:h_sum 4\n", "", `no le="+Inf" bucket`, 3},
 		// +Inf and _count disagree: kept, with a warning
 		{"count disagrees", "# TYPE vllm:h histogram\nvllm:h_bucket{le=\"1\"} 2\nvllm:h_bucket{le=\"+Inf\"} 3\nvllm:h_count 4\nvllm:h_sum 4\n", "", "_count says 4", 4},
+		// typed, without _count: the +Inf bucket gives the count, no warning
+		{"typed no count", "# TYPE vllm:h histogram\nvllm:h_bucket{le=\"1\"} 2\nvllm:h_bucket{le=\"+Inf\"} 5\nvllm:h_sum 9\n", "", "", 5},
 		// untyped, without _count: the +Inf bucket gives the count
 		{"untyped no count", "vllm:h_bucket{le=\"1\"} 2\nvllm:h_bucket{le=\"+Inf\"} 5\nvllm:h_sum 9\n", "", "", 5},
 	} {
@@ -408,11 +410,10 @@ func TestParseHistogramOddities(t *testing.T) {
 			case h.Count != tc.wantCount:
 				t.Errorf("count = %v, want %v", h.Count, tc.wantCount)
 			}
-			found := tc.wantWarning == ""
-			for _, w := range s.Warnings {
-				found = found || strings.Contains(w, tc.wantWarning)
-			}
-			if !found {
+			switch {
+			case tc.wantWarning == "" && len(s.Warnings) > 0:
+				t.Errorf("Warnings = %q, want none", s.Warnings)
+			case tc.wantWarning != "" && (len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], tc.wantWarning)):
 				t.Errorf("Warnings = %q, want one containing %q", s.Warnings, tc.wantWarning)
 			}
 		})
