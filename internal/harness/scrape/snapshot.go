@@ -31,13 +31,14 @@ const (
 type Snapshot struct {
 	// Source is the URL or file the exposition came from.
 	Source string
-	// ScrapedAt is when the response arrived (or the file was read).
+	// ScrapedAt is when the response headers arrived; for ParseFile, the
+	// file's modification time.
 	ScrapedAt time.Time
 	// Engines and Models are the engine and model_name label values seen.
 	Engines, Models []string
 	// Renamed lists the metrics found under a pre-V1 name.
 	Renamed []Rename
-	// Ignored lists the families that are not in Metrics, with the reason.
+	// Ignored lists the families left out of the snapshot, with the reason.
 	Ignored []Ignored
 	// Warnings are oddities that did not stop the parse (a histogram whose
 	// +Inf bucket disagrees with its _count, info labels that differ between
