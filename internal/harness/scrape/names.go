@@ -1,0 +1,157 @@
+package scrape
+
+import "strings"
+
+// Prefix starts every vLLM metric name in the exposition.
+const Prefix = "vllm:"
+
+// Canonical names (vLLM V1, without Prefix) of the metrics the suite reads.
+// Counters keep the _total the text format shows; histograms are named by
+// their base name (without _bucket, _sum, _count).
+const (
+	NumRequestsRunning         = "num_requests_running"
+	NumRequestsWaiting         = "num_requests_waiting"
+	NumRequestsWaitingByReason = "num_requests_waiting_by_reason"
+	KVCacheUsagePerc           = "kv_cache_usage_perc"
+	CacheConfigInfo            = "cache_config_info"
+
+	PromptTokensTotal        = "prompt_tokens_total"
+	GenerationTokensTotal    = "generation_tokens_total"
+	PromptTokensCachedTotal  = "prompt_tokens_cached_total"
+	RequestSuccessTotal      = "request_success_total"
+	PrefixCacheQueriesTotal  = "prefix_cache_queries_total"
+	PrefixCacheHitsTotal     = "prefix_cache_hits_total"
+	NumPreemptionsTotal      = "num_preemptions_total"
+	SpecDecodeDraftsTotal    = "spec_decode_num_drafts_total"
+	SpecDecodeDraftTokens    = "spec_decode_num_draft_tokens_total"
+	SpecDecodeAcceptedTokens = "spec_decode_num_accepted_tokens_total"
+
+	TimeToFirstTokenSeconds       = "time_to_first_token_seconds"
+	InterTokenLatencySeconds      = "inter_token_latency_seconds"
+	RequestTimePerOutputToken     = "request_time_per_output_token_seconds"
+	E2ERequestLatencySeconds      = "e2e_request_latency_seconds"
+	RequestQueueTimeSeconds       = "request_queue_time_seconds"
+	RequestPrefillTimeSeconds     = "request_prefill_time_seconds"
+	RequestDecodeTimeSeconds      = "request_decode_time_seconds"
+	RequestInferenceTimeSeconds   = "request_inference_time_seconds"
+	IterationTokensTotal          = "iteration_tokens_total"
+	RequestPromptTokens           = "request_prompt_tokens"
+	RequestGenerationTokens       = "request_generation_tokens"
+	RequestParamsMaxTokens        = "request_params_max_tokens"
+	SpecDecodeAcceptedTokensByPos = "spec_decode_num_accepted_tokens_per_pos_total"
+)
+
+// Labels that identify where a series comes from; values are summed over
+// them. Every other label is kept as a breakdown (Metric.Parts).
+const (
+	LabelEngine    = "engine"
+	LabelModelName = "model_name"
+)
+
+// known gives the kind of every vLLM V1 metric this package recognises by
+// name, so that an exposition without # TYPE lines still reads right.
+var known = map[string]Kind{
+	NumRequestsRunning:         KindGauge,
+	NumRequestsWaiting:         KindGauge,
+	NumRequestsWaitingByReason: KindGauge,
+	KVCacheUsagePerc:           KindGauge,
+	CacheConfigInfo:            KindInfo,
+	"lora_requests_info":       KindInfo,
+
+	PromptTokensTotal:             KindCounter,
+	GenerationTokensTotal:         KindCounter,
+	PromptTokensCachedTotal:       KindCounter,
+	RequestSuccessTotal:           KindCounter,
+	PrefixCacheQueriesTotal:       KindCounter,
+	PrefixCacheHitsTotal:          KindCounter,
+	NumPreemptionsTotal:           KindCounter,
+	SpecDecodeDraftsTotal:         KindCounter,
+	SpecDecodeDraftTokens:         KindCounter,
+	SpecDecodeAcceptedTokens:      KindCounter,
+	SpecDecodeAcceptedTokensByPos: KindCounter,
+
+	TimeToFirstTokenSeconds:     KindHistogram,
+	InterTokenLatencySeconds:    KindHistogram,
+	RequestTimePerOutputToken:   KindHistogram,
+	E2ERequestLatencySeconds:    KindHistogram,
+	RequestQueueTimeSeconds:     KindHistogram,
+	RequestPrefillTimeSeconds:   KindHistogram,
+	RequestDecodeTimeSeconds:    KindHistogram,
+	RequestInferenceTimeSeconds: KindHistogram,
+	IterationTokensTotal:        KindHistogram,
+	RequestPromptTokens:         KindHistogram,
+	RequestGenerationTokens:     KindHistogram,
+	RequestParamsMaxTokens:      KindHistogram,
+}
+
+// maxOverSeries are ratios that are not summed over engines (two engines at
+// 60 % are not at 120 %): their Value is the fullest engine's.
+var maxOverSeries = map[string]bool{
+	KVCacheUsagePerc: true,
+}
+
+// renamed maps names vLLM deprecated to their V1 replacements
+// (vllm-reference.md §2): the cache names were deprecated in 0.9 and gone by
+// 0.12, time_per_output_token_seconds deprecated in 0.11 and removed in 0.13.
+var renamed = map[string]string{
+	"gpu_cache_usage_perc":           KVCacheUsagePerc,
+	"gpu_prefix_cache_queries_total": PrefixCacheQueriesTotal,
+	"gpu_prefix_cache_hits_total":    PrefixCacheHitsTotal,
+	"time_per_output_token_seconds":  InterTokenLatencySeconds,
+}
+
+// removedV0 are V0-engine metrics with no V1 counterpart. They are reported
+// in Snapshot.Ignored, never as an error.
+var removedV0 = map[string]bool{
+	"num_requests_swapped":                 true,
+	"cpu_cache_usage_perc":                 true,
+	"gpu_prefix_cache_hit_rate":            true,
+	"cpu_prefix_cache_hit_rate":            true,
+	"avg_prompt_throughput_toks_per_s":     true,
+	"avg_generation_throughput_toks_per_s": true,
+	"spec_decode_draft_acceptance_rate":    true,
+	"spec_decode_efficiency":               true,
+	"spec_decode_num_emitted_tokens_total": true,
+	"model_forward_time_milliseconds":      true,
+	"model_execute_time_milliseconds":      true,
+	"time_in_queue_requests":               true,
+}
+
+// Canonical returns the V1 name, without Prefix, that name is known by: it
+// strips Prefix and maps a pre-V1 name to its replacement, so
+// Canonical("vllm:gpu_cache_usage_perc") is "kv_cache_usage_perc". Names it
+// does not know come back without Prefix and otherwise unchanged.
+func Canonical(name string) string {
+	name = strings.TrimPrefix(name, Prefix)
+	if n, ok := renamed[name]; ok {
+		return n
+	}
+	return name
+}
+
+// oldNames lists the pre-V1 names a canonical name may appear under.
+func oldNames(canonical string) []string {
+	var out []string
+	for old, n := range renamed {
+		if n == canonical {
+			out = append(out, Prefix+old)
+		}
+	}
+	return out
+}
+
+// kindByName guesses the kind of a sample without a # TYPE line: the
+// catalogue first, then Prometheus naming conventions (_total is a counter,
+// _info an info metric); anything else stays untyped.
+func kindByName(canonical string) Kind {
+	if k, ok := known[canonical]; ok {
+		return k
+	}
+	switch {
+	case strings.HasSuffix(canonical, "_total"):
+		return KindCounter
+	case strings.HasSuffix(canonical, "_info"):
+		return KindInfo
+	}
+	return KindUntyped
+}
