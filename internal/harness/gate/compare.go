@@ -87,43 +87,58 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 		return nil, err
 	}
 	benchproc.SortKeys(shared)
-	var tested []int
-	var samples []*[2]*benchmath.Sample
+	var tests []test
 	for _, k := range shared {
 		bb, nb := bs.benches[k], ns.benches[k]
 		for _, unit := range unionUnits(bb.units, nb.units) {
-			row, pair := buildRow(bb, nb, unit, set, dirs)
-			if pair != nil {
-				tested = append(tested, len(rep.Rows))
-				samples = append(samples, pair)
+			row, t := buildRow(bb, nb, unit, set, dirs)
+			if t != nil {
+				t.row = len(rep.Rows)
+				tests = append(tests, *t)
 			}
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
 
-	rep.Comparisons = len(tested)
-	ps := make([]float64, len(tested))
-	thetas := make([]float64, len(tested))
-	for i, ri := range tested {
-		row := &rep.Rows[ri]
-		ps[i], thetas[i] = uTest(samples[i][0], samples[i][1], row.Settings.Alpha)
-		row.P = ps[i]
+	// Every row with runs on both sides gets benchstat's p; only gated
+	// rows with enough runs enter Holm's correction and a decision.
+	var gated []int
+	var ps []float64
+	for i := range tests {
+		t := &tests[i]
+		row := &rep.Rows[t.row]
+		row.P, t.theta = uTest(t.base, t.next, row.Settings.Alpha)
+		if t.gated {
+			gated = append(gated, i)
+			ps = append(ps, row.P)
+		}
 	}
+	rep.Comparisons = len(gated)
 	for i, adj := range holm(ps) {
-		row := &rep.Rows[tested[i]]
+		t := &tests[gated[i]]
+		row := &rep.Rows[t.row]
 		row.PHolm = adj
 		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
-		decide(row, len(tested), thetas[i], slo || row.Unit == ErrorRateUnit)
+		decide(row, len(gated), t.theta, slo || row.Unit == ErrorRateUnit)
 	}
 
 	rep.Checks = checkLimits(bs, ns, set)
 	return rep, nil
 }
 
+// test is a row with runs on both sides: its samples, whether the gate
+// judges it (gated, enough runs), and the U test's effect estimate.
+type test struct {
+	row        int
+	base, next *benchmath.Sample
+	gated      bool
+	theta      float64
+}
+
 // buildRow compares one unit of one benchmark. It returns the row and,
-// when the row is to be tested, its two samples; otherwise the row is
-// complete.
-func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions) (Row, *[2]*benchmath.Sample) {
+// when both sides have runs, a test to run; a row is complete unless the
+// test is gated.
+func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
 	row := Row{
 		Name: bb.name, Profile: bb.profile, Scenario: bb.scenario, Unit: unit,
 		DeltaPct: nan(), P: nan(), PHolm: nan(),
@@ -159,19 +174,21 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		return row, nil
 	}
 	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
+	t := &test{base: bsam, next: nsam}
 	if !gated {
 		row.Verdict = NotGated
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"
-		return row, nil
+		return row, t
 	}
 	if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {
 		row.Verdict = Inconclusive
 		row.RunsNeeded = max(min, finiteCIRuns(row.Settings.Confidence))
 		row.Reason = fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d: run at least %d a side (-count %d)",
 			row.Baseline.N, row.New.N, min, row.RunsNeeded, row.RunsNeeded)
-		return row, nil
+		return row, t
 	}
-	return row, &[2]*benchmath.Sample{bsam, nsam}
+	t.gated = true
+	return row, t
 }
 
 func orOne(procs string) string {

@@ -60,9 +60,9 @@ type Row struct {
 	// DeltaPct is 100·(new median / baseline median − 1); NaN when
 	// either side is missing, ±Inf from a zero baseline median.
 	DeltaPct float64
-	// P is the Mann-Whitney U test's p-value, exactly benchstat's; PHolm
-	// the same after Holm's correction over Report.Comparisons. Both NaN
-	// when the row was not tested.
+	// P is the Mann-Whitney U test's p-value, exactly benchstat's (NaN
+	// unless both sides have runs); PHolm the same after Holm's correction
+	// over Report.Comparisons (NaN for a row the gate does not judge).
 	P, PHolm float64
 	// Settings are thresholds.yaml's gate settings for this row.
 	Settings thresholds.Gate
