@@ -184,16 +184,21 @@ func runsToDetect(theta, alpha float64, m, now int) int {
 }
 
 // runsToBound estimates the runs a side at which the worst case drops
-// under the minimum effect, if the observed change and spread stay: each
-// median's interval narrows as 1/√n, so with n runs a side the combined
-// half-width is √((hb²·nb + hn²·nn)/n), which must fit in the margin
-// between the observed change and the minimum effect.
-func runsToBound(d thresholds.Direction, b, n *Summary, margin float64) int {
+// under the minimum effect with estimatePower, if the observed change and
+// spread stay. Each median's interval narrows as 1/√n, so with n runs a
+// side the combined half-width is H(n) = √((hb²·nb + hn²·nn)/n); H is
+// z(confidence) standard errors of the log ratio, and the bound must fit in
+// the margin L between the observed change and the minimum effect with
+// z(power) standard errors to spare: H(n)·(z(c) + z(power))/z(c) ≤ L — the
+// usual sample size of an equivalence test.
+func runsToBound(d thresholds.Direction, b, n *Summary, margin, confidence float64) int {
 	hb, hn := halfWidths(d, b, n)
 	if margin <= 0 || math.IsNaN(hb+hn) || math.IsInf(hb+hn, 0) {
 		return -1
 	}
-	need := (hb*hb*float64(b.N) + hn*hn*float64(n.N)) / (margin * margin)
+	zc := stats.StdNormal.InvCDF(1 - (1-confidence)/2)
+	inflate := (zc + stats.StdNormal.InvCDF(estimatePower)) / zc
+	need := (hb*hb*float64(b.N) + hn*hn*float64(n.N)) * inflate * inflate / (margin * margin)
 	if need > MaxRunsEstimate {
 		return -1
 	}
@@ -262,7 +267,7 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 		if d == thresholds.Higher {
 			r = -r
 		}
-		row.RunsNeeded = atLeast(runsToBound(d, b, n, limit-r), floor)
+		row.RunsNeeded = atLeast(runsToBound(d, b, n, limit-r, g.Confidence), floor)
 		row.Reason = fmt.Sprintf("%s, but the intervals allow %s: not under the %s minimum effect",
 			fmtDelta(row.DeltaPct), fmtDelta(100*fromLog(d, worst)), effect)
 	}
