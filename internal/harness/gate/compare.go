@@ -61,32 +61,14 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 		}
 	}
 
-	var shared []benchproc.Key
-	for _, k := range bs.order {
-		if _, ok := ns.benches[k]; ok {
-			shared = append(shared, k)
-		} else {
-			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.benches[k].name)
-		}
+	shared, err := matchBenchmarks(bs, ns, rep)
+	if err != nil {
+		return nil, err
 	}
-	for _, k := range ns.order {
-		if _, ok := bs.benches[k]; !ok {
-			rep.OnlyNew = append(rep.OnlyNew, ns.benches[k].name)
-		}
-	}
-	if len(shared) == 0 {
-		return nil, fmt.Errorf("no benchmark appears in both %s and %s: the baseline has %s, the new results %s; compare results of the same suite",
-			base.Name, next.Name, example(bs), example(ns))
-	}
-	if len(rep.OnlyBaseline) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d benchmark(s) of the baseline are not in the new results (not compared; the gate cannot pass without them): run them, or re-baseline if they were removed on purpose", len(rep.OnlyBaseline)))
-	}
-
 	dirs, err := newDirections(base, next, set)
 	if err != nil {
 		return nil, err
 	}
-	benchproc.SortKeys(shared)
 	var tests []test
 	for _, k := range shared {
 		bb, nb := bs.benches[k], ns.benches[k]
@@ -99,9 +81,49 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
+	judge(rep, tests, set)
+	rep.Checks = checkLimits(bs, ns, set)
+	return rep, nil
+}
 
-	// Every row with runs on both sides gets benchstat's p; only gated
-	// rows with enough runs enter Holm's correction and a decision.
+// matchBenchmarks returns the benchmarks both sides ran, in the order the
+// files list them, and notes in rep those only one side ran and a
+// difference in GOMAXPROCS.
+func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
+	var shared []benchproc.Key
+	procs := map[string]bool{}
+	for _, k := range bs.order {
+		nb, ok := ns.benches[k]
+		if !ok {
+			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.benches[k].name)
+			continue
+		}
+		shared = append(shared, k)
+		if bp, np := bs.benches[k].gomaxprocs, nb.gomaxprocs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
+			procs[fmt.Sprintf("GOMAXPROCS differs: %s in the baseline, %s in the new results (benchmarks are matched without the -N suffix; the client ran with another core count)", orOne(bp[0]), orOne(np[0]))] = true
+		}
+	}
+	for _, k := range ns.order {
+		if _, ok := bs.benches[k]; !ok {
+			rep.OnlyNew = append(rep.OnlyNew, ns.benches[k].name)
+		}
+	}
+	if len(shared) == 0 {
+		return nil, fmt.Errorf("no benchmark appears in both %s and %s: the baseline has %s, the new results %s; compare results of the same suite",
+			rep.Baseline, rep.New, example(bs), example(ns))
+	}
+	if len(rep.OnlyBaseline) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d benchmark(s) of the baseline are not in the new results (not compared; the gate cannot pass without them): run them, or re-baseline if they were removed on purpose", len(rep.OnlyBaseline)))
+	}
+	rep.Warnings = append(rep.Warnings, sortedKeys(procs)...)
+	benchproc.SortKeys(shared)
+	return shared, nil
+}
+
+// judge runs the tests: every row with runs on both sides gets
+// benchstat's p; gated rows with enough runs enter Holm's correction and
+// get a verdict.
+func judge(rep *Report, tests []test, set *thresholds.Set) {
 	var gated []int
 	var ps []float64
 	for i := range tests {
@@ -121,9 +143,6 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
 		decide(row, len(gated), t.theta, slo || row.Unit == ErrorRateUnit)
 	}
-
-	rep.Checks = checkLimits(bs, ns, set)
-	return rep, nil
 }
 
 // test is a row with runs on both sides: its samples, whether the gate
@@ -145,9 +164,6 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		Settings: set.Gate(bb.profile, bb.scenario, unit),
 	}
 	row.Direction, row.DirectionFrom = dirs.of(bb.profile, bb.scenario, unit)
-	if len(bb.gomaxprocs) == 1 && len(nb.gomaxprocs) == 1 && bb.gomaxprocs[0] != nb.gomaxprocs[0] {
-		row.Warnings = append(row.Warnings, fmt.Sprintf("GOMAXPROCS differs: %s in the baseline, %s in the new results", orOne(bb.gomaxprocs[0]), orOne(nb.gomaxprocs[0])))
-	}
 
 	bv, inBase := bb.values[unit]
 	nv, inNew := nb.values[unit]

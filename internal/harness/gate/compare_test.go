@@ -139,8 +139,8 @@ func TestCompareShapes(t *testing.T) {
 			new:  header + both("profile=basic/scenario=a-16"),
 			want: OutcomePass,
 			check: func(t *testing.T, rep *Report) {
-				if len(rep.Rows) != 2 || len(rep.Rows[0].Warnings) != 1 || !strings.Contains(rep.Rows[0].Warnings[0], "GOMAXPROCS differs: 2 in the baseline, 16") {
-					t.Errorf("rows %d, warnings %v", len(rep.Rows), rep.Rows[0].Warnings)
+				if len(rep.Rows) != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "GOMAXPROCS differs: 2 in the baseline, 16") {
+					t.Errorf("rows %d, warnings %v", len(rep.Rows), rep.Warnings)
 				}
 			}},
 		// thresholds.yaml gives a direction to a unit without a Unit line.

@@ -9,8 +9,8 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
-// judge decides one lower-is-better row alone (Holm over one test).
-func judge(base, next []float64, g thresholds.Gate) Row {
+// judgeOne decides one lower-is-better row alone (Holm over one test).
+func judgeOne(base, next []float64, g thresholds.Gate) Row {
 	row := Row{Unit: "ttft-p50-ns", Direction: thresholds.Lower, Settings: g}
 	b, bsam := summarize(base, g.Confidence)
 	n, nsam := summarize(next, g.Confidence)
@@ -53,7 +53,7 @@ func TestRunsNeededEstimate(t *testing.T) {
 		inconclusive, decided, right, total := 0, 0, 0, 0
 		var needs []int
 		for trial := 0; trial < 400; trial++ {
-			row := judge(lognormal(rng, 10, 100, tc.cv), lognormal(rng, 10, 100*(1+tc.shift), tc.cv), g)
+			row := judgeOne(lognormal(rng, 10, 100, tc.cv), lognormal(rng, 10, 100*(1+tc.shift), tc.cv), g)
 			if row.Verdict != Inconclusive {
 				continue
 			}
@@ -64,7 +64,7 @@ func TestRunsNeededEstimate(t *testing.T) {
 			needs = append(needs, row.RunsNeeded)
 			total++
 			k := row.RunsNeeded
-			again := judge(lognormal(rng, k, 100, tc.cv), lognormal(rng, k, 100*(1+tc.shift), tc.cv), g)
+			again := judgeOne(lognormal(rng, k, 100, tc.cv), lognormal(rng, k, 100*(1+tc.shift), tc.cv), g)
 			if again.Verdict != Inconclusive {
 				decided++
 			}

@@ -113,9 +113,6 @@ func (r *Report) WriteText(w io.Writer) error {
 			ew.printf("  %s\n", strings.TrimRight(width.line(head), " "))
 		}
 		ew.printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
-		for _, warn := range row.Warnings {
-			ew.printf("    note: %s\n", warn)
-		}
 	}
 
 	if bad := r.problemChecks(); len(bad) > 0 {
@@ -266,7 +263,6 @@ type jsonRow struct {
 	Verdict        Verdict    `json:"verdict"`
 	Reason         string     `json:"reason"`
 	RunsNeeded     *int       `json:"runs_needed"`
-	Warnings       []string   `json:"warnings,omitempty"`
 }
 
 type jsonCheck struct {
@@ -319,7 +315,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
 			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,
 			MinSamples: row.Settings.MinSamples, Confidence: row.Settings.Confidence,
-			Verdict: row.Verdict, Reason: row.Reason, Warnings: row.Warnings,
+			Verdict: row.Verdict, Reason: row.Reason,
 		}
 		if s := row.Baseline; s != nil {
 			j.BaselineMedian, j.BaselineCI, j.BaselineN, j.BaselineValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values

@@ -73,8 +73,6 @@ type Row struct {
 	// decide it (estimate: docs/gate.md); -1 when more than
 	// MaxRunsEstimate or not estimable; 0 for a decided row.
 	RunsNeeded int
-	// Warnings are notes on the data (GOMAXPROCS differs, ...).
-	Warnings []string
 }
 
 // CheckKind says which absolute limit a Check tests.
@@ -135,8 +133,8 @@ type Report struct {
 	Comparisons int
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
-	// Warnings are notes on the whole comparison (forced configuration
-	// differences, benchmarks the new results lack, ...).
+	// Warnings are notes on the comparison (forced configuration
+	// differences, benchmarks the new results lack, GOMAXPROCS).
 	Warnings []string
 }
 
