@@ -49,3 +49,14 @@ sim-image:
 
 clean:
 	rm -rf bin build/sim/vllm-sim
+
+# The GitHub workflows, checked by actionlint (a tool dependency in go.mod,
+# settings in .github/actionlint.yaml). actionlint checks the run: scripts
+# with shellcheck when it is installed; CI=true makes shellcheck required.
+.PHONY: lint-workflows
+lint-workflows:
+	@if ! command -v shellcheck >/dev/null 2>&1; then \
+	  if [ "$$CI" = true ]; then echo "lint-workflows: shellcheck is required with CI=true (apt-get install shellcheck)"; exit 1; fi; \
+	  echo "lint-workflows: shellcheck is not installed: the workflows' run: scripts are not checked"; \
+	fi
+	$(GO) tool actionlint

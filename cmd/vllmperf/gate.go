@@ -1,0 +1,153 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// DefaultThresholdsFile is read when --thresholds is not given and the
+// file exists in the working directory.
+const DefaultThresholdsFile = "thresholds.yaml"
+
+// StepSummaryEnv names the file GitHub Actions shows as the job's summary;
+// the gate appends its markdown report there when it is set.
+const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
+
+// gateOptions are the flags of `vllmperf gate`.
+type gateOptions struct {
+	baseline   string
+	next       string
+	thresholds string
+	format     string
+	force      bool
+	summary    string
+}
+
+func newGateCommand(stdout, stderr io.Writer) *cobra.Command {
+	o := &gateOptions{}
+	cmd := &cobra.Command{
+		Use:   "gate --baseline FILE --new FILE",
+		Short: "Compare benchmark results with a baseline and fail on a regression",
+		Long: `Gate compares two files of "go test -bench Perf" output (the suite's results,
+docs/bench-format.md) the way benchstat does (median, confidence interval,
+Mann-Whitney U test), then decides per benchmark and metric: REGRESSION,
+IMPROVEMENT, NO CHANGE or INCONCLUSIVE. Which way is better comes from the
+files' Unit lines, thresholds.yaml's better:, or the unit's name. Holm's
+correction covers every gated test of the run; a regression must also reach
+thresholds.yaml's min_effect. thresholds.yaml's slo: limits and
+max_error_rate are checked on the new results. See docs/gate.md.
+
+Exit status: 0 pass, 1 regression or breached limit, 2 bad input, 3
+inconclusive (run more: the report says how many). The markdown report is
+also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
+		Example: `  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
+  vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runGate(o, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.baseline, "baseline", "", "the stored results to compare against (benchfmt)")
+	f.StringVar(&o.next, "new", "", "the results to judge (benchfmt)")
+	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+DefaultThresholdsFile+" if present, else the built-in defaults)")
+	f.StringVar(&o.format, "format", "text", "report format: "+strings.Join(gate.Formats, ", "))
+	f.BoolVar(&o.force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
+	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+", GitHub Actions' job summary; empty for none)")
+	return cmd
+}
+
+func runGate(o *gateOptions, stdout, stderr io.Writer) error {
+	if o.baseline == "" || o.next == "" {
+		return usagef("gate needs --baseline FILE and --new FILE: the stored results and the new ones, both `go test -bench Perf` output")
+	}
+	if !slices.Contains(gate.Formats, o.format) {
+		return usagef("--format %q: want one of %s", o.format, strings.Join(gate.Formats, ", "))
+	}
+	set, err := loadThresholds(o.thresholds)
+	if err != nil {
+		return usageError{err}
+	}
+	base, err := gate.ReadFile(o.baseline)
+	if err != nil {
+		return usageError{err}
+	}
+	next, err := gate.ReadFile(o.next)
+	if err != nil {
+		return usageError{err}
+	}
+	rep, err := gate.Compare(base, next, set, gate.Options{Force: o.force})
+	if err != nil {
+		return usageError{err}
+	}
+
+	if err := rep.WriteFormat(stdout, o.format); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	if o.summary != "" {
+		if err := appendStepSummary(o.summary, rep); err != nil {
+			fmt.Fprintf(stderr, "vllmperf gate: warning: %v\n", err)
+		}
+	}
+	return gateResult(rep)
+}
+
+// loadThresholds reads the file given, else ./thresholds.yaml when it
+// exists, else returns the defaults.
+func loadThresholds(path string) (*thresholds.Set, error) {
+	if path != "" {
+		return thresholds.Load(path)
+	}
+	set, err := thresholds.Load(DefaultThresholdsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return thresholds.Default(), nil
+	}
+	return set, err
+}
+
+// appendStepSummary adds the markdown report to the GitHub Actions job
+// summary.
+func appendStepSummary(path string, rep *gate.Report) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", StepSummaryEnv, err)
+	}
+	werr := rep.WriteMarkdown(f)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("%s %s: %w", StepSummaryEnv, path, werr)
+	}
+	return nil
+}
+
+// gateResult maps the report to the command's result: nil (exit 0), an
+// error (exit 1) or an inconclusiveError (exit 3).
+func gateResult(rep *gate.Report) error {
+	headline := rep.Headline()
+	switch rep.Outcome() {
+	case gate.OutcomeFail:
+		return errors.New(headline)
+	case gate.OutcomeInconclusive:
+		reason := strings.TrimPrefix(headline, string(gate.OutcomeInconclusive)+": ")
+		switch need := rep.RunsNeeded(); {
+		case need > 0:
+			reason += fmt.Sprintf("; about %d runs a side would decide (go test -count %d)", need, need)
+		case need < 0:
+			reason += fmt.Sprintf("; some rows need more than %d runs a side: see the report", gate.MaxRunsEstimate)
+		}
+		return inconclusiveError{reason}
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// Options tune a comparison beyond thresholds.yaml.
+type Options struct {
+	// ConfigKeys are the configuration keys both sides must agree on;
+	// nil means DefaultConfigKeys, an empty non-nil slice none. The set
+	// of profiles is always compared.
+	ConfigKeys []string
+	// Force compares despite configuration differences, which then
+	// become warnings in the Report.
+	Force bool
+}
+
+// Compare judges the new results against the baseline: per benchmark and
+// metric the medians, their confidence intervals and the Mann-Whitney U
+// test (benchmath, the numbers benchstat prints), a direction, Holm's
+// correction over all gated tests, and a Verdict; then the absolute
+// limits of thresholds.yaml on the new results. set may be nil for the
+// defaults.
+//
+// The error is about the input, never about the performance: a
+// *ConfigError when the sides were measured on different setups (unless
+// opts.Force), an error when no benchmark appears on both sides or when
+// the files' Unit lines disagree on a direction.
+func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, error) {
+	if base == nil || next == nil || len(base.Results) == 0 || len(next.Results) == 0 {
+		return nil, errors.New("gate: both sides need benchmark results")
+	}
+	if set == nil {
+		set = thresholds.Default()
+	}
+	keys := opts.ConfigKeys
+	if keys == nil {
+		keys = DefaultConfigKeys
+	}
+	g, err := newGrouping()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	bs, ns := g.group(base, keys), g.group(next, keys)
+	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
+
+	if mm := checkConfig(bs, ns, keys); len(mm) > 0 {
+		cerr := &ConfigError{Baseline: base.Name, New: next.Name, Mismatches: mm}
+		if !opts.Force {
+			return nil, cerr
+		}
+		for _, m := range mm {
+			rep.Warnings = append(rep.Warnings, "--force: "+m.describe(base.Name, next.Name))
+		}
+	}
+
+	shared, err := matchBenchmarks(bs, ns, rep)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := newDirections(base, next, set)
+	if err != nil {
+		return nil, err
+	}
+	var tests []test
+	for _, k := range shared {
+		bb, nb := bs.benches[k], ns.benches[k]
+		for _, unit := range unionUnits(bb.units, nb.units) {
+			row, t := buildRow(bb, nb, unit, set, dirs)
+			if t != nil {
+				t.row = len(rep.Rows)
+				tests = append(tests, *t)
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	judge(rep, tests, set)
+	rep.Checks = checkLimits(bs, ns, set)
+	return rep, nil
+}
+
+// matchBenchmarks returns the benchmarks both sides ran, in the order the
+// files list them, and notes in rep those only one side ran and a
+// difference in GOMAXPROCS.
+func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
+	var shared []benchproc.Key
+	procs := map[string]bool{}
+	for _, k := range bs.order {
+		nb, ok := ns.benches[k]
+		if !ok {
+			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.benches[k].name)
+			continue
+		}
+		shared = append(shared, k)
+		if bp, np := bs.benches[k].gomaxprocs, nb.gomaxprocs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
+			procs[fmt.Sprintf("GOMAXPROCS differs: %s in the baseline, %s in the new results (benchmarks are matched without the -N suffix; the client ran with another core count)", orOne(bp[0]), orOne(np[0]))] = true
+		}
+	}
+	for _, k := range ns.order {
+		if _, ok := bs.benches[k]; !ok {
+			rep.OnlyNew = append(rep.OnlyNew, ns.benches[k].name)
+		}
+	}
+	if len(shared) == 0 {
+		return nil, fmt.Errorf("no benchmark appears in both %s and %s: the baseline has %s, the new results %s; compare results of the same suite",
+			rep.Baseline, rep.New, example(bs), example(ns))
+	}
+	if len(rep.OnlyBaseline) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d benchmark(s) of the baseline are not in the new results (not compared; the gate cannot pass without them): run them, or re-baseline if they were removed on purpose", len(rep.OnlyBaseline)))
+	}
+	rep.Warnings = append(rep.Warnings, sortedKeys(procs)...)
+	benchproc.SortKeys(shared)
+	return shared, nil
+}
+
+// judge runs the tests: every row with runs on both sides gets
+// benchstat's p; gated rows with enough runs enter Holm's correction and
+// get a verdict.
+func judge(rep *Report, tests []test, set *thresholds.Set) {
+	var gated []int
+	var ps []float64
+	for i := range tests {
+		t := &tests[i]
+		row := &rep.Rows[t.row]
+		row.P, t.theta = uTest(t.base, t.next, row.Settings.Alpha)
+		if t.gated {
+			gated = append(gated, i)
+			ps = append(ps, row.P)
+		}
+	}
+	rep.Comparisons = len(gated)
+	for i, adj := range holm(ps) {
+		t := &tests[gated[i]]
+		row := &rep.Rows[t.row]
+		row.PHolm = adj
+		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
+		decide(row, len(gated), t.theta, slo || row.Unit == ErrorRateUnit)
+	}
+}
+
+// test is a row with runs on both sides: its samples, whether the gate
+// judges it (gated, enough runs), and the U test's effect estimate.
+type test struct {
+	row        int
+	base, next *benchmath.Sample
+	gated      bool
+	theta      float64
+}
+
+// buildRow compares one unit of one benchmark. It returns the row and,
+// when both sides have runs, a test to run; a row is complete unless the
+// test is gated.
+func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
+	row := Row{
+		Name: bb.name, Profile: bb.profile, Scenario: bb.scenario, Unit: unit,
+		DeltaPct: nan(), P: nan(), PHolm: nan(),
+		Settings: set.Gate(bb.profile, bb.scenario, unit),
+	}
+	row.Direction, row.DirectionFrom = dirs.of(bb.profile, bb.scenario, unit)
+
+	bv, inBase := bb.values[unit]
+	nv, inNew := nb.values[unit]
+	var bsam, nsam *benchmath.Sample
+	if inBase {
+		row.Baseline, bsam = summarize(bv, row.Settings.Confidence)
+	}
+	if inNew {
+		row.New, nsam = summarize(nv, row.Settings.Confidence)
+	}
+	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	switch {
+	case !inNew && gated:
+		row.Verdict = Missing
+		row.Reason = fmt.Sprintf("measured in the baseline (%d runs) but not in the new results: the new run could not measure it", row.Baseline.N)
+		return row, nil
+	case !inNew:
+		row.Verdict = NotGated
+		row.Reason = "not in the new results (a metric without a direction: not gated)"
+		return row, nil
+	case !inBase:
+		row.Verdict = NotGated
+		row.Reason = "new metric: no baseline to compare with"
+		return row, nil
+	}
+	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
+	t := &test{base: bsam, next: nsam}
+	if !gated {
+		row.Verdict = NotGated
+		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"
+		return row, t
+	}
+	if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {
+		row.Verdict = Inconclusive
+		row.RunsNeeded = max(min, finiteCIRuns(row.Settings.Confidence))
+		row.Reason = fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d: run at least %d a side (-count %d)",
+			row.Baseline.N, row.New.N, min, row.RunsNeeded, row.RunsNeeded)
+		return row, t
+	}
+	t.gated = true
+	return row, t
+}
+
+func orOne(procs string) string {
+	if procs == "" {
+		return "1"
+	}
+	return procs
+}
+
+func unionUnits(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, u := range b {
+		out = addDistinct(out, u)
+	}
+	return out
+}
+
+func example(s *sideData) string {
+	if len(s.order) == 0 {
+		return "nothing"
+	}
+	name := s.benches[s.order[0]].name
+	if len(s.order) == 1 {
+		return name
+	}
+	return fmt.Sprintf("%s and %d more", name, len(s.order)-1)
+}
+
+// directions resolves each unit's better direction: the files' Unit lines
+// first, then thresholds.yaml, then thresholds.DefaultDirection.
+type directions struct {
+	base, next *Input
+	set        *thresholds.Set
+}
+
+func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) {
+	d := &directions{base: base, next: next, set: set}
+	var conflicts []string
+	for _, m := range sortedMetadata(base.Units) {
+		if m.Key != "better" {
+			continue
+		}
+		bd, _ := base.fileDirection(m.OrigUnit)
+		nd, nm := next.fileDirection(m.OrigUnit)
+		if nm != nil && nd != bd {
+			bf, bl := m.Pos()
+			nf, nl := nm.Pos()
+			conflicts = append(conflicts, fmt.Sprintf("%s:%d says Unit %s better=%s but %s:%d says better=%s", bf, bl, m.OrigUnit, m.Value, nf, nl, nm.Value))
+		}
+	}
+	if len(conflicts) > 0 {
+		return nil, fmt.Errorf("the files disagree on which way is better:\n  %s\nfix the suite's Unit lines or re-baseline", strings.Join(conflicts, "\n  "))
+	}
+	return d, nil
+}
+
+// of returns the direction of unit in a benchmark of profile and scenario
+// and what decided it.
+func (d *directions) of(profile, scenario, unit string) (thresholds.Direction, string) {
+	if dir, m := d.base.fileDirection(unit); m != nil {
+		return dir, "Unit line"
+	}
+	if dir, m := d.next.fileDirection(unit); m != nil {
+		return dir, "Unit line"
+	}
+	if dir := d.set.Better(profile, scenario, unit); dir != thresholds.Unset {
+		return dir, "thresholds"
+	}
+	return thresholds.DefaultDirection(unit), "default"
+}

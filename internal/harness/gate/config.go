@@ -1,0 +1,114 @@
+package gate
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultConfigKeys are the file configuration keys (docs/bench-format.md)
+// on which both sides of a comparison must agree: a result from another
+// GPU, model, backend or server image is not a regression of this change.
+// vllm-version is not among them (the image pins it); the set of profiles
+// is always compared.
+var DefaultConfigKeys = []string{"gpu", "model", "backend", "image"}
+
+// ProfilesKey names the set of profiles in a Mismatch.
+const ProfilesKey = "profiles"
+
+// A Mismatch is a configuration key whose values differ between the two
+// sides, or within one side for the same benchmark.
+type Mismatch struct {
+	// Key is the configuration key, or ProfilesKey.
+	Key string
+	// Baseline and New are the values on each side, quoted and joined by
+	// ", " when a side has several, "(none)" where the key is absent.
+	Baseline, New string
+	// Benchmark is the first benchmark affected ("" for ProfilesKey);
+	// Count how many benchmarks differ this way.
+	Benchmark string
+	Count     int
+}
+
+// ConfigError refuses a comparison of results measured on different setups.
+type ConfigError struct {
+	Baseline, New string // the inputs' names
+	Mismatches    []Mismatch
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s and %s were not measured on the same setup:", e.Baseline, e.New)
+	for _, m := range e.Mismatches {
+		b.WriteString("\n  ")
+		b.WriteString(m.describe(e.Baseline, e.New))
+	}
+	b.WriteString("\ncompare results of one setup (re-baseline after a change of GPU, driver, model or image: see docs/gate.md), or pass --force to compare anyway")
+	return b.String()
+}
+
+func (m Mismatch) describe(baseName, newName string) string {
+	s := fmt.Sprintf("%s is %s in %s but %s in %s", m.Key, m.Baseline, baseName, m.New, newName)
+	if m.Baseline == m.New {
+		s = fmt.Sprintf("%s varies within both files: %s", m.Key, m.Baseline)
+	}
+	if m.Key == ProfilesKey {
+		return fmt.Sprintf("the profiles differ: %s in %s, %s in %s", m.Baseline, baseName, m.New, newName)
+	}
+	switch {
+	case m.Count > 1:
+		s += fmt.Sprintf(" (%s and %d more benchmarks)", m.Benchmark, m.Count-1)
+	case m.Benchmark != "":
+		s += fmt.Sprintf(" (%s)", m.Benchmark)
+	}
+	return s
+}
+
+// checkConfig compares the configuration keys of every benchmark both
+// sides ran, and the sides' sets of profiles.
+func checkConfig(base, next *sideData, keys []string) []Mismatch {
+	var out []Mismatch
+	index := map[[3]string]int{}
+	for _, key := range base.order {
+		nb, ok := next.benches[key]
+		if !ok {
+			continue
+		}
+		bb := base.benches[key]
+		for _, k := range keys {
+			bv, nv := bb.config[k], nb.config[k]
+			if len(bv) == 1 && len(nv) == 1 && bv[0] == nv[0] {
+				continue
+			}
+			m := Mismatch{Key: k, Baseline: joinValues(bv), New: joinValues(nv)}
+			id := [3]string{m.Key, m.Baseline, m.New}
+			if i, seen := index[id]; seen {
+				out[i].Count++
+				continue
+			}
+			m.Benchmark, m.Count = bb.name, 1
+			index[id] = len(out)
+			out = append(out, m)
+		}
+	}
+	if bp, np := base.profiles(), next.profiles(); !slices.Equal(bp, np) {
+		out = append(out, Mismatch{Key: ProfilesKey, Baseline: joinValues(bp), New: joinValues(np)})
+	}
+	return out
+}
+
+func joinValues(vs []string) string {
+	shown := make([]string, 0, len(vs))
+	for _, v := range vs {
+		if v == "" {
+			shown = append(shown, "(none)")
+			continue
+		}
+		shown = append(shown, strconv.Quote(v))
+	}
+	if len(shown) == 0 {
+		return "(none)"
+	}
+	return strings.Join(shown, ", ")
+}

@@ -1,0 +1,458 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// Formats lists the report formats WriteFormat accepts.
+var Formats = []string{"text", "markdown", "json"}
+
+// WriteFormat writes the report in format: text, markdown or json.
+func (r *Report) WriteFormat(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return r.WriteText(w)
+	case "markdown":
+		return r.WriteMarkdown(w)
+	case "json":
+		return r.WriteJSON(w)
+	}
+	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(Formats, ", "))
+}
+
+// Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit
+// breached".
+func (r *Report) Headline() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(r.Count(Regression), "regression", "regressions")
+	add(r.Count(Missing), "missing metric", "missing metrics")
+	add(r.CountChecks(CheckFail), "limit breached", "limits breached")
+	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
+	add(r.Count(Inconclusive), "inconclusive", "inconclusive")
+	add(r.CountChecks(CheckUnchecked), "limit never checked", "limits never checked")
+	add(len(r.OnlyBaseline), "baseline benchmark not run", "baseline benchmarks not run")
+	add(r.Count(Improvement), "improvement", "improvements")
+	add(r.Count(NoChange), "unchanged", "unchanged")
+	if len(parts) == 0 {
+		parts = append(parts, "nothing gated")
+	}
+	return fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+}
+
+// cells are one row's printed columns.
+type cells struct {
+	unit, base, next, delta, p, holm, n, verdict, note string
+}
+
+func (row *Row) cells() cells {
+	c := cells{
+		unit:    row.Unit,
+		base:    fmtSummary(row.Unit, row.Baseline),
+		next:    fmtSummary(row.Unit, row.New),
+		delta:   fmtDelta(row.DeltaPct),
+		p:       fmtP(row.P),
+		holm:    fmtP(row.PHolm),
+		verdict: string(row.Verdict),
+	}
+	switch {
+	case row.Baseline != nil && row.New != nil:
+		c.n = fmt.Sprintf("%d+%d", row.Baseline.N, row.New.N)
+	case row.Baseline != nil:
+		c.n = fmt.Sprintf("%d+0", row.Baseline.N)
+	case row.New != nil:
+		c.n = fmt.Sprintf("0+%d", row.New.N)
+	}
+	// Unchanged rows and metrics without a direction need no words.
+	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	if row.Verdict != NoChange && (row.Verdict != NotGated || gated) {
+		c.note = row.Reason
+	}
+	return c
+}
+
+// WriteText writes the report for a terminal: one block per benchmark,
+// then the limits, what was not compared, warnings and the verdict.
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
+	ew.printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
+
+	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
+	all := []cells{head}
+	for i := range r.Rows {
+		all = append(all, r.Rows[i].cells())
+	}
+	width := columnWidths(all)
+	name := ""
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Name != name {
+			if name != "" {
+				ew.printf("\n")
+			}
+			name = row.Name
+			ew.printf("%s\n", name)
+			ew.printf("  %s\n", strings.TrimRight(width.line(head), " "))
+		}
+		ew.printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
+	}
+
+	if bad := r.problemChecks(); len(bad) > 0 {
+		ew.printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
+		for _, c := range bad {
+			ew.printf("  %-9s %s\n", c.Status, checkLine(c))
+		}
+	} else if len(r.Checks) > 0 {
+		ew.printf("\nlimits on the new results: all %d passed\n", len(r.Checks))
+	}
+	if len(r.OnlyBaseline) > 0 {
+		ew.printf("\nin the baseline only (not compared):\n  %s\n", strings.Join(r.OnlyBaseline, "\n  "))
+	}
+	if len(r.OnlyNew) > 0 {
+		ew.printf("\nin the new results only (no baseline; limits checked):\n  %s\n", strings.Join(r.OnlyNew, "\n  "))
+	}
+	for _, warn := range r.Warnings {
+		ew.printf("\nwarning: %s\n", warn)
+	}
+	ew.printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
+	return ew.err
+}
+
+// WriteMarkdown writes the report for a pull request or
+// $GITHUB_STEP_SUMMARY: the verdict, the rows that need attention, failed
+// limits, and every row in a collapsed table.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️"}[r.Outcome()]
+	ew.printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
+	ew.printf("`%s` (baseline) → `%s` (new): %s. %d tests, Holm-corrected; medians with %s; settings from %s.\n\n",
+		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.Comparisons, ciWords(r), mdCode(r.thresholdsName()))
+
+	var attention []*Row
+	for i := range r.Rows {
+		if v := r.Rows[i].Verdict; v != NoChange && v != NotGated {
+			attention = append(attention, &r.Rows[i])
+		}
+	}
+	if len(attention) > 0 {
+		mdRows(ew, attention, true)
+		ew.printf("\n")
+	}
+	if bad := r.problemChecks(); len(bad) > 0 {
+		ew.printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
+		for _, c := range bad {
+			ew.printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(fmtValue(c.Unit, c.Value)), mdCell(c.Reason))
+		}
+		ew.printf("\n")
+	}
+	if len(r.OnlyBaseline) > 0 {
+		ew.printf("Not in the new results: %s\n\n", mdList(r.OnlyBaseline))
+	}
+	if len(r.OnlyNew) > 0 {
+		ew.printf("New, without baseline: %s\n\n", mdList(r.OnlyNew))
+	}
+	for _, warn := range r.Warnings {
+		ew.printf("> **warning**: %s\n\n", mdCell(warn))
+	}
+	ew.printf("<details><summary>All %d rows, %d limits checked</summary>\n\n", len(r.Rows), len(r.Checks))
+	all := make([]*Row, len(r.Rows))
+	for i := range r.Rows {
+		all[i] = &r.Rows[i]
+	}
+	mdRows(ew, all, false)
+	ew.printf("\n</details>\n")
+	return ew.err
+}
+
+func mdRows(ew *errWriter, rows []*Row, withWhy bool) {
+	if withWhy {
+		ew.printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
+	} else {
+		ew.printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict |\n|---|---|---|---|--:|--:|---|\n")
+	}
+	for _, row := range rows {
+		c := row.cells()
+		ew.printf("| %s | %s | %s | %s | %s | %s (%s) | %s |", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict)
+		if withWhy {
+			ew.printf(" %s |", mdCell(row.Reason))
+		}
+		ew.printf("\n")
+	}
+}
+
+func (r *Report) thresholdsName() string {
+	if r.Thresholds == "" {
+		return "the built-in defaults"
+	}
+	return r.Thresholds
+}
+
+func (r *Report) problemChecks() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Status != CheckPass {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func checkLine(c Check) string {
+	where := c.Name
+	if where == "" {
+		where = "(all benchmarks)"
+	}
+	return fmt.Sprintf("%s %s %s: %s", where, c.Unit, c.Limit, c.Reason)
+}
+
+// ciWords describes the intervals' level, which thresholds.yaml may vary.
+func ciWords(r *Report) string {
+	levels := map[float64]bool{}
+	for _, row := range r.Rows {
+		levels[row.Settings.Confidence] = true
+	}
+	if len(levels) == 1 {
+		for l := range levels {
+			return fmt.Sprintf("%g%% intervals", 100*l)
+		}
+	}
+	return "confidence intervals"
+}
+
+// jsonRow is a Row as --format json writes it.
+type jsonRow struct {
+	Name           string     `json:"name"`
+	Profile        string     `json:"profile,omitempty"`
+	Scenario       string     `json:"scenario,omitempty"`
+	Unit           string     `json:"unit"`
+	Direction      string     `json:"direction"`
+	DirectionFrom  string     `json:"direction_from"`
+	BaselineMedian *float64   `json:"baseline_median"`
+	BaselineCI     []*float64 `json:"baseline_ci"`
+	BaselineN      int        `json:"baseline_n"`
+	BaselineValues []float64  `json:"baseline_values"`
+	NewMedian      *float64   `json:"new_median"`
+	NewCI          []*float64 `json:"new_ci"`
+	NewN           int        `json:"new_n"`
+	NewValues      []float64  `json:"new_values"`
+	DeltaPct       *float64   `json:"delta_pct"`
+	P              *float64   `json:"p"`
+	PHolm          *float64   `json:"p_holm"`
+	Alpha          float64    `json:"alpha"`
+	MinEffectPct   float64    `json:"min_effect_pct"`
+	MinSamples     int        `json:"min_samples"`
+	Confidence     float64    `json:"confidence"`
+	Verdict        Verdict    `json:"verdict"`
+	Reason         string     `json:"reason"`
+	RunsNeeded     *int       `json:"runs_needed"`
+}
+
+type jsonCheck struct {
+	Kind   CheckKind   `json:"kind"`
+	Name   string      `json:"name"`
+	Unit   string      `json:"unit"`
+	Limit  string      `json:"limit"`
+	Value  *float64    `json:"value"`
+	Status CheckStatus `json:"status"`
+	Reason string      `json:"reason,omitempty"`
+}
+
+type jsonReport struct {
+	Baseline     string      `json:"baseline"`
+	New          string      `json:"new"`
+	Thresholds   string      `json:"thresholds"`
+	Result       Outcome     `json:"result"`
+	ExitCode     int         `json:"exit_code"`
+	Decision     Decision    `json:"decision"`
+	Summary      string      `json:"summary"`
+	Comparisons  int         `json:"comparisons"`
+	RunsNeeded   *int        `json:"runs_needed"`
+	Rows         []jsonRow   `json:"rows"`
+	Checks       []jsonCheck `json:"checks"`
+	OnlyBaseline []string    `json:"only_baseline"`
+	OnlyNew      []string    `json:"only_new"`
+	Warnings     []string    `json:"warnings"`
+}
+
+// WriteJSON writes the report as one JSON object: the result and exit
+// code, one object per row (name, unit, baseline_median, new_median,
+// delta_pct, p, p_holm, verdict, the intervals, n, direction, reason,
+// runs_needed) and one per check. Values are in the unit's own scale;
+// a number that is not finite (an unbounded interval) is null.
+func (r *Report) WriteJSON(w io.Writer) error {
+	out := jsonReport{
+		Baseline: r.Baseline, New: r.New, Thresholds: r.Thresholds, Result: r.Outcome(), ExitCode: r.Outcome().ExitCode(),
+		Decision: r.Decision(), Summary: r.Headline(), Comparisons: r.Comparisons,
+		Rows: []jsonRow{}, Checks: []jsonCheck{},
+		OnlyBaseline: nonNil(r.OnlyBaseline), OnlyNew: nonNil(r.OnlyNew), Warnings: nonNil(r.Warnings),
+	}
+	if need := r.RunsNeeded(); need != 0 {
+		out.RunsNeeded = &need
+	}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		j := jsonRow{
+			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit,
+			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
+			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
+			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,
+			MinSamples: row.Settings.MinSamples, Confidence: row.Settings.Confidence,
+			Verdict: row.Verdict, Reason: row.Reason,
+		}
+		if s := row.Baseline; s != nil {
+			j.BaselineMedian, j.BaselineCI, j.BaselineN, j.BaselineValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values
+		}
+		if s := row.New; s != nil {
+			j.NewMedian, j.NewCI, j.NewN, j.NewValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values
+		}
+		if row.Verdict == Inconclusive {
+			need := row.RunsNeeded
+			j.RunsNeeded = &need
+		}
+		out.Rows = append(out.Rows, j)
+	}
+	for _, c := range r.Checks {
+		out.Checks = append(out.Checks, jsonCheck{Kind: c.Kind, Name: c.Name, Unit: c.Unit, Limit: c.Limit, Value: finite(c.Value), Status: c.Status, Reason: c.Reason})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// value formatting ----------------------------------------------------------
+
+// fmtSummary writes "40.12ms ±3%" (benchstat's ± range), "—" when absent.
+func fmtSummary(unit string, s *Summary) string {
+	if s == nil {
+		return "—"
+	}
+	rng := benchmath.Summary{Center: s.Median, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
+	return fmtValue(unit, s.Median) + " ±" + rng
+}
+
+func fmtValue(unit string, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return thresholds.FormatValue(unit, v)
+}
+
+// fmtDelta writes a change in percent as benchstat does (+1.23%).
+func fmtDelta(pct float64) string {
+	switch {
+	case math.IsNaN(pct):
+		return "—"
+	case math.IsInf(pct, 1):
+		return "+∞%"
+	case math.IsInf(pct, -1):
+		return "-∞%"
+	}
+	return fmt.Sprintf("%+.2f%%", pct)
+}
+
+// fmtPct writes a limit in percent without trailing zeros (5%, 2.5%).
+func fmtPct(pct float64) string {
+	return strconv.FormatFloat(pct, 'f', -1, 64) + "%"
+}
+
+func fmtP(p float64) string {
+	if math.IsNaN(p) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// columns ---------------------------------------------------------------------
+
+type widths [8]int
+
+func columnWidths(rows []cells) widths {
+	var w widths
+	for _, c := range rows {
+		for i, s := range c.fixed() {
+			w[i] = max(w[i], utf8.RuneCountInString(s))
+		}
+	}
+	return w
+}
+
+func (c cells) fixed() [8]string {
+	return [8]string{c.unit, c.base, c.next, c.delta, c.p, c.holm, c.n, c.verdict}
+}
+
+// line pads each column; numbers are right-aligned.
+func (w widths) line(c cells) string {
+	var b strings.Builder
+	for i, s := range c.fixed() {
+		pad := strings.Repeat(" ", w[i]-utf8.RuneCountInString(s))
+		if i >= 3 && i <= 6 {
+			b.WriteString(pad + s)
+		} else {
+			b.WriteString(s + pad)
+		}
+		b.WriteString("  ")
+	}
+	b.WriteString(c.note)
+	return b.String()
+}
+
+// markdown ----------------------------------------------------------------------
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+func mdList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + mdCode(n) + "`"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,138 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// Input is one side of a comparison: the benchmark results of one file (or
+// of several runs collected in memory) and the unit metadata (`Unit X
+// better=lower` lines) read with them.
+type Input struct {
+	// Name names the side in messages and reports (the file's path).
+	Name string
+	// Results are the benchmark lines, one per run of a benchmark.
+	Results []*benchfmt.Result
+	// Units holds the `Unit` lines' metadata, keyed by benchfmt's tidied
+	// unit (use Units.Get with the unit as written).
+	Units benchfmt.UnitMetadataMap
+}
+
+// maxSyntaxErrors is how many malformed lines an error message lists.
+const maxSyntaxErrors = 5
+
+// ReadFile reads a file in Go's benchmark format (`go test -bench` output,
+// docs/bench-format.md).
+func ReadFile(path string) (*Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read benchmark results: %w", err)
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads Go's benchmark format from r; name is used in messages. A
+// malformed benchmark or Unit line is an error (a gate must not judge a
+// file it half understood), as is a file without any benchmark line or a
+// `better=` that is not lower, higher or none.
+func Read(r io.Reader, name string) (*Input, error) {
+	in := &Input{Name: name}
+	rd := benchfmt.NewReader(r, name)
+	var bad []string
+	nBad := 0
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			nBad++
+			if len(bad) < maxSyntaxErrors {
+				bad = append(bad, rec.Error())
+			}
+		case *benchfmt.Result:
+			in.Results = append(in.Results, rec.Clone())
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if nBad > 0 {
+		more := ""
+		if nBad > len(bad) {
+			more = fmt.Sprintf("\n  (and %d more)", nBad-len(bad))
+		}
+		return nil, fmt.Errorf("%s: %d malformed benchmark line(s); the file is cut short or not `go test -bench` output:\n  %s%s",
+			name, nBad, strings.Join(bad, "\n  "), more)
+	}
+	if len(in.Results) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark results: want the output of `go test -run '^$' -bench Perf` (lines starting with Benchmark)", name)
+	}
+	in.Units = rd.Units()
+	if err := checkUnitLines(in.Units); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// checkUnitLines refuses a `better=` value the gate cannot read.
+func checkUnitLines(units benchfmt.UnitMetadataMap) error {
+	var errs []error
+	for _, m := range sortedMetadata(units) {
+		if m.Key != "better" {
+			continue
+		}
+		if _, err := thresholds.ParseDirection(m.Value); err != nil {
+			file, line := m.Pos()
+			errs = append(errs, fmt.Errorf("%s:%d: Unit %s better=%s: want better=lower, better=higher or better=none", file, line, m.OrigUnit, m.Value))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fileDirection is the direction the input's `Unit unit better=` line
+// gives, Unset without one. unit is written as in the benchmark lines.
+func (in *Input) fileDirection(unit string) (thresholds.Direction, *benchfmt.UnitMetadata) {
+	if in == nil || in.Units == nil {
+		return thresholds.Unset, nil
+	}
+	m := in.Units.Get(unit, "better")
+	if m == nil {
+		return thresholds.Unset, nil
+	}
+	d, err := thresholds.ParseDirection(m.Value)
+	if err != nil {
+		return thresholds.Unset, nil
+	}
+	return d, m
+}
+
+func sortedMetadata(units benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
+	out := make([]*benchfmt.UnitMetadata, 0, len(units))
+	for _, m := range units {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Unit != out[j].Unit {
+			return out[i].Unit < out[j].Unit
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// measurement returns a value as the file wrote it: benchfmt converts
+// units containing "ns" to seconds ("ttft-p99-ns" → "ttft-p99-sec"); the
+// gate keeps the original unit, the one thresholds.yaml names.
+func measurement(v benchfmt.Value) (unit string, value float64) {
+	if v.OrigUnit != "" {
+		return v.OrigUnit, v.OrigValue
+	}
+	return v.Unit, v.Value
+}
