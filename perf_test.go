@@ -1,179 +1,169 @@
-// Perf scenarios: wiring only. Each profile is started through the backend
-// chosen by VLLMPERF_BACKEND (sim by default; container for a vLLM image on
+// The suite: wiring only (the logic lives in internal/harness/suite).
+// Every built-in profile is started through the backend VLLMPERF_BACKEND
+// selects (the embedded simulator by default; container for a vLLM image on
 // GPUs, or VLLMPERF_IMAGE=sim for the simulator image; external for
-// VLLMPERF_TARGET), loaded by the harness, and reported as custom benchmark
-// metrics that benchstat compares:
+// VLLMPERF_TARGET) and every scenario of scenarios/workloads/ runs on it.
 //
-//	go test -run '^$' -bench Perf -benchtime 1x -count 6 . | tee new.txt
-//	VLLMPERF_BACKEND=container go test -run '^$' -bench 'Perf/high-throughput' -benchtime 1x .
+//	go test -run '^$' -bench Perf -benchtime 1x -count 6 . | tee new.txt     # full size
+//	go test -short -run '^$' -bench Perf -benchtime 1x .                     # quick size
+//	go test -run Perf .                                                      # the assertions, quick size
+//	VLLMPERF_BACKEND=container go test -run '^$' -bench 'Perf/profile=high-throughput' -benchtime 1x .
 //
-// VLLMPERF_CONCURRENCY, VLLMPERF_REQUESTS, VLLMPERF_PROMPT_TOKENS and
-// VLLMPERF_MAX_TOKENS size the scenario (defaults keep a simulator run short).
+// The output format (names, units, config lines, what b.N and ns/op mean)
+// is docs/bench-format.md; the environment variables are package suite's.
 package perf_test
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
-// scenario is the load shape of one perf run.
-type scenario struct {
-	concurrency, requests, promptTokens, maxTokens int
-}
-
-func envInt(t testing.TB, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		t.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
-
-func scenarioFromEnv(t testing.TB) scenario {
-	return scenario{
-		concurrency:  envInt(t, "VLLMPERF_CONCURRENCY", 8),
-		requests:     envInt(t, "VLLMPERF_REQUESTS", 48),
-		promptTokens: envInt(t, "VLLMPERF_PROMPT_TOKENS", 128),
-		maxTokens:    envInt(t, "VLLMPERF_MAX_TOKENS", 64),
-	}
-}
-
-// startProfile starts the named profile on the configured backend; the
-// server is closed when the test ends.
-func startProfile(t testing.TB, name string) server.Server {
-	t.Helper()
-	p, err := profile.Builtin(name)
+// newSuite reads the suite's configuration; Docker is required for the
+// container backend (skip outside CI, fail in CI).
+func newSuite(tb testing.TB, short bool) *suite.Suite {
+	tb.Helper()
+	cfg, err := suite.FromEnv(short)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	cfg, err := server.FromEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Backend == server.KindContainer {
+	if cfg.Server.Backend == server.KindContainer {
 		if err := server.DockerAvailable(context.Background()); err != nil {
 			if os.Getenv("CI") == "true" {
-				t.Fatalf("the container backend needs Docker, required in CI: %v", err)
+				tb.Fatalf("the container backend needs Docker, required in CI: %v", err)
 			}
-			t.Skipf("the container backend needs a Docker engine: %v", err)
+			tb.Skipf("the container backend needs a Docker engine: %v", err)
 		}
 	}
-	srv, err := server.Start(context.Background(), cfg, p)
+	s, err := suite.New(cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := srv.Close(ctx); err != nil {
-			t.Errorf("stop %s: %v", name, err)
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Error(err)
 		}
 	})
-	return srv
+	return s
 }
 
-// runScenario loads srv once and returns every sample and the measured phase.
-func runScenario(t testing.TB, srv server.Server, sc scenario, warmup int) *load.Result {
-	t.Helper()
-	gen, err := workload.New(workload.Config{Model: srv.Model(), PromptTokens: sc.promptTokens, MaxTokens: sc.maxTokens, IgnoreEOS: true})
-	if err != nil {
-		t.Fatal(err)
+// closeSession stops a session's server, reporting a failure to stop.
+func closeSession(tb testing.TB, ss *suite.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := ss.Close(ctx); err != nil {
+		tb.Errorf("stop %s: %v", ss.Profile.Name, err)
 	}
-	client := openai.New(srv.BaseURL(), openai.WithMaxConnections(sc.concurrency))
-	defer client.CloseIdleConnections()
-	if err := client.Preconnect(context.Background(), sc.concurrency); err != nil {
-		t.Fatal(err)
-	}
-	res, err := load.Run(context.Background(), load.Config{Concurrency: sc.concurrency, Requests: sc.requests, Warmup: warmup}, client, gen.Next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
-// BenchmarkPerf runs each built-in profile and reports vLLM's serving
-// metrics as custom benchmark units (latencies in ns, so benchstat shows
-// seconds; better=lower for latencies, higher for throughput).
+// BenchmarkPerf runs every profile × scenario point and reports the
+// figures of docs/bench-format.md through b.ReportMetric.
 func BenchmarkPerf(b *testing.B) {
-	sc := scenarioFromEnv(b)
-	for _, name := range profile.Names() {
-		b.Run(name, func(b *testing.B) {
-			srv := startProfile(b, name)
-			var all []sample.Sample
-			var measured time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				res := runScenario(b, srv, sc, 1)
-				all = append(all, res.Measured()...)
-				measured += res.End.Sub(res.Start)
-			}
-			b.StopTimer()
-			start := time.Unix(0, 0)
-			sum, err := stats.Summarize(all, start, start.Add(measured), stats.SLO{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if reason, bad := sum.Inconclusive(); bad {
-				b.Fatalf("%s: INCONCLUSIVE: %s", name, reason)
-			}
-			if sum.Failed > 0 {
-				b.Errorf("%s: %d of %d requests failed: %v", name, sum.Failed, sum.Requests, sum.FailedByKind)
-			}
-			reportDist(b, "ttft", sum.TTFT)
-			reportDist(b, "tpot", sum.TPOT)
-			reportDist(b, "itl", sum.ITL)
-			reportDist(b, "e2el", sum.E2EL)
-			b.ReportMetric(sum.OutputThroughput, "output-tok/s")
-			b.ReportMetric(sum.RequestThroughput, "req/s")
-			b.ReportMetric(srv.ReadyIn().Seconds(), "time-to-ready-s")
-		})
+	s := newSuite(b, testing.Short())
+	fmt.Println(strings.Join(s.UnitLines(), "\n"))
+	for _, name := range s.Config().Profiles {
+		b.Run("profile="+name, func(b *testing.B) { benchProfile(b, s, name) })
 	}
 }
 
-// reportDist reports a latency distribution (milliseconds in stats) as
-// p50/p90/p99 in nanoseconds.
-func reportDist(b *testing.B, name string, d stats.Dist) {
-	for _, p := range []float64{50, 90, 99} {
-		if v, ok := d.Pct(p); ok {
-			b.ReportMetric(v*float64(time.Millisecond), fmt.Sprintf("%s-p%g-ns", name, p))
+func benchProfile(b *testing.B, s *suite.Suite, name string) {
+	ctx := context.Background()
+	ss, err := s.Start(ctx, name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { closeSession(b, ss) }()
+	for _, kv := range ss.ConfigLines {
+		fmt.Printf("%s: %s\n", kv[0], kv[1])
+	}
+	fresh := true // the session just started: its startup run is unreported
+	b.Run("scenario="+suite.StartupScenario, func(b *testing.B) {
+		var runs []*suite.Run
+		for range b.N {
+			if !fresh { // a repetition measures a start of its own
+				closeSession(b, ss)
+				if ss, err = s.Start(ctx, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+			fresh = false
+			runs = append(runs, ss.Startup)
+		}
+		report(b, runs)
+	})
+	for _, scName := range s.Config().Scenarios {
+		sc, err := ss.Scenario(scName)
+		if err != nil {
+			b.Fatal(err)
+		}
+		latest := map[string]*suite.Run{}
+		var order []string
+		for _, pt := range sc.Points(s.Config().Size) {
+			b.Run("scenario="+scName+"/"+pt.Key, func(b *testing.B) {
+				var runs []*suite.Run
+				b.ResetTimer()
+				for range b.N {
+					r, err := ss.Run(ctx, pt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					runs = append(runs, r)
+				}
+				b.StopTimer()
+				report(b, runs)
+				if _, seen := latest[pt.Key]; !seen {
+					order = append(order, pt.Key)
+				}
+				latest[pt.Key] = runs[len(runs)-1]
+			})
+		}
+		if sc.Knee {
+			b.Run("scenario="+scName+"/summary=knee", func(b *testing.B) {
+				var runs []*suite.Run
+				for _, k := range order {
+					runs = append(runs, latest[k])
+				}
+				k, m := ss.Knee(scName, runs)
+				for _, line := range k.Explanation {
+					b.Log(line)
+				}
+				for unit, v := range m {
+					b.ReportMetric(v, unit)
+				}
+			})
 		}
 	}
 }
 
-// TestPerfProfilesServe is the quick check a developer runs with
-// `go test -run Perf`: every profile starts, serves a short closed-loop
-// scenario without a failure, and every request's token counts are exact.
-func TestPerfProfilesServe(t *testing.T) {
-	sc := scenario{concurrency: 4, requests: 8, promptTokens: 64, maxTokens: 16}
-	for _, name := range profile.Names() {
-		t.Run(name, func(t *testing.T) {
-			srv := startProfile(t, name)
-			res := runScenario(t, srv, sc, 0)
-			for _, s := range res.Measured() {
-				if s.Err != nil {
-					t.Errorf("request %d: %v", s.Index, s.Err)
-					continue
-				}
-				if s.CompletionTokens != sc.maxTokens {
-					t.Errorf("request %d: %d completion tokens, want %d (ignore_eos)", s.Index, s.CompletionTokens, sc.maxTokens)
-				}
-			}
-		})
+// report reports the mean of each unit over the runs of one benchmark
+// (b.N of them; one in practice) and logs every check that failed.
+func report(b *testing.B, runs []*suite.Run) {
+	sums, counts := map[string]float64{}, map[string]int{}
+	for _, r := range runs {
+		for unit, v := range r.Metrics {
+			sums[unit] += v
+			counts[unit]++
+		}
+		for _, f := range r.Failures() {
+			b.Logf("check: %s", f)
+		}
+		for _, w := range r.Result.Warnings {
+			b.Logf("warning: %v", w)
+		}
+	}
+	units := make([]string, 0, len(sums))
+	for u := range sums {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	for _, u := range units {
+		b.ReportMetric(sums[u]/float64(counts[u]), u)
 	}
 }

@@ -14,10 +14,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
@@ -56,9 +58,10 @@ type runOptions struct {
 	requestTimeout time.Duration
 	idleTimeout    time.Duration
 
-	jsonPath    string
-	samplesPath string
-	quiet       bool
+	jsonPath       string
+	samplesPath    string
+	quiet          bool
+	sampleInterval time.Duration
 }
 
 // inconclusiveError is returned when a run measured nothing that could pass
@@ -113,6 +116,7 @@ container (--backend container, image from --image or VLLMPERF_IMAGE).`,
 	f.StringVar(&o.jsonPath, "json", "", "write the summary as vLLM --save-result JSON to this file")
 	f.StringVar(&o.samplesPath, "samples", "", "write every request's record as JSON lines to this file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar on stderr")
+	f.DurationVar(&o.sampleInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
 	return cmd
 }
 
@@ -273,95 +277,65 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 		return usagef("no model to request: pass --model (the server's served model name)")
 	}
 
-	gen, err := workload.New(workload.Config{
-		Endpoint:           endpoint,
-		Model:              model,
-		PromptTokens:       o.promptTokens,
-		MaxTokens:          o.maxTokens,
-		IgnoreEOS:          true,
-		SharedPrefixTokens: o.sharedPrefix,
-		Seed:               o.seed,
-	})
+	pt, err := o.point(loadCfg)
 	if err != nil {
 		return usageError{err}
 	}
-	inFlight := loadCfg.Concurrency
-	if loadCfg.Rate != 0 {
-		inFlight = loadCfg.MaxConcurrency
-	}
-	clientOpts := []openai.Option{
-		openai.WithRequestTimeout(o.requestTimeout),
-		openai.WithIdleTimeout(o.idleTimeout),
-	}
-	if inFlight > 0 {
-		clientOpts = append(clientOpts, openai.WithMaxConnections(inFlight))
-	}
-	if key != "" {
-		clientOpts = append(clientOpts, openai.WithAPIKey(key))
-	}
-	client := openai.New(srv.BaseURL(), clientOpts...)
-	defer client.CloseIdleConnections()
-	// Open the run's connections up front, so the first wave's TTFT is the
-	// server's, not TCP set-up's (the warm-up requests go one at a time).
-	if inFlight > 0 {
-		if err := client.Preconnect(ctx, inFlight); err != nil {
-			fmt.Fprintf(stderr, "vllmperf: warning: %v: the first requests will pay connection set-up\n", err)
-		}
-	}
-
 	bar := newProgress(stderr, o.quiet, loadCfg)
-	loadCfg.Progress = bar.update
-	res, err := load.Run(ctx, loadCfg, client, gen.Next)
+	res, err := harness.Run(ctx, srv, pt,
+		harness.WithModel(model),
+		harness.WithAPIKey(key),
+		harness.WithEndpoint(endpoint),
+		harness.WithSeed(o.seed),
+		harness.WithGoodput(slo),
+		harness.WithTimeouts(o.requestTimeout, o.idleTimeout),
+		harness.WithProgress(bar.update),
+	)
 	bar.finish()
-	if err != nil {
-		return usageError{err}
-	}
-
-	sum, err := stats.Summarize(res.Samples, res.Start, res.End, slo)
 	if err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
+	}
+	sum := res.Summary
 	if err := report.WriteText(stdout, sum); err != nil {
+		return err
+	}
+	if err := report.WriteServer(stdout, res.Delta, res.Series, res.ScrapeErr); err != nil {
 		return err
 	}
 	if srvReady := srv.ReadyIn(); srvReady > 0 {
 		fmt.Fprintf(stdout, "%-40s %.1f\n", "Server time to ready (ms):", float64(srvReady)/float64(time.Millisecond))
 	}
-	// vLLM's backend names: "openai-chat" for chat, "vllm" for completions;
-	// a closed loop of N is vLLM's request rate inf with max_concurrency N.
-	backendName := "openai-chat"
-	if endpoint == openai.Completions {
-		backendName = "vllm"
-	}
-	rate, burstiness := loadCfg.Rate, loadCfg.Burstiness
-	if rate == 0 {
-		rate = math.Inf(1)
-	}
-	if burstiness == 0 {
-		burstiness = load.DefaultBurstiness
-	}
-	meta := report.Meta{
-		Backend:        backendName,
-		ModelID:        model,
-		NumPrompts:     loadCfg.Requests,
-		RequestRate:    rate,
-		Burstiness:     burstiness,
-		MaxConcurrency: inFlight,
-		Date:           res.Start,
-	}
-	if err := writeFile(o.jsonPath, func(w io.Writer) error { return report.WriteJSON(w, sum, meta) }); err != nil {
+	if err := writeFile(o.jsonPath, func(w io.Writer) error { return report.WriteJSON(w, sum, res.ReportMeta()) }); err != nil {
 		return err
 	}
-	if err := writeFile(o.samplesPath, func(w io.Writer) error { return report.WriteSamples(w, res.Samples) }); err != nil {
+	if err := writeFile(o.samplesPath, func(w io.Writer) error { return report.WriteSamples(w, res.Samples()) }); err != nil {
 		return err
 	}
-	if res.Canceled {
-		return fmt.Errorf("run interrupted after %d requests: partial results above%s", len(res.Samples), savedNote(o))
+	if res.Load.Canceled {
+		return fmt.Errorf("run interrupted after %d requests: partial results above%s", len(res.Samples()), savedNote(o))
 	}
 	if reason, bad := sum.Inconclusive(); bad {
 		return inconclusiveError{reason}
 	}
 	return nil
+}
+
+// point is the run as a scenario point: one class of random-word prompts
+// (with an optional shared system prompt) under the flags' load shape.
+func (o *runOptions) point(cfg load.Config) (scenario.Point, error) {
+	class := workload.Class{Name: "run", Weight: 1, Config: workload.Config{
+		PromptTokens:       o.promptTokens,
+		MaxTokens:          o.maxTokens,
+		IgnoreEOS:          true,
+		SharedPrefixTokens: o.sharedPrefix,
+	}}
+	if o.sampleInterval <= 0 {
+		return scenario.Point{}, fmt.Errorf("--sample-interval %s: want a positive duration such as 2s", o.sampleInterval)
+	}
+	return scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.sampleInterval}, nil
 }
 
 func savedNote(o *runOptions) string {

@@ -36,13 +36,7 @@ func WriteText(w io.Writer, s *stats.Summary) error {
 		}
 		fmt.Fprintf(bw, "%-40s %s\n", label, v)
 	}
-	header := func(title string, fill byte) {
-		// Centered as Python's "{:^50}" does: the odd fill goes right.
-		pad := textWidth - len(title)
-		left := max(pad/2, 0)
-		right := max(pad-left, 0)
-		fmt.Fprintf(bw, "%s%s%s\n", strings.Repeat(string(fill), left), title, strings.Repeat(string(fill), right))
-	}
+	header := func(title string, fill byte) { fmt.Fprintln(bw, centered(title, fill)) }
 
 	header(" Serving Benchmark Result ", '=')
 	if reason, inc := s.Inconclusive(); inc {

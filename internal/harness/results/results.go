@@ -1,0 +1,346 @@
+// Package results writes the suite's results folder (docs/bench-format.md):
+// summary.json with every run's vLLM figures, server deltas and checks,
+// samples.jsonl with every request, and timeseries.jsonl with the metrics
+// sampler's points. bench.txt, the benchfmt output, is what `go test`
+// prints; the Makefile tees it into the same folder. The report command
+// re-renders everything from the folder alone.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/knee"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+)
+
+// The files of a results folder.
+const (
+	SummaryFile    = "summary.json"
+	SamplesFile    = "samples.jsonl"
+	TimeSeriesFile = "timeseries.jsonl"
+	BenchFile      = "bench.txt"
+)
+
+// Summary is summary.json.
+type Summary struct {
+	// Config holds the file-level configuration (backend, gpu, model,
+	// vllm-version, image) of each profile, keyed by profile.
+	Config map[string]map[string]string `json:"config"`
+	// Runs are the runs in the order they ended.
+	Runs []Run `json:"runs"`
+	// Knees are the sweeps' knees.
+	Knees []Knee `json:"knees"`
+}
+
+// Run is one run of a point.
+type Run struct {
+	// Name is the benchmark name without "BenchmarkPerf/" and the
+	// GOMAXPROCS suffix: profile=basic/scenario=concurrency-sweep/conc=8.
+	Name     string `json:"name"`
+	Profile  string `json:"profile"`
+	Scenario string `json:"scenario"`
+	Point    string `json:"point"`
+	// Rep counts the runs of the same name before this one (-count).
+	Rep int `json:"rep"`
+	// Concurrency is the closed-loop concurrency or open-loop cap; Rate
+	// the open-loop rate ("inf" allowed), empty for a closed loop.
+	Concurrency int    `json:"concurrency"`
+	Rate        string `json:"rate,omitempty"`
+	// Result holds vLLM's --save-result keys (and vllmperf's own).
+	Result json.RawMessage `json:"result"`
+	// Classes holds the same per class, when the point mixes classes.
+	Classes map[string]json.RawMessage `json:"classes,omitempty"`
+	// Metrics are the bench units reported for the run.
+	Metrics map[string]float64 `json:"metrics"`
+	// Server holds the /metrics deltas and the sampler's summary.
+	Server Server `json:"server"`
+	// Checks are the assertions and their outcome.
+	Checks []check.Result `json:"checks"`
+	// Warnings are the run's non-fatal problems.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Server is the server's side of a run.
+type Server struct {
+	// Counters are the counter deltas by canonical name (sums over label
+	// sets), for every counter the server exposed.
+	Counters map[string]float64 `json:"counters,omitempty"`
+	// Histograms are the histogram deltas: count, sum, mean, p50, p99.
+	Histograms map[string]HistogramDelta `json:"histograms,omitempty"`
+	// Series summarises the sampler's points.
+	Series any `json:"series,omitempty"`
+	// ScrapeError is why the deltas are missing.
+	ScrapeError string `json:"scrape_error,omitempty"`
+	// DrainWait is how long the queues took to empty after the load (ms).
+	DrainWaitMS float64 `json:"drain_wait_ms"`
+}
+
+// HistogramDelta summarises one histogram's delta over a run; percentiles
+// are interpolated within buckets as Prometheus's histogram_quantile does.
+type HistogramDelta struct {
+	Count float64  `json:"count"`
+	Sum   float64  `json:"sum"`
+	Mean  *float64 `json:"mean"`
+	P50   *float64 `json:"p50"`
+	P99   *float64 `json:"p99"`
+}
+
+// Knee is a sweep's knee.
+type Knee struct {
+	Profile     string   `json:"profile"`
+	Scenario    string   `json:"scenario"`
+	Rep         int      `json:"rep"`
+	Knee        int      `json:"knee_concurrency"`
+	Saturation  int      `json:"saturation_concurrency"`
+	SLOMax      int      `json:"slo_concurrency"`
+	Recommended int      `json:"recommended_concurrency"`
+	Explanation []string `json:"explanation"`
+	Steps       []Step   `json:"steps"`
+}
+
+// Step is a knee.Step as JSON.
+type Step struct {
+	From          int     `json:"from"`
+	To            int     `json:"to"`
+	Gain          float64 `json:"throughput_gain"`
+	LatencyGrowth float64 `json:"latency_growth"`
+	Saturated     bool    `json:"saturated"`
+}
+
+// Writer writes one results folder. It is safe for concurrent use.
+type Writer struct {
+	dir string
+
+	mu      sync.Mutex
+	sum     Summary
+	reps    map[string]int
+	samples *os.File
+	series  *os.File
+	err     error
+}
+
+// Create makes dir (and its parents) and opens the folder's files. An
+// existing folder is refused, so that a run never mixes with another.
+func Create(dir string) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("results: %s already exists: give a new folder (make bench uses results/<UTC timestamp>)", dir)
+		}
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	w := &Writer{dir: dir, reps: map[string]int{}, sum: Summary{Config: map[string]map[string]string{}, Runs: []Run{}, Knees: []Knee{}}}
+	var err error
+	if w.samples, err = os.Create(filepath.Join(dir, SamplesFile)); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	if w.series, err = os.Create(filepath.Join(dir, TimeSeriesFile)); err != nil {
+		w.samples.Close()
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return w, nil
+}
+
+// Dir is the folder written.
+func (w *Writer) Dir() string { return w.dir }
+
+// SetConfig records a profile's configuration lines.
+func (w *Writer) SetConfig(profile string, cfg map[string]string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sum.Config[profile] = cfg
+}
+
+// Add records one run, its samples and its time series.
+func (w *Writer) Add(name, profile string, res *harness.Result, metrics map[string]float64, checks []check.Result) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rep := w.reps[name]
+	w.reps[name]++
+	run, err := newRun(name, profile, rep, res, metrics, checks)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	w.sum.Runs = append(w.sum.Runs, run)
+	w.fail(writeSamples(w.samples, name, rep, res.Samples()))
+	if res.Series != nil {
+		w.fail(writeSeries(w.series, name, rep, res))
+	}
+}
+
+// AddKnee records a sweep's knee.
+func (w *Writer) AddKnee(profile, scenario string, k knee.Result) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := "knee/" + profile + "/" + scenario
+	rep := w.reps[key]
+	w.reps[key]++
+	kj := Knee{Profile: profile, Scenario: scenario, Rep: rep, Knee: k.Knee, Saturation: k.Saturation, SLOMax: k.SLOMax,
+		Recommended: k.Recommended, Explanation: k.Explanation, Steps: []Step{}}
+	for _, s := range k.Steps {
+		kj.Steps = append(kj.Steps, Step{From: s.From, To: s.To, Gain: s.Gain, LatencyGrowth: s.LatencyGrowth, Saturated: s.Saturated})
+	}
+	w.sum.Knees = append(w.sum.Knees, kj)
+}
+
+func (w *Writer) fail(err error) {
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// Close writes summary.json and closes the files; it returns the first
+// error met while writing.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	data, err := json.MarshalIndent(w.sum, "", "  ")
+	w.fail(err)
+	if err == nil {
+		w.fail(os.WriteFile(filepath.Join(w.dir, SummaryFile), append(data, '\n'), 0o644))
+	}
+	w.fail(w.samples.Close())
+	w.fail(w.series.Close())
+	if w.err != nil {
+		return fmt.Errorf("results %s: %w", w.dir, w.err)
+	}
+	return nil
+}
+
+func newRun(name, profile string, rep int, res *harness.Result, metrics map[string]float64, checks []check.Result) (Run, error) {
+	p := res.Point
+	run := Run{Name: name, Profile: profile, Point: p.Key, Rep: rep, Concurrency: p.Concurrency(), Metrics: metrics, Checks: checks}
+	if p.Scenario != nil {
+		run.Scenario = p.Scenario.Name
+	}
+	if p.Load.Rate > 0 {
+		run.Rate = scenario.FormatRate(p.Load.Rate)
+	}
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, res.Summary, res.ReportMeta()); err != nil {
+		return run, err
+	}
+	run.Result = json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+	for _, name := range res.ClassNames {
+		cs := res.Classes[name]
+		if cs == nil {
+			continue
+		}
+		buf.Reset()
+		if err := report.WriteJSON(&buf, cs, res.ReportMeta()); err != nil {
+			return run, err
+		}
+		if run.Classes == nil {
+			run.Classes = map[string]json.RawMessage{}
+		}
+		run.Classes[name] = json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+	}
+	run.Server = serverSide(res)
+	for _, w := range res.Warnings {
+		run.Warnings = append(run.Warnings, w.Error())
+	}
+	for _, w := range res.Summary.Warnings {
+		run.Warnings = append(run.Warnings, w.Error())
+	}
+	return run, nil
+}
+
+func serverSide(res *harness.Result) Server {
+	s := Server{DrainWaitMS: float64(res.DrainWait) / float64(time.Millisecond)}
+	if res.ScrapeErr != nil {
+		s.ScrapeError = res.ScrapeErr.Error()
+	}
+	if res.Series != nil {
+		s.Series = res.Series.Summary()
+	}
+	d := res.Delta
+	if d == nil {
+		return s
+	}
+	for _, name := range d.Names() {
+		if v, err := d.Counter(name); err == nil {
+			if s.Counters == nil {
+				s.Counters = map[string]float64{}
+			}
+			s.Counters[name] = v
+			continue
+		}
+		h, err := d.Histogram(name)
+		if err != nil {
+			continue
+		}
+		hd := HistogramDelta{Count: h.Count, Sum: h.Sum}
+		if v, err := h.Mean(); err == nil {
+			hd.Mean = &v
+		}
+		if v, err := h.Quantile(0.5); err == nil {
+			hd.P50 = &v
+		}
+		if v, err := h.Quantile(0.99); err == nil {
+			hd.P99 = &v
+		}
+		if s.Histograms == nil {
+			s.Histograms = map[string]HistogramDelta{}
+		}
+		s.Histograms[name] = hd
+	}
+	return s
+}
+
+// sampleLine is one line of samples.jsonl.
+type sampleLine struct {
+	Run string `json:"run"`
+	Rep int    `json:"rep"`
+	*sample.Sample
+}
+
+func writeSamples(f *os.File, name string, rep int, samples []sample.Sample) error {
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	for i := range samples {
+		if err := enc.Encode(sampleLine{Run: name, Rep: rep, Sample: &samples[i]}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// SeriesLine is one line of timeseries.jsonl.
+type SeriesLine struct {
+	Run      string  `json:"run"`
+	Rep      int     `json:"rep"`
+	T        float64 `json:"t_s"` // seconds since the run's measured phase started
+	Running  float64 `json:"running"`
+	Waiting  float64 `json:"waiting"`
+	KVUsage  float64 `json:"kv_usage"`
+	GenTokS  float64 `json:"gen_tok_s"`
+	PromptTS float64 `json:"prompt_tok_s"`
+}
+
+func writeSeries(f *os.File, name string, rep int, res *harness.Result) error {
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	for _, p := range res.Series.Points {
+		line := SeriesLine{Run: name, Rep: rep, T: p.At.Sub(res.Load.Start).Seconds(), Running: p.Running, Waiting: p.Waiting,
+			KVUsage: p.KVUsage, GenTokS: p.GenerationTokensPerSec, PromptTS: p.PromptTokensPerSec}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,253 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+)
+
+// Defaults of Run's options.
+const (
+	// DefaultDrainTimeout is how long Run waits after the load for the
+	// server's running and waiting gauges to reach 0 before it takes the
+	// after snapshot anyway.
+	DefaultDrainTimeout = 10 * time.Second
+	// drainPoll is how often the gauges are read while draining.
+	drainPoll = 50 * time.Millisecond
+)
+
+// Option configures Run.
+type Option func(*options)
+
+type options struct {
+	model          string
+	apiKey         string
+	endpoint       openai.Endpoint
+	seed           uint64
+	goodput        stats.SLO
+	requestTimeout time.Duration
+	idleTimeout    time.Duration
+	drainTimeout   time.Duration
+	progress       func(done, total int)
+	noMetrics      bool
+}
+
+// WithModel requests model instead of the server's served name.
+func WithModel(model string) Option { return func(o *options) { o.model = model } }
+
+// WithAPIKey sends key as the bearer token, to the API and to /metrics.
+func WithAPIKey(key string) Option { return func(o *options) { o.apiKey = key } }
+
+// WithEndpoint selects the chat (default) or completions API.
+func WithEndpoint(e openai.Endpoint) Option { return func(o *options) { o.endpoint = e } }
+
+// WithSeed makes prompt words and arrival times reproducible.
+func WithSeed(seed uint64) Option { return func(o *options) { o.seed = seed } }
+
+// WithGoodput sets the per-request SLO of the goodput figure.
+func WithGoodput(slo stats.SLO) Option { return func(o *options) { o.goodput = slo } }
+
+// WithTimeouts bounds each request and each silence inside a stream
+// (openai.DefaultRequestTimeout and DefaultIdleTimeout when not given).
+func WithTimeouts(request, idle time.Duration) Option {
+	return func(o *options) { o.requestTimeout, o.idleTimeout = request, idle }
+}
+
+// WithDrainTimeout bounds the wait for the queues to empty after the load
+// (DefaultDrainTimeout when not given).
+func WithDrainTimeout(d time.Duration) Option { return func(o *options) { o.drainTimeout = d } }
+
+// WithProgress is called after each request ends (see load.Config.Progress).
+func WithProgress(f func(done, total int)) Option { return func(o *options) { o.progress = f } }
+
+// WithoutMetrics skips /metrics entirely, for servers that expose none; the
+// result then has no server-side figures and its checks say so.
+func WithoutMetrics() Option { return func(o *options) { o.noMetrics = true } }
+
+// Result is what one run of a point produced.
+type Result struct {
+	// Point is the point that ran; Model the model requested through
+	// Endpoint.
+	Point    scenario.Point
+	Model    string
+	Endpoint openai.Endpoint
+	// Load is the load generator's result: every sample, warm-up
+	// included, in index order, and the measured phase's bounds.
+	Load *load.Result
+	// Summary covers the measured requests; Classes has one per class
+	// when the point mixes several (nil otherwise).
+	Summary *stats.Summary
+	Classes map[string]*stats.Summary
+	// ClassNames lists the point's classes in order.
+	ClassNames []string
+	// Before and After are the /metrics snapshots around the run, Delta
+	// their difference, Series the sampler's time series during the load.
+	Before, After *scrape.Snapshot
+	Delta         *scrape.Delta
+	Series        *scrape.TimeSeries
+	// ScrapeErr is why Before, After or Delta is missing (nil when they
+	// are all there).
+	ScrapeErr error
+	// Drained reports whether running and waiting reached 0 after the
+	// load, and DrainWait how long that took.
+	Drained   bool
+	DrainWait time.Duration
+	// Warnings are problems that did not stop the run.
+	Warnings []error
+}
+
+// Samples returns every sample, warm-up included.
+func (r *Result) Samples() []sample.Sample { return r.Load.Samples }
+
+// Run runs point p against srv and returns what it measured. See the
+// package documentation for the steps.
+func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Option) (*Result, error) {
+	o := options{drainTimeout: DefaultDrainTimeout, requestTimeout: openai.DefaultRequestTimeout, idleTimeout: openai.DefaultIdleTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	model := o.model
+	if model == "" {
+		model = srv.Model()
+	}
+	if model == "" {
+		return nil, errors.New("harness: no model to request: the server reported none; pass the served model name")
+	}
+	mix, err := newMix(model, p.Classes, o)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
+	}
+	res := &Result{Point: p, Model: model, Endpoint: o.endpoint, ClassNames: mix.Classes()}
+
+	client := newClient(srv.BaseURL(), p, o)
+	defer client.CloseIdleConnections()
+	if n := p.Concurrency(); n > 0 {
+		if err := client.Preconnect(ctx, n); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Errorf("%w: the first requests paid connection set-up", err))
+		}
+	}
+
+	var scraper *scrape.Scraper
+	var sampler *scrape.Sampler
+	if !o.noMetrics {
+		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey))
+		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
+		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
+		if err := sampler.Start(ctx); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Errorf("metrics sampler: %w", err))
+			sampler = nil
+		}
+	}
+
+	cfg := p.Load
+	cfg.Seed = o.seed
+	cfg.Progress = o.progress
+	lr, err := load.Run(ctx, cfg, client, mix.Next)
+	if sampler != nil {
+		res.Series = sampler.Stop()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
+	}
+	res.Load = lr
+
+	if scraper != nil {
+		res.drain(ctx, scraper, o.drainTimeout)
+	}
+	if err := res.summarize(mix, o.goodput); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// newMix builds the point's workload for model.
+func newMix(model string, classes []workload.Class, o options) (*workload.Mix, error) {
+	cs := make([]workload.Class, len(classes))
+	copy(cs, classes)
+	for i := range cs {
+		cs[i].Config.Endpoint = o.endpoint
+	}
+	return workload.NewMix(model, o.seed, 0, cs)
+}
+
+// newClient builds the run's client, sized for the point's concurrency.
+func newClient(baseURL string, p scenario.Point, o options) *openai.Client {
+	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout)}
+	if n := p.Concurrency(); n > 0 {
+		opts = append(opts, openai.WithMaxConnections(n))
+	}
+	if o.apiKey != "" {
+		opts = append(opts, openai.WithAPIKey(o.apiKey))
+	}
+	return openai.New(baseURL, opts...)
+}
+
+// drain polls /metrics until running and waiting are 0 or the timeout
+// passes; the last snapshot is the run's after snapshot.
+func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Duration) {
+	start := time.Now()
+	deadline := start.Add(timeout)
+	for {
+		snap, err := s.Scrape(ctx)
+		if err != nil {
+			r.ScrapeErr = errors.Join(r.ScrapeErr, fmt.Errorf("after the run: %w", err))
+			return
+		}
+		r.After = snap
+		running, errR := snap.Gauge("num_requests_running")
+		waiting, errW := snap.Gauge("num_requests_waiting")
+		if errR != nil || errW != nil {
+			break // the drain check reports the missing gauge by name
+		}
+		if running == 0 && waiting == 0 {
+			r.Drained = true
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(drainPoll)
+	}
+	r.DrainWait = time.Since(start)
+	if r.Before != nil && r.After != nil {
+		r.Delta, r.ScrapeErr = scrape.Diff(r.Before, r.After)
+	}
+}
+
+// summarize computes the statistics, per class too when there are several.
+func (r *Result) summarize(mix *workload.Mix, slo stats.SLO) error {
+	lr := r.Load
+	sum, err := stats.Summarize(lr.Samples, lr.Start, lr.End, slo)
+	if err != nil {
+		return fmt.Errorf("harness: %w", err)
+	}
+	r.Summary = sum
+	if len(r.ClassNames) < 2 {
+		return nil
+	}
+	r.Classes = map[string]*stats.Summary{}
+	for _, name := range r.ClassNames {
+		var own []sample.Sample
+		for _, s := range lr.Samples {
+			if mix.ClassOf(s.Index) == name {
+				own = append(own, s)
+			}
+		}
+		cs, err := stats.Summarize(own, lr.Start, lr.End, slo)
+		if err != nil {
+			return fmt.Errorf("harness: class %s: %w", name, err)
+		}
+		r.Classes[name] = cs
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+// Package suite runs the benchmark suite: every profile × every scenario
+// point, with the server started once per profile, the checks of package
+// check, the knee of each sweep, and the results folder. perf_test.go
+// (BenchmarkPerf, TestPerf*) is a thin shell over it: testing.B and
+// testing.T in, metrics and assertions out.
+//
+// Configuration comes from the environment, so that `go test -bench` runs
+// need no flags of their own:
+//
+//	VLLMPERF_BACKEND, VLLMPERF_IMAGE, ...  the server (package server)
+//	VLLMPERF_SIZE        full or quick (default: quick with -short, else full)
+//	VLLMPERF_PROFILES    comma-separated profiles (default: all built in)
+//	VLLMPERF_SCENARIOS   comma-separated scenarios (default: all built in)
+//	VLLMPERF_THRESHOLDS  the thresholds file (default: thresholds.yaml at the
+//	                     module root when present)
+//	VLLMPERF_RESULTS     write a results folder there (default: none)
+//	VLLMPERF_SIM_ARGS    extra --sim-* arguments for simulator servers
+//	                     (e.g. "--sim-slowdown 1.1" for a gate test)
+//	VLLMPERF_GPU_NAME    the gpu config line (default: nvidia-smi's name,
+//	                     sim:<preset> for the simulator, else unknown)
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// The environment variables FromEnv reads (besides package server's).
+const (
+	EnvSize       = "VLLMPERF_SIZE"
+	EnvProfiles   = "VLLMPERF_PROFILES"
+	EnvScenarios  = "VLLMPERF_SCENARIOS"
+	EnvThresholds = "VLLMPERF_THRESHOLDS"
+	EnvResults    = "VLLMPERF_RESULTS"
+	EnvSimArgs    = "VLLMPERF_SIM_ARGS"
+	EnvGPUName    = "VLLMPERF_GPU_NAME"
+)
+
+// DefaultThresholdsFile is the thresholds file looked for at the module
+// root when VLLMPERF_THRESHOLDS is unset.
+const DefaultThresholdsFile = "thresholds.yaml"
+
+// Config is what a suite run needs.
+type Config struct {
+	// Server selects and configures the backend.
+	Server server.Config
+	// Size sizes every scenario.
+	Size scenario.Size
+	// Profiles and Scenarios are run in order.
+	Profiles  []string
+	Scenarios []string
+	// Thresholds holds the SLOs and checks' settings.
+	Thresholds *thresholds.Set
+	// ResultsDir, when set, receives the results folder.
+	ResultsDir string
+	// SimArgs are appended to simulator servers' command lines.
+	SimArgs []string
+	// GPUName overrides the gpu config line.
+	GPUName string
+}
+
+// FromEnv reads the configuration from the environment; short selects the
+// quick size when VLLMPERF_SIZE is unset (go test -short).
+func FromEnv(short bool) (Config, error) {
+	var c Config
+	var errs []error
+	var err error
+	if c.Server, err = server.FromEnv(); err != nil {
+		errs = append(errs, err)
+	}
+	c.Size = scenario.Full
+	if short {
+		c.Size = scenario.Quick
+	}
+	if v := strings.TrimSpace(os.Getenv(EnvSize)); v != "" {
+		if c.Size, err = scenario.ParseSize(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", EnvSize, err))
+		}
+	}
+	if c.Profiles, err = list(EnvProfiles, profile.Names()); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Scenarios, err = list(EnvScenarios, scenario.Names()); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Thresholds, err = thresholdsFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
+	c.ResultsDir = strings.TrimSpace(os.Getenv(EnvResults))
+	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))
+	c.GPUName = strings.TrimSpace(os.Getenv(EnvGPUName))
+	return c, errors.Join(errs...)
+}
+
+// list reads a comma-separated selection from env, each name one of known.
+func list(env string, known []string) ([]string, error) {
+	v := strings.TrimSpace(os.Getenv(env))
+	if v == "" {
+		return known, nil
+	}
+	var out []string
+	for _, n := range strings.Split(v, ",") {
+		n = strings.TrimSpace(n)
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("%s: %q is not built in: choose from %s", env, n, strings.Join(known, ", "))
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// thresholdsFromEnv loads VLLMPERF_THRESHOLDS, or thresholds.yaml at the
+// module root, or the defaults when there is none.
+func thresholdsFromEnv() (*thresholds.Set, error) {
+	if f := strings.TrimSpace(os.Getenv(EnvThresholds)); f != "" {
+		return thresholds.Load(f)
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return thresholds.Default(), nil
+	}
+	f := filepath.Join(root, DefaultThresholdsFile)
+	if _, err := os.Stat(f); err != nil {
+		return thresholds.Default(), nil
+	}
+	return thresholds.Load(f)
+}
+
+// moduleRoot finds the directory of go.mod above the working directory
+// (go test runs in the package's directory).
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,405 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/knee"
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/fixtures"
+)
+
+// The startup point's units.
+const (
+	UnitReady        = "ready-ns"
+	UnitColdTTFT     = "cold-ttft-ns"
+	UnitBlocksPerGiB = "kv-blocks/GiB"
+)
+
+// The knee's units.
+const (
+	UnitKnee        = "knee-conc"
+	UnitSaturation  = "saturation-conc"
+	UnitSLOConc     = "slo-conc"
+	UnitRecommended = "recommended-conc"
+)
+
+// StartupScenario names the profile's start: ready time and cold TTFT.
+const StartupScenario = "startup"
+
+// Suite runs scenarios on profiles and collects the results folder.
+type Suite struct {
+	cfg Config
+	out *results.Writer
+}
+
+// New opens the suite (and its results folder when configured).
+func New(cfg Config) (*Suite, error) {
+	s := &Suite{cfg: cfg}
+	if cfg.Thresholds == nil {
+		s.cfg.Thresholds = thresholds.Default()
+	}
+	if cfg.ResultsDir != "" {
+		w, err := results.Create(cfg.ResultsDir)
+		if err != nil {
+			return nil, err
+		}
+		s.out = w
+	}
+	return s, nil
+}
+
+// Config returns the suite's configuration.
+func (s *Suite) Config() Config { return s.cfg }
+
+// Close writes the results folder's summary.
+func (s *Suite) Close() error {
+	if s.out == nil {
+		return nil
+	}
+	return s.out.Close()
+}
+
+// Session is one profile's server, started by Start.
+type Session struct {
+	suite   *Suite
+	Profile profile.Profile
+	Server  server.Server
+	// Startup is the run of the first request after the start; its TTFT
+	// is the cold TTFT.
+	Startup *Run
+	// ConfigLines are the benchfmt file-level configuration of the
+	// session, in order: backend, gpu, model, vllm-version, image.
+	ConfigLines [][2]string
+	scenarios   map[string]*scenario.Scenario
+}
+
+// Run is one point's run with its checks and metrics.
+type Run struct {
+	// Name is profile=P/scenario=S/POINT.
+	Name    string
+	Result  *harness.Result
+	Checks  []check.Result
+	Metrics map[string]float64
+	// Strict says whether NOT_AVAILABLE checks fail (thresholds).
+	Strict bool
+}
+
+// Failures are the checks that fail the run.
+func (r *Run) Failures() []check.Result { return check.Failures(r.Checks, r.Strict) }
+
+// Start starts the named profile's server and sends its first request
+// (the cold start).
+func (s *Suite) Start(ctx context.Context, name string) (*Session, error) {
+	p, err := profile.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.StartProfile(ctx, p)
+}
+
+// StartProfile is Start for a profile already loaded (a variant made in
+// code, e.g. with prefix caching turned off).
+func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, error) {
+	cfg := s.cfg.Server
+	if isSim(cfg) && len(s.cfg.SimArgs) > 0 {
+		p = p.WithExtraArgs(s.cfg.SimArgs...)
+	}
+	srv, err := server.Start(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	ss := &Session{suite: s, Profile: p, Server: srv, scenarios: map[string]*scenario.Scenario{}}
+	ss.Startup, err = ss.run(ctx, startupPoint(), StartupScenario)
+	if err != nil {
+		_ = srv.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("profile %s: first request: %w", p.Name, err)
+	}
+	ss.addStartupMetrics()
+	ss.ConfigLines = s.configLines(ctx, ss)
+	if s.out != nil {
+		m := map[string]string{}
+		for _, kv := range ss.ConfigLines {
+			m[kv[0]] = kv[1]
+		}
+		s.out.SetConfig(p.Name, m)
+		s.out.Add(ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
+	}
+	return ss, nil
+}
+
+// Close stops the session's server.
+func (ss *Session) Close(ctx context.Context) error { return ss.Server.Close(ctx) }
+
+// Scenario returns a built-in scenario, parsed once per session.
+func (ss *Session) Scenario(name string) (*scenario.Scenario, error) {
+	if sc, ok := ss.scenarios[name]; ok {
+		return sc, nil
+	}
+	sc, err := scenario.Builtin(name)
+	if err != nil {
+		return nil, err
+	}
+	ss.scenarios[name] = sc
+	return sc, nil
+}
+
+// Points returns the scenario's points at the suite's size.
+func (ss *Session) Points(name string) ([]scenario.Point, error) {
+	sc, err := ss.Scenario(name)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Points(ss.suite.cfg.Size), nil
+}
+
+// Run runs one point and checks it.
+func (ss *Session) Run(ctx context.Context, p scenario.Point) (*Run, error) {
+	r, err := ss.run(ctx, p, p.Scenario.Name)
+	if err != nil {
+		return nil, err
+	}
+	if out := ss.suite.out; out != nil {
+		out.Add(r.Name, ss.Profile.Name, r.Result, r.Metrics, r.Checks)
+	}
+	return r, nil
+}
+
+func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName string) (*Run, error) {
+	scope := ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName)
+	opts := []harness.Option{
+		harness.WithAPIKey(ss.suite.cfg.Server.APIKey.Reveal()),
+		harness.WithDrainTimeout(scope.Checks.DrainTimeout),
+		harness.WithGoodput(stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}),
+	}
+	res, err := harness.Run(ctx, ss.Server, p, opts...)
+	if err != nil {
+		return nil, err
+	}
+	name := "profile=" + ss.Profile.Name + "/scenario=" + scenarioName
+	if p.Key != "" {
+		name += "/" + p.Key
+	}
+	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
+	r.Checks = check.All(res, scope, ss.facts())
+	return r, nil
+}
+
+// facts are what the profile says about the server.
+func (ss *Session) facts() check.Facts {
+	var f check.Facts
+	if v, ok := ss.Profile.Flag("max-num-seqs"); ok {
+		f.MaxNumSeqs, _ = strconv.Atoi(v)
+	}
+	return f
+}
+
+// startupPoint sends one short request, the server's first.
+func startupPoint() scenario.Point {
+	body, err := fixtures.Prompt("short")
+	if err != nil {
+		panic(err) // the fixture is embedded: its absence is a build defect
+	}
+	return scenario.Point{
+		Classes:         []workload.Class{{Name: "cold", Weight: 1, Config: workload.Config{Body: body, MaxTokens: 16, IgnoreEOS: true}}},
+		Load:            load.Config{Concurrency: 1, Requests: 1},
+		SamplerInterval: scenario.DefaultQuickSamplerInterval,
+	}
+}
+
+// addStartupMetrics adds ready-ns, cold-ttft-ns and kv-blocks/GiB.
+func (ss *Session) addStartupMetrics() {
+	m := ss.Startup.Metrics
+	m[UnitReady] = float64(ss.Server.ReadyIn())
+	if sum := ss.Startup.Result.Summary; sum.ColdTTFTOK {
+		m[UnitColdTTFT] = sum.ColdTTFT * float64(time.Millisecond)
+	}
+	if v, ok := ss.blocksPerGiB(); ok {
+		m[UnitBlocksPerGiB] = v
+	}
+}
+
+// kvMemoryLine is vLLM V1's start-up log line with the KV cache's size
+// (vllm/v1/worker/gpu_worker.py).
+var kvMemoryLine = regexp.MustCompile(`Available KV cache memory: ([0-9.]+) GiB`)
+
+// blocksPerGiB is num_gpu_blocks (cache_config_info) per GiB of KV cache
+// (the server's log), when both are known.
+func (ss *Session) blocksPerGiB() (float64, bool) {
+	res := ss.Startup.Result
+	if res.After == nil {
+		return 0, false
+	}
+	info, err := res.After.Info("cache_config_info")
+	if err != nil {
+		return 0, false
+	}
+	blocks, err := strconv.ParseFloat(info["num_gpu_blocks"], 64)
+	if err != nil || blocks <= 0 {
+		return 0, false
+	}
+	for _, line := range ss.Server.Logs(1000) {
+		if m := kvMemoryLine.FindStringSubmatch(line); m != nil {
+			gib, err := strconv.ParseFloat(m[1], 64)
+			if err == nil && gib > 0 {
+				return blocks / gib, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Knee computes a sweep's knee from its runs (one per concurrency) and
+// returns it with its units.
+func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[string]float64) {
+	scope := ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName)
+	var pts []knee.Point
+	for _, r := range runs {
+		if c := r.Result.Point.Load.Concurrency; c > 0 {
+			pts = append(pts, knee.Point{Concurrency: c, Metrics: r.Metrics})
+		}
+	}
+	slo := scope.Knee.SLO
+	if len(slo) == 0 {
+		slo = scope.SLO
+	}
+	k := knee.Find(pts, scope.Knee, slo)
+	m := map[string]float64{}
+	for unit, v := range map[string]int{UnitKnee: k.Knee, UnitSaturation: k.Saturation, UnitSLOConc: k.SLOMax, UnitRecommended: k.Recommended} {
+		if v > 0 {
+			m[unit] = float64(v)
+		}
+	}
+	if out := ss.suite.out; out != nil {
+		out.AddKnee(ss.Profile.Name, scenarioName, k)
+	}
+	return k, m
+}
+
+// configLines describes the session for benchfmt.
+func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
+	cfg := s.cfg.Server
+	image := cfg.Image
+	switch cfg.Backend {
+	case server.KindSim:
+		image = "in-process"
+	case server.KindExternal:
+		image = "external"
+	}
+	return [][2]string{
+		{"backend", string(cfg.Backend)},
+		{"gpu", s.gpuName(ctx, ss.Profile)},
+		{"model", ss.Server.Model()},
+		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
+		{"image", image},
+	}
+}
+
+// gpuName is VLLMPERF_GPU_NAME, sim:<preset> for the simulator, the local
+// GPUs' name from nvidia-smi, or unknown.
+func (s *Suite) gpuName(ctx context.Context, p profile.Profile) string {
+	if s.cfg.GPUName != "" {
+		return s.cfg.GPUName
+	}
+	if isSim(s.cfg.Server) {
+		return "sim:" + simGPU(p.SimArgs())
+	}
+	if s.cfg.Server.Backend == server.KindContainer {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(qctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
+		if names := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "_")); err == nil && len(names) > 0 {
+			return fmt.Sprintf("%s x%d", strings.ReplaceAll(names[0], "_", " "), len(names))
+		}
+	}
+	return "unknown"
+}
+
+// simGPU is the --sim-gpu value among args, or the simulator's default.
+func simGPU(args []string) string {
+	gpu := DefaultSimGPU
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
+			gpu = v
+		} else if a == "--sim-gpu" && i+1 < len(args) {
+			gpu = args[i+1]
+		}
+	}
+	return gpu
+}
+
+// DefaultSimGPU is the simulator's GPU preset when none is given
+// (cmd/vllm-sim's default).
+const DefaultSimGPU = "rtx4090"
+
+func isSim(cfg server.Config) bool {
+	return cfg.Backend == server.KindSim || (cfg.Backend == server.KindContainer && cfg.IsSimImage())
+}
+
+// serverVersion asks GET /version; "unknown" when the server does not say.
+func serverVersion(ctx context.Context, base string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/version", nil)
+	if err != nil {
+		return "unknown"
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "unknown"
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Version string `json:"version"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v) != nil || v.Version == "" {
+		return "unknown"
+	}
+	return v.Version
+}
+
+// Units lists every unit the suite reports, in the order of
+// docs/bench-format.md.
+var Units = []string{
+	harness.UnitTTFTP50, harness.UnitTTFTP99, harness.UnitTPOTP50, harness.UnitTPOTP99, harness.UnitITLP99, harness.UnitE2ELP99,
+	harness.UnitTokPerSec, harness.UnitReqPerSec, harness.UnitGoodput, harness.UnitErrPct,
+	harness.UnitKVPeakPct, harness.UnitPrefixHitPct, harness.UnitPreemptions, harness.UnitRunningPeak, harness.UnitWaitingPeak,
+	harness.UnitJitterPct, harness.UnitTokPerChunk, harness.UnitSpecAccept,
+	UnitReady, UnitColdTTFT, UnitBlocksPerGiB,
+	UnitKnee, UnitSaturation, UnitSLOConc, UnitRecommended,
+}
+
+// UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit
+// with a direction (thresholds.DefaultDirection, unless the thresholds
+// file says otherwise at its top level), so benchstat and the gate read
+// the direction from the file.
+func (s *Suite) UnitLines() []string {
+	var out []string
+	for _, u := range Units {
+		d := s.cfg.Thresholds.Better("", "", u)
+		if d == thresholds.Unset {
+			d = thresholds.DefaultDirection(u)
+		}
+		if d == thresholds.Lower || d == thresholds.Higher {
+			out = append(out, fmt.Sprintf("Unit %s better=%s", u, d))
+		}
+	}
+	return out
+}

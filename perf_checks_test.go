@@ -1,0 +1,219 @@
+package perf_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/suite"
+)
+
+// runs collects the runs of TestPerf by profile and run name.
+type runs struct {
+	mu sync.Mutex
+	m  map[string]map[string]*suite.Run
+}
+
+func (r *runs) add(profile string, run *suite.Run) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m[profile] == nil {
+		r.m[profile] = map[string]*suite.Run{}
+	}
+	r.m[profile][run.Name] = run
+}
+
+// metric returns a unit of a run, failing the test when it is missing.
+func (r *runs) metric(t *testing.T, profile, name, unit string) float64 {
+	t.Helper()
+	run := r.m[profile]["profile="+profile+"/"+name]
+	require.NotNil(t, run, "no run %s on %s", name, profile)
+	v, ok := run.Metrics[unit]
+	require.True(t, ok, "%s on %s reported no %s", name, profile, unit)
+	return v
+}
+
+// requireChecks asserts every check of a run passed (NOT_AVAILABLE fails
+// in strict mode, and is never a pass).
+func requireChecks(t *testing.T, r *suite.Run) {
+	t.Helper()
+	for _, c := range r.Checks {
+		assert.False(t, c.Failed(r.Strict), "%s: %s", r.Name, c)
+	}
+}
+
+// TestPerf runs every profile × scenario point (quick size unless
+// VLLMPERF_SIZE says full) with every check live, then asserts that the
+// profiles differ where their flags say they should.
+func TestPerf(t *testing.T) {
+	s := newSuite(t, true)
+	all := &runs{m: map[string]map[string]*suite.Run{}}
+	t.Run("profiles", func(t *testing.T) {
+		for _, name := range s.Config().Profiles {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				ss, err := s.Start(ctx, name)
+				require.NoError(t, err)
+				defer closeSession(t, ss)
+				requireChecks(t, ss.Startup)
+				all.add(name, ss.Startup)
+				for _, scName := range s.Config().Scenarios {
+					pts, err := ss.Points(scName)
+					require.NoError(t, err)
+					for _, pt := range pts {
+						r, err := ss.Run(ctx, pt)
+						require.NoError(t, err)
+						requireChecks(t, r)
+						all.add(name, r)
+					}
+				}
+			})
+		}
+	})
+	if t.Failed() || !hasProfiles(s, "basic", "high-throughput", "low-latency", "memory-saving", "speculative") {
+		return
+	}
+	t.Run("differences", func(t *testing.T) { profilesDiffer(t, all) })
+}
+
+func hasProfiles(s *suite.Suite, names ...string) bool {
+	have := strings.Join(s.Config().Profiles, ",")
+	for _, n := range names {
+		if !strings.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// profilesDiffer: what each profile's flags promise, measured.
+func profilesDiffer(t *testing.T, all *runs) {
+	// Prefix caching is on by default in V1, so basic hits the cache too.
+	for _, p := range []string{"basic", "high-throughput", "memory-saving"} {
+		hit := all.metric(t, p, "scenario=prefix-reuse/conc=8", harness.UnitPrefixHitPct)
+		assert.Greater(t, hit, 50.0, "%s: prefix-reuse hit rate", p)
+	}
+	// At concurrency 32, max-num-seqs 64 out-produces max-num-seqs 16,
+	// whose waiting queue shows why.
+	ht := all.metric(t, "high-throughput", "scenario=concurrency-sweep/conc=32", harness.UnitTokPerSec)
+	ll := all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitTokPerSec)
+	assert.Greater(t, ht, 1.3*ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f", ht, ll)
+	assert.GreaterOrEqual(t, all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitWaitingPeak), 8.0,
+		"low-latency at conc 32 should queue the 16 requests above max-num-seqs")
+	assert.Equal(t, 16.0, all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitRunningPeak))
+	// Chunked prefill with a small token budget keeps short requests' first
+	// token quick among long prompts.
+	shortLL := all.metric(t, "low-latency", "scenario=long-prefill-mix/conc=16", "short-"+harness.UnitTTFTP99)
+	shortBasic := all.metric(t, "basic", "scenario=long-prefill-mix/conc=16", "short-"+harness.UnitTTFTP99)
+	assert.Less(t, shortLL, shortBasic, "short-request P99 TTFT: low-latency %.1f ms vs basic %.1f ms", shortLL/1e6, shortBasic/1e6)
+	// FP8 KV cache: about twice the blocks per GiB of cache.
+	ratio := all.metric(t, "memory-saving", "scenario=startup", suite.UnitBlocksPerGiB) / all.metric(t, "basic", "scenario=startup", suite.UnitBlocksPerGiB)
+	assert.InDelta(t, 2.0, ratio, 0.05, "memory-saving / basic KV blocks per GiB")
+	// Speculative decoding: several tokens per chunk, and an acceptance rate.
+	assert.Greater(t, all.metric(t, "speculative", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitTokPerChunk), 1.5)
+	acc := all.metric(t, "speculative", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitSpecAccept)
+	assert.Greater(t, acc, 0.0)
+	assert.LessOrEqual(t, acc, 100.0)
+	assert.InDelta(t, 1.0, all.metric(t, "basic", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitTokPerChunk), 0.05, "basic: one token per chunk")
+}
+
+// TestPerfPrefixCachingOff: the same prefix-reuse scenario with caching
+// turned off hits the cache about never, and the check sees it is off.
+func TestPerfPrefixCachingOff(t *testing.T) {
+	s := newSuite(t, true)
+	p, err := profile.Builtin("basic")
+	require.NoError(t, err)
+	p = p.WithExtraArgs("--no-enable-prefix-caching")
+	ctx := context.Background()
+	ss, err := s.StartProfile(ctx, p)
+	require.NoError(t, err)
+	defer closeSession(t, ss)
+	pts, err := ss.Points("prefix-reuse")
+	require.NoError(t, err)
+	r, err := ss.Run(ctx, pts[0])
+	require.NoError(t, err)
+	requireChecks(t, r)
+	hit, ok := r.Metrics[harness.UnitPrefixHitPct]
+	if ok { // vLLM counts no queries with caching off: no rate at all is fine too
+		assert.Less(t, hit, 1.0)
+	}
+	assert.Contains(t, checkNamed(t, r, "prefix_hit").Detail, "with caching off")
+}
+
+func checkNamed(t *testing.T, r *suite.Run, name string) check.Result {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("%s has no check %s", r.Name, name)
+	return check.Result{}
+}
+
+// TestPerfChecksFail proves each server-side check fails when it should,
+// with a simulator made to misbehave.
+func TestPerfChecksFail(t *testing.T) {
+	cfg, err := suite.FromEnv(true)
+	require.NoError(t, err)
+	if cfg.Server.Backend != server.KindSim {
+		t.Skip("the faults are the simulator's: run with the sim backend")
+	}
+	for _, tc := range []struct {
+		name     string
+		simArgs  []string // faults and settings of the simulator
+		scenario string
+		check    string
+		status   check.Status
+		detail   string
+	}{
+		// The server reports one completion token more than it generated:
+		// its counters no longer match the usage the client got.
+		{"usage skew", []string{"--sim-fault-usage-skew", "1"}, "ttft-tpot", "reconcile/generation_tokens", check.Fail, "but the client received"},
+		// The server restarts mid-run: every counter starts again at 0.
+		{"counter reset", []string{"--sim-fault-restart-after", "2"}, "ttft-tpot", "reconcile/generation_tokens", check.Invalid, "counter reset"},
+		// A metric the server does not expose is named, never passed.
+		{"missing metric", []string{"--sim-fault-drop-metric", "vllm:prefix_cache_hits_total"}, "prefix-reuse", "prefix_hit", check.NotAvailable, "prefix_cache_hits_total"},
+		// A KV cache a few sequences fill: preemptions at "nominal" load.
+		{"kv exhausted", []string{"--gpu-memory-utilization", "0.066"}, "concurrency-sweep", "preemptions", check.Fail, "the KV cache ran out"},
+		// max-num-seqs below the concurrency the profile claims: no batching.
+		{"no batching", []string{"--max-num-seqs", "2"}, "concurrency-sweep", "batching", check.Fail, "not batched together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := cfg
+			c.SimArgs = append(append([]string{}, cfg.SimArgs...), tc.simArgs...)
+			c.Profiles, c.ResultsDir = []string{"basic"}, ""
+			s, err := suite.New(c)
+			require.NoError(t, err)
+			ctx := context.Background()
+			ss, err := s.Start(ctx, "basic")
+			require.NoError(t, err)
+			defer closeSession(t, ss)
+			pts, err := ss.Points(tc.scenario)
+			require.NoError(t, err)
+			var found []check.Result
+			for _, pt := range pts {
+				r, err := ss.Run(ctx, pt)
+				require.NoError(t, err)
+				for _, ch := range r.Checks {
+					if ch.Name == tc.check && ch.Status == tc.status {
+						found = append(found, ch)
+					}
+				}
+			}
+			require.NotEmpty(t, found, "no %s check came out %s", tc.check, tc.status)
+			assert.Contains(t, found[0].Detail, tc.detail)
+			assert.True(t, found[0].Failed(true), "a %s check must fail the run", found[0].Status)
+		})
+	}
+}
