@@ -12,11 +12,11 @@ import (
 // clientTotals sums what the client received over every request of the
 // run, warm-up included (the snapshots bracket the warm-up too).
 type clientTotals struct {
-	completed, failed        int
-	prompt, completion       int
-	ttftSum                  time.Duration
-	ttftN                    int
-	failedKinds              map[sample.ErrorKind]int
+	completed, failed  int
+	prompt, completion int
+	ttftSum            time.Duration
+	ttftN              int
+	failedKinds        map[sample.ErrorKind]int
 }
 
 func (c *checker) totals() clientTotals {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
@@ -23,7 +24,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
-	"github.com/vllmperf/vllmperf/fixtures"
 )
 
 // The startup point's units.
