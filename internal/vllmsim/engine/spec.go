@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,6 +23,9 @@ type SpecConfig struct {
 	// one was. Mean accepted tokens per step = Σ_{i=1..k} rate^i.
 	AcceptanceRate float64 `json:"sim_acceptance_rate"`
 }
+
+// draftModelMethods are the methods that need a draft "model".
+var draftModelMethods = []string{"draft_model", "eagle", "eagle3", "medusa", "mlp_speculator"}
 
 var specMethods = []string{"draft_model", "eagle", "eagle3", "medusa", "mlp_speculator", "mtp", "deepseek_mtp", "ngram", "suffix"}
 
@@ -60,6 +64,21 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 	if s == "" {
 		return nil, nil
 	}
+	sc, err := decodeSpec(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := sc.inferMethod(); err != nil {
+		return nil, err
+	}
+	if err := sc.check(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// decodeSpec decodes the JSON, refusing keys vLLM does not have.
+func decodeSpec(s string) (*SpecConfig, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return nil, specError("invalid JSON object: %v (want e.g. '{\"method\":\"ngram\",\"num_speculative_tokens\":5,\"prompt_lookup_max\":5}')", err)
@@ -75,8 +94,7 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 		known := sortedKeys(specKnownKeys)
 		return nil, specError("unknown key(s) %s; known keys: %s", strings.Join(unknown, ", "), strings.Join(known, ", "))
 	}
-	var sc SpecConfig
-	sc.AcceptanceRate = -1
+	sc := &SpecConfig{AcceptanceRate: -1}
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	if err := dec.Decode(&struct {
 		*SpecConfig
@@ -91,13 +109,19 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 		DraftModel   any `json:"draft_model"`
 		AccMethod    any `json:"acceptance_method"`
 		Eager        any `json:"enforce_eager"`
-	}{SpecConfig: &sc}); err != nil {
+	}{SpecConfig: sc}); err != nil {
 		return nil, specError("%v", err)
 	}
+	return sc, nil
+}
+
+// inferMethod sets Method from the draft model's name when absent, as vLLM
+// does, and checks it.
+func (sc *SpecConfig) inferMethod() error {
 	if sc.Method == "" {
 		switch {
 		case sc.Model == "":
-			return nil, specError("give \"method\" (one of %s) or a draft \"model\"", strings.Join(specMethods, ", "))
+			return specError("give \"method\" (one of %s) or a draft \"model\"", strings.Join(specMethods, ", "))
 		case strings.Contains(strings.ToLower(sc.Model), "eagle3"):
 			sc.Method = "eagle3"
 		case strings.Contains(strings.ToLower(sc.Model), "eagle"):
@@ -107,21 +131,22 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 		}
 	}
 	sc.Method = strings.ToLower(sc.Method)
-	okMethod := false
-	for _, m := range specMethods {
-		okMethod = okMethod || m == sc.Method
+	if !slices.Contains(specMethods, sc.Method) {
+		return specError("unknown method %q; use one of %s", sc.Method, strings.Join(specMethods, ", "))
 	}
-	if !okMethod {
-		return nil, specError("unknown method %q; use one of %s", sc.Method, strings.Join(specMethods, ", "))
-	}
+	return nil
+}
+
+// check applies the bounds and fills the defaults of the numbers.
+func (sc *SpecConfig) check() error {
 	if sc.NumSpeculativeTokens <= 0 {
-		return nil, specError("num_speculative_tokens must be a positive integer (got %d)", sc.NumSpeculativeTokens)
+		return specError("num_speculative_tokens must be a positive integer (got %d)", sc.NumSpeculativeTokens)
 	}
 	if sc.NumSpeculativeTokens > maxSpeculativeTokens {
-		return nil, specError("num_speculative_tokens %d is too large for the simulator (at most %d)", sc.NumSpeculativeTokens, maxSpeculativeTokens)
+		return specError("num_speculative_tokens %d is too large for the simulator (at most %d)", sc.NumSpeculativeTokens, maxSpeculativeTokens)
 	}
-	if (sc.Method == "draft_model" || sc.Method == "eagle" || sc.Method == "eagle3" || sc.Method == "medusa" || sc.Method == "mlp_speculator") && sc.Model == "" {
-		return nil, specError("method %q needs a draft \"model\"", sc.Method)
+	if slices.Contains(draftModelMethods, sc.Method) && sc.Model == "" {
+		return specError("method %q needs a draft \"model\"", sc.Method)
 	}
 	if sc.Method == "ngram" {
 		if sc.PromptLookupMax == 0 && sc.PromptLookupMin == 0 {
@@ -132,14 +157,14 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 			sc.PromptLookupMax = sc.PromptLookupMin
 		}
 		if sc.PromptLookupMin < 1 || sc.PromptLookupMin > sc.PromptLookupMax {
-			return nil, specError("need 1 <= prompt_lookup_min (%d) <= prompt_lookup_max (%d)", sc.PromptLookupMin, sc.PromptLookupMax)
+			return specError("need 1 <= prompt_lookup_min (%d) <= prompt_lookup_max (%d)", sc.PromptLookupMin, sc.PromptLookupMax)
 		}
 	}
 	if sc.AcceptanceRate == -1 {
 		sc.AcceptanceRate = DefaultAcceptanceRate
 	}
 	if sc.AcceptanceRate < 0 || sc.AcceptanceRate > 1 || math.IsNaN(sc.AcceptanceRate) {
-		return nil, specError("sim_acceptance_rate must be in [0, 1] (got %v)", sc.AcceptanceRate)
+		return specError("sim_acceptance_rate must be in [0, 1] (got %v)", sc.AcceptanceRate)
 	}
-	return &sc, nil
+	return nil
 }
