@@ -67,15 +67,32 @@ type response struct {
 	cached       int    // prompt tokens from the prefix cache (first output)
 	sawFirst     bool   // the first output was taken
 	finishReason string // set once the request ended ("error" on an engine error)
+	failed       error  // the engine's error that ended the request
+	cut          bool   // the disconnect fault cut the connection
 }
 
-// take records an output's tokens.
-func (r *response) take(out engine.Output) {
+// next takes the engine's next output and records its tokens. It reports
+// false when the answer ends without one: the connection was cut (cut),
+// the engine failed the request (failed, finish reason "error"), or it
+// closed the request's channel.
+func (r *response) next() (engine.Output, bool) {
+	out, step := r.out.next()
+	switch {
+	case step == stepCut:
+		r.cut = true
+		return out, false
+	case step == stepOver:
+		return out, false
+	case out.Err != nil:
+		r.finishReason, r.failed = "error", out.Err
+		return out, false
+	}
 	if !r.sawFirst {
 		r.cached = out.CachedPromptTokens
 		r.sawFirst = true
 	}
 	r.completion += len(out.Tokens)
+	return out, true
 }
 
 // usageAt is the usage object after completion generated tokens, as the
@@ -166,19 +183,10 @@ func (r *response) stream() {
 	_ = sse.rc.Flush()
 	first := true
 	for {
-		out, step := r.out.next()
-		if step == stepCut {
-			return
-		}
-		if step == stepOver {
+		out, ok := r.next()
+		if !ok {
 			break
 		}
-		if out.Err != nil {
-			r.finishReason = "error"
-			sse.event(map[string]*apiError{"error": engineError(out.Err)})
-			break
-		}
-		r.take(out)
 		if first && r.req.kind == kindChat {
 			// vLLM's first chat chunk carries only the role.
 			empty := ""
@@ -199,8 +207,14 @@ func (r *response) stream() {
 		}
 		sse.flush()
 	}
+	if r.cut {
+		return
+	}
+	if r.failed != nil {
+		sse.event(map[string]*apiError{"error": engineError(r.failed)})
+	}
 	if r.finishReason != "" { // else the client went away: nothing left to tell it
-		if r.req.usage && r.finishReason != "error" {
+		if r.req.usage && r.failed == nil {
 			sse.event(chunk{ID: r.id, Object: r.object(), Created: r.created, Model: r.req.model, Choices: []struct{}{}, Usage: r.usageAt(r.completion)})
 		}
 		sse.done()
@@ -212,25 +226,22 @@ func (r *response) stream() {
 func (r *response) whole() {
 	var text strings.Builder
 	for r.finishReason == "" {
-		out, step := r.out.next()
-		if step == stepCut {
-			return
-		}
-		if step == stepOver {
+		out, ok := r.next()
+		if !ok {
 			break
 		}
-		if out.Err != nil {
-			r.finishReason = "error"
-			engineError(out.Err).write(r.w)
-			return
-		}
-		r.take(out)
 		text.WriteString(r.text(out))
 		if out.Finished {
 			r.finishReason = out.FinishReason
 		}
 	}
-	if r.finishReason == "" {
+	switch {
+	case r.cut:
+		return
+	case r.failed != nil:
+		engineError(r.failed).write(r.w)
+		return
+	case r.finishReason == "":
 		if !r.out.canceled() {
 			writeError(r.w, http.StatusInternalServerError, "InternalServerError", "", "the engine ended the request without a finished output")
 		}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // encodeStream pre-encodes a vLLM chat stream of n one-token chunks with
@@ -132,29 +132,12 @@ type holdServer struct {
 // when its stdin closes, so it cannot outlive the benchmark.
 func startHoldServer(b *testing.B) *holdServer {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), holdServerEnv+"=1")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
+	c := simtest.StartChild(b, roleHoldServer)
+	addr, ok := strings.CutPrefix(c.First, "ADDR ")
+	if !ok {
+		b.Fatalf("hold server did not report its address: %q", c.First)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatalf("start hold server: %v", err)
-	}
-	b.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "ADDR ") {
-		b.Fatalf("hold server did not report its address: %q %v", sc.Text(), sc.Err())
-	}
-	return &holdServer{addr: strings.TrimPrefix(sc.Text(), "ADDR "), lines: sc}
+	return &holdServer{addr: addr, lines: c.Lines}
 }
 
 // waitHeld waits until the server reports n more held streams.
@@ -191,7 +174,7 @@ func runHoldServer() int {
 	fmt.Fprintf(out, "ADDR %s\n", ln.Addr())
 	_ = out.Flush()
 	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin) // parent gone or done
+		<-simtest.ParentGone()
 		os.Exit(0)
 	}()
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,14 +5,16 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
-// holdServerEnv makes the test binary run the stream-holding server of
+// roleHoldServer makes the test binary run the stream-holding server of
 // BenchmarkStreamMemory instead of the tests (see runHoldServer).
-const holdServerEnv = "VLLMPERF_OPENAI_HOLD_SERVER"
+const roleHoldServer = "openai-hold-server"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(holdServerEnv) == "1" {
+	if role, _ := simtest.Role(); role == roleHoldServer {
 		os.Exit(runHoldServer())
 	}
 	goleak.VerifyTestMain(m)
