@@ -40,6 +40,9 @@ func TestSimBackendServesStream(t *testing.T) {
 			}
 			res := streamChat(t, s.BaseURL(), s.Model())
 			checkStream(t, res)
+			if log := strings.Join(s.Logs(0), "\n"); !strings.Contains(log, "] Available KV cache memory: ") {
+				t.Errorf("the simulator's log lacks vLLM's KV cache memory line:\n%s", log)
+			}
 			t.Logf("profile %s in process: ready in %s; %s", name, s.ReadyIn().Round(time.Microsecond), res)
 		})
 	}
