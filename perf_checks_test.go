@@ -12,7 +12,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
@@ -61,8 +60,7 @@ func TestPerf(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				ss, err := s.Start(ctx, name)
-				require.NoError(t, err)
+				ss := start(t, s, name)
 				defer closeSession(t, ss)
 				requireChecks(t, ss.Startup)
 				all.add(name, ss.Startup)
@@ -132,9 +130,10 @@ func TestPerfPrefixCachingOff(t *testing.T) {
 	s := newSuite(t, true)
 	p, err := profile.Builtin("basic")
 	require.NoError(t, err)
-	p = p.WithExtraArgs("--no-enable-prefix-caching")
+	p = p.WithExtraArgs("--no-enable-prefix-caching") // a vLLM flag: real servers take it too
 	ctx := context.Background()
 	ss, err := s.StartProfile(ctx, p)
+	skipWithoutDocker(t, err)
 	require.NoError(t, err)
 	defer closeSession(t, ss)
 	pts, err := ss.Points("prefix-reuse")
@@ -165,9 +164,6 @@ func checkNamed(t *testing.T, r *suite.Run, name string) check.Result {
 func TestPerfChecksFail(t *testing.T) {
 	cfg, err := suite.FromEnv(true)
 	require.NoError(t, err)
-	if cfg.Server.Backend != server.KindSim {
-		t.Skip("the faults are the simulator's: run with the sim backend")
-	}
 	for _, tc := range []struct {
 		name     string
 		simArgs  []string // faults and settings of the simulator
@@ -196,9 +192,11 @@ func TestPerfChecksFail(t *testing.T) {
 			s, err := suite.New(c)
 			require.NoError(t, err)
 			ctx := context.Background()
-			ss, err := s.Start(ctx, "basic")
-			require.NoError(t, err)
+			ss := start(t, s, "basic")
 			defer closeSession(t, ss)
+			if !ss.Server.Describe().Simulator {
+				t.Skip("the faults are the simulator's: run with the sim backend or the simulator image")
+			}
 			pts, err := ss.Points(tc.scenario)
 			require.NoError(t, err)
 			var found []check.Result

@@ -15,6 +15,7 @@ package perf_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -26,21 +27,12 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
-// newSuite reads the suite's configuration; Docker is required for the
-// container backend (skip outside CI, fail in CI).
+// newSuite reads the suite's configuration from the environment.
 func newSuite(tb testing.TB, short bool) *suite.Suite {
 	tb.Helper()
 	cfg, err := suite.FromEnv(short)
 	if err != nil {
 		tb.Fatal(err)
-	}
-	if cfg.Server.Backend == server.KindContainer {
-		if err := server.DockerAvailable(context.Background()); err != nil {
-			if os.Getenv("CI") == "true" {
-				tb.Fatalf("the container backend needs Docker, required in CI: %v", err)
-			}
-			tb.Skipf("the container backend needs a Docker engine: %v", err)
-		}
 	}
 	s, err := suite.New(cfg)
 	if err != nil {
@@ -52,6 +44,31 @@ func newSuite(tb testing.TB, short bool) *suite.Suite {
 		}
 	})
 	return s
+}
+
+// start starts a profile's session; the container backend without a
+// Docker engine skips outside CI and fails in CI.
+func start(tb testing.TB, s *suite.Suite, name string) *suite.Session {
+	tb.Helper()
+	ss, err := s.Start(context.Background(), name)
+	skipWithoutDocker(tb, err)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ss
+}
+
+// skipWithoutDocker skips (outside CI) or fails (CI=true) when err says
+// the container backend found no Docker engine.
+func skipWithoutDocker(tb testing.TB, err error) {
+	tb.Helper()
+	if !errors.Is(err, server.ErrNoDocker) {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("the container backend needs Docker, required in CI: %v", err)
+	}
+	tb.Skipf("the container backend needs a Docker engine: %v", err)
 }
 
 // closeSession stops a session's server, reporting a failure to stop.
@@ -75,10 +92,7 @@ func BenchmarkPerf(b *testing.B) {
 
 func benchProfile(b *testing.B, s *suite.Suite, name string) {
 	ctx := context.Background()
-	ss, err := s.Start(ctx, name)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := start(b, s, name)
 	defer func() { closeSession(b, ss) }()
 	for _, kv := range ss.ConfigLines {
 		fmt.Printf("%s: %s\n", kv[0], kv[1])
@@ -89,9 +103,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		for range b.N {
 			if !fresh { // a repetition measures a start of its own
 				closeSession(b, ss)
-				if ss, err = s.Start(ctx, name); err != nil {
-					b.Fatal(err)
-				}
+				ss = start(b, s, name)
 			}
 			fresh = false
 			runs = append(runs, ss.Startup)

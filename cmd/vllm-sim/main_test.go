@@ -11,11 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -63,30 +64,12 @@ func TestRunHelp(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects the server's log while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 var listenLine = regexp.MustCompile(`Starting vLLM server on http://(127\.0\.0\.1:\d+)`)
 
 func TestRunServes(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr lockedBuffer
+	var stdout, stderr simtest.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"Qwen/Qwen3-0.6B", "--host", "127.0.0.1", "--port", "0", "--api-key", "k-123", "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms"}, &stdout, &stderr)

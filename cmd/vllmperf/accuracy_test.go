@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
 
@@ -23,24 +23,11 @@ import (
 // base URL; it stops when the test ends.
 func startSim(t *testing.T, args ...string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv, err := vllmsim.New(append([]string{"--model", "Qwen/Qwen3-0.6B"}, args...), io.Discard)
 	if err != nil {
 		t.Fatalf("vllmsim.New: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("simulator stopped with: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String()
+	return simtest.Serve(t, srv)
 }
 
 // runJSON runs `vllmperf run` with args plus --json and --samples and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -193,42 +194,39 @@ func (o *runOptions) apiKey() (string, error) {
 	return key, nil
 }
 
-// serverConfig resolves the backend from the environment and the flags.
-func (o *runOptions) serverConfig(stderr io.Writer) (server.Config, error) {
-	cfg, err := server.FromEnv()
+// serverOptions resolves the backend from the environment and the flags:
+// the environment's options first, the flags' after them (they win).
+func (o *runOptions) serverOptions(stderr io.Writer, key string) ([]server.Option, error) {
+	opts, err := server.FromEnv()
 	if err != nil {
-		return cfg, usageError{err}
+		return nil, usageError{err}
 	}
 	if o.backend != "" {
 		k, err := server.ParseKind(o.backend)
 		if err != nil {
-			return cfg, usageError{fmt.Errorf("--backend: %w", err)}
+			return nil, usageError{fmt.Errorf("--backend: %w", err)}
 		}
-		cfg.Backend = k
+		opts = append(opts, server.WithBackend(k))
+		if o.target != "" && k != server.KindExternal {
+			return nil, usagef("--target names a running server, so --backend %s would start nothing: drop one of them", o.backend)
+		}
 	}
 	if o.target != "" {
-		if o.backend != "" && cfg.Backend != server.KindExternal {
-			return cfg, usagef("--target names a running server, so --backend %s would start nothing: drop one of them", o.backend)
-		}
-		cfg.Backend = server.KindExternal
-		cfg.Target = o.target
+		opts = append(opts, server.WithBackend(server.KindExternal), server.WithTarget(o.target))
 	}
 	if o.image != "" {
-		cfg.Image = o.image
+		opts = append(opts, server.WithImage(o.image))
 		if o.backend == "" && o.target == "" {
-			cfg.Backend = server.KindContainer // an image only means something to the container backend
+			opts = append(opts, server.WithBackend(server.KindContainer)) // an image only means something to the container backend
 		}
 	}
 	if o.model != "" {
-		cfg.Model = o.model // the external backend checks the server serves it
+		opts = append(opts, server.WithModel(o.model)) // the external backend checks the server serves it
 	}
 	if !o.quiet {
-		cfg.Log = stderr
+		opts = append(opts, server.WithLog(stderr))
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, usageError{err}
-	}
-	return cfg, nil
+	return append(opts, server.WithAPIKey(key)), nil
 }
 
 func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -252,13 +250,14 @@ func (o *runOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--profile: %w", err)}
 	}
-	srvCfg, err := o.serverConfig(stderr)
+	srvOpts, err := o.serverOptions(stderr, key)
 	if err != nil {
 		return err
 	}
-	srvCfg.APIKey = server.Secret(key)
-
-	srv, err := server.Start(ctx, srvCfg, prof)
+	srv, err := server.Run(ctx, prof, srvOpts...)
+	if errors.Is(err, server.ErrSettings) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}

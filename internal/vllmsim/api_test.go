@@ -172,6 +172,19 @@ func TestRequestErrors(t *testing.T) {
 		{"n=2", "/v1/completions", `{"prompt":"a","n":2}`, 400, "BadRequestError", "n must be 1"},
 		// max_tokens must be positive.
 		{"max_tokens 0", "/v1/completions", `{"prompt":"a","max_tokens":0}`, 400, "BadRequestError", "max_tokens must be at least 1"},
+		// The largest max_tokens JSON can carry in an int: vLLM's context-length
+		// message, not an overflow.
+		{"max_tokens 2^63-1", "/v1/completions", `{"prompt":"a","max_tokens":9223372036854775807}`, 400, "BadRequestError",
+			"This model's maximum context length is 32 tokens. However, you requested 9223372036854775808 tokens (1 in the messages, 9223372036854775807 in the completion). Please reduce the length of the messages or completion."},
+		// The same through max_completion_tokens on chat.
+		{"max_completion_tokens 2^63-1", "/v1/chat/completions", `{"messages":[{"role":"user","content":"a b"}],"max_completion_tokens":9223372036854775807}`, 400, "BadRequestError",
+			"However, you requested 9223372036854775809 tokens (2 in the messages, 9223372036854775807 in the completion)."},
+		// One more does not fit an int at all.
+		{"max_tokens 2^63", "/v1/completions", `{"prompt":"a","max_tokens":9223372036854775808}`, 400, "BadRequestError", "not valid JSON"},
+		// A huge min_tokens.
+		{"min_tokens 2^63-1", "/v1/completions", `{"prompt":"a","max_tokens":2,"min_tokens":9223372036854775807}`, 400, "BadRequestError", "min_tokens must be less than or equal to max_tokens=2, got 9223372036854775807."},
+		// Negative min_tokens.
+		{"min_tokens -1", "/v1/completions", `{"prompt":"a","max_tokens":2,"min_tokens":-1}`, 400, "BadRequestError", "min_tokens must be greater than or equal to 0, got -1."},
 		// min_tokens above max_tokens.
 		{"min above max", "/v1/completions", `{"prompt":"a","max_tokens":2,"min_tokens":3}`, 400, "BadRequestError", "min_tokens must be less than or equal to max_tokens=2"},
 		// Negative temperature.

@@ -44,12 +44,22 @@
 //
 // # Faults
 //
-// --sim-fault-* flags inject failures, drawn per request from a generator
-// seeded by --sim-seed: 500 and 429 answers, a connection cut mid-response
-// (no finish_reason, usage or [DONE]: the client reads an unexpected EOF), a
-// stream that pauses once, a slow or malformed /metrics, a restart after N
-// finished requests (fresh engine and registry: every counter back to 0),
-// and an engine death after N (/health 503, requests 500). Restart and death
-// take effect before the N-th request's last bytes are written, so a client
-// that has read its response already sees them.
+// --sim-fault-* flags inject failures (all in faults.go), drawn per request
+// from a generator seeded by --sim-seed: 500 and 429 answers, a connection
+// cut mid-response (no finish_reason, usage or [DONE]: the client reads an
+// unexpected EOF), a stream that pauses once, usage.completion_tokens
+// reported off by a fixed skew (the engine's counter keeps the truth); a
+// slow, malformed or incomplete (families left out) /metrics; a restart
+// after N finished requests (fresh engine and registry: every counter back
+// to 0), and an engine death after N (/health 503, requests 500). Restart
+// and death take effect before the N-th request's last bytes are written,
+// so a client that has read its response already sees them.
+//
+// # Configuration
+//
+// Options is the whole configuration: engine.Config (the engine's flags)
+// embedded, the server's settings and the faults. The flag table writes
+// into it and Options.Validate checks it (the engine's part through
+// engine.Config.Validate), so a value is taken or refused alike from the
+// command line (New, ParseArgs) and from Go (NewWithOptions).
 package vllmsim

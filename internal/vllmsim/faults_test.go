@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +297,139 @@ func TestEngineErrorMidStream(t *testing.T) {
 	}
 	if chunks[0].text() == "" {
 		t.Errorf("first event %s: want content before the error", res.events[0].data)
+	}
+}
+
+// TestFaultUsageSkew: usage.completion_tokens is off by the skew in every
+// answer form, while the engine's counter keeps what it generated, so that
+// a client reconciling the two finds the difference.
+func TestFaultUsageSkew(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		skew int
+		want int // completion_tokens reported for 10 generated
+	}{
+		// Three tokens too many.
+		{"over", 3, 13},
+		// Fewer than generated.
+		{"under", -4, 6},
+		// Never below zero.
+		{"floor", -100, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := startSim(t, "--sim-fault-usage-skew", strconv.Itoa(tt.skew))
+			res := m.stream(t, context.Background(), "/v1/completions", strings.Replace(streamBody, `"include_usage":true`, `"include_usage":true,"continuous_usage_stats":true`, 1))
+			if res.err != nil || !res.done {
+				t.Fatalf("stream: err %v, done %v", res.err, res.done)
+			}
+			chunks := decodeChunks(t, res.events)
+			last := chunks[len(chunks)-1].Usage
+			if last == nil || last.CompletionTokens != tt.want || last.TotalTokens != last.PromptTokens+tt.want {
+				t.Errorf("streamed usage %+v, want %d completion tokens", last, tt.want)
+			}
+			if first := chunks[0].Usage; first == nil || first.CompletionTokens != max(0, 1+tt.skew) {
+				t.Errorf("first chunk's continuous usage %+v, want the skew on it too", first)
+			}
+			code, b := m.post(t, "/v1/completions", `{"prompt":"a b c","max_tokens":10,"ignore_eos":true}`)
+			var resp struct{ Usage usage }
+			if err := json.Unmarshal(b, &resp); err != nil || code != 200 || resp.Usage.CompletionTokens != tt.want {
+				t.Errorf("whole answer %d %s, want %d completion tokens", code, b, tt.want)
+			}
+			if got := sum(m.scrape(t), "vllm:generation_tokens_total"); got != 20 {
+				t.Errorf("generation_tokens_total = %v, want the 20 tokens generated", got)
+			}
+		})
+	}
+}
+
+// TestFaultDropMetric: the named families are left out of /metrics (and of
+// the malformed exposition), the others stay; a name that is no family is
+// refused with the closest one.
+func TestFaultDropMetric(t *testing.T) {
+	t.Parallel()
+	m := startSim(t, "--sim-fault-drop-metric", "vllm:kv_cache_usage_perc,vllm:prompt_tokens_total", "--sim-fault-drop-metric", "vllm:time_to_first_token_seconds")
+	m.post(t, "/v1/completions", `{"prompt":"a","max_tokens":2}`)
+	mfs := m.scrape(t)
+	for _, gone := range []string{"vllm:kv_cache_usage_perc", "vllm:prompt_tokens_total", "vllm:time_to_first_token_seconds"} {
+		if mfs[gone] != nil {
+			t.Errorf("/metrics still has %s", gone)
+		}
+	}
+	for _, kept := range []string{"vllm:num_requests_running", "vllm:generation_tokens_total", "vllm:cache_config_info", "vllm:inter_token_latency_seconds"} {
+		if mfs[kept] == nil {
+			t.Errorf("/metrics lost %s", kept)
+		}
+	}
+	// The 0.9 names are dropped by their 0.9 spelling.
+	old := startSim(t, "--sim-metrics-version", "0.9", "--sim-fault-drop-metric", "vllm:gpu_cache_usage_perc")
+	if mfs := old.scrape(t); mfs["vllm:gpu_cache_usage_perc"] != nil || mfs["vllm:num_requests_running"] == nil {
+		t.Errorf("0.9 names: drop of vllm:gpu_cache_usage_perc not applied")
+	}
+	_, err := New(append(append([]string{}, fastArgs...), "--sim-fault-drop-metric", "vllm:kv_cache_usage"), nil)
+	var ae *ArgError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), `no metric family "vllm:kv_cache_usage"`) || !strings.Contains(err.Error(), "did you mean vllm:kv_cache_usage_perc?") {
+		t.Errorf("unknown family: %v, want an *ArgError naming it and the closest family", err)
+	}
+}
+
+// TestKVCacheLog: the start-up log carries vLLM V1's "Available KV cache
+// memory: X.XX GiB" line, from which, with cache_config_info's
+// num_gpu_blocks and block_size, a client computes blocks per GiB and the
+// KV bytes per token.
+func TestKVCacheLog(t *testing.T) {
+	t.Parallel()
+	m := startSim(t, "--kv-cache-dtype", "fp8")
+	match := regexp.MustCompile(`\] Available KV cache memory: (\d+\.\d\d) GiB\n`).FindStringSubmatch(m.log.String())
+	if match == nil {
+		t.Fatalf("no \"Available KV cache memory: X.XX GiB\" line:\n%s", m.log.String())
+	}
+	gibs, _ := strconv.ParseFloat(match[1], 64)
+	info := m.s.current().eng.Info()
+	if want := float64(info.KVCacheBytes) / (1 << 30); math.Abs(gibs-want) > 0.005 {
+		t.Errorf("logged %.2f GiB, engine has %.4f GiB", gibs, want)
+	}
+	var blocks float64
+	for _, metric := range m.scrape(t)["vllm:cache_config_info"].GetMetric() {
+		for _, l := range metric.GetLabel() {
+			if l.GetName() == "num_gpu_blocks" {
+				blocks, _ = strconv.ParseFloat(l.GetValue(), 64)
+			}
+		}
+	}
+	// Qwen3-0.6B with an fp8 cache: 2 × 28 layers × 8 heads × 128 × 1 byte
+	// = 57,344 bytes per token, 16 tokens per block.
+	perToken := float64(1<<30) * gibs / (blocks * 16)
+	if math.Abs(perToken-57344)/57344 > 0.001 {
+		t.Errorf("%v blocks in %.2f GiB: %.0f bytes per token, want 57344", blocks, gibs, perToken)
+	}
+}
+
+// TestCacheConfigSwapSpace: cache_config_info reports --swap-space as vLLM
+// prints it: the default int 4, a given value as a float.
+func TestCacheConfigSwapSpace(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "4"},                               // the default
+		{[]string{"--swap-space", "8"}, "8.0"},   // given on the command line
+		{[]string{"--swap-space", "0.5"}, "0.5"}, // a fraction
+	} {
+		m := startSim(t, tt.args...)
+		found := ""
+		for _, metric := range m.scrape(t)["vllm:cache_config_info"].GetMetric() {
+			for _, l := range metric.GetLabel() {
+				if l.GetName() == "swap_space" {
+					found = l.GetValue()
+				}
+			}
+		}
+		if found != tt.want {
+			t.Errorf("%q: swap_space=%q, want %q", tt.args, found, tt.want)
+		}
 	}
 }

@@ -1,104 +1,16 @@
 package vllmsim
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/suggest"
-
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
-
-// DefaultModel is the model served when neither a positional model nor
-// --model is given (vLLM's own default).
-const DefaultModel = "Qwen/Qwen3-0.6B"
-
-// Defaults of the listening address, as vllm serve's (host 127.0.0.1 rather
-// than vLLM's all-interfaces default: the simulator listens on loopback
-// unless told otherwise, e.g. --host 0.0.0.0 in a container).
-const (
-	DefaultHost = "127.0.0.1"
-	DefaultPort = 8000
-)
-
-// ErrHelp is returned by New (and ParseArgs) when the arguments ask for
-// --help / -h. The caller prints Usage() and exits 0.
-var ErrHelp = errors.New("help requested")
-
-// ArgError is a command-line error: an unknown flag, a missing or invalid
-// value. Its text reads like Python argparse's (what vLLM prints) plus a hint
-// at the fix. A binary exits 2 on it, as argparse does.
-type ArgError struct {
-	Msg string
-}
-
-func (e *ArgError) Error() string { return e.Msg }
-
-func argErrorf(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
-
-// Options are the parsed command-line arguments: vLLM serve flags plus the
-// simulator's own --sim-* flags.
-type Options struct {
-	Model            string
-	ServedModelNames []string
-	Host             string
-	Port             int
-	// APIKey, when set, is required as "Authorization: Bearer KEY" on /v1/*.
-	// It is never logged.
-	APIKey string
-
-	MaxNumSeqs           int
-	MaxNumBatchedTokens  int
-	MaxModelLen          int
-	BlockSize            int
-	GPUMemoryUtilization float64
-	Dtype                string
-	KVCacheDtype         string
-	EnablePrefixCaching  bool
-	EnableChunkedPrefill bool
-	SpeculativeConfig    string
-	LongPrefillThreshold int
-	TensorParallelSize   int
-	TrustRemoteCode      bool
-	Seed                 int64
-	SwapSpace            float64
-	LogRequests          bool // --enable-log-requests (vLLM's default is off)
-	DisableLogStats      bool
-	EnforceEager         bool
-	ShowHiddenMetrics    string
-
-	SimGPU            string
-	SimSeed           int64
-	SimJitter         float64
-	SimSlowdown       float64
-	SimColdStart      time.Duration
-	SimStartup        time.Duration
-	SimFixedTTFT      time.Duration
-	SimFixedITL       time.Duration
-	SimMetricsVersion string
-	SimEOSProb        float64
-
-	Faults FaultOptions
-}
-
-// FaultOptions are the --sim-fault-* flags. Rates are probabilities in [0, 1]
-// drawn per request from a generator seeded by --sim-seed.
-type FaultOptions struct {
-	Rate500        float64       // --sim-fault-500-rate: answer 500 without running the request
-	Rate429        float64       // --sim-fault-429-rate: answer 429 without running the request
-	DisconnectRate float64       // --sim-fault-disconnect-rate: cut the connection mid-response
-	Stall          time.Duration // --sim-fault-stall: how long a stalled stream pauses
-	StallRate      float64       // --sim-fault-stall-rate: share of streams that stall once
-	MetricsDelay   time.Duration // --sim-fault-metrics-delay: /metrics answers this late
-	MetricsBroken  bool          // --sim-fault-metrics-malformed: /metrics is not valid exposition text
-	RestartAfter   int           // --sim-fault-restart-after: restart (fresh engine and counters) after N requests
-	DieAfter       int           // --sim-fault-die-after: the engine dies after N requests
-}
 
 // flagKind is how a flag takes its value.
 type flagKind int
@@ -111,7 +23,10 @@ const (
 )
 
 // flagSpec describes one flag: its name without "--", how it takes a value,
-// help text, and the setter that validates and stores the value.
+// help text, and the setter that reads the value into Options. Setters
+// only parse (a number, a duration); whether the value is acceptable is
+// Options.Validate's to say, so that a flag and a Go caller meet the same
+// rules.
 type flagSpec struct {
 	name  string
 	short string // e.g. "tp" for -tp
@@ -123,28 +38,36 @@ type flagSpec struct {
 	setM  func(o *Options, v []string) error // kindMulti
 }
 
-// Validators shared by the flag table. Each returns a message fragment; the
+// Value parsers of the flag table. Each returns a message fragment; the
 // parser prefixes "argument --flag: ".
 
-func intIn(lo, hi int, dst func(*Options) *int) func(*Options, string) error {
+func str(dst func(*Options) *string) func(*Options, string) error {
+	return func(o *Options, v string) error {
+		*dst(o) = v
+		return nil
+	}
+}
+
+func intVal(dst func(*Options) *int) func(*Options, string) error {
 	return func(o *Options, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return fmt.Errorf("invalid int value: '%s' (want a whole number)", v)
-		}
-		if n < lo || n > hi {
-			return fmt.Errorf("%d is out of range: want %s", n, rangeText(lo, hi))
 		}
 		*dst(o) = n
 		return nil
 	}
 }
 
-func rangeText(lo, hi int) string {
-	if hi == math.MaxInt {
-		return fmt.Sprintf("an integer >= %d", lo)
+func int64Val(dst func(*Options) *int64) func(*Options, string) error {
+	return func(o *Options, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("invalid int value: '%s' (want a whole number)", v)
+		}
+		*dst(o) = n
+		return nil
 	}
-	return fmt.Sprintf("an integer from %d to %d", lo, hi)
 }
 
 // humanInt parses vLLM's human-readable sizes for --max-model-len: 4096, 4k
@@ -183,42 +106,29 @@ func humanInt(v string) (int, error) {
 	return int(n), nil
 }
 
-func floatIn(lo, hi float64, loOpen bool, dst func(*Options) *float64) func(*Options, string) error {
+func floatVal(dst func(*Options) *float64) func(*Options, string) error {
 	return func(o *Options, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("invalid float value: '%s' (want a number)", v)
 		}
-		if f < lo || f > hi || (loOpen && f == lo) {
-			op := ">="
-			if loOpen {
-				op = ">"
-			}
-			if math.IsInf(hi, 1) {
-				return fmt.Errorf("%s is out of range: want a number %s %g", v, op, lo)
-			}
-			return fmt.Errorf("%s is out of range: want a number %s %g and <= %g", v, op, lo, hi)
-		}
 		*dst(o) = f
 		return nil
 	}
 }
 
-func rate(dst func(*Options) *float64) func(*Options, string) error {
+func rateVal(dst func(*Options) *float64) func(*Options, string) error {
 	return func(o *Options, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) {
 			return fmt.Errorf("invalid rate: '%s' (want a probability from 0 to 1, e.g. 0.05)", v)
 		}
-		if f < 0 || f > 1 {
-			return fmt.Errorf("rate %s is out of range: want a probability from 0 to 1, e.g. 0.05", v)
-		}
 		*dst(o) = f
 		return nil
 	}
 }
 
-func duration(dst func(*Options) *time.Duration) func(*Options, string) error {
+func durationVal(dst func(*Options) *time.Duration) func(*Options, string) error {
 	return func(o *Options, v string) error {
 		if v == "0" {
 			*dst(o) = 0
@@ -228,188 +138,150 @@ func duration(dst func(*Options) *time.Duration) func(*Options, string) error {
 		if err != nil {
 			return fmt.Errorf("invalid duration: '%s' (want a number with a unit, e.g. 500ms, 2s or 1m30s)", v)
 		}
-		if d < 0 {
-			return fmt.Errorf("negative duration: '%s' (want 0 or more, e.g. 500ms)", v)
-		}
 		*dst(o) = d
 		return nil
 	}
 }
 
-func int64Val(dst func(*Options) *int64) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("invalid int value: '%s' (want a whole number)", v)
-		}
-		*dst(o) = n
-		return nil
+// choiceMeta is a choice flag's placeholder in --help: {1,8,16}.
+func choiceMeta(choices []int) string {
+	s := make([]string, len(choices))
+	for i, c := range choices {
+		s[i] = strconv.Itoa(c)
 	}
-}
-
-func choice(choices []string, dst func(*Options) *string) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		for _, c := range choices {
-			if v == c {
-				*dst(o) = v
-				return nil
-			}
-		}
-		return fmt.Errorf("invalid choice: '%s' (choose from %s)", v, quoteList(choices))
-	}
-}
-
-func str(dst func(*Options) *string) func(*Options, string) error {
-	return func(o *Options, v string) error {
-		*dst(o) = v
-		return nil
-	}
-}
-
-func quoteList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = "'" + x + "'"
-	}
-	return strings.Join(q, ", ")
+	return "{" + strings.Join(s, ",") + "}"
 }
 
 // flagTable is every accepted flag, in --help order.
-var flagTable = []flagSpec{
-	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + DefaultModel + "); timing presets: " + strings.Join(engine.ModelPresetNames(), ", "),
+var flagTable = slices.Concat(serveFlags, simFlags, faultFlags)
+
+// serveFlags are vllm serve's flags.
+var serveFlags = []flagSpec{
+	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + engine.DefaultModel + "); timing presets: " + strings.Join(engine.ModelPresetNames(), ", "),
 		set: str(func(o *Options) *string { return &o.Model })},
 	{name: "served-model-name", kind: kindMulti, meta: "NAME [NAME ...]", help: "model name(s) clients use; the first is the metrics' model_name label (default: the model)",
 		setM: func(o *Options, v []string) error { o.ServedModelNames = v; return nil }},
 	{name: "host", meta: "HOST", help: "address to listen on (default " + DefaultHost + "; 0.0.0.0 in a container)",
 		set: str(func(o *Options) *string { return &o.Host })},
-	{name: "port", meta: "PORT", help: "TCP port (default 8000; 0 picks a free one)",
-		set: intIn(0, 65535, func(o *Options) *int { return &o.Port })},
+	{name: "port", meta: "PORT", help: fmt.Sprintf("TCP port (default %d; 0 picks a free one)", DefaultPort),
+		set: intVal(func(o *Options) *int { return &o.Port })},
 	{name: "api-key", meta: "KEY", help: "require 'Authorization: Bearer KEY' on /v1/* (never logged)",
 		set: str(func(o *Options) *string { return &o.APIKey })},
-	{name: "max-num-seqs", meta: "N", help: "most sequences per engine step (default 1024 on >=70 GiB GPUs, else 256)",
-		set: intIn(1, math.MaxInt, func(o *Options) *int { return &o.MaxNumSeqs })},
-	{name: "max-num-batched-tokens", meta: "N", help: "token budget per engine step (default 8192 on >=70 GiB GPUs, else 2048)",
-		set: intIn(1, math.MaxInt, func(o *Options) *int { return &o.MaxNumBatchedTokens })},
-	{name: "max-model-len", meta: "N", help: "context length: prompt + output tokens (accepts 4096, 4k, 4K)",
+	{name: "max-num-seqs", meta: "N", help: "most sequences per engine step (default, or 0: 1024 on >=70 GiB GPUs, else 256)",
+		set: intVal(func(o *Options) *int { return &o.MaxNumSeqs })},
+	{name: "max-num-batched-tokens", meta: "N", help: "token budget per engine step (default, or 0: 8192 on >=70 GiB GPUs, else 2048)",
+		set: intVal(func(o *Options) *int { return &o.MaxNumBatchedTokens })},
+	{name: "max-model-len", meta: "N", help: "context length: prompt + output tokens (accepts 4096, 4k, 4K; default, or 0: the model's)",
 		set: func(o *Options, v string) error {
 			n, err := humanInt(v)
-			if err != nil {
-				return err
-			}
-			if n < 1 {
-				return fmt.Errorf("%d is out of range: want an integer >= 1", n)
-			}
 			o.MaxModelLen = n
-			return nil
+			return err
 		}},
-	{name: "block-size", meta: "{1,8,16,32,64,128}", help: "KV-cache block size in tokens (default 16)",
-		set: func(o *Options, v string) error {
-			switch v {
-			case "1", "8", "16", "32", "64", "128":
-				o.BlockSize, _ = strconv.Atoi(v) // one of the literals above
-				return nil
-			}
-			return fmt.Errorf("invalid choice: '%s' (choose from '1', '8', '16', '32', '64', '128')", v)
-		}},
-	{name: "gpu-memory-utilization", meta: "F", help: "share of GPU memory for weights, activations and KV cache, in (0, 1] (default 0.9)",
-		set: floatIn(0, 1, true, func(o *Options) *float64 { return &o.GPUMemoryUtilization })},
-	{name: "dtype", meta: "DTYPE", help: "weights dtype: auto, half, float16, bfloat16, float, float32",
-		set: choice([]string{"auto", "half", "float16", "bfloat16", "float", "float32"}, func(o *Options) *string { return &o.Dtype })},
-	{name: "kv-cache-dtype", meta: "DTYPE", help: "KV-cache dtype: auto (= --dtype), bfloat16, fp8, fp8_e4m3, fp8_e5m2",
-		set: choice([]string{"auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"}, func(o *Options) *string { return &o.KVCacheDtype })},
+	{name: "block-size", meta: choiceMeta(engine.BlockSizes), help: fmt.Sprintf("KV-cache block size in tokens (default %d)", engine.DefaultBlockSize),
+		set: intVal(func(o *Options) *int { return &o.BlockSize })},
+	{name: "gpu-memory-utilization", meta: "F", help: fmt.Sprintf("share of GPU memory for weights, activations and KV cache, in (0, 1] (default %g)", engine.DefaultGPUMemoryUtilization),
+		set: floatVal(func(o *Options) *float64 { return &o.GPUMemoryUtilization })},
+	{name: "dtype", meta: "DTYPE", help: "weights dtype: " + strings.Join(engine.Dtypes, ", "),
+		set: str(func(o *Options) *string { return &o.Dtype })},
+	{name: "kv-cache-dtype", meta: "DTYPE", help: "KV-cache dtype: " + strings.Join(engine.KVCacheDtypes, ", ") + " (auto = --dtype; the fp8 ones take 1 byte)",
+		set: str(func(o *Options) *string { return &o.KVCacheDtype })},
 	{name: "long-prefill-token-threshold", meta: "N", help: "with chunked prefill, at most N tokens of one prefill per step (default 0 = no cap)",
-		set: intIn(0, math.MaxInt, func(o *Options) *int { return &o.LongPrefillThreshold })},
+		set: intVal(func(o *Options) *int { return &o.LongPrefillTokenThreshold })},
 	{name: "enable-prefix-caching", kind: kindNegBool, help: "reuse KV blocks of shared prompt prefixes (default on)",
 		setB: func(o *Options, b bool) { o.EnablePrefixCaching = b }},
 	{name: "enable-chunked-prefill", kind: kindNegBool, help: "split long prefills across steps (default on)",
 		setB: func(o *Options, b bool) { o.EnableChunkedPrefill = b }},
 	{name: "speculative-config", meta: "JSON", help: `speculative decoding, e.g. '{"method":"ngram","num_speculative_tokens":5,"prompt_lookup_max":5}'`,
-		set: func(o *Options, v string) error {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(v), &m); err != nil {
-				return fmt.Errorf("invalid JSON object: %v (want e.g. '{\"method\":\"ngram\",\"num_speculative_tokens\":5}')", err)
-			}
-			o.SpeculativeConfig = v
-			return nil
-		}},
+		set: str(func(o *Options) *string { return &o.SpeculativeConfig })},
 	{name: "tensor-parallel-size", short: "tp", meta: "N", help: "GPUs per model replica (default 1)",
-		set: intIn(1, 1024, func(o *Options) *int { return &o.TensorParallelSize })},
+		set: intVal(func(o *Options) *int { return &o.TensorParallelSize })},
 	{name: "trust-remote-code", kind: kindNegBool, help: "accepted; no effect in the simulator",
 		setB: func(o *Options, b bool) { o.TrustRemoteCode = b }},
 	{name: "seed", meta: "N", help: "sampling seed (accepted; faults and timing use --sim-seed)",
-		set: int64Val(func(o *Options) *int64 { return &o.Seed })},
-	{name: "swap-space", meta: "GiB", help: "CPU swap space per GPU (accepted; no effect)",
-		set: floatIn(0, math.Inf(1), false, func(o *Options) *float64 { return &o.SwapSpace })},
+		set: int64Val(func(o *Options) *int64 { return &o.SamplingSeed })},
+	{name: "swap-space", meta: "GiB", help: fmt.Sprintf("CPU swap space per GPU (default %g; no effect but cache_config_info's swap_space)", engine.DefaultSwapSpace),
+		set: floatVal(func(o *Options) *float64 { return &o.SwapSpace })},
 	{name: "disable-log-requests", kind: kindBool, help: "do not log each request (the default; deprecated in vLLM)",
 		setB: func(o *Options, b bool) { o.LogRequests = !b }},
 	{name: "enable-log-requests", kind: kindNegBool, help: "log each request's arrival and end",
 		setB: func(o *Options, b bool) { o.LogRequests = b }},
-	{name: "disable-log-stats", kind: kindNegBool, help: "do not log engine statistics every 10 s",
+	{name: "disable-log-stats", kind: kindNegBool, help: fmt.Sprintf("do not log engine statistics every %s", statsInterval),
 		setB: func(o *Options, b bool) { o.DisableLogStats = b }},
 	{name: "enforce-eager", kind: kindNegBool, help: "accepted; no effect in the simulator",
 		setB: func(o *Options, b bool) { o.EnforceEager = b }},
 	{name: "show-hidden-metrics-for-version", meta: "X.Y", help: "accepted; see --sim-metrics-version for old metric names",
 		set: str(func(o *Options) *string { return &o.ShowHiddenMetrics })},
+}
 
+// simFlags are the simulator's own flags.
+var simFlags = []flagSpec{
 	{name: "sim-eos-prob", meta: "F", help: "chance that each generated token is EOS and ends the request with \"stop\" (after min_tokens, unless ignore_eos; default 0 = never)",
-		set: rate(func(o *Options) *float64 { return &o.SimEOSProb })},
+		set: rateVal(func(o *Options) *float64 { return &o.EOSProbability })},
 	{name: "sim-gpu", meta: "PRESET", help: "simulated GPU preset: " + strings.Join(engine.GPUPresetNames(), ", ") + " (default " + engine.DefaultGPU + ")",
-		set: str(func(o *Options) *string { return &o.SimGPU })},
-	{name: "sim-seed", meta: "N", help: "seed of timing jitter and fault injection (default 0)",
-		set: int64Val(func(o *Options) *int64 { return &o.SimSeed })},
+		set: str(func(o *Options) *string { return &o.GPU })},
+	{name: "sim-seed", meta: "N", help: "seed of output tokens, timing jitter and fault injection (default 0)",
+		set: int64Val(func(o *Options) *int64 { return &o.Seed })},
 	{name: "sim-jitter", meta: "F", help: "relative standard deviation of step-time noise, 0 to 1 (default 0)",
-		set: floatIn(0, 1, false, func(o *Options) *float64 { return &o.SimJitter })},
+		set: floatVal(func(o *Options) *float64 { return &o.Jitter })},
 	{name: "sim-slowdown", meta: "F", help: "multiply every step time by F > 0 (default 1)",
-		set: floatIn(0, 1e6, true, func(o *Options) *float64 { return &o.SimSlowdown })},
-	{name: "sim-cold-start", meta: "D", help: "extra latency the engine's first step pays (CUDA warm-up; default " + DefaultColdStart.String() + ", the seed's 355 ms cold TTFT; 0 = none)",
-		set: duration(func(o *Options) *time.Duration { return &o.SimColdStart })},
+		set: floatVal(func(o *Options) *float64 { return &o.Slowdown })},
+	{name: "sim-cold-start", meta: "D", help: "extra latency the engine's first step pays (CUDA warm-up; default " + engine.DefaultColdStart.String() + ", the seed's 355 ms cold TTFT; 0 = none)",
+		set: durationVal(func(o *Options) *time.Duration { return &o.ColdStart })},
 	{name: "sim-startup", meta: "D", help: "start-up time: /health answers 503 (and /v1/* 503) until it has passed",
-		set: duration(func(o *Options) *time.Duration { return &o.SimStartup })},
+		set: durationVal(func(o *Options) *time.Duration { return &o.Startup })},
 	{name: "sim-fixed-ttft", meta: "D", help: "exact time to first token (with --sim-fixed-itl: bypasses the timing model)",
-		set: duration(func(o *Options) *time.Duration { return &o.SimFixedTTFT })},
+		set: durationVal(func(o *Options) *time.Duration { return &o.FixedTTFT })},
 	{name: "sim-fixed-itl", meta: "D", help: "exact gap between output tokens",
-		set: duration(func(o *Options) *time.Duration { return &o.SimFixedITL })},
-	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: 0.9 keeps gpu_cache_usage_perc and friends (default: current names)",
-		set: choice([]string{"current", "0.9"}, func(o *Options) *string { return &o.SimMetricsVersion })},
+		set: durationVal(func(o *Options) *time.Duration { return &o.FixedITL })},
+	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: " + string(engine.MetricsV09) + " keeps gpu_cache_usage_perc and friends (default: current names)",
+		set: func(o *Options, v string) error { o.MetricsVersion = engine.ParseMetricsVersion(v); return nil }},
+}
 
+// faultFlags are the --sim-fault-* flags (faults.go applies them).
+var faultFlags = []flagSpec{
 	{name: "sim-fault-500-rate", meta: "F", help: "share of requests answered 500 Internal Server Error",
-		set: rate(func(o *Options) *float64 { return &o.Faults.Rate500 })},
+		set: rateVal(func(o *Options) *float64 { return &o.Faults.Rate500 })},
 	{name: "sim-fault-429-rate", meta: "F", help: "share of requests answered 429 Too Many Requests",
-		set: rate(func(o *Options) *float64 { return &o.Faults.Rate429 })},
+		set: rateVal(func(o *Options) *float64 { return &o.Faults.Rate429 })},
 	{name: "sim-fault-disconnect-rate", meta: "F", help: "share of requests whose connection is cut mid-response (no finish_reason, usage or [DONE])",
-		set: rate(func(o *Options) *float64 { return &o.Faults.DisconnectRate })},
+		set: rateVal(func(o *Options) *float64 { return &o.Faults.DisconnectRate })},
 	{name: "sim-fault-stall", meta: "D", help: "how long a stalled stream pauses mid-way (with --sim-fault-stall-rate)",
-		set: duration(func(o *Options) *time.Duration { return &o.Faults.Stall })},
+		set: durationVal(func(o *Options) *time.Duration { return &o.Faults.Stall })},
 	{name: "sim-fault-stall-rate", meta: "F", help: "share of streams that pause once for --sim-fault-stall",
-		set: rate(func(o *Options) *float64 { return &o.Faults.StallRate })},
+		set: rateVal(func(o *Options) *float64 { return &o.Faults.StallRate })},
+	{name: "sim-fault-usage-skew", meta: "N", help: "report usage.completion_tokens N tokens off (N may be negative; never below 0) from what the engine generated and counted in vllm:generation_tokens_total",
+		set: intVal(func(o *Options) *int { return &o.Faults.UsageSkew })},
 	{name: "sim-fault-metrics-delay", meta: "D", help: "/metrics answers this much later",
-		set: duration(func(o *Options) *time.Duration { return &o.Faults.MetricsDelay })},
+		set: durationVal(func(o *Options) *time.Duration { return &o.Faults.MetricsDelay })},
 	{name: "sim-fault-metrics-malformed", kind: kindBool, help: "/metrics emits broken exposition text",
 		setB: func(o *Options, b bool) { o.Faults.MetricsBroken = b }},
+	{name: "sim-fault-drop-metric", meta: "NAME[,NAME...]", help: "leave these metric families out of /metrics, e.g. vllm:kv_cache_usage_perc,vllm:prompt_tokens_total (repeatable)",
+		set: func(o *Options, v string) error {
+			o.Faults.DropMetrics = append(o.Faults.DropMetrics, strings.Split(v, ",")...)
+			return nil
+		}},
 	{name: "sim-fault-restart-after", meta: "N", help: "after N finished requests the server restarts once: fresh engine, counters back to 0",
-		set: intIn(0, math.MaxInt, func(o *Options) *int { return &o.Faults.RestartAfter })},
+		set: intVal(func(o *Options) *int { return &o.Faults.RestartAfter })},
 	{name: "sim-fault-die-after", meta: "N", help: "after N finished requests the engine dies: /health 503, requests 500",
-		set: intIn(0, math.MaxInt, func(o *Options) *int { return &o.Faults.DieAfter })},
+		set: intVal(func(o *Options) *int { return &o.Faults.DieAfter })},
 }
 
 // ParseArgs parses vllm serve style arguments: an optional positional model,
 // "--flag value" and "--flag=value", underscores accepted for dashes
 // (--max_num_seqs), --no-NAME for negatable booleans, -tp for
-// --tensor-parallel-size. It returns ErrHelp for --help/-h and an *ArgError
-// for anything it cannot accept.
-// DefaultColdStart is the warm-up cost the first engine step pays unless
-// --sim-cold-start says otherwise: with the default preset it reproduces the
-// seed article's 355 ms cold TTFT against ~20–40 ms warm (docs/simulator.md).
-const DefaultColdStart = 335 * time.Millisecond
-
+// --tensor-parallel-size. It starts from DefaultOptions and ends with
+// Options.Validate. It returns ErrHelp for --help/-h and an *ArgError for
+// anything it cannot accept.
 func ParseArgs(args []string) (Options, error) {
-	o := Options{
-		Host:                 DefaultHost,
-		Port:                 DefaultPort,
-		EnablePrefixCaching:  true,
-		EnableChunkedPrefill: true,
-		SimColdStart:         DefaultColdStart,
+	p := &argParser{opts: DefaultOptions(), byName: flagsByName()}
+	if err := p.parse(args); err != nil {
+		return p.opts, err
 	}
+	return p.opts, p.opts.Validate()
+}
+
+// flagsByName indexes flagTable by name and short name.
+func flagsByName() map[string]*flagSpec {
 	byName := map[string]*flagSpec{}
 	for i := range flagTable {
 		f := &flagTable[i]
@@ -418,136 +290,139 @@ func ParseArgs(args []string) (Options, error) {
 			byName[f.short] = f
 		}
 	}
-	var unknown []string
-	var positional []string
-	var modelFlag string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--help" || a == "-h" {
-			return o, ErrHelp
-		}
-		if a == "--" {
-			positional = append(positional, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
-			positional = append(positional, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		name = strings.ReplaceAll(name, "_", "-")
-		dashes := len(a) - len(strings.TrimLeft(a, "-"))
-		spec, ok := byName[name]
-		negated := false
-		if !ok && strings.HasPrefix(name, "no-") {
-			if s, ok2 := byName[strings.TrimPrefix(name, "no-")]; ok2 && s.kind == kindNegBool {
-				spec, ok, negated = s, true, true
-			}
-		}
-		if ok && dashes == 1 && spec.short != name {
-			ok = false // argparse knows -tp, not -max-num-seqs
-		}
-		if !ok {
-			unknown = append(unknown, a)
-			if !hasVal && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				// argparse would report the value as an unrecognized
-				// argument too; keep it with its flag, not as a model.
-				unknown = append(unknown, args[i+1])
-				i++
-			}
-			continue
-		}
-		display := "--" + spec.name
-		if negated {
-			display = "--no-" + spec.name
-		}
-		switch spec.kind {
-		case kindBool, kindNegBool:
-			if hasVal {
-				return o, argErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
-			}
-			if spec.kind == kindBool && negated {
-				return o, argErrorf("unrecognized arguments: %s", a)
-			}
-			spec.setB(&o, !negated)
-		case kindMulti:
-			var vals []string
-			if hasVal {
-				vals = append(vals, val)
-			}
-			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				vals = append(vals, args[i+1])
-				i++
-			}
-			if len(vals) == 0 {
-				return o, argErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
-			}
-			if err := spec.setM(&o, vals); err != nil {
-				return o, argErrorf("argument %s: %v", display, err)
-			}
-		default:
-			if !hasVal {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && !isNumber(args[i+1])) {
-					return o, argErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
-				}
-				val = args[i+1]
-				i++
-			}
-			if spec.name == "model" {
-				modelFlag = val
-			}
-			if err := spec.set(&o, val); err != nil {
-				return o, argErrorf("argument %s: %v", display, err)
-			}
-		}
-	}
-	switch {
-	case len(positional) > 1:
-		unknown = append(positional[1:], unknown...)
-		fallthrough
-	case len(positional) == 1:
-		if modelFlag != "" && modelFlag != positional[0] {
-			return o, argErrorf("the model is given twice, as %q (positional) and --model %q: give it once", positional[0], modelFlag)
-		}
-		o.Model = positional[0]
-	}
-	if len(unknown) > 0 {
-		return o, unknownError(unknown)
-	}
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
-	if len(o.ServedModelNames) == 0 {
-		o.ServedModelNames = []string{o.Model}
-	}
-	if o.SimMetricsVersion == "current" {
-		o.SimMetricsVersion = ""
-	}
-	if err := o.validate(); err != nil {
-		return o, err
-	}
-	return o, nil
+	return byName
 }
 
-// validate checks combinations of flags.
-func (o *Options) validate() error {
-	f := o.Faults
-	if f.StallRate > 0 && f.Stall == 0 {
-		return argErrorf("argument --sim-fault-stall-rate: %g has no effect without --sim-fault-stall (add e.g. --sim-fault-stall 2s)", f.StallRate)
-	}
-	if f.Stall > 0 && f.StallRate == 0 {
-		return argErrorf("argument --sim-fault-stall: %s has no effect without --sim-fault-stall-rate (add e.g. --sim-fault-stall-rate 0.1)", f.Stall)
-	}
-	if (o.SimFixedTTFT > 0) != (o.SimFixedITL > 0) {
-		return argErrorf("arguments --sim-fixed-ttft and --sim-fixed-itl go together (exact timing needs both, e.g. --sim-fixed-ttft 50ms --sim-fixed-itl 10ms)")
-	}
-	if f.Rate500+f.Rate429 > 1 {
-		return argErrorf("arguments --sim-fault-500-rate %g and --sim-fault-429-rate %g add up to more than 1: lower one of them", f.Rate500, f.Rate429)
-	}
-	for _, n := range o.ServedModelNames {
-		if strings.TrimSpace(n) == "" {
-			return argErrorf("argument --served-model-name: empty name (give a name such as my-model)")
+// argParser is one ParseArgs run.
+type argParser struct {
+	opts       Options
+	byName     map[string]*flagSpec
+	args       []string
+	i          int // the argument being read
+	unknown    []string
+	positional []string
+	modelFlag  string
+}
+
+// parse reads every argument, then the positional model.
+func (p *argParser) parse(args []string) error {
+	p.args = args
+	for ; p.i < len(args); p.i++ {
+		a := args[p.i]
+		switch {
+		case a == "--help" || a == "-h":
+			return ErrHelp
+		case a == "--":
+			p.positional = append(p.positional, args[p.i+1:]...)
+			p.i = len(args)
+		case !strings.HasPrefix(a, "-") || a == "-" || isNumber(a):
+			p.positional = append(p.positional, a)
+		default:
+			if err := p.flag(a); err != nil {
+				return err
+			}
 		}
+	}
+	return p.finish()
+}
+
+// flag reads the flag at args[i] and its value.
+func (p *argParser) flag(a string) error {
+	name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	name = strings.ReplaceAll(name, "_", "-")
+	dashes := len(a) - len(strings.TrimLeft(a, "-"))
+	spec, ok := p.byName[name]
+	negated := false
+	if !ok && strings.HasPrefix(name, "no-") {
+		if s, ok2 := p.byName[strings.TrimPrefix(name, "no-")]; ok2 && s.kind == kindNegBool {
+			spec, ok, negated = s, true, true
+		}
+	}
+	if ok && dashes == 1 && spec.short != name {
+		ok = false // argparse knows -tp, not -max-num-seqs
+	}
+	if !ok {
+		p.unknown = append(p.unknown, a)
+		if !hasVal && p.i+1 < len(p.args) && !strings.HasPrefix(p.args[p.i+1], "-") {
+			// argparse would report the value as an unrecognized
+			// argument too; keep it with its flag, not as a model.
+			p.unknown = append(p.unknown, p.args[p.i+1])
+			p.i++
+		}
+		return nil
+	}
+	display := "--" + spec.name
+	if negated {
+		display = "--no-" + spec.name
+	}
+	switch spec.kind {
+	case kindBool, kindNegBool:
+		if hasVal {
+			return argErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
+		}
+		if spec.kind == kindBool && negated {
+			return argErrorf("unrecognized arguments: %s", a)
+		}
+		spec.setB(&p.opts, !negated)
+		return nil
+	case kindMulti:
+		return p.multi(spec, display, val, hasVal)
+	}
+	return p.value(spec, display, val, hasVal)
+}
+
+// value reads a kindValue flag's value: after "=", or the next argument.
+func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) error {
+	if !hasVal {
+		if p.i+1 >= len(p.args) || (strings.HasPrefix(p.args[p.i+1], "-") && !isNumber(p.args[p.i+1])) {
+			return argErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
+		}
+		p.i++
+		val = p.args[p.i]
+	}
+	if spec.name == "model" {
+		p.modelFlag = val
+	}
+	if err := spec.set(&p.opts, val); err != nil {
+		return argErrorf("argument %s: %v", display, err)
+	}
+	return nil
+}
+
+// multi reads a kindMulti flag's values: every following non-flag word.
+func (p *argParser) multi(spec *flagSpec, display, val string, hasVal bool) error {
+	var vals []string
+	if hasVal {
+		vals = append(vals, val)
+	}
+	for p.i+1 < len(p.args) && !strings.HasPrefix(p.args[p.i+1], "-") {
+		p.i++
+		vals = append(vals, p.args[p.i])
+	}
+	if len(vals) == 0 {
+		return argErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
+	}
+	if err := spec.setM(&p.opts, vals); err != nil {
+		return argErrorf("argument %s: %v", display, err)
+	}
+	return nil
+}
+
+// finish takes the positional model and reports unknown arguments.
+func (p *argParser) finish() error {
+	unknown := p.unknown
+	switch {
+	case len(p.positional) > 1:
+		unknown = append(p.positional[1:], unknown...)
+		fallthrough
+	case len(p.positional) == 1:
+		if p.modelFlag != "" && p.modelFlag != p.positional[0] {
+			return argErrorf("the model is given twice, as %q (positional) and --model %q: give it once", p.positional[0], p.modelFlag)
+		}
+		p.opts.Model = p.positional[0]
+	}
+	if len(unknown) > 0 {
+		return unknownError(unknown)
 	}
 	return nil
 }
@@ -596,26 +471,31 @@ func Usage() string {
 	b.WriteString("usage: vllm-sim [MODEL] [options]\n\n")
 	b.WriteString("A simulated vLLM OpenAI-compatible server (vllm serve flags plus --sim-*).\n")
 	b.WriteString("Values go as --flag VALUE or --flag=VALUE; durations take a unit (500ms, 2s).\n\n")
-	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + DefaultModel + ")\n\noptions:\n")
+	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + engine.DefaultModel + ")\n\noptions:\n")
 	b.WriteString("  -h, --help\n        show this help and exit\n")
-	for _, f := range flagTable {
-		if f.name == "sim-gpu" {
-			b.WriteString("\nsimulator options:\n")
+	for _, group := range []struct {
+		title string
+		flags []flagSpec
+	}{{"", serveFlags}, {"\nsimulator options:\n", simFlags}, {"\nfault injection (seeded by --sim-seed):\n", faultFlags}} {
+		b.WriteString(group.title)
+		for _, f := range group.flags {
+			b.WriteString(usageLine(f))
 		}
-		if f.name == "sim-fault-500-rate" {
-			b.WriteString("\nfault injection (seeded by --sim-seed):\n")
-		}
-		line := "  --" + f.name
-		if f.short != "" {
-			line = "  -" + f.short + ", --" + f.name
-		}
-		switch f.kind {
-		case kindNegBool:
-			line += ", --no-" + f.name
-		case kindValue, kindMulti:
-			line += " " + f.meta
-		}
-		b.WriteString(line + "\n        " + f.help + "\n")
 	}
 	return b.String()
+}
+
+// usageLine is one flag's entry in Usage.
+func usageLine(f flagSpec) string {
+	line := "  --" + f.name
+	if f.short != "" {
+		line = "  -" + f.short + ", --" + f.name
+	}
+	switch f.kind {
+	case kindNegBool:
+		line += ", --no-" + f.name
+	case kindValue, kindMulti:
+		line += " " + f.meta
+	}
+	return line + "\n        " + f.help + "\n"
 }

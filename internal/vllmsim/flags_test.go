@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 func TestParseArgsAccepts(t *testing.T) {
@@ -17,10 +19,11 @@ func TestParseArgsAccepts(t *testing.T) {
 	}{
 		// No arguments: vLLM's default model, served under its own name.
 		{"defaults", nil, func(o Options) bool {
-			return o.Model == DefaultModel && slices.Equal(o.ServedModelNames, []string{DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
+			return o.Model == engine.DefaultModel && slices.Equal(o.ServedNames(), []string{engine.DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
 		}},
-		// The model as vllm serve's positional argument.
-		{"positional model", []string{"Qwen/Qwen3-8B"}, func(o Options) bool { return o.Model == "Qwen/Qwen3-8B" }},
+		// The model as vllm serve's positional argument (an 8B model's full
+		// context needs more KV cache than the default 24 GiB GPU holds).
+		{"positional model", []string{"Qwen/Qwen3-8B", "--sim-gpu", "h100"}, func(o Options) bool { return o.Model == "Qwen/Qwen3-8B" }},
 		// The old api_server spelling --model.
 		{"--model flag", []string{"--model", "m1"}, func(o Options) bool { return o.Model == "m1" }},
 		// --flag=value and --flag value mix.
@@ -51,10 +54,10 @@ func TestParseArgsAccepts(t *testing.T) {
 		}},
 		// Simulator durations and fault rates.
 		{"sim flags", []string{"--sim-startup", "1.5s", "--sim-fault-stall", "2s", "--sim-fault-stall-rate", "0.5", "--sim-fault-500-rate", "0", "--sim-metrics-version", "0.9"}, func(o Options) bool {
-			return o.SimStartup == 1500*time.Millisecond && o.Faults.Stall == 2*time.Second && o.Faults.StallRate == 0.5 && o.SimMetricsVersion == "0.9"
+			return o.Startup == 1500*time.Millisecond && o.Faults.Stall == 2*time.Second && o.Faults.StallRate == 0.5 && o.MetricsVersion == engine.MetricsV09
 		}},
 		// EOS probability for stop-terminated requests.
-		{"eos prob", []string{"--sim-eos-prob", "0.02"}, func(o Options) bool { return o.SimEOSProb == 0.02 }},
+		{"eos prob", []string{"--sim-eos-prob", "0.02"}, func(o Options) bool { return o.EOSProbability == 0.02 }},
 		// The API key is stored (and only redacted in logs).
 		{"api key", []string{"--api-key", "sekrit"}, func(o Options) bool { return o.APIKey == "sekrit" }},
 	}
@@ -89,8 +92,8 @@ func TestParseArgsRejects(t *testing.T) {
 		{"missing value", []string{"--port"}, "argument --port: expected one argument"},
 		// Not a number.
 		{"bad int", []string{"--max-num-seqs", "many"}, "argument --max-num-seqs: invalid int value: 'many'"},
-		// Zero sequences can never schedule anything.
-		{"zero seqs", []string{"--max-num-seqs", "0"}, "argument --max-num-seqs: 0 is out of range"},
+		// A negative count of sequences (0 is the GPU's default, as in engine.Config).
+		{"negative seqs", []string{"--max-num-seqs", "-1"}, "argument --max-num-seqs: -1 is out of range: want an integer >= 0"},
 		// GPU memory share above 1.
 		{"gpu util", []string{"--gpu-memory-utilization", "1.5"}, "argument --gpu-memory-utilization: 1.5 is out of range"},
 		// argparse choices.
@@ -203,8 +206,8 @@ func TestEngineConfigErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		// A GPU preset that does not exist.
-		{"unknown gpu", []string{"--sim-gpu", "tpu-v9"}, "invalid engine configuration"},
+		// A GPU preset that does not exist: the engine's rule, in argparse's words.
+		{"unknown gpu", []string{"--sim-gpu", "tpu-v9"}, "argument --sim-gpu: unknown GPU preset 'tpu-v9'"},
 		// Without chunked prefill a whole prompt must fit one step.
 		{"batched tokens below context", []string{"--no-enable-chunked-prefill", "--max-num-batched-tokens", "512", "--max-model-len", "4096"}, "invalid engine configuration"},
 	}

@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -26,29 +26,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // and deterministic.
 var fastArgs = []string{"sim-model", "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats"}
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // sim is a running simulator for one test.
 type sim struct {
 	s   *Server
 	url string
-	log *syncBuffer
+	log *simtest.Buffer
 }
 
 // startSim serves New(fastArgs + args) on 127.0.0.1:0 until the test ends.
@@ -60,27 +42,12 @@ func startSim(t *testing.T, args ...string) *sim {
 // startSimRaw serves New(args) on 127.0.0.1:0 until the test ends.
 func startSimRaw(t *testing.T, args ...string) *sim {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &simtest.Buffer{}
 	s, err := New(args, log)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = s.Close()
-		t.Fatalf("listen: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-		http.DefaultClient.CloseIdleConnections()
-	})
-	return &sim{s: s, url: "http://" + ln.Addr().String(), log: log}
+	return &sim{s: s, url: simtest.Serve(t, s), log: log}
 }
 
 // post sends a JSON body and returns the response, body read.

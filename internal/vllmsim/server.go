@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,47 +21,35 @@ import (
 // Version is what GET /version reports: the vLLM release whose API and
 // metric names the simulator follows, suffixed "-sim" so that a client can
 // tell it from a real server. With --sim-metrics-version 0.9 it reports
-// "0.9.2-sim".
+// Version09.
 const Version = "0.11.0-sim"
 
-// versionFor returns the /version string for a --sim-metrics-version value.
-func versionFor(metricsVersion string) string {
-	if metricsVersion == "0.9" {
-		return "0.9.2-sim"
-	}
-	return Version
-}
+// Version09 is /version with --sim-metrics-version 0.9: the last 0.9
+// release, whose metric names the server then exposes.
+const Version09 = "0.9.2-sim"
 
 // DefaultShutdownGrace is how long Serve lets in-flight requests finish
 // after its context is done before it aborts them.
 const DefaultShutdownGrace = 5 * time.Second
 
-// simEngine is what the server needs of the engine; *engine.Engine has it.
-type simEngine interface {
-	Submit(ctx context.Context, req engine.Request) (<-chan engine.Output, error)
-	Close()
-	Kill()
-	Healthy() bool
-	Info() engine.Info
-}
-
-// newEngine starts an engine that registers its metrics on reg.
-var newEngine = func(cfg engine.Config, reg prometheus.Registerer) (simEngine, error) {
-	e, err := engine.New(cfg, reg)
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
+// Waits of Serve's shutdown and its HTTP server.
+const (
+	// abortGrace is how long aborted requests get to end after the grace
+	// period before the connections are closed.
+	abortGrace = time.Second
+	// readHeaderTimeout bounds reading a request's header.
+	readHeaderTimeout = 30 * time.Second
+)
 
 // generation is one life of the simulated server: an engine and the
 // registry its metrics live on. A --sim-fault-restart-after restart replaces
 // the generation, which resets every counter to 0.
 type generation struct {
-	eng     simEngine
+	eng     engine.Core
 	reg     *prometheus.Registry
-	metrics http.Handler
-	eos     int32 // the model's EOS token id: counted, never rendered
+	gather  prometheus.Gatherer // reg less the --sim-fault-drop-metric families
+	metrics http.Handler        // /metrics over gather
+	eos     int32               // the model's EOS token id: counted, never rendered
 }
 
 // Server is a simulated vLLM OpenAI-compatible API server: the HTTP API,
@@ -74,7 +61,7 @@ type generation struct {
 // same API for httptest. Close releases the engine; Serve calls it.
 type Server struct {
 	opts    Options
-	cfg     engine.Config // engine.Defaults applied
+	info    engine.Info // the first engine's: the effective configuration
 	log     *logger
 	created time.Time
 	handler http.Handler
@@ -102,8 +89,12 @@ func New(args []string, log io.Writer) (*Server, error) {
 	return NewWithOptions(opts, log)
 }
 
-// NewWithOptions is New for options already parsed by ParseArgs.
+// NewWithOptions is New for options built in Go (start from
+// DefaultOptions): it validates them as ParseArgs does.
 func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = io.Discard
 	}
@@ -111,93 +102,58 @@ func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
 		opts:    opts,
 		log:     &logger{w: log},
 		created: time.Now(),
-		faults:  newFaultInjector(opts.SimSeed, opts.Faults),
+		faults:  newFaultInjector(opts.Seed, opts.Faults),
 		grace:   DefaultShutdownGrace,
 	}
-	s.cfg = engine.Defaults(opts.engineConfig())
-	s.log.infof("vLLM-sim API server version %s", versionFor(opts.SimMetricsVersion))
-	s.log.infof("args: %s", redactedArgs(opts, s.cfg))
+	s.log.infof("vLLM-sim API server version %s", s.version())
 	gen, err := s.newGeneration()
 	if err != nil {
-		// The engine refuses only configurations (an unknown GPU preset,
-		// sizes that do not fit): a command-line problem, exit 2.
-		return nil, &ArgError{Msg: "invalid engine configuration: " + err.Error()}
+		return nil, err
 	}
 	s.gen = gen
-	info := gen.eng.Info()
-	if info.ModelNote != "" {
-		s.log.warnf("%s", info.ModelNote)
-	}
-	s.log.infof("GPU KV cache size: %d tokens (%d blocks of %d)", info.KVCacheTokens, info.NumGPUBlocks, info.BlockSize)
-	if s.cfg.MaxModelLen > 0 {
-		s.log.infof("Maximum concurrency for %d tokens per request: %.2fx", s.cfg.MaxModelLen, float64(info.KVCacheTokens)/float64(s.cfg.MaxModelLen))
-	}
+	s.info = gen.eng.Info()
+	s.logEngine()
 	s.handler = s.routes()
 	return s, nil
 }
 
+// newGeneration starts an engine on a fresh registry.
 func (s *Server) newGeneration() (*generation, error) {
 	reg := prometheus.NewRegistry()
-	eng, err := newEngine(s.cfg, reg)
+	eng, err := engine.Start(s.opts.Config, reg)
 	if err != nil {
+		// Options.Validate passed: the engine refuses only what it alone
+		// can judge, a command-line problem all the same (exit 2).
+		return nil, engineArgError(err)
+	}
+	gather, err := dropMetrics(reg, s.opts.Faults.DropMetrics)
+	if err != nil {
+		eng.Close()
 		return nil, err
 	}
 	return &generation{
 		eos:     eng.Info().EOSTokenID,
 		eng:     eng,
 		reg:     reg,
-		metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}),
+		gather:  gather,
+		metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}),
 	}, nil
 }
 
-// engineConfig maps the serve flags onto the engine's configuration. Zero
-// values are left for engine.Defaults.
-func (o Options) engineConfig() engine.Config {
-	return engine.Config{
-		Model:                     o.Model,
-		ServedModelNames:          append([]string(nil), o.ServedModelNames...),
-		MaxNumSeqs:                o.MaxNumSeqs,
-		MaxNumBatchedTokens:       o.MaxNumBatchedTokens,
-		MaxModelLen:               o.MaxModelLen,
-		BlockSize:                 o.BlockSize,
-		GPUMemoryUtilization:      o.GPUMemoryUtilization,
-		Dtype:                     o.Dtype,
-		KVCacheDtype:              o.KVCacheDtype,
-		EnablePrefixCaching:       o.EnablePrefixCaching,
-		EnableChunkedPrefill:      o.EnableChunkedPrefill,
-		TensorParallelSize:        o.TensorParallelSize,
-		SpeculativeConfig:         o.SpeculativeConfig,
-		LongPrefillTokenThreshold: o.LongPrefillThreshold,
-		GPU:                       o.SimGPU,
-		Seed:                      o.SimSeed,
-		Jitter:                    o.SimJitter,
-		Slowdown:                  o.SimSlowdown,
-		ColdStart:                 o.SimColdStart,
-		FixedTTFT:                 o.SimFixedTTFT,
-		FixedITL:                  o.SimFixedITL,
-		MetricsVersion:            o.SimMetricsVersion,
-		EOSProbability:            o.SimEOSProb,
+// version is /version's answer.
+func (s *Server) version() string {
+	if s.opts.MetricsVersion == engine.MetricsV09 {
+		return Version09
 	}
+	return Version
 }
 
-// redactedArgs renders the options for the start-up log with the engine's
-// effective settings (defaults applied), the API key replaced by a marker.
-func redactedArgs(o Options, c engine.Config) string {
-	key := "None"
-	if o.APIKey != "" {
-		key = "'<redacted>'"
-	}
-	return fmt.Sprintf("model=%q served_model_name=%q host=%s port=%d api_key=%s max_num_seqs=%d max_num_batched_tokens=%d max_model_len=%d block_size=%d gpu_memory_utilization=%g dtype=%s kv_cache_dtype=%s enable_prefix_caching=%t enable_chunked_prefill=%t tensor_parallel_size=%d speculative_config=%q sim_gpu=%s sim_seed=%d sim_startup=%s faults=%+v",
-		o.Model, o.ServedModelNames, o.Host, o.Port, key, c.MaxNumSeqs, c.MaxNumBatchedTokens, c.MaxModelLen,
-		c.BlockSize, c.GPUMemoryUtilization, c.Dtype, c.KVCacheDtype, c.EnablePrefixCaching, c.EnableChunkedPrefill,
-		c.TensorParallelSize, c.SpeculativeConfig, c.GPU, c.Seed, o.SimStartup, o.Faults)
-}
-
-// Options returns the parsed options (the API key included: do not log it).
+// Options returns the options (the API key included: do not log it).
 func (s *Server) Options() Options { return s.opts }
 
-// EngineConfig returns the engine configuration, defaults filled in.
-func (s *Server) EngineConfig() engine.Config { return s.cfg }
+// EngineConfig returns the engine configuration in effect: the derived
+// sizes filled in.
+func (s *Server) EngineConfig() engine.Config { return s.info.Config }
 
 // Addr is the address the flags ask to listen on: --host (default
 // 127.0.0.1) and --port (default 8000) as host:port.
@@ -219,8 +175,15 @@ func (s *Server) current() *generation {
 	return s.gen
 }
 
+// state returns the current generation and whether the engine died.
+func (s *Server) state() (*generation, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen, s.dead
+}
+
 // started reports whether --sim-startup has passed.
-func (s *Server) started() bool { return time.Since(s.created) >= s.opts.SimStartup }
+func (s *Server) started() bool { return time.Since(s.created) >= s.opts.Startup }
 
 // healthy reports whether /health answers 200, and why not.
 func (s *Server) healthy() (bool, string) {
@@ -237,44 +200,6 @@ func (s *Server) healthy() (bool, string) {
 		return false, "engine is dead"
 	}
 	return true, ""
-}
-
-// requestFinished counts one request that reached the engine and ended, and
-// runs the restart and die faults when their count is reached. It runs
-// before the request's last bytes are written, so a client that has read
-// the whole response sees the effect.
-func (s *Server) requestFinished() {
-	s.mu.Lock()
-	s.finished++
-	n := s.finished
-	f := s.opts.Faults
-	var old *generation
-	if f.RestartAfter > 0 && !s.restarted && n == f.RestartAfter && !s.closed {
-		gen, err := s.newGeneration()
-		if err != nil {
-			s.log.errorf("restart after %d requests failed: %v", n, err)
-		} else {
-			s.restarted = true
-			old, s.gen = s.gen, gen
-		}
-	}
-	die := f.DieAfter > 0 && !s.dead && n == f.DieAfter && !s.closed
-	if die {
-		s.dead = true
-	}
-	gen := s.gen
-	s.mu.Unlock()
-	if old != nil {
-		s.log.warnf("fault injection: server restart after %d requests; engine and metrics start again from 0", n)
-		// The old engine dies like a crashed process: its in-flight
-		// requests fail with ErrEngineDead.
-		old.eng.Kill()
-		old.eng.Close()
-	}
-	if die {
-		s.log.errorf("fault injection: EngineCore died after %d requests (EngineDeadError); /health now answers 503", n)
-		gen.eng.Kill()
-	}
 }
 
 // Close stops the engine; requests still in flight end with a 503 error. It
@@ -302,34 +227,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer abort()
 	srv := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		ErrorLog:          stdlog.New(logWriter{s.log}, "", 0),
 	}
 	s.log.infof("Starting vLLM server on http://%s", ln.Addr())
-	s.log.infof("Available routes are: /health, /ping, /version, /metrics, /v1/models, /v1/chat/completions, /v1/completions")
+	s.log.infof("Available routes are: %s", routeList)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-
-	var wg sync.WaitGroup
-	stop := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.announceStartup(stop)
-	}()
-	if !s.opts.DisableLogStats {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.logStats(stop, statsInterval)
-		}()
-	}
-	defer func() {
-		close(stop)
-		wg.Wait()
-	}()
+	stopLogs := s.startLogs()
+	defer stopLogs()
 
 	select {
 	case err := <-errc:
@@ -340,27 +248,47 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.log.infof("Shutting down")
-	shutCtx, cancel := context.WithTimeout(context.Background(), s.grace)
-	err := srv.Shutdown(shutCtx)
-	cancel()
-	if err != nil {
-		// In-flight requests outlived the grace period: abort them (the
-		// engine counts them as aborted) and close what is left.
-		abort()
-		shutCtx, cancel = context.WithTimeout(context.Background(), time.Second)
-		if srv.Shutdown(shutCtx) != nil {
-			_ = srv.Close()
-		}
-		cancel()
-	}
+	s.shutdown(srv, abort)
 	<-errc
 	s.log.infof("Application shutdown complete.")
 	return nil
 }
 
+// shutdown stops srv: in-flight requests get the grace period, then are
+// aborted (the engine counts them as aborted) and what is left is closed.
+func (s *Server) shutdown(srv *http.Server, abort context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
+	err := srv.Shutdown(ctx)
+	cancel()
+	if err == nil {
+		return
+	}
+	abort()
+	ctx, cancel = context.WithTimeout(context.Background(), abortGrace)
+	defer cancel()
+	if srv.Shutdown(ctx) != nil {
+		_ = srv.Close()
+	}
+}
+
+// startLogs starts the start-up announcement and the stats log; the
+// function it returns stops them and waits.
+func (s *Server) startLogs() func() {
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() { s.announceStartup(stop) })
+	if !s.opts.DisableLogStats {
+		wg.Go(func() { s.logStats(stop, statsInterval) })
+	}
+	return func() {
+		close(stop)
+		wg.Wait()
+	}
+}
+
 // announceStartup logs vLLM's ready lines once --sim-startup has passed.
 func (s *Server) announceStartup(stop <-chan struct{}) {
-	if wait := s.opts.SimStartup - time.Since(s.created); wait > 0 {
+	if wait := s.opts.Startup - time.Since(s.created); wait > 0 {
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		select {
@@ -372,30 +300,3 @@ func (s *Server) announceStartup(stop <-chan struct{}) {
 	s.log.infof("init engine (profile, create kv cache, warmup model) took %.2f seconds", time.Since(s.created).Seconds())
 	s.log.infof("Application startup complete.")
 }
-
-// logger writes vLLM-style lines: "INFO 12-02 16:45:53 [vllm-sim] message".
-type logger struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *logger) printf(level, format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
-	msg = strings.TrimRight(msg, "\n")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s %s [vllm-sim] %s\n", level, time.Now().Format("01-02 15:04:05"), msg)
-}
-
-// logWriter adapts logger to the standard library's log.Logger (the HTTP
-// server's own messages, at WARNING).
-type logWriter struct{ l *logger }
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.l.warnf("%s", p)
-	return len(p), nil
-}
-
-func (l *logger) infof(format string, a ...any)  { l.printf("INFO", format, a...) }
-func (l *logger) warnf(format string, a ...any)  { l.printf("WARNING", format, a...) }
-func (l *logger) errorf(format string, a ...any) { l.printf("ERROR", format, a...) }

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // TestStatsLog drives the stats logger through Handler (no Serve) and checks
 // the vLLM-style throughput line it writes after traffic.
 func TestStatsLog(t *testing.T) {
 	t.Parallel()
-	log := &syncBuffer{}
+	log := &simtest.Buffer{}
 	s, err := New(append(append([]string{}, fastArgs...), "--api-key", "zz-key"), log)
 	if err != nil {
 		t.Fatal(err)

@@ -1,16 +1,12 @@
 package capacity
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,76 +17,24 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
 
-// simChildEnv makes the test binary serve the simulator (with the arguments
-// in simArgsEnv, separated by newlines) instead of running tests, so that the
+// TestMain serves the simulator instead of running tests when the
+// benchmarks start this binary as a child (startSimChild), so that the
 // server's CPU and memory stay out of the client's figures.
-const (
-	simChildEnv = "VLLMPERF_CAPACITY_SIM_CHILD"
-	simArgsEnv  = "VLLMPERF_CAPACITY_SIM_ARGS"
-)
-
 func TestMain(m *testing.M) {
-	if os.Getenv(simChildEnv) == "1" {
-		os.Exit(serveSimChild())
+	if role, args := simtest.Role(); role == simtest.RoleSim {
+		os.Exit(simtest.ServeChild(args, func(args []string) (simtest.Server, error) { return vllmsim.New(args, io.Discard) }))
 	}
 	os.Exit(m.Run())
-}
-
-// serveSimChild serves vllm-sim on a loopback port and prints the address
-// on stdout; it stops when stdin closes (the parent went away).
-func serveSimChild() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	srv, err := vllmsim.New(strings.Split(os.Getenv(simArgsEnv), "\n"), io.Discard)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		cancel()
-	}()
-	fmt.Println(ln.Addr().String())
-	if err := srv.Serve(ctx, ln); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
 }
 
 // startSimChild starts the simulator in a child process and returns its base URL.
 func startSimChild(b *testing.B, args ...string) string {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), simChildEnv+"=1", simArgsEnv+"="+strings.Join(args, "\n"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatalf("simulator child: %v", err)
-	}
-	return "http://" + strings.TrimSpace(line)
+	return simtest.StartChild(b, simtest.RoleSim, args...).First
 }
 
 // cpuTime is this process's user+system CPU time.

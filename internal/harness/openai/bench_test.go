@@ -9,14 +9,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // encodeStream pre-encodes a vLLM chat stream of n one-token chunks with
@@ -79,7 +80,7 @@ func BenchmarkStreamMemory(b *testing.B) {
 }
 
 func benchStreamMemory(b *testing.B, streams, maxTokens int) {
-	srv := startHoldServer(b, "1")
+	srv := startHoldServer(b, roleHoldServer)
 	c := New("http://"+srv.addr, WithMaxConnections(streams), WithIdleTimeout(time.Minute))
 	defer c.CloseIdleConnections()
 	req := Request{Model: "m", Prompt: "hold", MaxTokens: maxTokens}
@@ -128,34 +129,16 @@ type holdServer struct {
 	lines *bufio.Scanner
 }
 
-// startHoldServer starts this test binary as a child server (mode is the
-// value of holdServerEnv); it exits when its stdin closes, so it cannot
-// outlive the benchmark.
-func startHoldServer(b *testing.B, mode string) *holdServer {
+// startHoldServer starts this test binary as a child server in role with
+// args; it exits when its stdin closes, so it cannot outlive the benchmark.
+func startHoldServer(b *testing.B, role string, args ...string) *holdServer {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), holdServerEnv+"="+mode)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
+	c := simtest.StartChild(b, role, args...)
+	addr, ok := strings.CutPrefix(c.First, "ADDR ")
+	if !ok {
+		b.Fatalf("hold server did not report its address: %q", c.First)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatalf("start hold server: %v", err)
-	}
-	b.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "ADDR ") {
-		b.Fatalf("hold server did not report its address: %q %v", sc.Text(), sc.Err())
-	}
-	return &holdServer{addr: strings.TrimPrefix(sc.Text(), "ADDR "), lines: sc}
+	return &holdServer{addr: addr, lines: c.Lines}
 }
 
 // waitHeld waits until the server reports n more held streams.
@@ -192,7 +175,7 @@ func runHoldServer() int {
 	fmt.Fprintf(out, "ADDR %s\n", ln.Addr())
 	_ = out.Flush()
 	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin) // parent gone or done
+		<-simtest.ParentGone()
 		os.Exit(0)
 	}()
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -240,7 +223,7 @@ func BenchmarkOversizedEventMemory(b *testing.B) {
 }
 
 func benchOversized(b *testing.B, streams, limit, line int) {
-	srv := startHoldServer(b, fmt.Sprintf("oversized:%d", line))
+	srv := startHoldServer(b, roleOversizedServer, strconv.Itoa(line))
 	c := New("http://"+srv.addr, WithMaxConnections(streams), WithMaxEventSize(limit))
 	defer c.CloseIdleConnections()
 	req := Request{Model: "m", Prompt: "oversized"}

@@ -6,20 +6,26 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
-// holdServerEnv makes the test binary run one of the benchmarks' child
-// servers instead of the tests: "1" the stream-holding server of
-// BenchmarkStreamMemory (runHoldServer), "oversized:N" the endless-line
-// server of BenchmarkOversizedEventMemory (runOversizedServer).
-const holdServerEnv = "VLLMPERF_OPENAI_HOLD_SERVER"
+// The roles this test binary plays as a benchmark's child server
+// (simtest.StartChild): the stream-holding server of BenchmarkStreamMemory
+// (runHoldServer) and the endless-line server of
+// BenchmarkOversizedEventMemory (runOversizedServer, its line size as the
+// argument).
+const (
+	roleHoldServer      = "openai-hold-server"
+	roleOversizedServer = "openai-oversized-server"
+)
 
 func TestMain(m *testing.M) {
-	switch mode := os.Getenv(holdServerEnv); {
-	case mode == "1":
+	switch role, args := simtest.Role(); role {
+	case roleHoldServer:
 		os.Exit(runHoldServer())
-	case strings.HasPrefix(mode, "oversized:"):
-		os.Exit(runOversizedServer(strings.TrimPrefix(mode, "oversized:")))
+	case roleOversizedServer:
+		os.Exit(runOversizedServer(strings.Join(args, "")))
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -80,6 +80,10 @@ type Profile struct {
 	SimFlags []Flag
 	// ExtraArgs are appended verbatim after Flags, unchecked.
 	ExtraArgs []string
+	// SimExtraArgs are appended verbatim after SimFlags, for simulator
+	// servers only (a real vLLM never sees them): test settings such as
+	// faults or a small KV cache, added in code.
+	SimExtraArgs []string
 	// Source is the file the profile came from, for messages.
 	Source string
 }
@@ -94,13 +98,14 @@ func (p Profile) Args() []string {
 	return append(out, p.ExtraArgs...)
 }
 
-// SimArgs renders Args followed by the simulator-only SimFlags.
+// SimArgs renders Args followed by the simulator-only SimFlags and
+// SimExtraArgs.
 func (p Profile) SimArgs() []string {
 	out := p.Args()
 	for _, f := range p.SimFlags {
 		out = append(out, f.Args()...)
 	}
-	return out
+	return append(out, p.SimExtraArgs...)
 }
 
 // ServedName is the model name clients send: --served-model-name when the
@@ -131,6 +136,12 @@ func (p Profile) WithModel(model string) Profile {
 	if model != "" {
 		p.Model = model
 	}
+	return p
+}
+
+// WithSimArgs returns a copy of p with args appended to SimExtraArgs.
+func (p Profile) WithSimArgs(args ...string) Profile {
+	p.SimExtraArgs = append(append([]string(nil), p.SimExtraArgs...), args...)
 	return p
 }
 

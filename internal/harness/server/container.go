@@ -3,277 +3,244 @@ package server
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
-	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
-// ContainerBackend starts each profile in its own container through
-// testcontainers-go: a vLLM image with GPUs, or the simulator image.
-type ContainerBackend struct {
-	cfg Config
-}
+// The container's side.
+const (
+	// containerPort is the port vLLM (and vllm-sim) listens on inside the
+	// container.
+	containerPort = 8000
+	// containerHFCache is where the host's Hugging Face cache is mounted.
+	containerHFCache = "/root/.cache/huggingface"
+	// simBinaryPath is the simulator's path in its image (build/sim/Dockerfile).
+	simBinaryPath = "/vllm-sim"
+)
 
-// Kind returns KindContainer.
-func (b *ContainerBackend) Kind() Kind { return KindContainer }
+// containerPortSpec is containerPort as Docker names it, "8000/tcp".
+var containerPortSpec = strconv.Itoa(containerPort) + "/tcp"
 
-// failureLogLines is how many of a failed container's last log lines an
-// error carries.
-const failureLogLines = 30
+// Waits around a container's life.
+const (
+	// failureLogLines is how many of a failed container's last log lines
+	// an error carries.
+	failureLogLines = 30
+	// removeTimeout bounds the removal of a container, which runs on a
+	// fresh context so that it happens also after the caller's context
+	// ended (an interrupted test, a cancelled run).
+	removeTimeout = 30 * time.Second
+	// stopTimeout is how long a container gets to stop (SIGTERM) before
+	// it is killed at removal.
+	stopTimeout = 5 * time.Second
+	// failureLogsTimeout bounds reading a failed container's logs.
+	failureLogsTimeout = 10 * time.Second
+)
 
-// removeTimeout bounds the removal of a container, which runs on a fresh
-// context so that it happens also after the caller's context ended (an
-// interrupted test, a cancelled run).
-const removeTimeout = 30 * time.Second
-
-// Request describes the container the backend starts for a profile, built
-// without touching Docker so that tests can check it.
-type Request struct {
-	// Image is the image reference.
-	Image string
-	// Entrypoint and Cmd form the container's command line.
-	Entrypoint, Cmd []string
-	// Env is the container environment; HF_TOKEN is a Secret.
-	Env map[string]Secret
-	// Labels mark the container (LabelManaged, LabelProfile, LabelSession).
-	Labels map[string]string
-	// GPUs is the device request; the zero value asks for none.
-	GPUs GPUSelection
-	// IPCHost is true for --ipc=host (vLLM's workers share memory).
-	IPCHost bool
-	// HFCache is the host directory mounted at ContainerHFCache; empty for
-	// none.
-	HFCache string
-	// StartupTimeout bounds start-up and the /health wait.
-	StartupTimeout time.Duration
-	// ServedModel is the model name the server answers to.
-	ServedModel string
-	// Profile is the profile's name.
-	Profile string
+// containerRequest describes the container for a profile, built without
+// touching Docker so that tests can check it.
+type containerRequest struct {
+	image           string // the image reference (SimImage until the simulator image is built)
+	entrypoint, cmd []string
+	env             map[string]secret // HF_TOKEN is a secret; the rest print as they are
+	labels          map[string]string
+	gpus            gpuSelection
+	ipcHost         bool   // --ipc=host: vLLM's workers share memory
+	hfCache         string // the host directory mounted at containerHFCache; "" for none
+	startupTimeout  time.Duration
+	servedModel     string
+	profile         string
 }
 
 // String describes the request with secrets redacted.
-func (r Request) String() string {
+func (r containerRequest) String() string {
 	var env []string
-	for k, v := range r.Env {
-		if k == EnvHFToken {
+	for k, v := range r.env {
+		if k == envHFToken {
 			env = append(env, k+"="+v.String())
 			continue
 		}
-		env = append(env, k+"="+v.Reveal())
+		env = append(env, k+"="+string(v))
 	}
 	return fmt.Sprintf("image=%s entrypoint=%q cmd=%q env=%v gpus=%+v ipc-host=%v hf-cache=%s startup-timeout=%s",
-		r.Image, r.Entrypoint, r.Cmd, env, r.GPUs, r.IPCHost, r.HFCache, r.StartupTimeout)
+		r.image, r.entrypoint, r.cmd, env, r.gpus, r.ipcHost, r.hfCache, r.startupTimeout)
 }
 
-// BuildRequest lays out the container for p under cfg: no Docker, no I/O
-// but the home directory lookup for the default Hugging Face cache.
+// GoString is String: %#v shows no secret either.
+func (r containerRequest) GoString() string { return r.String() }
+
+// buildRequest lays out the container for p: no Docker, no I/O but the
+// home directory lookup for the default Hugging Face cache.
 //
 // For a vLLM image the command is `vllm serve MODEL --host 0.0.0.0 --port
-// 8000 FLAGS...` (EntrypointServe; the image's ENTRYPOINT is replaced so
+// 8000 FLAGS...` (entrypointServe; the image's ENTRYPOINT is replaced so
 // any tag works) or `python3 -m vllm.entrypoints.openai.api_server --model
-// MODEL ...` (EntrypointAPIServer). The container gets --ipc=host, the GPU
-// device request of cfg.GPUs, the host's Hugging Face cache, HF_TOKEN when
-// set, and usage statistics turned off. For the simulator image the
-// command is `/vllm-sim MODEL --host 0.0.0.0 --port 8000 FLAGS... SIMFLAGS...`.
-func BuildRequest(cfg Config, p profile.Profile) (Request, error) {
-	if err := cfg.Validate(); err != nil {
-		return Request{}, err
-	}
-	p = p.WithModel(cfg.Model)
-	gpus, err := parseGPUs(cfg.gpus())
+// MODEL ...` (entrypointAPIServer). The container gets --ipc=host, the GPU
+// device request, the host's Hugging Face cache, HF_TOKEN when set, and
+// usage statistics turned off. For the simulator image the command is
+// `/vllm-sim MODEL --host 0.0.0.0 --port 8000 FLAGS... SIMFLAGS...`.
+func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
+	p = p.WithModel(s.model)
+	gpus, err := parseGPUs(s.gpuList())
 	if err != nil {
-		return Request{}, err
+		return containerRequest{}, err
 	}
-	r := Request{
-		Image:          cfg.Image,
-		Env:            map[string]Secret{},
-		Labels:         map[string]string{LabelManaged: "true", LabelProfile: p.Name, LabelSession: Session()},
-		GPUs:           gpus,
-		IPCHost:        true,
-		StartupTimeout: cfg.startupTimeout(),
-		ServedModel:    p.ServedName(),
-		Profile:        p.Name,
+	r := containerRequest{
+		image:          s.image,
+		env:            map[string]secret{},
+		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session()},
+		gpus:           gpus,
+		ipcHost:        true,
+		startupTimeout: s.timeout(),
+		servedModel:    p.ServedName(),
+		profile:        p.Name,
 	}
-	listen := []string{"--host", "0.0.0.0", "--port", "8000"}
-	if cfg.IsSimImage() {
-		r.Image = simImageTag
-		r.Entrypoint = []string{"/vllm-sim"}
-		r.Cmd = append(append([]string{p.Model}, listen...), p.SimArgs()...)
+	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	if s.isSimImage() {
+		r.entrypoint = []string{simBinaryPath}
+		r.cmd = append(append([]string{p.Model}, listen...), p.SimArgs()...)
 		return r, nil
 	}
-	switch cfg.Entrypoint {
-	case EntrypointAPIServer:
-		r.Entrypoint = []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}
-		r.Cmd = append(append([]string{"--model", p.Model}, listen...), p.Args()...)
+	switch s.entrypoint {
+	case entrypointAPIServer:
+		r.entrypoint = []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}
+		r.cmd = append(append([]string{"--model", p.Model}, listen...), p.Args()...)
 	default:
-		r.Entrypoint = []string{"vllm", "serve"}
-		r.Cmd = append(append([]string{p.Model}, listen...), p.Args()...)
+		r.entrypoint = []string{"vllm", "serve"}
+		r.cmd = append(append([]string{p.Model}, listen...), p.Args()...)
 	}
-	if r.HFCache, err = cfg.hfCache(); err != nil {
-		return Request{}, err
+	if r.hfCache, err = s.hfCacheDir(); err != nil {
+		return containerRequest{}, err
 	}
-	if cfg.HFToken != "" {
-		r.Env[EnvHFToken] = cfg.HFToken
+	if s.hfToken != "" {
+		r.env[envHFToken] = s.hfToken
 	}
 	// Keep the server from phoning home: only the model download leaves
 	// the machine, and only on runners that allow it.
-	r.Env["VLLM_NO_USAGE_STATS"] = "1"
-	r.Env["DO_NOT_TRACK"] = "1"
+	r.env["VLLM_NO_USAGE_STATS"] = "1"
+	r.env["DO_NOT_TRACK"] = "1"
 	return r, nil
 }
 
-// Options turns the request into testcontainers-go options, to follow any
-// module defaults in testcontainers.Run.
-func (r Request) Options() []testcontainers.ContainerCustomizer {
+// options turns the request into testcontainers-go options.
+func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 	env := map[string]string{}
-	for k, v := range r.Env {
-		env[k] = v.Reveal()
+	for k, v := range r.env {
+		env[k] = string(v)
 	}
-	health := wait.ForHTTP("/health").
-		WithPort(ContainerPort).
-		WithStartupTimeout(r.StartupTimeout).
-		WithPollInterval(250 * time.Millisecond)
 	return []testcontainers.ContainerCustomizer{
-		testcontainers.WithEntrypoint(r.Entrypoint...),
-		testcontainers.WithCmd(r.Cmd...),
+		testcontainers.WithEntrypoint(r.entrypoint...),
+		testcontainers.WithCmd(r.cmd...),
 		testcontainers.WithEnv(env),
-		testcontainers.WithLabels(r.Labels),
-		testcontainers.WithExposedPorts(ContainerPort),
+		testcontainers.WithLabels(r.labels),
+		testcontainers.WithExposedPorts(containerPortSpec),
 		testcontainers.WithHostConfigModifier(r.modifyHostConfig),
 		// Not WithWaitStrategy: it caps the wait at 60 s whatever the
 		// strategy's own timeout (vllm-reference.md §4).
-		testcontainers.WithWaitStrategyAndDeadline(r.StartupTimeout, health),
+		testcontainers.WithWaitStrategyAndDeadline(r.startupTimeout, healthStrategy{port: containerPortSpec, timeout: r.startupTimeout}),
 	}
 }
 
 // modifyHostConfig applies GPUs, --ipc=host, the cache mount and a
 // loopback-only port binding.
-func (r Request) modifyHostConfig(hc *container.HostConfig) {
+func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 	switch {
-	case r.GPUs.All:
+	case r.gpus.all:
 		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{Count: -1, Capabilities: [][]string{{"gpu"}}})
-	case len(r.GPUs.IDs) > 0:
-		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{DeviceIDs: r.GPUs.IDs, Capabilities: [][]string{{"gpu"}}})
+	case len(r.gpus.ids) > 0:
+		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{DeviceIDs: r.gpus.ids, Capabilities: [][]string{{"gpu"}}})
 	}
-	if r.IPCHost {
+	if r.ipcHost {
 		hc.IpcMode = container.IPCModeHost
 	}
-	if r.HFCache != "" {
-		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r.HFCache, Target: ContainerHFCache})
+	if r.hfCache != "" {
+		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r.hfCache, Target: containerHFCache})
 	}
 	// Publish the API on loopback only: nothing but this machine reaches it.
-	port := network.MustParsePort(ContainerPort)
+	port := network.MustParsePort(containerPortSpec)
 	if hc.PortBindings == nil {
 		hc.PortBindings = network.PortMap{}
 	}
-	hc.PortBindings[port] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: "0"}}
+	hc.PortBindings[port] = []network.PortBinding{{HostIP: netip.MustParseAddr(loopback), HostPort: "0"}}
 }
 
-// Start starts a container for p and waits for /health. A container that
-// exits (a flag vLLM rejects) fails at once with its last log lines; the
-// container is removed on every failure.
-func (b *ContainerBackend) Start(ctx context.Context, p profile.Profile) (Server, error) {
-	PrepareEnvironment()
-	req, err := BuildRequest(b.cfg, p)
+// runContainer starts a container for p and waits for /health. A container
+// that exits (a flag vLLM rejects) fails at once with its last log lines;
+// the container is removed on every failure.
+func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, error) {
+	if err := DockerAvailable(ctx); err != nil {
+		return nil, fmt.Errorf("start vllm: %w: %v (start dockerd, or use the sim backend)", ErrNoDocker, err)
+	}
+	req, err := buildRequest(s, p)
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
-	if b.cfg.IsSimImage() {
-		if err := ensureSimImage(ctx, b.cfg); err != nil {
-			return nil, fmt.Errorf("start vllm: simulator image: %w", err)
-		}
-	} else if err := ensureImage(ctx, b.cfg, req.Image); err != nil {
+	if s.isSimImage() {
+		req.image, err = ensureSimImage(ctx, s)
+	} else {
+		err = ensureImage(ctx, s, req.image)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
-	if req.HFCache != "" {
-		if err := os.MkdirAll(req.HFCache, 0o755); err != nil {
-			return nil, fmt.Errorf("start vllm: Hugging Face cache %s: %w (set %s)", req.HFCache, err, EnvHFCache)
+	if req.hfCache != "" {
+		if err := os.MkdirAll(req.hfCache, 0o755); err != nil {
+			return nil, fmt.Errorf("start vllm: Hugging Face cache %s: %w (set %s)", req.hfCache, err, envHFCache)
 		}
 	}
 	// Time to ready counts from here: the image is local (built, or pulled
-	// by the caller beforehand), the rest is the server's cold start.
+	// beforehand), the rest is the server's cold start.
 	begin := time.Now()
-	logs := newLineRing(b.cfg.redact)
-	opts := append(req.Options(),
-		testcontainers.WithLogger(redactLogger{cfg: b.cfg}),
-		testcontainers.WithLogConsumers(ringConsumer{logs}),
-	)
-	b.cfg.logf("vllm container: starting profile %s: %s", req.Profile, req)
-	c, err := testcontainers.Run(ctx, req.Image, opts...)
+	logs := newLineRing(s.redact)
+	opts := append(req.options(), testcontainers.WithLogger(redactLogger{s}), testcontainers.WithLogConsumers(logs))
+	s.logf("vllm container: starting profile %s: %s", req.profile, req)
+	c, err := testcontainers.Run(ctx, req.image, opts...)
 	if err != nil {
 		lines := containerLogs(c, logs)
-		rmErr := remove(c)
-		return nil, b.startError(req, err, lines, rmErr)
+		return nil, newStartFailure(s, req, err, lines, remove(c))
 	}
-	host, err := c.Host(ctx)
-	if err == nil && (host == "localhost" || host == "") {
-		host = "127.0.0.1"
-	}
-	var port network.Port
-	if err == nil {
-		port, err = c.MappedPort(ctx, ContainerPort)
-	}
+	port, err := c.MappedPort(ctx, containerPortSpec)
 	if err != nil {
-		rmErr := remove(c)
-		return nil, b.startError(req, err, logs.Last(failureLogLines), rmErr)
+		return nil, newStartFailure(s, req, err, logs.Last(failureLogLines), remove(c))
 	}
-	s := &containerServer{
-		c:     c,
-		base:  "http://" + net.JoinHostPort(host, port.Port()),
-		model: req.ServedModel,
-		ready: time.Since(begin),
-		logs:  logs,
+	srv := &containerServer{
+		endpoint: endpoint{base: "http://" + net.JoinHostPort(loopback, port.Port()), model: req.servedModel, ready: time.Since(begin), logs: logs,
+			desc: Description{Backend: KindContainer, Image: req.image, Simulator: s.image == SimImage}},
+		c:        c,
 	}
-	b.cfg.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.Profile, s.ready.Round(time.Millisecond), s.base, c.GetContainerID())
-	return s, nil
+	s.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.profile, srv.ready.Round(time.Millisecond), srv.base, c.GetContainerID())
+	return srv, nil
 }
 
-// ensureImage pulls img when it is not local, so that the pull (minutes
-// for a vLLM image) is not counted in the time to ready.
-func ensureImage(ctx context.Context, cfg Config, img string) error {
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return fmt.Errorf("docker: %w", err)
-	}
-	defer cli.Close()
-	if _, err := cli.ImageInspect(ctx, img); err == nil {
-		return nil
-	}
-	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(redactLogger{cfg: cfg}))
-	if err != nil {
-		return fmt.Errorf("docker: %w", err)
-	}
-	defer provider.Close()
-	begin := time.Now()
-	cfg.logf("vllm container: pulling %s (not counted in the time to ready)", img)
-	if err := provider.PullImage(ctx, img); err != nil {
-		return fmt.Errorf("pull %s: %w (pull it beforehand with docker pull, or set %s to a local image)", img, err, EnvImage)
-	}
-	cfg.logf("vllm container: pulled %s in %s", img, time.Since(begin).Round(time.Second))
-	return nil
+// startFailure is a failed container start: what failed, the argparse
+// complaint when vLLM rejected a flag, the container's last log lines.
+type startFailure struct {
+	msg  string
+	err  error
+	logs []string // the container's last log lines, redacted
 }
 
-// startError builds the error of a failed start: what failed, the
-// argparse complaint when vLLM rejected a flag, the last log lines.
-func (b *ContainerBackend) startError(req Request, err error, lines []string, rmErr error) error {
+func (e *startFailure) Error() string { return e.msg }
+func (e *startFailure) Unwrap() error { return e.err }
+
+func newStartFailure(s settings, req containerRequest, err error, lines []string, rmErr error) error {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "start vllm: profile %s in %s: %s", req.Profile, req.Image, b.cfg.redact(err.Error()))
+	fmt.Fprintf(&sb, "start vllm: profile %s in %s: %s", req.profile, req.image, s.redact(err.Error()))
+	if hint := reaperHint(err); hint != "" {
+		fmt.Fprintf(&sb, "\n%s", hint)
+	}
 	if why := argparseError(lines); why != "" {
 		fmt.Fprintf(&sb, "\nvLLM rejected its command line: %s", why)
 	}
@@ -281,21 +248,10 @@ func (b *ContainerBackend) startError(req Request, err error, lines []string, rm
 		fmt.Fprintf(&sb, "\nlast %d log lines of the container:\n  %s", len(lines), strings.Join(lines, "\n  "))
 	}
 	if rmErr != nil {
-		fmt.Fprintf(&sb, "\nremoving the container failed too: %v (find it with docker ps -a --filter label=%s=true)", rmErr, LabelManaged)
+		fmt.Fprintf(&sb, "\nremoving the container failed too: %v (find it with docker ps -a --filter label=%s=true)", rmErr, labelManaged)
 	}
-	return &StartError{msg: sb.String(), err: err, Logs: lines}
+	return &startFailure{msg: sb.String(), err: err, logs: lines}
 }
-
-// StartError is a failed container start; it carries the container's last
-// log lines.
-type StartError struct {
-	msg  string
-	err  error
-	Logs []string // the container's last log lines, redacted
-}
-
-func (e *StartError) Error() string { return e.msg }
-func (e *StartError) Unwrap() error { return e.err }
 
 // argparseError picks the line where vLLM's argument parser says what it
 // rejected ("vllm serve: error: unrecognized arguments: --max-num-seq 8").
@@ -315,7 +271,7 @@ func containerLogs(c *testcontainers.DockerContainer, ring *lineRing) []string {
 	if c == nil {
 		return ring.Last(failureLogLines)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), failureLogsTimeout)
 	defer cancel()
 	rc, err := c.Logs(ctx)
 	if err != nil {
@@ -341,130 +297,26 @@ func remove(c *testcontainers.DockerContainer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
-	return testcontainers.TerminateContainer(c, testcontainers.StopContext(ctx), testcontainers.StopTimeout(5*time.Second))
+	return testcontainers.TerminateContainer(c, testcontainers.StopContext(ctx), testcontainers.StopTimeout(stopTimeout))
 }
 
 // containerServer is a running container.
 type containerServer struct {
-	c           *testcontainers.DockerContainer
-	base, model string
-	ready       time.Duration
-	logs        *lineRing
-	once        sync.Once
-	err         error
+	endpoint
+	c      *testcontainers.DockerContainer
+	closed closeOnce
 }
 
-func (s *containerServer) BaseURL() string        { return s.base }
-func (s *containerServer) MetricsURL() string     { return s.base + "/metrics" }
-func (s *containerServer) Model() string          { return s.model }
-func (s *containerServer) ReadyIn() time.Duration { return s.ready }
-func (s *containerServer) Logs(n int) []string    { return s.logs.Last(n) }
-
-// ContainerID returns the Docker container id.
-func (s *containerServer) ContainerID() string { return s.c.GetContainerID() }
+// containerID returns the Docker container id.
+func (s *containerServer) containerID() string { return s.c.GetContainerID() }
 
 // Close stops and removes the container. It runs on its own bounded
 // context so that removal happens also when ctx is already done.
-func (s *containerServer) Close(ctx context.Context) error {
-	s.once.Do(func() {
-		err := remove(s.c)
-		if err != nil {
-			s.err = fmt.Errorf("remove container %.12s: %w", s.c.GetContainerID(), err)
+func (s *containerServer) Close(context.Context) error {
+	return s.closed.do(func() error {
+		if err := remove(s.c); err != nil {
+			return fmt.Errorf("remove container %.12s: %w", s.c.GetContainerID(), err)
 		}
+		return nil
 	})
-	return s.err
 }
-
-// ringConsumer feeds container output into a lineRing.
-type ringConsumer struct{ r *lineRing }
-
-// Accept implements testcontainers.LogConsumer.
-func (c ringConsumer) Accept(l testcontainers.Log) { _, _ = c.r.Write(l.Content) }
-
-// redactLogger passes testcontainers' own messages to Config.Log with
-// secrets redacted.
-type redactLogger struct{ cfg Config }
-
-// Printf implements testcontainers' log.Logger.
-func (l redactLogger) Printf(format string, v ...any) {
-	l.cfg.logf("testcontainers: "+format, v...)
-}
-
-var (
-	sessionOnce sync.Once
-	sessionID   string
-)
-
-// Session is this process's session id, put on every container it starts
-// (LabelSession) so that Reap can remove exactly this process's leftovers.
-func Session() string {
-	sessionOnce.Do(func() {
-		sessionID = fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
-	})
-	return sessionID
-}
-
-// Reap force-removes the containers carrying LabelManaged (and, when
-// session is not empty, LabelSession=session): the ones an interrupted or
-// killed run left behind. It returns how many it removed.
-func Reap(ctx context.Context, session string) (int, error) {
-	PrepareEnvironment()
-	ids, err := ListManaged(ctx, session)
-	if err != nil {
-		return 0, err
-	}
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("docker: %w", err)
-	}
-	defer cli.Close()
-	var errs []error
-	n := 0
-	for _, id := range ids {
-		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
-			errs = append(errs, fmt.Errorf("remove %.12s: %w", id, err))
-			continue
-		}
-		n++
-	}
-	return n, errors.Join(errs...)
-}
-
-// ListManaged lists the ids of containers (running or not) that carry
-// LabelManaged, and LabelSession=session when session is not empty.
-func ListManaged(ctx context.Context, session string) ([]string, error) {
-	PrepareEnvironment()
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("docker: %w", err)
-	}
-	defer cli.Close()
-	f := make(client.Filters).Add("label", LabelManaged+"=true")
-	if session != "" {
-		f = f.Add("label", LabelSession+"="+session)
-	}
-	res, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-	if err != nil {
-		return nil, fmt.Errorf("docker: list containers: %w", err)
-	}
-	var ids []string
-	for _, c := range res.Items {
-		ids = append(ids, c.ID)
-	}
-	return ids, nil
-}
-
-// DockerAvailable reports whether a Docker engine answers, with the reason
-// when not.
-func DockerAvailable(ctx context.Context) error {
-	PrepareEnvironment()
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	_, err = cli.Ping(ctx, client.PingOptions{})
-	return err
-}
-
-var _ io.Writer = (*lineRing)(nil)

@@ -21,16 +21,20 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
-// fakeToken stands for a Hugging Face token; it must never be printed.
-const fakeToken = "hf_TESTsecretTOKEN0123456789"
+// fakeToken and fakeKey stand for a Hugging Face token and an API key;
+// they must never be printed.
+const (
+	fakeToken = "hf_TESTsecretTOKEN0123456789"
+	fakeKey   = "sk-TESTsecretKEY9876543210"
+)
 
 // applyOptions runs the request's testcontainers options on a fresh
 // request, as testcontainers.Run does, and returns the request and the
 // HostConfig its modifier produces.
-func applyOptions(t *testing.T, r Request) (testcontainers.GenericContainerRequest, container.HostConfig) {
+func applyOptions(t *testing.T, r containerRequest) (testcontainers.GenericContainerRequest, container.HostConfig) {
 	t.Helper()
-	req := testcontainers.GenericContainerRequest{ContainerRequest: testcontainers.ContainerRequest{Image: r.Image}, Started: true}
-	for _, o := range r.Options() {
+	req := testcontainers.GenericContainerRequest{ContainerRequest: testcontainers.ContainerRequest{Image: r.image}, Started: true}
+	for _, o := range r.options() {
 		if err := o.Customize(&req); err != nil {
 			t.Fatalf("customize: %v", err)
 		}
@@ -53,46 +57,48 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		cfg        Config
+		opts       []Option
 		entrypoint []string
 		cmdHead    []string // the command's first elements
 		devices    []container.DeviceRequest
 	}{
 		// Defaults: pinned image, vllm serve with the model positional, all GPUs.
-		{"defaults", Config{Backend: KindContainer},
+		{"defaults", []Option{WithBackend(KindContainer)},
 			[]string{"vllm", "serve"}, []string{profile.DefaultModel, "--host", "0.0.0.0", "--port", "8000"},
 			[]container.DeviceRequest{{Count: -1, Capabilities: [][]string{{"gpu"}}}}},
 		// Two device ids, model overridden.
-		{"device ids", Config{Backend: KindContainer, GPUs: "0,1", Model: "org/big"},
+		{"device ids", []Option{WithBackend(KindContainer), withGPUs("0,1"), WithModel("org/big")},
 			[]string{"vllm", "serve"}, []string{"org/big", "--host", "0.0.0.0"},
 			[]container.DeviceRequest{{DeviceIDs: []string{"0", "1"}, Capabilities: [][]string{{"gpu"}}}}},
 		// No GPUs; the old python entrypoint with --model.
-		{"none, api_server", Config{Backend: KindContainer, GPUs: "none", Entrypoint: EntrypointAPIServer},
+		{"none, api_server", []Option{WithBackend(KindContainer), withGPUs("none"), withEntrypoint(entrypointAPIServer)},
 			[]string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, []string{"--model", profile.DefaultModel, "--host"},
 			nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.HFToken = fakeToken
-			tt.cfg.HFCache = "/data/hf-cache"
-			r, err := BuildRequest(tt.cfg, p)
+			s := defaultSettings()
+			for _, o := range append(tt.opts, withHFToken(fakeToken), withHFCache("/data/hf-cache")) {
+				o(&s)
+			}
+			r, err := buildRequest(s, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Image != DefaultImage {
-				t.Errorf("image = %q, want %q", r.Image, DefaultImage)
+			if r.image != DefaultImage {
+				t.Errorf("image = %q, want %q", r.image, DefaultImage)
 			}
-			if !slices.Equal(r.Entrypoint, tt.entrypoint) {
-				t.Errorf("entrypoint = %q, want %q", r.Entrypoint, tt.entrypoint)
+			if !slices.Equal(r.entrypoint, tt.entrypoint) {
+				t.Errorf("entrypoint = %q, want %q", r.entrypoint, tt.entrypoint)
 			}
-			if !slices.Equal(r.Cmd[:len(tt.cmdHead)], tt.cmdHead) {
-				t.Errorf("cmd = %q, want it to start %q", r.Cmd, tt.cmdHead)
+			if !slices.Equal(r.cmd[:len(tt.cmdHead)], tt.cmdHead) {
+				t.Errorf("cmd = %q, want it to start %q", r.cmd, tt.cmdHead)
 			}
-			if got, want := strings.Join(r.Cmd, " "), strings.Join(p.Args(), " "); !strings.HasSuffix(got, want) {
+			if got, want := strings.Join(r.cmd, " "), strings.Join(p.Args(), " "); !strings.HasSuffix(got, want) {
 				t.Errorf("cmd %q does not end with the profile's flags %q", got, want)
 			}
 			req, hc := applyOptions(t, r)
-			if !slices.Equal(req.Entrypoint, tt.entrypoint) || !slices.Equal(req.Cmd, r.Cmd) {
+			if !slices.Equal(req.Entrypoint, tt.entrypoint) || !slices.Equal(req.Cmd, r.cmd) {
 				t.Errorf("options: entrypoint %q cmd %q", req.Entrypoint, req.Cmd)
 			}
 			if fmt.Sprint(hc.DeviceRequests) != fmt.Sprint(tt.devices) {
@@ -101,21 +107,21 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 			if hc.IpcMode != container.IPCModeHost {
 				t.Errorf("IpcMode = %q, want host", hc.IpcMode)
 			}
-			wantMount := mount.Mount{Type: mount.TypeBind, Source: "/data/hf-cache", Target: ContainerHFCache}
+			wantMount := mount.Mount{Type: mount.TypeBind, Source: "/data/hf-cache", Target: containerHFCache}
 			if len(hc.Mounts) != 1 || hc.Mounts[0] != wantMount {
 				t.Errorf("mounts = %+v, want [%+v]", hc.Mounts, wantMount)
 			}
-			b := hc.PortBindings[network.MustParsePort(ContainerPort)]
+			b := hc.PortBindings[network.MustParsePort(containerPortSpec)]
 			if len(b) != 1 || b[0].HostIP.String() != "127.0.0.1" {
 				t.Errorf("port bindings = %+v, want 8000/tcp on 127.0.0.1 only", hc.PortBindings)
 			}
-			if got := req.Env[EnvHFToken]; got != fakeToken {
+			if got := req.Env[envHFToken]; got != fakeToken {
 				t.Errorf("container env HF_TOKEN = %q, want the token", got)
 			}
 			if req.Env["VLLM_NO_USAGE_STATS"] != "1" {
 				t.Errorf("usage stats not disabled: %v", req.Env["VLLM_NO_USAGE_STATS"])
 			}
-			if req.Labels[LabelManaged] != "true" || req.Labels[LabelProfile] != "high-throughput" || req.Labels[LabelSession] != Session() {
+			if req.Labels[labelManaged] != "true" || req.Labels[labelProfile] != "high-throughput" || req.Labels[labelSession] != session() {
 				t.Errorf("labels = %v", req.Labels)
 			}
 			ms, ok := req.WaitingFor.(*wait.MultiStrategy)
@@ -124,78 +130,83 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 			}
 			// The deadline is unexported; reflect may read it.
 			dl := reflect.ValueOf(ms).Elem().FieldByName("deadline")
-			if !dl.IsValid() || dl.IsNil() || time.Duration(dl.Elem().Int()) != DefaultStartupTimeout {
-				t.Errorf("wait deadline = %v, want %s (not testcontainers' 60 s)", dl, DefaultStartupTimeout)
+			if !dl.IsValid() || dl.IsNil() || time.Duration(dl.Elem().Int()) != defaultStartupTimeout {
+				t.Errorf("wait deadline = %v, want %s (not testcontainers' 60 s)", dl, defaultStartupTimeout)
 			}
 			if len(ms.Strategies) != 1 {
 				t.Fatalf("wait strategies = %d, want 1 (/health)", len(ms.Strategies))
 			}
-			hs, ok := ms.Strategies[0].(*wait.HTTPStrategy)
-			if !ok || hs.Path != "/health" || hs.Port.String() != ContainerPort {
-				t.Errorf("wait strategy = %#v, want HTTP /health on %s", ms.Strategies[0], ContainerPort)
-			} else if d := hs.Timeout(); d == nil || *d != DefaultStartupTimeout {
-				t.Errorf("/health timeout = %v, want %s", d, DefaultStartupTimeout)
+			hs, ok := ms.Strategies[0].(healthStrategy)
+			if !ok || hs.port != containerPortSpec || hs.timeout != defaultStartupTimeout {
+				t.Errorf("wait strategy = %#v, want /health on %s within %s", ms.Strategies[0], containerPortSpec, defaultStartupTimeout)
 			}
 			// The token is in the container env and nowhere printable.
-			for what, s := range map[string]string{
-				"Request.String": r.String(), "Request %+v": fmt.Sprintf("%+v", r), "Request %#v": fmt.Sprintf("%#v", r),
-				"Config.String": tt.cfg.String(), "Config %+v": fmt.Sprintf("%+v", tt.cfg), "Config %#v": fmt.Sprintf("%#v", tt.cfg),
+			for what, text := range map[string]string{
+				"request.String": r.String(), "request %+v": fmt.Sprintf("%+v", r), "request %#v": fmt.Sprintf("%#v", r),
+				"settings %+v": fmt.Sprintf("%+v", s), "settings %#v": fmt.Sprintf("%#v", s),
 			} {
-				if strings.Contains(s, fakeToken) {
-					t.Errorf("%s shows the token: %s", what, s)
+				if strings.Contains(text, fakeToken) {
+					t.Errorf("%s shows the token: %s", what, text)
 				}
 			}
 			if !strings.Contains(r.String(), "HF_TOKEN=[REDACTED]") {
-				t.Errorf("Request.String() = %s, want HF_TOKEN=[REDACTED]", r)
+				t.Errorf("request.String() = %s, want HF_TOKEN=[REDACTED]", r)
 			}
 		})
 	}
 }
 
 // TestBuildRequestSimImage checks the simulator image's layout: no GPUs,
-// no cache, no token, the short start-up deadline, sim flags included.
+// no cache, no token, the short start-up deadline, sim flags included. The
+// image is SimImage until runContainer builds (or reuses) the real one.
 func TestBuildRequestSimImage(t *testing.T) {
 	p, err := profile.Builtin("low-latency")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.SimFlags = []profile.Flag{{Name: "sim-seed", Value: "3"}}
-	r, err := BuildRequest(Config{Backend: KindContainer, Image: SimImage, HFToken: fakeToken}, p)
+	s := defaultSettings()
+	for _, o := range []Option{WithBackend(KindContainer), WithImage(SimImage), withHFToken(fakeToken)} {
+		o(&s)
+	}
+	r, err := buildRequest(s, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := append([]string{profile.DefaultModel, "--host", "0.0.0.0", "--port", "8000"}, p.SimArgs()...)
-	if r.Image != simImageTag || !slices.Equal(r.Entrypoint, []string{"/vllm-sim"}) || !slices.Equal(r.Cmd, want) {
-		t.Errorf("got image %q entrypoint %q cmd %q; want %q [/vllm-sim] %q", r.Image, r.Entrypoint, r.Cmd, simImageTag, want)
+	if r.image != SimImage || !slices.Equal(r.entrypoint, []string{"/vllm-sim"}) || !slices.Equal(r.cmd, want) {
+		t.Errorf("got image %q entrypoint %q cmd %q; want %q [/vllm-sim] %q", r.image, r.entrypoint, r.cmd, SimImage, want)
 	}
-	if r.GPUs.All || len(r.GPUs.IDs) > 0 || r.HFCache != "" || len(r.Env) != 0 {
-		t.Errorf("sim image got GPUs %+v, cache %q, env %v; want none", r.GPUs, r.HFCache, r.Env)
+	if r.gpus.all || len(r.gpus.ids) > 0 || r.hfCache != "" || len(r.env) != 0 {
+		t.Errorf("sim image got GPUs %+v, cache %q, env %v; want none", r.gpus, r.hfCache, r.env)
 	}
-	if r.StartupTimeout != DefaultSimStartupTimeout {
-		t.Errorf("startup timeout = %s, want %s", r.StartupTimeout, DefaultSimStartupTimeout)
+	if r.startupTimeout != defaultSimStartupTimeout {
+		t.Errorf("startup timeout = %s, want %s", r.startupTimeout, defaultSimStartupTimeout)
 	}
 }
 
 // TestRedaction checks that progress logs, testcontainers' messages and
-// start errors never carry the token.
+// start errors never carry the token or the API key.
 func TestRedaction(t *testing.T) {
 	var buf bytes.Buffer
-	cfg := Config{Backend: KindContainer, HFToken: fakeToken, Log: &buf}
-	redactLogger{cfg: cfg}.Printf("env %v", []string{"HF_TOKEN=" + fakeToken})
-	cfg.logf("request %s", "HF_TOKEN="+fakeToken)
-	b := &ContainerBackend{cfg: cfg}
-	err := b.startError(Request{Profile: "basic", Image: "img"}, errors.New("failed with "+fakeToken), []string{"line"}, nil)
+	s := defaultSettings()
+	for _, o := range []Option{WithBackend(KindContainer), withHFToken(fakeToken), WithAPIKey(fakeKey), WithLog(&buf)} {
+		o(&s)
+	}
+	redactLogger{s}.Printf("env %v", []string{"HF_TOKEN=" + fakeToken})
+	s.logf("request %s key %s", "HF_TOKEN="+fakeToken, fakeKey)
+	err := newStartFailure(s, containerRequest{profile: "basic", image: "img"}, errors.New("failed with "+fakeToken), []string{"line"}, nil)
 	out := buf.String() + err.Error()
-	if strings.Contains(out, fakeToken) {
-		t.Fatalf("token leaked:\n%s", out)
+	if strings.Contains(out, fakeToken) || strings.Contains(out, fakeKey) {
+		t.Fatalf("secret leaked:\n%s", out)
 	}
-	if got := strings.Count(out, "[REDACTED]"); got != 3 {
-		t.Errorf("want 3 redactions, got %d:\n%s", got, out)
+	if got := strings.Count(out, "[REDACTED]"); got != 4 {
+		t.Errorf("want 4 redactions, got %d:\n%s", got, out)
 	}
-	ring := newLineRing(cfg.redact)
+	ring := newLineRing(s.redact)
 	fmt.Fprintf(ring, "token=%s\npartial %s", fakeToken, fakeToken)
-	if s := strings.Join(ring.Last(10), "\n"); strings.Contains(s, fakeToken) {
-		t.Errorf("log ring leaked the token: %s", s)
+	if text := strings.Join(ring.Last(10), "\n"); strings.Contains(text, fakeToken) {
+		t.Errorf("log ring leaked the token: %s", text)
 	}
 }
 
@@ -223,14 +234,10 @@ func TestArgparseError(t *testing.T) {
 func startSimContainer(t *testing.T, p profile.Profile, timeout time.Duration) (Server, error) {
 	t.Helper()
 	var logBuf bytes.Buffer
-	// VLLMPERF_SIM_BINARY may name a prebuilt simulator; else it is built.
-	b, err := New(Config{Backend: KindContainer, Image: SimImage, StartupTimeout: timeout, Log: &logBuf, SimBinary: os.Getenv(EnvSimBinary)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := b.Start(ctx, p)
+	// VLLMPERF_SIM_BINARY may name a prebuilt simulator; else it is built.
+	s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(timeout), WithLog(&logBuf), withSimBinary(os.Getenv(envSimBinary)))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("backend log:\n%s", logBuf.String())
@@ -256,7 +263,7 @@ func TestContainerProfilesServeStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := startSimContainer(t, p, DefaultSimStartupTimeout)
+			s, err := startSimContainer(t, p, defaultSimStartupTimeout)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -269,13 +276,13 @@ func TestContainerProfilesServeStream(t *testing.T) {
 			if s.Model() != profile.DefaultModel {
 				t.Errorf("Model = %q, want %q", s.Model(), profile.DefaultModel)
 			}
-			if s.ReadyIn() <= 0 || s.ReadyIn() > DefaultSimStartupTimeout {
-				t.Errorf("ReadyIn = %s, want within (0, %s]", s.ReadyIn(), DefaultSimStartupTimeout)
+			if s.ReadyIn() <= 0 || s.ReadyIn() > defaultSimStartupTimeout {
+				t.Errorf("ReadyIn = %s, want within (0, %s]", s.ReadyIn(), defaultSimStartupTimeout)
 			}
 			res := streamChat(t, s.BaseURL(), s.Model())
 			checkStream(t, res)
 			t.Logf("profile %s: time-to-ready %s; %s", name, s.ReadyIn().Round(time.Millisecond), res)
-			if id := s.(*containerServer).ContainerID(); id == "" {
+			if id := s.(*containerServer).containerID(); id == "" {
 				t.Error("no container id")
 			}
 		})
@@ -308,13 +315,13 @@ func TestContainerBadFlagFailsFast(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	var se *StartError
-	if !errors.As(err, &se) || len(se.Logs) == 0 {
+	var sf *startFailure
+	if !errors.As(err, &sf) || len(sf.logs) == 0 {
 		t.Errorf("error %T carries no log lines", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	left, err := ListManaged(ctx, Session())
+	left, err := listManaged(ctx, session())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +346,7 @@ func withSimStartup(t *testing.T, d time.Duration) profile.Profile {
 // server's real start-up: a simulator that takes 1.5 s reports at least that.
 func TestContainerReadyInMeasured(t *testing.T) {
 	needDocker(t)
-	s, err := startSimContainer(t, withSimStartup(t, 1500*time.Millisecond), DefaultSimStartupTimeout)
+	s, err := startSimContainer(t, withSimStartup(t, 1500*time.Millisecond), defaultSimStartupTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,17 +373,13 @@ func TestContainerStartAbandoned(t *testing.T) {
 		{"cancelled", time.Minute, 2 * time.Second, "context"},
 	}
 	p := withSimStartup(t, time.Minute)
-	buildSimImage(t) // outside the short contexts below
+	prepareSimImage(t) // outside the short contexts below
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := New(Config{Backend: KindContainer, Image: SimImage, StartupTimeout: tt.deadline, SimBinary: os.Getenv(EnvSimBinary)})
-			if err != nil {
-				t.Fatal(err)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxAfter)
 			defer cancel()
 			begin := time.Now()
-			s, err := b.Start(ctx, p)
+			s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(tt.deadline), withSimBinary(os.Getenv(envSimBinary)))
 			if err == nil {
 				s.Close(context.Background())
 				t.Fatal("started although /health never turned 200 in time")
@@ -389,7 +392,7 @@ func TestContainerStartAbandoned(t *testing.T) {
 			}
 			lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer lcancel()
-			left, err := ListManaged(lctx, Session())
+			left, err := listManaged(lctx, session())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,13 +403,13 @@ func TestContainerStartAbandoned(t *testing.T) {
 	}
 }
 
-// buildSimImage builds the simulator image (once per process) on a
-// generous context.
-func buildSimImage(t *testing.T) {
+// prepareSimImage builds (or reuses) the simulator image on a generous
+// context; the process then knows its tag.
+func prepareSimImage(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if err := ensureSimImage(ctx, Config{SimBinary: os.Getenv(EnvSimBinary)}); err != nil {
+	if _, err := ensureSimImage(ctx, settings{simBinary: os.Getenv(envSimBinary)}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,32 +1,58 @@
 package server_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
-// ExampleBuildRequest shows the container the backend starts for the
-// low-latency profile on a GPU runner, without starting it.
-func ExampleBuildRequest() {
-	p, err := profile.Builtin("low-latency")
+// Start the basic profile on the in-process simulator, ask its /health,
+// stop it.
+func ExampleRun() {
+	p, err := profile.Builtin("basic")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	cfg := server.Config{Backend: server.KindContainer, GPUs: "0", HFCache: "/data/hf", HFToken: "hf_example"}
-	r, err := server.BuildRequest(cfg, p)
+	ctx := context.Background()
+	srv, err := server.Run(ctx, p, server.WithBackend(server.KindSim))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Image)
-	fmt.Println(strings.Join(append(r.Entrypoint, r.Cmd...), " "))
-	fmt.Printf("gpus %v, ipc host %v, cache %s, token %s, ready within %s\n", r.GPUs.IDs, r.IPCHost, r.HFCache, r.Env["HF_TOKEN"], r.StartupTimeout)
+	defer srv.Close(ctx)
+	fmt.Println(srv.Model(), strings.HasPrefix(srv.BaseURL(), "http://127.0.0.1:"), srv.MetricsURL() == srv.BaseURL()+"/metrics")
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	if resp, err := client.Get(srv.BaseURL() + "/health"); err == nil {
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode)
+	}
 	// Output:
-	// vllm/vllm-openai:v0.11.0
-	// vllm serve Qwen/Qwen3-0.6B --host 0.0.0.0 --port 8000 --dtype float16 --max-num-seqs 16 --max-num-batched-tokens 512 --enable-chunked-prefill --gpu-memory-utilization 0.90 --trust-remote-code
-	// gpus [0], ipc host true, cache /data/hf, token [REDACTED], ready within 20m0s
+	// Qwen/Qwen3-0.6B true true
+	// 200
+}
+
+// Settings from the environment come first, a caller's options (from its
+// flags) after them, and the last one wins. Settings Run cannot use wrap
+// ErrSettings: the caller's input is wrong, not the server.
+func ExampleFromEnv() {
+	opts, err := server.FromEnv()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _ := profile.Builtin("basic")
+	opts = append(opts, server.WithBackend(server.KindExternal), server.WithTarget("127.0.0.1:8000"))
+	_, err = server.Run(context.Background(), p, opts...)
+	fmt.Println(errors.Is(err, server.ErrSettings))
+	fmt.Println(err)
+	// Output:
+	// true
+	// start vllm: VLLMPERF_TARGET (or --target) "127.0.0.1:8000": want the server's base URL, e.g. http://127.0.0.1:8000
 }

@@ -15,27 +15,22 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
-// ExternalBackend reaches an existing deployment at Config.Target; it
-// starts and stops nothing, and the profile's flags are not applied (the
-// deployment has its own). The profile only names the run.
-type ExternalBackend struct {
-	cfg Config
-}
-
-// Kind returns KindExternal.
-func (b *ExternalBackend) Kind() Kind { return KindExternal }
-
-// externalTimeout bounds each of the two checks Start makes.
+// externalTimeout bounds each of the two checks runExternal makes.
 const externalTimeout = 10 * time.Second
 
-// Start checks /health once and reads the served model from /v1/models.
-// A server without /health (404: not every OpenAI-compatible server has
-// vLLM's) is checked through /v1/models alone; a server without /v1/models
-// needs the model named (Config.Model). ReadyIn is the time those checks
-// took, not a cold start.
-func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server, error) {
+// maxModelListBytes bounds the /v1/models answer read.
+const maxModelListBytes = 1 << 20
+
+// runExternal reaches an existing deployment at the target; it starts and
+// stops nothing, and the profile's flags are not applied (the deployment
+// has its own): the profile only names the run. It checks /health once and
+// reads the served model from /v1/models. A server without /health (404:
+// not every OpenAI-compatible server has vLLM's) is checked through
+// /v1/models alone; a server without /v1/models needs the model named
+// (WithModel). ReadyIn is the time those checks took, not a cold start.
+func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, error) {
 	begin := time.Now()
-	base, err := normalizeTarget(b.cfg.Target)
+	base, err := normalizeTarget(s.target)
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
@@ -43,24 +38,25 @@ func (b *ExternalBackend) Start(ctx context.Context, p profile.Profile) (Server,
 	if _, err := get(ctx, client, base+"/health", ""); err != nil {
 		var se *httpStatusError
 		if !errors.As(err, &se) || se.status != http.StatusNotFound {
-			return nil, fmt.Errorf("start vllm: external server %s is not healthy: %w; check %s and that the server is up", base, err, EnvTarget)
+			return nil, fmt.Errorf("start vllm: external server %s is not healthy: %w; check %s (or --target) and that the server is up", base, err, envTarget)
 		}
-		b.cfg.logf("vllm external: %s has no /health (404); checking /v1/models only", base)
+		s.logf("vllm external: %s has no /health (404); checking /v1/models only", base)
 	}
-	model, err := b.servedModel(ctx, client, base, p)
+	model, err := servedModel(ctx, s, client, base, p)
 	if err != nil {
 		return nil, err
 	}
-	s := &externalServer{base: base, model: model, ready: time.Since(begin)}
-	b.cfg.logf("vllm external: %s serves %s (checked in %s)", base, model, s.ready.Round(time.Millisecond))
-	return s, nil
+	srv := &externalServer{endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}}}
+	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
+	return srv, nil
 }
 
-// servedModel picks the model to request: Config.Model if the server
-// serves it, else the profile's served name if it does, else the first.
-func (b *ExternalBackend) servedModel(ctx context.Context, client *http.Client, base string, p profile.Profile) (string, error) {
-	want := b.cfg.Model
-	body, err := get(ctx, client, base+"/v1/models", b.cfg.APIKey.Reveal())
+// servedModel picks the model to request: the settings' model if the
+// server serves it, else the profile's served name if it does, else the
+// first.
+func servedModel(ctx context.Context, s settings, client *http.Client, base string, p profile.Profile) (string, error) {
+	want := s.model
+	body, err := get(ctx, client, base+"/v1/models", string(s.apiKey))
 	if err != nil {
 		var se *httpStatusError
 		switch {
@@ -88,7 +84,7 @@ func (b *ExternalBackend) servedModel(ctx context.Context, client *http.Client, 
 	}
 	switch {
 	case want != "" && !slices.Contains(ids, want):
-		return "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, EnvModel, strings.Join(ids, ", "))
+		return "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, envModel, strings.Join(ids, ", "))
 	case want != "":
 		return want, nil
 	case slices.Contains(ids, p.ServedName()):
@@ -102,10 +98,10 @@ func (b *ExternalBackend) servedModel(ctx context.Context, client *http.Client, 
 func normalizeTarget(target string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(target))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%s=%q: want the server's base URL, e.g. http://127.0.0.1:8000", EnvTarget, target)
+		return "", settingsErrorf("%s (or --target) %q: want the server's base URL, e.g. http://127.0.0.1:8000", envTarget, target)
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("%s: put no credentials in the URL", EnvTarget)
+		return "", settingsErrorf("%s (or --target): put no credentials in the URL", envTarget)
 	}
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 	u.RawQuery, u.Fragment = "", ""
@@ -136,7 +132,7 @@ func get(ctx context.Context, client *http.Client, url, key string) ([]byte, err
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxModelListBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -146,19 +142,9 @@ func get(ctx context.Context, client *http.Client, url, key string) ([]byte, err
 	return body, nil
 }
 
-// externalServer is a deployment this process does not own.
-type externalServer struct {
-	base, model string
-	ready       time.Duration
-}
-
-func (s *externalServer) BaseURL() string        { return s.base }
-func (s *externalServer) MetricsURL() string     { return s.base + "/metrics" }
-func (s *externalServer) Model() string          { return s.model }
-func (s *externalServer) ReadyIn() time.Duration { return s.ready }
-
-// Logs returns nil: an external server's output is not visible here.
-func (s *externalServer) Logs(int) []string { return nil }
+// externalServer is a deployment this process does not own: its output
+// is not visible here (Logs is nil).
+type externalServer struct{ endpoint }
 
 // Close does nothing: the deployment is not this process's to stop.
 func (s *externalServer) Close(context.Context) error { return nil }

@@ -53,8 +53,8 @@ func TestExternalBackend(t *testing.T) {
 	tests := []struct {
 		name      string
 		target    func() string
-		model     string // Config.Model
-		key       Secret // Config.APIKey
+		model     string // WithModel
+		key       string // WithAPIKey
 		wantModel string
 		wantErr   string
 	}{
@@ -93,7 +93,7 @@ func TestExternalBackend(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			s, err := Start(ctx, Config{Backend: KindExternal, Target: tt.target(), Model: tt.model, APIKey: tt.key}, p)
+			s, err := Run(ctx, p, WithBackend(KindExternal), WithTarget(tt.target()), WithModel(tt.model), WithAPIKey(tt.key))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "start vllm: ") {
 					t.Fatalf("err = %v, want start vllm: ...%q", err, tt.wantErr)

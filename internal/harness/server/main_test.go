@@ -11,34 +11,33 @@ import (
 	"time"
 )
 
-// TestMain keeps the environment on loopback, removes this run's
-// containers when it is interrupted, and fails the run when any container
-// it labelled is left behind (the docker ps -a --filter label check).
+// TestMain removes this run's containers when it is interrupted, and fails
+// the run when any container it labelled is left behind (the docker ps -a
+// --filter label check).
 func TestMain(m *testing.M) {
-	PrepareEnvironment()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sig
 		fmt.Fprintf(os.Stderr, "server tests: %v: removing this run's containers\n", s)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 		defer cancel()
-		n, err := Reap(ctx, Session())
+		n, err := reap(ctx, session())
 		fmt.Fprintf(os.Stderr, "server tests: removed %d container(s) (errors: %v)\n", n, err)
 		os.Exit(130)
 	}()
 	code := m.Run()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
 	if DockerAvailable(ctx) == nil {
-		left, err := ListManaged(ctx, Session())
+		left, err := listManaged(ctx, session())
 		switch {
 		case err != nil:
 			fmt.Fprintf(os.Stderr, "server tests: cannot list labelled containers: %v\n", err)
 			code = 1
 		case len(left) > 0:
-			fmt.Fprintf(os.Stderr, "server tests: FAIL: %d container(s) labelled %s=true left behind: %s\n", len(left), LabelManaged, strings.Join(left, ", "))
-			_, _ = Reap(ctx, Session())
+			fmt.Fprintf(os.Stderr, "server tests: FAIL: %d container(s) labelled %s=true left behind: %s\n", len(left), labelManaged, strings.Join(left, ", "))
+			_, _ = reap(ctx, session())
 			code = 1
 		}
 	}

@@ -20,7 +20,7 @@ func TestSimBackendServesStream(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			s, err := Start(ctx, Config{}, p) // the zero Config is the sim backend
+			s, err := Run(ctx, p) // no options: the sim backend
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,12 +40,15 @@ func TestSimBackendServesStream(t *testing.T) {
 			}
 			res := streamChat(t, s.BaseURL(), s.Model())
 			checkStream(t, res)
+			if log := strings.Join(s.Logs(0), "\n"); !strings.Contains(log, "] Available KV cache memory: ") {
+				t.Errorf("the simulator's log lacks vLLM's KV cache memory line:\n%s", log)
+			}
 			t.Logf("profile %s in process: ready in %s; %s", name, s.ReadyIn().Round(time.Microsecond), res)
 		})
 	}
 }
 
-// TestSimBackendModelOverride checks that Config.Model reaches the server.
+// TestSimBackendModelOverride checks that WithModel reaches the server.
 func TestSimBackendModelOverride(t *testing.T) {
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -53,7 +56,7 @@ func TestSimBackendModelOverride(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Start(ctx, Config{Model: "org/tiny"}, p)
+	s, err := Run(ctx, p, WithModel("org/tiny"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,7 @@ func TestSimBackendBadFlag(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Start(ctx, Config{}, p.WithExtraArgs("--max-num-seq", "8"))
+	s, err := Run(ctx, p.WithExtraArgs("--max-num-seq", "8"))
 	if err == nil {
 		s.Close(ctx)
 		t.Fatal("started with a bad flag")

@@ -1,8 +1,13 @@
 package server
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,113 +18,198 @@ import (
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	simimage "github.com/vllmperf/vllmperf/build/sim"
 )
 
-// The simulator image: cmd/vllm-sim built as a static binary and copied
-// into a FROM scratch image (build/sim/Dockerfile), so that no registry is
-// needed. It is built once per process and tagged simImageTag.
+// The simulator image: a static vllm-sim in a FROM scratch image
+// (build/sim/Dockerfile, embedded), built from an in-memory context and
+// tagged by a hash of the Dockerfile and the binary, so that an image
+// built from the same binary is reused, and a changed binary gets a new one.
 const (
 	simImageRepo = "vllmperf/vllm-sim"
-	simImageVer  = "dev"
-	simImageTag  = simImageRepo + ":" + simImageVer
-	modulePath   = "github.com/vllmperf/vllmperf"
-	simPackage   = "./cmd/vllm-sim"
-	simDockerDir = "build/sim"
+	// simTagHexDigits is how much of the hash the tag carries.
+	simTagHexDigits = 12
+	modulePath      = "github.com/vllmperf/vllmperf"
+	simPackage      = "./cmd/vllm-sim"
+	// buildLogLines is how much of a failed build's output an error carries.
+	buildLogLines = 20
 )
 
-var (
-	simImageMu    sync.Mutex
-	simImageBuilt bool
-)
+// simImages remembers, per binary source (a VLLMPERF_SIM_BINARY path, or ""
+// for the checkout), the image this process already made sure of.
+var simImages = struct {
+	sync.Mutex
+	tags map[string]string
+}{tags: map[string]string{}}
 
-// ensureSimImage builds the simulator image once per process; a failed
-// build is retried by the next call.
-func ensureSimImage(ctx context.Context, cfg Config) error {
-	simImageMu.Lock()
-	defer simImageMu.Unlock()
-	if simImageBuilt {
-		return nil
+// ensureSimImage makes sure the simulator image for the settings' binary
+// is local and returns its tag: reused when it exists, else built.
+func ensureSimImage(ctx context.Context, s settings) (string, error) {
+	simImages.Lock()
+	defer simImages.Unlock()
+	if tag, ok := simImages.tags[s.simBinary]; ok {
+		return tag, nil
 	}
 	begin := time.Now()
+	bin, err := simBinary(ctx, s)
+	if err != nil {
+		return "", fmt.Errorf("simulator image: %w", err)
+	}
+	tag := simImageTag(bin)
+	exists, err := imageExists(ctx, tag)
+	if err != nil {
+		return "", fmt.Errorf("simulator image: %w", err)
+	}
+	if exists {
+		s.logf("vllm container: reusing %s", tag)
+	} else {
+		if err := buildSimImage(ctx, tag, bin); err != nil {
+			return "", fmt.Errorf("simulator image: %w", err)
+		}
+		s.logf("vllm container: built %s in %s", tag, time.Since(begin).Round(time.Millisecond))
+	}
+	simImages.tags[s.simBinary] = tag
+	return tag, nil
+}
+
+// simImageTag names the image of bin: repo:hash(Dockerfile, binary).
+func simImageTag(bin []byte) string {
+	h := sha256.New()
+	h.Write(simimage.Dockerfile)
+	h.Write(bin)
+	return simImageRepo + ":" + hex.EncodeToString(h.Sum(nil))[:simTagHexDigits]
+}
+
+// simBinary returns the static vllm-sim the image gets: VLLMPERF_SIM_BINARY
+// when set, which works from any directory; else cmd/vllm-sim built from
+// the checkout the process runs in.
+func simBinary(ctx context.Context, s settings) ([]byte, error) {
+	if s.simBinary != "" {
+		bin, err := os.ReadFile(s.simBinary)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envSimBinary, err)
+		}
+		if err := checkStaticLinux(bin); err != nil {
+			return nil, fmt.Errorf("%s=%s %w", envSimBinary, s.simBinary, err)
+		}
+		return bin, nil
+	}
 	root, err := moduleRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "vllmperf-sim-image-")
+	return buildSimBinary(ctx, root)
+}
+
+// elfMachines maps GOARCH to the ELF machine of its binaries.
+var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
+// checkStaticLinux refuses what cannot run as the entrypoint of a FROM
+// scratch image on this machine's Docker: a file that is no Linux ELF
+// executable, a dynamically linked one, or one for another architecture.
+func checkStaticLinux(bin []byte) error {
+	f, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {
-		return err
+		return fmt.Errorf("is not a Linux executable (%v): build one with CGO_ENABLED=0 GOOS=linux go build -o vllm-sim ./cmd/vllm-sim", err)
 	}
-	defer os.RemoveAll(dir)
-	dockerfile, err := os.ReadFile(filepath.Join(root, simDockerDir, "Dockerfile"))
-	if err != nil {
-		return fmt.Errorf("read the simulator's Dockerfile: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), dockerfile, 0o644); err != nil {
-		return err
-	}
-	bin := filepath.Join(dir, "vllm-sim")
-	if cfg.SimBinary != "" {
-		data, err := os.ReadFile(cfg.SimBinary)
-		if err != nil {
-			return fmt.Errorf("%s: %w", EnvSimBinary, err)
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return errors.New("is dynamically linked, which a FROM scratch image cannot run: build it with CGO_ENABLED=0")
 		}
-		if err := os.WriteFile(bin, data, 0o755); err != nil {
-			return err
-		}
-	} else if err := buildSimBinary(ctx, root, bin); err != nil {
-		return err
 	}
-	var buildLog bytes.Buffer
-	provider, err := testcontainers.NewDockerProvider()
-	if err != nil {
-		return fmt.Errorf("docker: %w", err)
+	if want, ok := elfMachines[runtime.GOARCH]; ok && f.Machine != want {
+		return fmt.Errorf("is built for %s, this machine is %s: build it with GOARCH=%s", f.Machine, runtime.GOARCH, runtime.GOARCH)
 	}
-	defer provider.Close()
-	req := testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
-		Context:        dir,
-		Repo:           simImageRepo,
-		Tag:            simImageVer,
-		KeepImage:      true,
-		BuildLogWriter: &buildLog,
-	}}
-	if _, err := provider.BuildImage(ctx, &req); err != nil {
-		return fmt.Errorf("docker build %s: %w\n%s", simImageTag, err, lastLines(buildLog.String(), 20))
-	}
-	simImageBuilt = true
-	cfg.logf("vllm container: built %s in %s", simImageTag, time.Since(begin).Round(time.Millisecond))
 	return nil
 }
 
-// buildSimBinary builds cmd/vllm-sim as a static Linux binary at out.
-func buildSimBinary(ctx context.Context, root, out string) error {
+// buildSimBinary builds cmd/vllm-sim as a static Linux binary.
+func buildSimBinary(ctx context.Context, root string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "vllmperf-sim-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "vllm-sim")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, simPackage)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build %s (for the simulator image): %w\n%s", simPackage, err, lastLines(stderr.String(), 20))
+		return nil, fmt.Errorf("go build %s: %w (or set %s to a prebuilt static vllm-sim)\n%s", simPackage, err, envSimBinary, lastLines(stderr.String(), buildLogLines))
 	}
-	return nil
+	return os.ReadFile(out)
 }
 
 // moduleRoot finds the vllmperf checkout from the working directory up.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+	start, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for {
+	for dir := start; ; {
 		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 		if err == nil && strings.HasPrefix(strings.TrimSpace(string(data)), "module "+modulePath) {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("the simulator image is built from source: run inside the %s checkout, or set %s to a static vllm-sim binary", modulePath, EnvSimBinary)
+			return "", fmt.Errorf("%s is not set and %s is not inside the %s checkout, so there is no vllm-sim to put in the image: set %s=/path/to/vllm-sim (built with CGO_ENABLED=0 go build -o vllm-sim ./cmd/vllm-sim)", envSimBinary, start, modulePath, envSimBinary)
 		}
 		dir = parent
 	}
+}
+
+// buildSimImage builds the image tag from the embedded Dockerfile and bin.
+func buildSimImage(ctx context.Context, tag string, bin []byte) error {
+	buildCtx, err := simBuildContext(bin)
+	if err != nil {
+		return err
+	}
+	provider, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		return fmt.Errorf("docker: %w", err)
+	}
+	defer provider.Close()
+	repo, version, _ := strings.Cut(tag, ":")
+	var buildLog bytes.Buffer
+	req := testcontainers.ContainerRequest{FromDockerfile: testcontainers.FromDockerfile{
+		ContextArchive: bytes.NewReader(buildCtx),
+		Repo:           repo,
+		Tag:            version,
+		KeepImage:      true,
+		BuildLogWriter: &buildLog,
+	}}
+	if _, err := provider.BuildImage(ctx, &req); err != nil {
+		return fmt.Errorf("docker build %s: %w\n%s", tag, err, lastLines(buildLog.String(), buildLogLines))
+	}
+	return nil
+}
+
+// simBuildContext is the build context as a tar archive: the Dockerfile
+// and the binary.
+func simBuildContext(bin []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range []struct {
+		name string
+		mode int64
+		data []byte
+	}{{"Dockerfile", 0o644, simimage.Dockerfile}, {"vllm-sim", 0o755, bin}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // lastLines returns the last n lines of s.

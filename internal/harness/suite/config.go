@@ -18,6 +18,7 @@
 //	                     (e.g. "--sim-slowdown 1.1" for a gate test)
 //	VLLMPERF_GPU_NAME    the gpu config line (default: nvidia-smi's name,
 //	                     sim:<preset> for the simulator, else unknown)
+//	OPENAI_API_KEY       the bearer token for the API and /metrics
 package suite
 
 import (
@@ -43,6 +44,8 @@ const (
 	EnvResults    = "VLLMPERF_RESULTS"
 	EnvSimArgs    = "VLLMPERF_SIM_ARGS"
 	EnvGPUName    = "VLLMPERF_GPU_NAME"
+	// EnvAPIKey is read for the API key, as vLLM's benchmark clients do.
+	EnvAPIKey = "OPENAI_API_KEY"
 )
 
 // DefaultThresholdsFile is the thresholds file looked for at the module
@@ -51,8 +54,12 @@ const DefaultThresholdsFile = "thresholds.yaml"
 
 // Config is what a suite run needs.
 type Config struct {
-	// Server selects and configures the backend.
-	Server server.Config
+	// Server selects and configures the backend (the environment's
+	// settings, then the caller's).
+	Server []server.Option
+	// APIKey is the bearer token requests and scrapes send (the
+	// environment's OPENAI_API_KEY when set).
+	APIKey string
 	// Size sizes every scenario.
 	Size scenario.Size
 	// Profiles and Scenarios are run in order.
@@ -77,6 +84,7 @@ func FromEnv(short bool) (Config, error) {
 	if c.Server, err = server.FromEnv(); err != nil {
 		errs = append(errs, err)
 	}
+	c.APIKey = os.Getenv(EnvAPIKey)
 	c.Size = scenario.Full
 	if short {
 		c.Size = scenario.Quick

@@ -24,6 +24,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 // The startup point's units.
@@ -118,11 +119,9 @@ func (s *Suite) Start(ctx context.Context, name string) (*Session, error) {
 // StartProfile is Start for a profile already loaded (a variant made in
 // code, e.g. with prefix caching turned off).
 func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, error) {
-	cfg := s.cfg.Server
-	if isSim(cfg) && len(s.cfg.SimArgs) > 0 {
-		p = p.WithExtraArgs(s.cfg.SimArgs...)
-	}
-	srv, err := server.Start(ctx, cfg, p)
+	p = p.WithSimArgs(s.cfg.SimArgs...)
+	opts := append(append([]server.Option{}, s.cfg.Server...), server.WithAPIKey(s.cfg.APIKey))
+	srv, err := server.Run(ctx, p, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +184,7 @@ func (ss *Session) Run(ctx context.Context, p scenario.Point) (*Run, error) {
 func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName string) (*Run, error) {
 	scope := ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName)
 	opts := []harness.Option{
-		harness.WithAPIKey(ss.suite.cfg.Server.APIKey.Reveal()),
+		harness.WithAPIKey(ss.suite.cfg.APIKey),
 		harness.WithDrainTimeout(scope.Checks.DrainTimeout),
 		harness.WithGoodput(stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}),
 	}
@@ -295,33 +294,26 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 
 // configLines describes the session for benchfmt.
 func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
-	cfg := s.cfg.Server
-	image := cfg.Image
-	switch cfg.Backend {
-	case server.KindSim:
-		image = "in-process"
-	case server.KindExternal:
-		image = "external"
-	}
+	d := ss.Server.Describe()
 	return [][2]string{
-		{"backend", string(cfg.Backend)},
-		{"gpu", s.gpuName(ctx, ss.Profile)},
+		{"backend", string(d.Backend)},
+		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
 		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
-		{"image", image},
+		{"image", d.Image},
 	}
 }
 
 // gpuName is VLLMPERF_GPU_NAME, sim:<preset> for the simulator, the local
 // GPUs' name from nvidia-smi, or unknown.
-func (s *Suite) gpuName(ctx context.Context, p profile.Profile) string {
+func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Profile) string {
 	if s.cfg.GPUName != "" {
 		return s.cfg.GPUName
 	}
-	if isSim(s.cfg.Server) {
+	if d.Simulator {
 		return "sim:" + simGPU(p.SimArgs())
 	}
-	if s.cfg.Server.Backend == server.KindContainer {
+	if d.Backend == server.KindContainer {
 		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		out, err := exec.CommandContext(qctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
@@ -334,7 +326,7 @@ func (s *Suite) gpuName(ctx context.Context, p profile.Profile) string {
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	gpu := DefaultSimGPU
+	gpu := engine.DefaultGPU
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
 			gpu = v
@@ -343,14 +335,6 @@ func simGPU(args []string) string {
 		}
 	}
 	return gpu
-}
-
-// DefaultSimGPU is the simulator's GPU preset when none is given
-// (cmd/vllm-sim's default).
-const DefaultSimGPU = "rtx4090"
-
-func isSim(cfg server.Config) bool {
-	return cfg.Backend == server.KindSim || (cfg.Backend == server.KindContainer && cfg.IsSimImage())
 }
 
 // serverVersion asks GET /version; "unknown" when the server does not say.

@@ -175,11 +175,11 @@ func TestFP8KVCache(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			auto, err := resolve(Config{Model: tt.model, GPU: tt.gpu, EnableChunkedPrefill: true})
+			auto, err := resolve(Defaults(Config{Model: tt.model, GPU: tt.gpu, EnableChunkedPrefill: true}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			fp8, err := resolve(Config{Model: tt.model, GPU: tt.gpu, EnableChunkedPrefill: true, KVCacheDtype: "fp8"})
+			fp8, err := resolve(Defaults(Config{Model: tt.model, GPU: tt.gpu, EnableChunkedPrefill: true, KVCacheDtype: "fp8"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,11 +323,11 @@ func TestSpeculativeDecoding(t *testing.T) {
 // Tensor parallelism divides weights and KV heads per GPU, and the
 // block count follows the formula in docs/simulator.md.
 func TestTensorParallelMemory(t *testing.T) {
-	one, err := resolve(Config{Model: "meta-llama/Llama-3.1-8B-Instruct", GPU: "l40s", EnableChunkedPrefill: true})
+	one, err := resolve(Defaults(Config{Model: "meta-llama/Llama-3.1-8B-Instruct", GPU: "l40s", EnableChunkedPrefill: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := resolve(Config{Model: "meta-llama/Llama-3.1-8B-Instruct", GPU: "l40s", EnableChunkedPrefill: true, TensorParallelSize: 2})
+	two, err := resolve(Defaults(Config{Model: "meta-llama/Llama-3.1-8B-Instruct", GPU: "l40s", EnableChunkedPrefill: true, TensorParallelSize: 2}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -122,12 +123,12 @@ func gatherText(t *testing.T, reg *prometheus.Registry) string {
 func TestMetricsExposition(t *testing.T) {
 	tests := []struct {
 		name    string
-		version string
+		version MetricsVersion
 		want    []string
 		absent  []string
 	}{
 		// current names
-		{"current", "", []string{
+		{"current", MetricsCurrent, []string{
 			`vllm:prompt_tokens_total{engine="0",model_name="my-model"} `,
 			`vllm:generation_tokens_total{engine="0",model_name="my-model"} `,
 			`vllm:prompt_tokens_cached_total{`,
@@ -153,7 +154,7 @@ func TestMetricsExposition(t *testing.T) {
 			`vllm:request_params_max_tokens_bucket{engine="0",model_name="my-model",le="1"} `,
 		}, []string{"gpu_cache_usage_perc", "gpu_prefix_cache", "vllm:time_per_output_token_seconds", "spec_decode", `le="50000"`}},
 		// vLLM 0.9 names where they differ
-		{"0.9", "0.9", []string{
+		{"0.9", MetricsV09, []string{
 			`vllm:gpu_cache_usage_perc{`, `vllm:gpu_prefix_cache_queries_total{`, `vllm:gpu_prefix_cache_hits_total{`,
 			`vllm:time_per_output_token_seconds_bucket{`, `vllm:prompt_tokens_total{`,
 		}, []string{"vllm:kv_cache_usage_perc", "vllm:prefix_cache_queries", "inter_token_latency"}},
@@ -234,11 +235,11 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		// an unknown GPU preset lists the presets
-		{"gpu", Config{GPU: "tpu-v9"}, "unknown GPU preset \"tpu-v9\" (--sim-gpu); use one of a10, a100, h100, h200, l4, l40s, rtx4090"},
+		{"gpu", Config{GPU: "tpu-v9"}, "argument --sim-gpu: unknown GPU preset 'tpu-v9' (choose from 'a10', 'a100', 'h100', 'h200', 'l4', 'l40s', 'rtx4090')"},
 		// metrics version
-		{"metrics", Config{MetricsVersion: "0.7"}, "unknown --sim-metrics-version \"0.7\""},
+		{"metrics", Config{MetricsVersion: "0.7"}, "argument --sim-metrics-version: invalid choice: '0.7' (choose from 'current', '0.9')"},
 		// spec decode JSON
-		{"spec-json", Config{SpeculativeConfig: "{method:ngram"}, "--speculative-config: invalid JSON"},
+		{"spec-json", Config{SpeculativeConfig: "{method:ngram"}, "argument --speculative-config: invalid JSON"},
 		// fixed timing needs both knobs
 		{"fixed", Config{FixedTTFT: time.Millisecond}, "go together"},
 		// chunked prefill off needs a big enough step
@@ -252,22 +253,42 @@ func TestConfigErrors(t *testing.T) {
 		// over the model's context
 		{"max-model-len", Config{EnableChunkedPrefill: true, MaxModelLen: 100000}, "greater than the derived max_model_len"},
 		// block size choices
-		{"block", Config{EnableChunkedPrefill: true, BlockSize: 24}, "invalid --block-size 24"},
+		{"block", Config{EnableChunkedPrefill: true, BlockSize: 24}, "argument --block-size: invalid choice: '24' (choose from '1', '8', '16', '32', '64', '128')"},
 		// utilization range
-		{"util", Config{EnableChunkedPrefill: true, GPUMemoryUtilization: 1.5}, "--gpu-memory-utilization must be in (0, 1]"},
-		// dtype names
-		{"dtype", Config{EnableChunkedPrefill: true, Dtype: "int3"}, "invalid --dtype \"int3\""},
-		{"kv-dtype", Config{EnableChunkedPrefill: true, KVCacheDtype: "fp4"}, "invalid --kv-cache-dtype \"fp4\""},
+		{"util", Config{EnableChunkedPrefill: true, GPUMemoryUtilization: 1.5}, "argument --gpu-memory-utilization: 1.5 is out of range: want a number > 0 and <= 1"},
+		// dtype names: vLLM's choices only
+		{"dtype", Config{EnableChunkedPrefill: true, Dtype: "int3"}, "argument --dtype: invalid choice: 'int3'"},
+		// bf16 is not one of vLLM's --dtype spellings
+		{"dtype bf16", Config{EnableChunkedPrefill: true, Dtype: "bf16"}, "argument --dtype: invalid choice: 'bf16'"},
+		{"kv-dtype", Config{EnableChunkedPrefill: true, KVCacheDtype: "fp4"}, "argument --kv-cache-dtype: invalid choice: 'fp4'"},
 		// batch smaller than seqs
 		{"budget", Config{EnableChunkedPrefill: true, MaxNumSeqs: 512, MaxNumBatchedTokens: 256}, "must be greater than or equal to max_num_seqs"},
+		// a literal Config is taken as given: its zero block size is refused (Defaults fills it)
+		{"zero literal", Config{Model: DefaultModel, GPU: DefaultGPU}, "argument --block-size: invalid choice: '0'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := New(tt.cfg, nil)
+			cfg := tt.cfg
+			if tt.name != "zero literal" {
+				cfg = Defaults(cfg)
+			}
+			_, err := New(cfg, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("New: %v, want an error containing %q", err, tt.want)
 			}
+			if err == nil || cfg.Validate() == nil || !strings.Contains(cfg.Validate().Error(), tt.want) {
+				t.Errorf("Validate: %v, want the error New gives", cfg.Validate())
+			}
 		})
+	}
+	// fp8_inc is one of vLLM's cache dtypes: 1 byte per element.
+	e, err := New(Defaults(Config{EnableChunkedPrefill: true, KVCacheDtype: "fp8_inc"}), nil)
+	if err != nil {
+		t.Fatalf("fp8_inc: %v", err)
+	}
+	defer e.Close()
+	if got := e.Info().CacheDtype; got != "fp8_inc" {
+		t.Errorf("cache dtype %q, want fp8_inc", got)
 	}
 }
 
@@ -338,14 +359,21 @@ func TestSubmitErrors(t *testing.T) {
 		// empty prompt
 		{"empty", Request{MaxTokens: 5}, "The decoder prompt cannot be empty"},
 		// min_tokens over max_tokens
-		{"min>max", Request{PromptTokens: prompt(5, 0), MaxTokens: 5, MinTokens: 6}, "min_tokens must be between 0 and max_tokens=5, got 6."},
+		{"min>max", Request{PromptTokens: prompt(5, 0), MaxTokens: 5, MinTokens: 6}, "min_tokens must be less than or equal to max_tokens=5, got 6."},
+		// negative min_tokens
+		{"min<0", Request{PromptTokens: prompt(5, 0), MaxTokens: 5, MinTokens: -1}, "min_tokens must be greater than or equal to 0, got -1."},
+		// the largest int as max_tokens: vLLM's context message, no overflow
+		{"max int", Request{PromptTokens: prompt(5, 0), MaxTokens: math.MaxInt64}, "This model's maximum context length is 4096 tokens. However, you requested 9223372036854775812 tokens (5 in the messages, 9223372036854775807 in the completion). Please reduce the length of the messages or completion."},
 		// out-of-vocabulary token
 		{"oov", Request{PromptTokens: []int32{1, 999999}, MaxTokens: 5}, "Token id 999999 is out of vocabulary"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.Submit(context.Background(), tt.req)
 			var re *RequestError
+			if err := e.Check(tt.req); !errors.As(err, &re) || re.Status != 400 || !strings.HasPrefix(re.Message, tt.want) {
+				t.Errorf("Check: %v, want 400 %q", err, tt.want)
+			}
+			_, err := e.Submit(context.Background(), tt.req)
 			if !errors.As(err, &re) || re.Status != 400 || !strings.HasPrefix(re.Message, tt.want) {
 				t.Errorf("Submit: %v, want 400 %q", err, tt.want)
 			}

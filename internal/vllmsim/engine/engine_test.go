@@ -153,7 +153,7 @@ func TestTimingFixedPrecision(t *testing.T) {
 
 func fixedRun(conc int) (medTTFT, medTPOT time.Duration, _ error) {
 	cfg := Defaults(Config{EnablePrefixCaching: true, EnableChunkedPrefill: true, FixedTTFT: 50 * time.Millisecond, FixedITL: 10 * time.Millisecond})
-	e, err := New(cfg, prometheus.NewRegistry())
+	e, err := NewFixed(cfg, prometheus.NewRegistry())
 	if err != nil {
 		return 0, 0, err
 	}

@@ -125,11 +125,17 @@ func (p *blockPool) free(ids []int) {
 	}
 }
 
+// The 64-bit FNV-1a parameters (FNV's published offset basis and prime).
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
 // blockHash chains a block's tokens to its parent's hash (FNV-1a over the
-// parent hash and the token ids).
+// parent hash's 8 bytes and each token id's 4 bytes, little-endian).
 func blockHash(parent uint64, toks []int32) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
+	const prime = fnvPrime64
+	h := uint64(fnvOffset64)
 	for i := 0; i < 8; i++ {
 		h ^= (parent >> (8 * i)) & 0xff
 		h *= prime

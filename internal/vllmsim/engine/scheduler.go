@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // plan is one engine step: which requests run and how many tokens each.
 type plan struct {
@@ -27,16 +24,35 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // out; then, if nothing was preempted, waiting requests FCFS while the token
 // budget, max_num_seqs and free blocks allow.
 func (e *Engine) schedule() plan {
+	var p plan
+	budget := e.scheduleRunning(&p, e.r.cfg.MaxNumBatchedTokens)
+	if !p.preempted {
+		e.scheduleWaiting(&p, budget)
+	}
+	for _, it := range p.items {
+		p.tokens += it.n
+	}
+	// A request that cannot run even with the whole cache to itself would wait
+	// forever: fail it instead (New's max_model_len check makes this rare).
+	if len(p.items) == 0 && len(e.running) == 0 && len(e.waiting) > 0 && !p.preempted {
+		s := e.waiting[0]
+		e.waiting = e.waiting[1:]
+		e.finish(s, "error", e.clock.Now(), Output{Finished: true, FinishReason: "error", Err: errNeverFits})
+	}
+	e.updateGauges()
+	return p
+}
+
+// scheduleRunning adds the running requests to p in order, each capped by
+// what is left of budget, preempting the newest running request when KV
+// blocks run out; it returns the budget left.
+func (e *Engine) scheduleRunning(p *plan, budget int) int {
 	cfg := &e.r.cfg
 	bs := cfg.BlockSize
-	budget := cfg.MaxNumBatchedTokens
-	var p plan
-	preempted := false
 	k := 0
 	if e.r.spec != nil {
 		k = e.r.spec.NumSpeculativeTokens
 	}
-
 	for i := 0; i < len(e.running) && budget > 0; i++ {
 		s := e.running[i]
 		need := len(s.tokens) - s.numComputed
@@ -56,7 +72,7 @@ func (e *Engine) schedule() plan {
 			victim := e.running[len(e.running)-1]
 			e.running = e.running[:len(e.running)-1]
 			e.preempt(victim)
-			preempted = true
+			p.preempted = true
 			if victim == s {
 				self = true
 				break
@@ -71,8 +87,16 @@ func (e *Engine) schedule() plan {
 		p.items = append(p.items, planItem{s: s, n: need, drafts: drafts, start: s.numComputed})
 		budget -= need
 	}
+	return budget
+}
 
-	for !preempted && len(e.waiting) > 0 && budget > 0 && len(e.running) < cfg.MaxNumSeqs {
+// scheduleWaiting admits waiting requests FCFS into p while the budget,
+// max_num_seqs and free blocks allow; a prefill first looks up the prefix
+// cache (at most prompt−1 tokens can hit) and skips the cached tokens.
+func (e *Engine) scheduleWaiting(p *plan, budget int) {
+	cfg := &e.r.cfg
+	bs := cfg.BlockSize
+	for len(e.waiting) > 0 && budget > 0 && len(e.running) < cfg.MaxNumSeqs {
 		s := e.waiting[0]
 		var hit []int
 		if e.pool.caching {
@@ -81,10 +105,9 @@ func (e *Engine) schedule() plan {
 		}
 		computed := len(hit) * bs
 		need := len(s.tokens) - computed
-		undo := func() { e.pool.free(hit) }
 		if !cfg.EnableChunkedPrefill && need > budget {
-			undo()
-			break
+			e.pool.free(hit)
+			return
 		}
 		if cfg.EnableChunkedPrefill && cfg.LongPrefillTokenThreshold > 0 {
 			need = min(need, cfg.LongPrefillTokenThreshold)
@@ -92,38 +115,31 @@ func (e *Engine) schedule() plan {
 		need = min(need, budget)
 		blocksNeeded := ceilDiv(computed+need, bs) - len(hit)
 		if blocksNeeded > e.pool.numFree {
-			undo()
-			break
+			e.pool.free(hit)
+			return
 		}
 		s.blocks = append(hit, e.pool.allocate(blocksNeeded)...)
 		s.numComputed = computed
 		if !s.scheduled {
-			s.scheduled = true
-			s.firstScheduled = e.clock.Now()
-			s.cachedHit = min(computed, s.promptLen)
-			if e.pool.caching {
-				e.m.prefixQueries.Add(float64(len(s.tokens)))
-				e.m.prefixHits.Add(float64(computed))
-			}
+			e.recordFirstScheduling(s, computed)
 		}
 		e.waiting = e.waiting[1:]
 		e.running = append(e.running, s)
 		p.items = append(p.items, planItem{s: s, n: need, start: computed})
 		budget -= need
 	}
-	for _, it := range p.items {
-		p.tokens += it.n
+}
+
+// recordFirstScheduling records a request's first scheduling: its queue time ends,
+// and the prefix cache counts its query and hits.
+func (e *Engine) recordFirstScheduling(s *seq, computed int) {
+	s.scheduled = true
+	s.firstScheduled = e.clock.Now()
+	s.cachedHit = min(computed, s.promptLen)
+	if e.pool.caching {
+		e.m.prefixQueries.Add(float64(len(s.tokens)))
+		e.m.prefixHits.Add(float64(computed))
 	}
-	p.preempted = preempted
-	// A request that cannot run even with the whole cache to itself would wait
-	// forever: fail it instead (New's max_model_len check makes this rare).
-	if len(p.items) == 0 && len(e.running) == 0 && len(e.waiting) > 0 && !preempted {
-		s := e.waiting[0]
-		e.waiting = e.waiting[1:]
-		e.finish(s, "error", e.clock.Now(), Output{Finished: true, FinishReason: "error", Err: errNeverFits})
-	}
-	e.updateGauges()
-	return p
 }
 
 // preempt frees a running request's blocks and puts it at the front of the
@@ -179,88 +195,3 @@ func (e *Engine) apply(p plan, now time.Time) {
 	}
 	e.updateGauges()
 }
-
-// stepTime is the roofline timing model for one step:
-//
-//	GPU path  = StepOverhead + max(compute, memory) + all-reduce + draft cost
-//	host path = CPUStepOverhead + PerSeqOverhead × sequences
-//	step      = max(GPU path, host path) × slowdown × (1 + jitter·N(0,1)) [+ cold start]
-//
-// compute = (2 × non-embedding params × tokens + 2 × vocab × hidden × logit
-// rows + attention FLOPs) / TP / (peak × PrefillEfficiency); memory =
-// (weights/TP + KV bytes read and written) / (bandwidth × DecodeEfficiency).
-func (e *Engine) stepTime(p plan) time.Duration {
-	r := e.r
-	m, g := r.model, r.gpu
-	tp := float64(r.cfg.TensorParallelSize)
-	qDim := float64(m.QHeads * m.HeadDim)
-	var flops, kvBytes float64
-	logits, seqs, drafting := 0, len(p.items), 0
-	for _, it := range p.items {
-		n := float64(it.n)
-		ctx := float64(it.start)
-		flops += 4 * float64(m.Layers) * qDim * n * (ctx + n/2) // QK^T and PV
-		kvBytes += (ctx + n) * r.kvBytesPerToken
-		if it.start+it.n >= len(it.s.tokens) {
-			logits += 1 + it.drafts
-		}
-		if it.drafts > 0 {
-			drafting++
-		}
-	}
-	flops += 2*m.NonEmbeddingParams*float64(p.tokens) + 2*float64(m.Vocab)*float64(m.Hidden)*float64(logits)
-	flops /= tp
-	compute := flops / (g.PeakFLOPS * g.PrefillEfficiency)
-	targetWeights := m.Params * r.weightByte / tp
-	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
-	gpu := g.StepOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
-	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
-	if drafting > 0 {
-		d, h := e.draftCost(drafting)
-		gpu += d
-		host += h
-	}
-	t := max(gpu, host)
-	f := r.cfg.Slowdown
-	if r.cfg.Jitter > 0 {
-		f *= math.Max(0.2, 1+r.cfg.Jitter*e.jitter.NormFloat64())
-	}
-	t = time.Duration(float64(t) * f)
-	if !e.warm {
-		e.warm = true
-		t += r.cfg.ColdStart
-	}
-	return t
-}
-
-// Draft proposal costs per step, as fractions of the target's fixed step
-// overhead: a separate draft model runs k small forward passes; EAGLE/MTP/
-// Medusa heads are about one layer; n-gram lookup is host work only.
-const (
-	draftModelLaunchFrac = 0.5
-	draftHeadLaunchFrac  = 0.1
-	ngramPerSeq          = 30 * time.Microsecond
-)
-
-// draftCost returns the (GPU, host) time of proposing k drafts for n sequences.
-func (e *Engine) draftCost(n int) (gpu, host time.Duration) {
-	r := e.r
-	sc := r.spec
-	k := float64(sc.NumSpeculativeTokens)
-	bw := r.gpu.MemBandwidth * r.gpu.DecodeEfficiency
-	switch sc.Method {
-	case "ngram", "suffix":
-		return 0, time.Duration(n) * ngramPerSeq
-	case "draft_model":
-		d := r.draft
-		per := time.Duration(float64(r.gpu.StepOverhead)*draftModelLaunchFrac) + secs(d.Params*r.weightByte/bw)
-		return time.Duration(k * float64(per)), 0
-	default: // eagle, eagle3, medusa, mlp_speculator, mtp, deepseek_mtp: about one extra layer plus the LM head
-		m := r.model
-		headBytes := (m.NonEmbeddingParams/float64(m.Layers) + float64(m.Vocab*m.Hidden)) * r.weightByte
-		per := time.Duration(float64(r.gpu.StepOverhead)*draftHeadLaunchFrac) + secs(headBytes/bw)
-		return time.Duration(k * float64(per)), 0
-	}
-}
-
-func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

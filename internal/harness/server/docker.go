@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// Labels on every container this package starts, so that a leak is found
+// with `docker ps -a --filter label=org.vllmperf.managed=true`.
+const (
+	labelManaged = "org.vllmperf.managed"
+	labelProfile = "org.vllmperf.profile" // the profile's name
+	labelSession = "org.vllmperf.session" // the starting process (session)
+)
+
+// DockerAvailable reports whether a Docker engine answers, with the reason
+// when not.
+func DockerAvailable(ctx context.Context) error {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	_, err = cli.Ping(ctx, client.PingOptions{})
+	return err
+}
+
+var (
+	sessionOnce sync.Once
+	sessionID   string
+)
+
+// session is this process's session id, put on every container it starts
+// (labelSession) so that reap can remove exactly this process's leftovers.
+func session() string {
+	sessionOnce.Do(func() {
+		sessionID = fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	})
+	return sessionID
+}
+
+// listManaged lists the ids of containers (running or not) that carry
+// labelManaged, and labelSession=sess when sess is not empty.
+func listManaged(ctx context.Context, sess string) ([]string, error) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("docker: %w", err)
+	}
+	defer cli.Close()
+	f := make(client.Filters).Add("label", labelManaged+"=true")
+	if sess != "" {
+		f = f.Add("label", labelSession+"="+sess)
+	}
+	res, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("docker: list containers: %w", err)
+	}
+	var ids []string
+	for _, c := range res.Items {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}
+
+// reap force-removes the containers listManaged finds: the ones an
+// interrupted or killed run left behind. It returns how many it removed.
+func reap(ctx context.Context, sess string) (int, error) {
+	ids, err := listManaged(ctx, sess)
+	if err != nil {
+		return 0, err
+	}
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("docker: %w", err)
+	}
+	defer cli.Close()
+	var errs []error
+	n := 0
+	for _, id := range ids {
+		if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			errs = append(errs, fmt.Errorf("remove %.12s: %w", id, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// imageExists reports whether img is in the local image store.
+func imageExists(ctx context.Context, img string) (bool, error) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return false, fmt.Errorf("docker: %w", err)
+	}
+	defer cli.Close()
+	_, err = cli.ImageInspect(ctx, img)
+	return err == nil, nil
+}
+
+// ensureImage pulls img when it is not local, so that the pull (minutes
+// for a vLLM image) is not counted in the time to ready.
+func ensureImage(ctx context.Context, s settings, img string) error {
+	if ok, err := imageExists(ctx, img); err != nil || ok {
+		return err
+	}
+	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(redactLogger{s}))
+	if err != nil {
+		return fmt.Errorf("docker: %w", err)
+	}
+	defer provider.Close()
+	begin := time.Now()
+	s.logf("vllm container: pulling %s (not counted in the time to ready)", img)
+	if err := provider.PullImage(ctx, img); err != nil {
+		return fmt.Errorf("pull %s: %w (pull it beforehand with docker pull, or set %s to a local image)", img, err, envImage)
+	}
+	s.logf("vllm container: pulled %s in %s", img, time.Since(begin).Round(time.Second))
+	return nil
+}
+
+// reaperHint explains a failure of testcontainers' reaper (Ryuk), which
+// runs as a container of its own: where its image cannot be pulled (a
+// machine without Docker Hub, or inside a container) testcontainers cannot
+// start. The hint names the setting that turns it off; this package
+// removes its containers itself (Close, on every failed start).
+func reaperHint(err error) string {
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "reaper") {
+		return ""
+	}
+	return "testcontainers' reaper (Ryuk) could not start; where its image cannot be pulled, set TESTCONTAINERS_RYUK_DISABLED=true (vllmperf removes its containers itself)"
+}

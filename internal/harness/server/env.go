@@ -1,0 +1,72 @@
+package server
+
+import (
+	"os"
+	"strings"
+	"time"
+)
+
+// The environment variables FromEnv reads (docs/gpu-runners.md).
+const (
+	envBackend        = "VLLMPERF_BACKEND"
+	envImage          = "VLLMPERF_IMAGE"
+	envGPUs           = "VLLMPERF_GPUS"
+	envTarget         = "VLLMPERF_TARGET"
+	envStartupTimeout = "VLLMPERF_STARTUP_TIMEOUT"
+	envHFCache        = "VLLMPERF_HF_CACHE"
+	envHFToken        = "HF_TOKEN"
+	envModel          = "VLLMPERF_MODEL"
+	envEntrypoint     = "VLLMPERF_ENTRYPOINT"
+	envSimBinary      = "VLLMPERF_SIM_BINARY"
+)
+
+// FromEnv reads the settings from the environment, as options for Run;
+// options a caller appends after them (from flags) win. Its errors wrap
+// ErrSettings and name the variable.
+func FromEnv() ([]Option, error) {
+	return fromLookup(os.LookupEnv)
+}
+
+func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
+	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
+	var opts []Option
+	add := func(k string, o func(string) Option) {
+		if v := get(k); v != "" {
+			opts = append(opts, o(v))
+		}
+	}
+	if v := get(envBackend); v != "" {
+		k, err := ParseKind(v)
+		if err != nil {
+			return nil, settingsErrorf("%s: %w", envBackend, err)
+		}
+		opts = append(opts, WithBackend(k))
+	}
+	if v := get(envStartupTimeout); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, settingsErrorf("%s=%q: want a positive Go duration such as 30m or 90s", envStartupTimeout, v)
+		}
+		opts = append(opts, withStartupTimeout(d))
+	}
+	if v := get(envGPUs); v != "" {
+		if _, err := parseGPUs(v); err != nil {
+			return nil, err
+		}
+		opts = append(opts, withGPUs(v))
+	}
+	if v := get(envEntrypoint); v != "" {
+		e := entrypoint(v)
+		if err := e.check(); err != nil {
+			return nil, settingsErrorf("%s: %w", envEntrypoint, err)
+		}
+		opts = append(opts, withEntrypoint(e))
+	}
+	add(envImage, WithImage)
+	add(envTarget, WithTarget)
+	add(envHFCache, withHFCache)
+	add(envHFToken, withHFToken)
+	add(envModel, WithModel)
+	add(envSimBinary, withSimBinary)
+	return opts, nil
+}

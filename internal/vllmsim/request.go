@@ -1,0 +1,222 @@
+package vllmsim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+)
+
+// streamOptions is OpenAI's stream_options plus vLLM's continuous_usage_stats.
+type streamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats"`
+}
+
+// samplingParams are the request fields shared by both endpoints. Fields the
+// simulator does not model (top_p, top_k, stop, seed, ...) are accepted and
+// ignored, as vLLM ignores unknown fields.
+type samplingParams struct {
+	Model               string         `json:"model"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options"`
+	MaxTokens           *int           `json:"max_tokens"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens"`
+	MinTokens           *int           `json:"min_tokens"`
+	IgnoreEOS           bool           `json:"ignore_eos"`
+	Temperature         *float64       `json:"temperature"`
+	N                   *int           `json:"n"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type chatRequest struct {
+	samplingParams
+	Messages []chatMessage `json:"messages"`
+}
+
+type completionRequest struct {
+	samplingParams
+	Prompt json.RawMessage `json:"prompt"`
+}
+
+// genKind is the endpoint of a generation request.
+type genKind int
+
+const (
+	kindChat genKind = iota
+	kindCompletion
+)
+
+// genRequest is a validated, tokenized request.
+type genRequest struct {
+	kind      genKind
+	model     string // the served name it asked for
+	prompt    []int32
+	maxTokens int // 0: absent (vLLM's default: what the context leaves)
+	minTokens int
+	ignoreEOS bool
+	stream    bool
+	usage     bool // stream_options.include_usage
+	contUsage bool // stream_options.continuous_usage_stats
+}
+
+// parseFunc reads one endpoint's request body against the served model
+// names (the first is the default).
+type parseFunc func(body []byte, served []string) (genRequest, *apiError)
+
+// parseChat reads a /v1/chat/completions body: the prompt is the messages'
+// contents, each tokenized on its own, in order.
+func parseChat(body []byte, served []string) (genRequest, *apiError) {
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
+	}
+	if len(req.Messages) == 0 {
+		return genRequest{}, badRequest("messages", "messages must be a non-empty list of {\"role\": ..., \"content\": ...} objects.")
+	}
+	var prompt []int32
+	for i, m := range req.Messages {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return genRequest{}, badRequest("messages", "messages[%d].content: %v", i, err)
+		}
+		prompt = append(prompt, Tokenize(text)...)
+	}
+	return sampling(kindChat, req.samplingParams, prompt, served)
+}
+
+// parseCompletion reads a /v1/completions body.
+func parseCompletion(body []byte, served []string) (genRequest, *apiError) {
+	var req completionRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
+	}
+	prompt, err := completionPrompt(req.Prompt)
+	if err != nil {
+		return genRequest{}, badRequest("prompt", "prompt: %v", err)
+	}
+	return sampling(kindCompletion, req.samplingParams, prompt, served)
+}
+
+// sampling checks the sampling parameters both endpoints share. The
+// engine checks the rest (engine.Core.Check): the context length and
+// min_tokens; max_tokens it checks here only for the value the client gave,
+// which the engine's Request cannot tell from an absent one.
+func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (genRequest, *apiError) {
+	g := genRequest{kind: kind, model: p.Model, prompt: prompt, stream: p.Stream, ignoreEOS: p.IgnoreEOS}
+	if g.model == "" {
+		g.model = served[0]
+	} else if !slices.Contains(served, g.model) {
+		return g, newAPIError(http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", p.Model))
+	}
+	if p.N != nil && *p.N != 1 {
+		return g, badRequest("n", "n must be 1 in vllm-sim, got %d.", *p.N)
+	}
+	if p.Temperature != nil && *p.Temperature < 0 {
+		return g, badRequest("temperature", "temperature must be non-negative, got %g.", *p.Temperature)
+	}
+	if p.StreamOptions != nil && !p.Stream {
+		return g, badRequest("stream_options", "Stream options can only be defined when `stream=True`.")
+	}
+	if p.StreamOptions != nil {
+		g.usage, g.contUsage = p.StreamOptions.IncludeUsage, p.StreamOptions.ContinuousUsageStats
+	}
+	maxTok := p.MaxTokens
+	if p.MaxCompletionTokens != nil {
+		maxTok = p.MaxCompletionTokens
+	}
+	if maxTok != nil {
+		if err := engine.CheckMaxTokens(*maxTok); err != nil {
+			e, param := engineError(err), "max_tokens"
+			e.Param = &param
+			return g, e
+		}
+		g.maxTokens = *maxTok
+	}
+	if p.MinTokens != nil {
+		g.minTokens = *p.MinTokens
+	}
+	return g, nil
+}
+
+// engineRequest is the request as the engine takes it.
+func (g genRequest) engineRequest(id string) engine.Request {
+	return engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+}
+
+// messageText returns a message's text: a string, null, or a list of
+// content parts of which the "text" parts count.
+func messageText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("want a string or a list of {\"type\": \"text\", \"text\": ...} parts")
+	}
+	texts := make([]string, 0, len(parts))
+	for j, p := range parts {
+		if p.Type != "text" {
+			return "", fmt.Errorf("part %d has type %q: vllm-sim only takes \"text\" parts", j, p.Type)
+		}
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, " "), nil
+}
+
+// completionPrompt accepts a string, a list of token ids, or a one-element
+// list of either.
+func completionPrompt(raw json.RawMessage) ([]int32, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errors.New("missing: give a string or a list of token ids")
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return Tokenize(text), nil
+	}
+	var ids []int64
+	if err := json.Unmarshal(raw, &ids); err == nil {
+		return checkIDs(ids)
+	}
+	var texts []string
+	if err := json.Unmarshal(raw, &texts); err == nil {
+		if len(texts) != 1 {
+			return nil, fmt.Errorf("got %d prompts: vllm-sim takes one prompt per request", len(texts))
+		}
+		return Tokenize(texts[0]), nil
+	}
+	var idLists [][]int64
+	if err := json.Unmarshal(raw, &idLists); err == nil {
+		if len(idLists) != 1 {
+			return nil, fmt.Errorf("got %d prompts: vllm-sim takes one prompt per request", len(idLists))
+		}
+		return checkIDs(idLists[0])
+	}
+	return nil, errors.New("want a string, a list of token ids, or a one-element list of either")
+}
+
+func checkIDs(ids []int64) ([]int32, error) {
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		if id < 0 || id >= VocabSize {
+			return nil, fmt.Errorf("token id %d at position %d is outside the vocabulary [0, %d)", id, i, VocabSize)
+		}
+		out[i] = int32(id)
+	}
+	return out, nil
+}
