@@ -7,7 +7,9 @@ PKGS      ?= ./...
 LABEL     := org.vllmperf.managed=true
 BENCH_ARGS ?= --backend sim --profile basic --concurrency 16 --requests 128 --warmup 2 --prompt-tokens 256 --max-tokens 64
 
-.PHONY: all bench test vet fmt-check unit leak-check build sim-image clean
+SHELL := /bin/bash
+
+.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean
 
 all: build
 
@@ -16,7 +18,18 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/vllm-sim ./cmd/vllm-sim
 	$(GO) build -o bin/vllmperf ./cmd/vllmperf
 
+# make bench: the whole suite (every profile x scenario, quick size) on the
+# embedded simulator, into a results folder; then its table and knees.
+RESULTS ?= results/$(shell date -u +%Y%m%dT%H%M%SZ)
 bench:
+	@mkdir -p $(RESULTS)
+	set -o pipefail; VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
+	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt
+	$(GO) run ./cmd/vllmperf report $(RESULTS)
+	@echo "results: $(RESULTS)"
+
+# make run: one vllmperf run against the embedded simulator (BENCH_ARGS).
+run:
 	$(GO) run ./cmd/vllmperf run $(BENCH_ARGS)
 
 test: fmt-check vet unit leak-check

@@ -2,6 +2,7 @@ package perf_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -165,24 +166,30 @@ func TestPerfChecksFail(t *testing.T) {
 	cfg, err := suite.FromEnv(true)
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		name     string
-		simArgs  []string // faults and settings of the simulator
-		scenario string
-		check    string
-		status   check.Status
-		detail   string
+		name      string
+		simArgs   []string // faults and settings of the simulator
+		scenario  string
+		point     string // run only this point ("" all)
+		maxTokens int    // replaces the point's max_tokens (0 keeps it)
+		check     string
+		status    check.Status
+		detail    string
 	}{
 		// The server reports one completion token more than it generated:
 		// its counters no longer match the usage the client got.
-		{"usage skew", []string{"--sim-fault-usage-skew", "1"}, "ttft-tpot", "reconcile/generation_tokens", check.Fail, "but the client received"},
-		// The server restarts mid-run: every counter starts again at 0.
-		{"counter reset", []string{"--sim-fault-restart-after", "2"}, "ttft-tpot", "reconcile/generation_tokens", check.Invalid, "counter reset"},
+		{"usage skew", []string{"--sim-fault-usage-skew", "1"}, "ttft-tpot", "", 0, "reconcile/generation_tokens", check.Fail, "but the client received"},
+		// The server restarts mid-run: every counter starts again at 0
+		// (and may have grown past its old value by the next scrape).
+		{"counter reset", []string{"--sim-fault-restart-after", "2"}, "ttft-tpot", "", 0, "reconcile/generation_tokens", check.Invalid, "the server restarted"},
 		// A metric the server does not expose is named, never passed.
-		{"missing metric", []string{"--sim-fault-drop-metric", "vllm:prefix_cache_hits_total"}, "prefix-reuse", "prefix_hit", check.NotAvailable, "prefix_cache_hits_total"},
-		// A KV cache a few sequences fill: preemptions at "nominal" load.
-		{"kv exhausted", []string{"--gpu-memory-utilization", "0.066"}, "concurrency-sweep", "preemptions", check.Fail, "the KV cache ran out"},
+		{"missing metric", []string{"--sim-fault-drop-metric", "vllm:prefix_cache_hits_total"}, "prefix-reuse", "", 0, "prefix_hit", check.NotAvailable, "prefix_cache_hits_total"},
+		// A KV cache (321 blocks) that 32 requests fill to the brim.
+		{"kv full", []string{"--gpu-memory-utilization", "0.115"}, "concurrency-sweep", "conc=32", 0, "kv_peak", check.Fail, "(ceiling 90%"},
+		// The same cache with long outputs: the running requests outgrow
+		// it and are preempted.
+		{"preempted", []string{"--gpu-memory-utilization", "0.115"}, "concurrency-sweep", "conc=32", 256, "preemptions", check.Fail, "the KV cache ran out"},
 		// max-num-seqs below the concurrency the profile claims: no batching.
-		{"no batching", []string{"--max-num-seqs", "2"}, "concurrency-sweep", "batching", check.Fail, "not batched together"},
+		{"no batching", []string{"--max-num-seqs", "2"}, "concurrency-sweep", "conc=8", 0, "batching", check.Fail, "not batched together"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -201,6 +208,15 @@ func TestPerfChecksFail(t *testing.T) {
 			require.NoError(t, err)
 			var found []check.Result
 			for _, pt := range pts {
+				if tc.point != "" && pt.Key != tc.point {
+					continue
+				}
+				if tc.maxTokens > 0 {
+					pt.Classes = slices.Clone(pt.Classes)
+					for i := range pt.Classes {
+						pt.Classes[i].Config.MaxTokens = tc.maxTokens
+					}
+				}
 				r, err := ss.Run(ctx, pt)
 				require.NoError(t, err)
 				for _, ch := range r.Checks {

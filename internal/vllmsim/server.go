@@ -120,6 +120,12 @@ func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
 // newGeneration starts an engine on a fresh registry.
 func (s *Server) newGeneration() (*generation, error) {
 	reg := prometheus.NewRegistry()
+	// The standard process collector's start time, as vLLM's Python
+	// registry exposes it: one per generation, so that a restart shows in
+	// it even when the counters have already grown past their old values.
+	start := prometheus.NewGauge(prometheus.GaugeOpts{Name: "process_start_time_seconds", Help: "Start time of the process since unix epoch in seconds."})
+	start.Set(float64(time.Now().UnixNano()) / 1e9)
+	reg.MustRegister(start)
 	eng, err := engine.Start(s.opts.Config, reg)
 	if err != nil {
 		// Options.Validate passed: the engine refuses only what it alone

@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,17 +130,18 @@ type Writer struct {
 	err     error
 }
 
-// Create makes dir (and its parents) and opens the folder's files. An
-// existing folder is refused, so that a run never mixes with another.
+// Create makes dir (and its parents) and opens the folder's files. A
+// folder that already holds results is refused, so that a run never mixes
+// with another; an existing folder with only bench.txt (make bench tees it
+// there) is fine.
 func Create(dir string) (*Writer, error) {
-	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("results: %s already exists: give a new folder (make bench uses results/<UTC timestamp>)", dir)
+	for _, f := range []string{SummaryFile, SamplesFile, TimeSeriesFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return nil, fmt.Errorf("results: %s already holds %s: give a new folder (make bench uses results/<UTC timestamp>)", dir, f)
 		}
-		return nil, fmt.Errorf("results: %w", err)
 	}
 	w := &Writer{dir: dir, reps: map[string]int{}, sum: Summary{Config: map[string]map[string]string{}, Runs: []Run{}, Knees: []Knee{}}}
 	var err error
@@ -235,7 +235,7 @@ func newRun(name, profile string, rep int, res *harness.Result, metrics map[stri
 	if err := report.WriteJSON(&buf, res.Summary, res.ReportMeta()); err != nil {
 		return run, err
 	}
-	run.Result = json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+	run.Result = json.RawMessage(bytes.Clone(bytes.TrimSpace(buf.Bytes())))
 	for _, name := range res.ClassNames {
 		cs := res.Classes[name]
 		if cs == nil {
@@ -248,7 +248,7 @@ func newRun(name, profile string, rep int, res *harness.Result, metrics map[stri
 		if run.Classes == nil {
 			run.Classes = map[string]json.RawMessage{}
 		}
-		run.Classes[name] = json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+		run.Classes[name] = json.RawMessage(bytes.Clone(bytes.TrimSpace(buf.Bytes())))
 	}
 	run.Server = serverSide(res)
 	for _, w := range res.Warnings {
@@ -343,4 +343,17 @@ func writeSeries(f *os.File, name string, rep int, res *harness.Result) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// Read loads a results folder's summary.json.
+func Read(dir string) (*Summary, error) {
+	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, fmt.Errorf("results: %w (is %s a results folder? make bench writes them under results/)", err, dir)
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	return &s, nil
 }

@@ -92,10 +92,27 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 		}
 		d.metrics[name] = m
 	}
+	resets = append(resets, restarts(before, after)...)
 	if len(resets) > 0 {
 		return nil, &ResetError{Resets: resets}
 	}
 	return d, nil
+}
+
+// restarts finds a restart that counters alone may hide (after a restart
+// a counter can already have grown past its old value): a new process
+// start time, or counters created anew.
+func restarts(before, after *Snapshot) []Reset {
+	var out []Reset
+	if b, a := before.ProcessStart, after.ProcessStart; b > 0 && a > 0 && a != b {
+		out = append(out, Reset{Metric: processStartTime, Before: b, After: a, Reason: "changed: the server restarted between the two scrapes"})
+	}
+	for _, name := range slices.Sorted(maps.Keys(after.Created)) {
+		if b, ok := before.Created[name]; ok && after.Created[name] > b {
+			out = append(out, Reset{Metric: Prefix + name, Before: b, After: after.Created[name], Reason: "was created anew (its _created timestamp moved): the server restarted"})
+		}
+	}
+	return out
 }
 
 // accumulates reports whether m only ever grows: counters and histograms.

@@ -140,6 +140,13 @@ func TestDiffResets(t *testing.T) {
 		// the whole counter vanishing
 		{"metric gone", "vllm:prompt_tokens_total 1\nvllm:num_requests_running 0\n", "vllm:num_requests_running 0\n",
 			Reset{Metric: "vllm:prompt_tokens_total", Series: "{}", Before: 1, Reason: "disappeared from the exposition"}},
+		// a restart after which the counter already grew past its old
+		// value: only the process start time tells
+		{"process restarted", "process_start_time_seconds 1700000000\nvllm:prompt_tokens_total 10\n", "process_start_time_seconds 1700000100\nvllm:prompt_tokens_total 40\n",
+			Reset{Metric: "process_start_time_seconds", Before: 1700000000, After: 1700000100, Reason: "changed: the server restarted between the two scrapes"}},
+		// the same told by Python's _created timestamps
+		{"created anew", "# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total 10\nvllm:prompt_tokens_created 1700000000\n", "# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total 40\nvllm:prompt_tokens_created 1700000100\n",
+			Reset{Metric: "vllm:prompt_tokens_total", Before: 1700000000, After: 1700000100, Reason: "was created anew (its _created timestamp moved): the server restarted"}},
 		// a counter that became a gauge
 		{"kind changed", "# TYPE vllm:x_total counter\nvllm:x_total 1\n", "# TYPE vllm:x_total gauge\nvllm:x_total 2\n",
 			Reset{Metric: "vllm:x_total", Reason: "changed from a counter to a gauge"}},

@@ -126,6 +126,7 @@ func (b *builder) build() error {
 	b.engines, b.models = map[string]bool{}, map[string]bool{}
 	reassembled := b.reassembleUntypedHistograms()
 	var fams []*family
+	b.restartMarks()
 	for _, name := range slices.Sorted(maps.Keys(b.fams)) {
 		mf := b.fams[name]
 		if reason := b.ignoreReason(name, reassembled); reason != "" {
@@ -155,6 +156,44 @@ func (b *builder) build() error {
 	slices.SortFunc(b.snap.Ignored, func(x, y Ignored) int { return strings.Compare(x.Name, y.Name) })
 	slices.SortFunc(b.snap.Renamed, func(x, y Rename) int { return strings.Compare(x.Canonical, y.Canonical) })
 	return nil
+}
+
+// processStartTime is the standard process collector's gauge, which real
+// vLLM (Python's default registry) and vllm-sim expose.
+const processStartTime = "process_start_time_seconds"
+
+// restartMarks records what tells a restart from a counter that merely
+// grew: the process start time and the _created timestamps.
+func (b *builder) restartMarks() {
+	if mf := b.fams[processStartTime]; mf != nil {
+		for _, m := range mf.GetMetric() {
+			b.snap.ProcessStart = max(b.snap.ProcessStart, sampleValue(m))
+		}
+	}
+	for name, mf := range b.fams {
+		base, ok := strings.CutSuffix(name, "_created")
+		if !ok || !strings.HasPrefix(name, Prefix) {
+			continue
+		}
+		canonical := Canonical(base)
+		if b.fams[base+"_total"] != nil {
+			canonical = Canonical(base + "_total")
+		}
+		for _, m := range mf.GetMetric() {
+			if b.snap.Created == nil {
+				b.snap.Created = map[string]float64{}
+			}
+			b.snap.Created[canonical] = max(b.snap.Created[canonical], sampleValue(m))
+		}
+	}
+}
+
+// sampleValue is a gauge's or an untyped sample's value.
+func sampleValue(m *dto.Metric) float64 {
+	if g := m.GetGauge(); g != nil {
+		return g.GetValue()
+	}
+	return m.GetUntyped().GetValue()
 }
 
 // ignoreReason says why a family is left out, or "" to keep it.

@@ -44,6 +44,14 @@ type Snapshot struct {
 	// +Inf bucket disagrees with its _count, info labels that differ between
 	// engines).
 	Warnings []string
+	// ProcessStart is process_start_time_seconds (Unix seconds), 0 when the
+	// server does not expose it. A change between two snapshots means the
+	// server restarted, whatever its counters say.
+	ProcessStart float64
+	// Created holds, by canonical name, the newest _created timestamp of a
+	// counter or histogram (Python's prometheus_client writes them): a
+	// later one means the series were created anew.
+	Created map[string]float64
 
 	metrics map[string]*Metric
 }
