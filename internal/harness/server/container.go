@@ -218,7 +218,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 	srv := &containerServer{
 		endpoint: endpoint{base: "http://" + net.JoinHostPort(loopback, port.Port()), model: req.servedModel, ready: time.Since(begin), logs: logs,
 			desc: Description{Backend: KindContainer, Image: req.image, Simulator: s.image == SimImage}},
-		c:        c,
+		c: c,
 	}
 	s.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.profile, srv.ready.Round(time.Millisecond), srv.base, c.GetContainerID())
 	return srv, nil
