@@ -1,0 +1,236 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+var t0 = time.Unix(1_700_000_000, 0)
+
+// run is a fake run: n requests of 100 prompt and 10 completion tokens,
+// each with a 50 ms client TTFT, and the server's expositions around it.
+type run struct {
+	n             int
+	failed        int
+	before, after string
+	series        *scrape.TimeSeries
+	drained       bool
+	conc          int
+	expect        scenario.Expect
+	scrapeErr     error
+}
+
+func (r run) result(t *testing.T) *harness.Result {
+	t.Helper()
+	var samples []sample.Sample
+	for i := range r.n + r.failed {
+		s := sample.Sample{Index: i, Scheduled: t0, Sent: t0, Done: t0.Add(time.Second)}
+		if i >= r.n {
+			s.Fail(sample.ErrHTTPStatus, 500, "boom")
+		} else {
+			s.PromptTokens, s.CompletionTokens = 100, 10
+			s.Chunks = []sample.Chunk{{At: 50 * time.Millisecond, Tokens: 1}, {At: time.Second, Tokens: 9}}
+		}
+		samples = append(samples, s)
+	}
+	sum, err := stats.Summarize(samples, t0, t0.Add(time.Second), stats.SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &scenario.Scenario{Name: "test", Expect: r.expect}
+	res := &harness.Result{
+		Point:     scenario.Point{Scenario: sc, Key: "conc=8", Load: load.Config{Concurrency: max(r.conc, 1), Requests: r.n + r.failed}},
+		Load:      &load.Result{Samples: samples, Start: t0, End: t0.Add(time.Second)},
+		Summary:   sum,
+		Series:    r.series,
+		Drained:   r.drained,
+		ScrapeErr: r.scrapeErr,
+	}
+	if r.before != "" {
+		res.Before = parse(t, r.before, t0)
+		res.After = parse(t, r.after, t0.Add(2*time.Second))
+		res.Delta, res.ScrapeErr = scrape.Diff(res.Before, res.After)
+	}
+	return res
+}
+
+func parse(t *testing.T, text string, at time.Time) *scrape.Snapshot {
+	t.Helper()
+	s, err := scrape.Parse(strings.NewReader(text), "test", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// exposition writes the server's counters: tokens, requests, TTFT
+// observations with the given sum, prefix cache, preemptions, gauges.
+func exposition(prompt, gen, success, ttftCount, ttftSum, hits, queries, preempt float64, caching string) string {
+	return fmt.Sprintf(`# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="m"} %g
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{engine="0",model_name="m"} %g
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="length",model_name="m"} %g
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="m"} %g
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="m"} %g
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="m"} %g
+vllm:time_to_first_token_seconds_count{engine="0",model_name="m"} %g
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} %g
+# TYPE vllm:prefix_cache_queries_total counter
+vllm:prefix_cache_queries_total{engine="0",model_name="m"} %g
+# TYPE vllm:num_preemptions_total counter
+vllm:num_preemptions_total{engine="0",model_name="m"} %g
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 0
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="m"} 0
+# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{block_size="16",enable_prefix_caching=%q,engine="0",model_name="m",num_gpu_blocks="1000"} 1
+`, prompt, gen, success, ttftCount, ttftCount, ttftSum, ttftCount, hits, queries, preempt, caching)
+}
+
+var zero = exposition(0, 0, 0, 0, 0, 0, 0, 0, "True")
+
+// good is the after-exposition of a healthy 8-request run: the server
+// counted exactly what the client got, its TTFT mean is 45 ms (the client
+// saw 50 ms), 75% prefix hits, no preemption.
+var good = exposition(800, 80, 8, 8, 8*0.045, 600, 800, 0, "True")
+
+func series(kv, running float64) *scrape.TimeSeries {
+	return &scrape.TimeSeries{Interval: time.Second, Points: []scrape.Point{
+		{At: t0, KVUsage: kv / 2, Running: running / 2},
+		{At: t0.Add(time.Second), Window: time.Second, KVUsage: kv, Running: running},
+	}}
+}
+
+func find(t *testing.T, rs []Result, name string) Result {
+	t.Helper()
+	for _, r := range rs {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no check %s among %v", name, rs)
+	return Result{}
+}
+
+func TestChecks(t *testing.T) {
+	t.Parallel()
+	scope := thresholds.Default().Scope("p", "s")
+	healthy := run{n: 8, before: zero, after: good, series: series(0.5, 8), drained: true, conc: 8, expect: scenario.Expect{Batching: true, PrefixReuse: true}}
+	for _, tc := range []struct {
+		name   string
+		run    run
+		facts  Facts
+		check  string
+		status Status
+		detail string // part of the detail
+	}{
+		// A healthy run passes every check.
+		{"reconciled", healthy, Facts{}, "reconcile/generation_tokens", Pass, "Δgeneration_tokens_total = 80 = the client's 80"},
+		{"ttft gap ok", healthy, Facts{}, "ttft_gap", Pass, "client 50ms, server 45ms"},
+		{"kv ok", healthy, Facts{}, "kv_peak", Pass, "peak kv_cache_usage_perc 50.0%"},
+		{"prefix ok", healthy, Facts{}, "prefix_hit", Pass, "hit rate 75.0% (600 of 800 tokens) with caching on"},
+		{"batching ok", healthy, Facts{}, "batching", Pass, "peak num_requests_running 8"},
+		{"drained", healthy, Facts{}, "drain", Pass, "running and waiting at 0"},
+		// The server counted one token more than the client got.
+		{"skewed", run{n: 8, before: zero, after: exposition(800, 81, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Fail, "Δgeneration_tokens_total = 81, but the client received 80"},
+		// A counter going down: every reconciliation is INVALID.
+		{"reset", run{n: 8, before: good, after: exposition(100, 10, 1, 1, 0.05, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/prompt_tokens", Invalid, "counter reset"},
+		// Failed requests make the token counts unknowable.
+		{"failures", run{n: 8, failed: 1, before: zero, after: good, drained: true}, Facts{}, "reconcile/prompt_tokens", Inconclusive, "1 requests failed"},
+		// No metrics at all: the scrape error is the detail, and it fails.
+		{"scrape failed", run{n: 8, scrapeErr: errors.New("GET http://x/metrics: 404 Not Found")}, Facts{}, "reconcile/generation_tokens", Fail, "404 Not Found"},
+		// The server's TTFT above the client's: one of them is wrong.
+		{"ttft inverted", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 8*0.060, 0, 0, 0, "True"), drained: true}, Facts{}, "ttft_gap", Fail, "the client measured less than the server"},
+		// A server far quicker than the client, still within 100 ms.
+		{"ttft gap within limit", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 8*0.0001, 0, 0, 0, "True"), drained: true}, Facts{}, "ttft_gap", Pass, "gap 49.9ms"},
+		{"kv high", run{n: 8, before: zero, after: good, series: series(0.97, 8), drained: true}, Facts{}, "kv_peak", Fail, "peak kv_cache_usage_perc 97.0% (ceiling 90%"},
+		{"preempted", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 0.36, 0, 0, 3, "True"), drained: true}, Facts{}, "preemptions", Fail, "Δnum_preemptions_total = 3 (limit 0)"},
+		// Caching on but few hits; caching off but hits.
+		{"few hits", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 0.36, 100, 800, 0, "True"), drained: true, expect: scenario.Expect{PrefixReuse: true}}, Facts{}, "prefix_hit", Fail, "below the floor 50%"},
+		{"off and hit", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 0.36, 100, 800, 0, "False"), drained: true, expect: scenario.Expect{PrefixReuse: true}}, Facts{}, "prefix_hit", Fail, "though caching is off"},
+		{"off and none", run{n: 8, before: exposition(0, 0, 0, 0, 0, 0, 0, 0, "False"), after: exposition(800, 80, 8, 8, 0.36, 0, 0, 0, "False"), drained: true, expect: scenario.Expect{PrefixReuse: true}}, Facts{}, "prefix_hit", Pass, "with caching off (ceiling 1%)"},
+		// A metric the server does not expose is named.
+		{"no hits metric", run{n: 8, before: strings.ReplaceAll(zero, "vllm:prefix_cache_hits_total", "vllm:other_total"), after: strings.ReplaceAll(good, "vllm:prefix_cache_hits_total", "vllm:other_total"), drained: true, expect: scenario.Expect{PrefixReuse: true}}, Facts{}, "prefix_hit", NotAvailable, "prefix_cache_hits_total"},
+		// Batching: peak 2 of 8, or of max-num-seqs 2.
+		{"no batching", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "want ≥ 8 (100% of concurrency 8"},
+		{"seqs cap", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{MaxNumSeqs: 2}, "batching", Pass, "of max-num-seqs 2"},
+		// No series: the sampler never ran.
+		{"no series", run{n: 8, before: zero, after: good, drained: true}, Facts{}, "kv_peak", Fail, "sampled no /metrics time series"},
+		// Queues still busy after the load.
+		{"not drained", run{n: 8, before: zero, after: good, drained: false}, Facts{}, "drain", Fail, "still not 0"},
+		// No request succeeded: never a pass.
+		{"all failed", run{failed: 4, before: zero, after: zero, drained: true}, Facts{}, "requests", Inconclusive, "no measured request succeeded"},
+		{"some failed", run{n: 8, failed: 1, before: zero, after: good, drained: true}, Facts{}, "requests", Fail, "1 of 9 requests failed (11.1%; limit 0.0%): 1 http_status"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := find(t, All(tc.run.result(t), scope, tc.facts), tc.check)
+			if got.Status != tc.status || !strings.Contains(got.Detail, tc.detail) {
+				t.Errorf("%s = %s: %s\nwant %s with %q", tc.check, got.Status, got.Detail, tc.status, tc.detail)
+			}
+			if tc.status != Pass && !got.Failed(true) {
+				t.Errorf("a %s check must fail a strict run", got.Status)
+			}
+		})
+	}
+}
+
+func TestFailedStrictness(t *testing.T) {
+	t.Parallel()
+	na := Result{Status: NotAvailable}
+	if !na.Failed(true) || na.Failed(false) {
+		t.Error("NOT_AVAILABLE fails strict runs only")
+	}
+	for _, s := range []Status{Fail, Invalid, Inconclusive} {
+		if !(Result{Status: s}).Failed(false) {
+			t.Errorf("%s must fail even a lenient run", s)
+		}
+	}
+}
+
+func TestSLO(t *testing.T) {
+	t.Parallel()
+	set, err := thresholds.Parse("t.yaml", []byte("slo:\n  ttft-p99-ns: {max: 40ms}\n  tok/s: {min: 1}\n  goodput-req/s: {min: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := All(run{n: 8, before: zero, after: good, drained: true}.result(t), set.Scope("p", "s"), Facts{})
+	if r := find(t, rs, "slo/ttft-p99-ns"); r.Status != Fail || !strings.Contains(r.Detail, "ttft-p99-ns = 50ms is above the limit 40ms") {
+		t.Errorf("ttft slo: %s", r)
+	}
+	if r := find(t, rs, "slo/tok/s"); r.Status != Pass {
+		t.Errorf("tok/s slo: %s", r)
+	}
+	// No goodput SLO was set, so the run has no goodput figure: named, not passed.
+	if r := find(t, rs, "slo/goodput-req/s"); r.Status != NotAvailable || r.Metric != "goodput-req/s" {
+		t.Errorf("goodput slo: %s", r)
+	}
+}
+
+func TestTTFTGapTooWide(t *testing.T) {
+	t.Parallel()
+	set, err := thresholds.Parse("t.yaml", []byte("checks: {ttft_gap_max: 2ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run{n: 8, before: zero, after: good, drained: true}.result(t)
+	if r := find(t, All(res, set.Scope("p", "s"), Facts{}), "ttft_gap"); r.Status != Fail || !strings.Contains(r.Detail, "the client adds more than the limit") {
+		t.Errorf("ttft gap: %s", r)
+	}
+}
