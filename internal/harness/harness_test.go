@@ -1,0 +1,126 @@
+package harness_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// startSim starts the basic profile's in-process simulator with extra
+// simulator arguments.
+func startSim(t *testing.T, simArgs ...string) server.Server {
+	t.Helper()
+	p, err := profile.Builtin("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Run(context.Background(), p.WithSimArgs(append([]string{"--sim-cold-start", "0"}, simArgs...)...), server.WithBackend(server.KindSim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close(context.Background()) })
+	return srv
+}
+
+// sweepPoint is the quick sweep's point at concurrency c.
+func sweepPoint(t *testing.T, c int) scenario.Point {
+	t.Helper()
+	sc, err := scenario.Builtin("concurrency-sweep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sc.Points(scenario.Quick) {
+		if p.Load.Concurrency == c {
+			return p
+		}
+	}
+	t.Fatalf("no point at concurrency %d", c)
+	return scenario.Point{}
+}
+
+// The whole pipeline against the simulator: every request succeeds, the
+// server's counters reconcile, the figures are there, every check passes.
+func TestRunAgainstSimulator(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t)
+	p := sweepPoint(t, 4)
+	p.SamplerInterval = 50 * time.Millisecond
+	res, err := harness.Run(context.Background(), srv, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Summary.Completed, p.Load.Requests; got != want {
+		t.Errorf("completed %d of %d", got, want)
+	}
+	if res.Delta == nil || res.ScrapeErr != nil || !res.Drained {
+		t.Fatalf("delta %v, scrape error %v, drained %v", res.Delta != nil, res.ScrapeErr, res.Drained)
+	}
+	m := res.Metrics()
+	for _, unit := range []string{harness.UnitTTFTP99, harness.UnitTPOTP50, harness.UnitTokPerSec, harness.UnitErrPct, harness.UnitKVPeakPct, harness.UnitPreemptions, harness.UnitRunningPeak, harness.UnitTokPerChunk} {
+		if _, ok := m[unit]; !ok {
+			t.Errorf("no %s among %v", unit, m)
+		}
+	}
+	if _, ok := m[harness.UnitSpecAccept]; ok {
+		t.Error("spec-accept-% reported without speculative decoding")
+	}
+	scope := thresholds.Default().Scope("basic", "concurrency-sweep")
+	for _, c := range check.All(res, scope, check.Facts{}) {
+		if c.Failed(true) {
+			t.Errorf("check %s", c)
+		}
+	}
+	meta := res.ReportMeta()
+	if meta.Backend != "openai-chat" || meta.MaxConcurrency != 4 || meta.ModelID != "Qwen/Qwen3-0.6B" {
+		t.Errorf("report meta %+v", meta)
+	}
+}
+
+// A /metrics page that cannot be parsed: the run still measures the
+// client side, and every server-side check fails naming the problem.
+func TestRunWithBrokenMetrics(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, "--sim-fault-metrics-malformed")
+	res, err := harness.Run(context.Background(), srv, sweepPoint(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Completed == 0 {
+		t.Fatal("the client side must still be measured")
+	}
+	if res.ScrapeErr == nil || !strings.Contains(res.ScrapeErr.Error(), "line") {
+		t.Fatalf("scrape error %v, want the offending line named", res.ScrapeErr)
+	}
+	for _, c := range check.All(res, thresholds.Default().Scope("basic", "x"), check.Facts{}) {
+		if c.Name == "requests" {
+			continue
+		}
+		if c.Status == check.Pass {
+			t.Errorf("check %s passed without metrics", c)
+		}
+	}
+}
+
+// WithoutMetrics skips /metrics: no server figures, no scrape error.
+func TestRunWithoutMetrics(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t)
+	res, err := harness.Run(context.Background(), srv, sweepPoint(t, 1), harness.WithoutMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Before != nil || res.Series != nil || res.Delta != nil {
+		t.Error("WithoutMetrics scraped anyway")
+	}
+	if _, ok := res.Metrics()[harness.UnitKVPeakPct]; ok {
+		t.Error("a server figure without metrics")
+	}
+}

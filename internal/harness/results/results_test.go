@@ -1,0 +1,150 @@
+package results_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/knee"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// mixedRun runs the quick long-prefill-mix point (two classes) against the
+// in-process simulator.
+func mixedRun(t *testing.T) *harness.Result {
+	t.Helper()
+	p, err := profile.Builtin("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Run(context.Background(), p.WithSimArgs("--sim-cold-start", "0"), server.WithBackend(server.KindSim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close(context.Background()) })
+	sc, err := scenario.Builtin("long-prefill-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := sc.Points(scenario.Quick)[0]
+	pt.Load.Requests = 16
+	pt.SamplerInterval = 50 * time.Millisecond
+	res, err := harness.Run(context.Background(), srv, pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestWriteAndRead(t *testing.T) {
+	t.Parallel()
+	res := mixedRun(t)
+	dir := filepath.Join(t.TempDir(), "r")
+	w, err := results.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := check.All(res, thresholds.Default().Scope("basic", "long-prefill-mix"), check.Facts{})
+	name := "profile=basic/scenario=long-prefill-mix/" + res.Point.Key
+	w.SetConfig("basic", map[string]string{"backend": "sim"})
+	w.Add(name, "basic", res, res.Metrics(), checks)
+	w.Add(name, "basic", res, res.Metrics(), checks) // a second repetition
+	w.AddKnee("basic", "concurrency-sweep", knee.Result{Knee: 8, Saturation: 16, Recommended: 8, Explanation: []string{"why"}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := results.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 2 || s.Runs[1].Rep != 1 || s.Runs[0].Scenario != "long-prefill-mix" || s.Config["basic"]["backend"] != "sim" {
+		t.Fatalf("runs %+v", s.Runs)
+	}
+	r := s.Runs[0]
+	var vllm map[string]any
+	if err := json.Unmarshal(r.Result, &vllm); err != nil {
+		t.Fatal(err)
+	}
+	if vllm["completed"] != float64(16) {
+		t.Errorf("vLLM result completed = %v", vllm["completed"])
+	}
+	if len(r.Classes) != 2 || !json.Valid(r.Classes["short"]) || !json.Valid(r.Classes["long"]) {
+		t.Errorf("classes %v", r.Classes)
+	}
+	if r.Server.Counters["generation_tokens_total"] == 0 || r.Server.Histograms["time_to_first_token_seconds"].Count == 0 {
+		t.Errorf("server side %+v", r.Server)
+	}
+	if lines := countLines(t, filepath.Join(dir, results.SamplesFile)); lines != 2*len(res.Samples()) {
+		t.Errorf("samples.jsonl has %d lines, want %d", lines, 2*len(res.Samples()))
+	}
+	if lines := countLines(t, filepath.Join(dir, results.TimeSeriesFile)); lines != 2*len(res.Series.Points) || lines == 0 {
+		t.Errorf("timeseries.jsonl has %d lines, want %d", lines, 2*len(res.Series.Points))
+	}
+
+	var out bytes.Buffer
+	if err := render.Text(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{name, "basic/concurrency-sweep: recommended concurrency limit 8 (knee 8, saturation 16, SLO none)", "  why"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report text lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Count(out.String(), name) != 1 {
+		t.Errorf("a repeated run must show once (its last repetition):\n%s", out.String())
+	}
+}
+
+func TestCreateRefusesUsedFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, results.BenchFile), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := results.Create(dir) // bench.txt alone is fine: make bench tees it there first
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.Create(dir); err == nil || !strings.Contains(err.Error(), "already holds summary.json") {
+		t.Errorf("second Create: %v", err)
+	}
+	if _, err := results.Read(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is") {
+		t.Errorf("Read of an empty folder: %v", err)
+	}
+}
+
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if !json.Valid(sc.Bytes()) {
+			t.Fatalf("%s line %d is not JSON", path, n+1)
+		}
+		n++
+	}
+	return n
+}
