@@ -1,12 +1,10 @@
 package deploy
 
 import (
-	"bytes"
-	"errors"
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -65,19 +63,8 @@ func (f *RuleFile) Rules() []Rule {
 	return out
 }
 
-// FileError is a problem in a file, at a line when one is known.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
+// FileError is a problem in a file, at a line (and column) when known.
+type FileError = strictyaml.Error
 
 // LoadRules reads a rule file strictly: an unknown key, a rule that is both
 // or neither record and alert, or one without expr is an error at its line.
@@ -95,13 +82,10 @@ func ParseRules(source string, data []byte) (*RuleFile, error) {
 	var f struct {
 		Groups []RuleGroup `yaml:"groups"`
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &FileError{File: source, Msg: "empty rule file: it needs `groups:`"}
-		}
-		return nil, yamlError(source, err, "a rule has only record or alert, expr, for, labels and annotations; a group only name, interval, limit and rules")
+	if err := strictyaml.Decode(source, data, &f,
+		strictyaml.KeysHint("a rule has only record or alert, expr, for, labels and annotations; a group only name, interval, limit and rules"),
+		strictyaml.EmptyHint("a rule file needs `groups:`")); err != nil {
+		return nil, err
 	}
 	if len(f.Groups) == 0 {
 		return nil, &FileError{File: source, Msg: "no rule groups: add `groups:` with at least one group"}
@@ -109,7 +93,7 @@ func ParseRules(source string, data []byte) (*RuleFile, error) {
 	// Line numbers: the same document as nodes, groups[i].rules[j].
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(source, err, "")
+		return nil, &FileError{File: source, Msg: "invalid YAML: " + err.Error()}
 	}
 	for gi := range f.Groups {
 		g := &f.Groups[gi]
@@ -165,33 +149,4 @@ func nodeLine(doc *yaml.Node, path ...any) int {
 		}
 	}
 	return n.Line
-}
-
-// yamlError turns a decoder error into a *FileError at the line it names;
-// hint follows an unknown-key message.
-func yamlError(source string, err error, hint string) error {
-	var te *yaml.TypeError
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, tail, ok := strings.Cut(rest, ": "); ok {
-			if l, convErr := strconv.Atoi(n); convErr == nil {
-				line, msg = l, tail
-			}
-		}
-	}
-	if field, ok := strings.CutPrefix(msg, "field "); ok {
-		if name, _, ok := strings.Cut(field, " not found"); ok {
-			msg = fmt.Sprintf("unknown key %q", name)
-			if hint != "" {
-				msg += ": " + hint
-			}
-		}
-	} else if te == nil {
-		msg = "invalid YAML: " + msg
-	}
-	return &FileError{File: source, Line: line, Msg: msg}
 }

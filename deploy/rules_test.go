@@ -45,7 +45,7 @@ func TestLoadRulesErrors(t *testing.T) {
 		want string
 	}{
 		// A misspelt key is named, with the keys a rule has.
-		{"unknown-key.yml", 5, `unknown key "expression": a rule has only record or alert, expr, for, labels and annotations`},
+		{"unknown-key.yml", 5, `unknown key "expression"; a rule has only record or alert, expr, for, labels and annotations`},
 		// A rule is a recording rule or an alert, not both.
 		{"both-kinds.yml", 6, `rule sets both record "job:up:min" and alert "Down": keep one`},
 		// ... and not neither.
@@ -57,7 +57,7 @@ func TestLoadRulesErrors(t *testing.T) {
 		// Groups are named.
 		{"no-group-name.yml", 2, "group without a name"},
 		// An empty file.
-		{"empty.yml", 0, "empty rule file"},
+		{"empty.yml", 0, "the file is empty: a rule file needs `groups:`"},
 		// A file without groups.
 		{"no-groups.yml", 0, "no rule groups"},
 		// Broken indentation is a YAML error at the line of the block the

@@ -62,26 +62,49 @@ func Errorf(n *yaml.Node, format string, args ...any) error {
 	return &nodeError{line: n.Line, col: n.Column, msg: fmt.Sprintf(format, args...)}
 }
 
+// Option adjusts Decode.
+type Option func(*options)
+
+type options struct {
+	allowEmpty bool
+	keysHint   string
+	emptyHint  string
+}
+
+// AllowEmpty accepts an empty document (v keeps its zero value).
+func AllowEmpty() Option { return func(o *options) { o.allowEmpty = true } }
+
+// KeysHint replaces the generic advice after an unknown key with one that
+// says which keys the file has ("a profile has only name, ...").
+func KeysHint(hint string) Option { return func(o *options) { o.keysHint = hint } }
+
+// EmptyHint replaces "the file is empty" with advice on what it needs.
+func EmptyHint(hint string) Option { return func(o *options) { o.emptyHint = hint } }
+
 // Decode decodes data (the whole of source) into v strictly. An empty
-// document is an error unless allowEmpty.
+// document is an error unless AllowEmpty.
 //
 // A type with its own UnmarshalYAML must be a leaf: yaml.v3 does not apply
 // KnownFields below a custom unmarshaler, so a struct with one would take
 // unknown keys silently.
-func Decode(source string, data []byte, v any, allowEmpty bool) error {
-	_, err := DecodeNode(source, data, v, allowEmpty)
+func Decode(source string, data []byte, v any, opts ...Option) error {
+	_, err := DecodeNode(source, data, v, opts...)
 	return err
 }
 
 // DecodeNode is Decode that also returns the document's root node, for
 // positions of later messages (see Lookup). The node is nil for an empty
 // document.
-func DecodeNode(source string, data []byte, v any, allowEmpty bool) (*yaml.Node, error) {
+func DecodeNode(source string, data []byte, v any, opts ...Option) (*yaml.Node, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, syntaxError(source, err)
 	}
-	if err := decode(source, data, &root, v, allowEmpty); err != nil {
+	if err := decode(source, data, &root, v, o); err != nil {
 		return nil, err
 	}
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -103,13 +126,16 @@ func Lookup(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func decode(source string, data []byte, root *yaml.Node, v any, allowEmpty bool) error {
+func decode(source string, data []byte, root *yaml.Node, v any, o options) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	err := dec.Decode(v)
 	if errors.Is(err, io.EOF) {
-		if allowEmpty {
+		switch {
+		case o.allowEmpty:
 			return nil
+		case o.emptyHint != "":
+			return &Error{File: source, Msg: "the file is empty: " + o.emptyHint}
 		}
 		return &Error{File: source, Msg: "the file is empty"}
 	}
@@ -122,7 +148,7 @@ func decode(source string, data []byte, root *yaml.Node, v any, allowEmpty bool)
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
-		return typeError(source, root, te.Errors[0], keysOf(reflect.TypeOf(v)))
+		return typeError(source, root, te.Errors[0], keysOf(reflect.TypeOf(v)), o.keysHint)
 	}
 	return syntaxError(source, err)
 }
@@ -135,7 +161,7 @@ var (
 
 // typeError locates one of yaml.v3's type errors ("line N: ...") and words
 // it for a person.
-func typeError(source string, root *yaml.Node, msg string, keys []string) error {
+func typeError(source string, root *yaml.Node, msg string, keys []string, hint string) error {
 	e := &Error{File: source, Msg: msg}
 	if m := linePrefix.FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
@@ -148,7 +174,10 @@ func typeError(source string, root *yaml.Node, msg string, keys []string) error 
 		if s := suggest.Closest(name, keys); s != "" && s != name {
 			e.Msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		e.Msg += "; the comments at the top of the file list the keys"
+		if hint == "" {
+			hint = "the comments at the top of the file list the keys"
+		}
+		e.Msg += "; " + hint
 		return e
 	}
 	if m := cannotDo.FindStringSubmatch(e.Msg); m != nil {

@@ -28,16 +28,14 @@ package profile
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
 	"github.com/vllmperf/vllmperf/scenarios"
 	"go.yaml.in/yaml/v3"
 )
@@ -151,19 +149,9 @@ func (p Profile) WithExtraArgs(args ...string) Profile {
 	return p
 }
 
-// Error is a problem in a profile file, located by line where known.
-type Error struct {
-	File string // the file or profile name
-	Line int    // 1-based; 0 when the whole file is at fault
-	Msg  string // what is wrong and how to fix it
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+// Error is a problem in a profile file, located by line (and column)
+// where known.
+type Error = strictyaml.Error
 
 // file is the YAML shape of a profile.
 type file struct {
@@ -187,10 +175,10 @@ func Load(path string) (Profile, error) {
 // Parse parses a profile; source names it in errors (a file path).
 func Parse(source string, data []byte) (Profile, error) {
 	var f file
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return Profile{}, yamlError(source, err)
+	if err := strictyaml.Decode(source, data, &f,
+		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags and extra_args (vLLM flags go under flags:)"),
+		strictyaml.EmptyHint("a profile needs at least `name:`")); err != nil {
+		return Profile{}, err
 	}
 	p := Profile{Name: f.Name, Description: f.Description, Model: f.Model, ExtraArgs: f.ExtraArgs, Source: source}
 	if p.Name == "" {
@@ -207,42 +195,6 @@ func Parse(source string, data []byte) (Profile, error) {
 		return Profile{}, err
 	}
 	return p, nil
-}
-
-// yamlError turns a decoder error into an *Error with the line it names.
-func yamlError(source string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		// yaml.v3 writes "line N: field x not found in type profile.file".
-		msg := te.Errors[0]
-		line := 0
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if n, tail, ok := strings.Cut(rest, ": "); ok {
-				if l, convErr := strconv.Atoi(n); convErr == nil {
-					line, msg = l, tail
-				}
-			}
-		}
-		if field, ok := strings.CutPrefix(msg, "field "); ok {
-			if name, _, ok := strings.Cut(field, " not found"); ok {
-				msg = fmt.Sprintf("unknown key %q: a profile has only name, description, model, flags, sim_flags and extra_args (vLLM flags go under flags:)", name)
-			}
-		}
-		return &Error{File: source, Line: line, Msg: msg}
-	}
-	if errors.Is(err, io.EOF) {
-		return &Error{File: source, Msg: "empty profile: it needs at least `name:`"}
-	}
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, tail, ok := strings.Cut(rest, ": "); ok {
-			if l, convErr := strconv.Atoi(n); convErr == nil {
-				line, msg = l, tail
-			}
-		}
-	}
-	return &Error{File: source, Line: line, Msg: "invalid YAML: " + msg}
 }
 
 // parseFlags reads an ordered mapping of flag → value.

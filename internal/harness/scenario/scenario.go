@@ -336,7 +336,7 @@ type sizingYAML struct {
 // Parse parses a scenario file; source names it in errors.
 func Parse(source string, data []byte) (*Scenario, error) {
 	var f file
-	root, err := strictyaml.DecodeNode(source, data, &f, false)
+	root, err := strictyaml.DecodeNode(source, data, &f)
 	if err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func Load(file string) (*Set, error) {
 // gives the defaults.
 func Parse(source string, data []byte) (*Set, error) {
 	var f fileYAML
-	root, err := strictyaml.DecodeNode(source, data, &f, true)
+	root, err := strictyaml.DecodeNode(source, data, &f, strictyaml.AllowEmpty())
 	if err != nil {
 		return nil, err
 	}
