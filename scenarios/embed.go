@@ -4,7 +4,11 @@
 // internal/harness/scenario: Builtin, Names).
 package scenarios
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+	"strings"
+)
 
 // Profiles holds profiles/*.yaml: the built-in server profiles.
 //
@@ -16,3 +20,19 @@ var Profiles embed.FS
 //
 //go:embed workloads/*.yaml
 var Workloads embed.FS
+
+// Names lists the .yaml files in dir of fsys by name without the
+// extension, sorted; nil when dir cannot be read.
+func Names(fsys fs.FS, dir string) []string {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -32,7 +32,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
@@ -349,20 +348,7 @@ const profileDir = "profiles"
 
 // Names lists the built-in profiles (the files embedded from
 // scenarios/profiles/), sorted.
-func Names() []string {
-	entries, err := fs.ReadDir(scenarios.Profiles, profileDir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return scenarios.Names(scenarios.Profiles, profileDir) }
 
 // Builtin returns the built-in profile called name.
 func Builtin(name string) (Profile, error) {

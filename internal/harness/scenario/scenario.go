@@ -226,16 +226,7 @@ const workloadDir = "workloads"
 
 // Names lists the built-in scenarios in the order the suite runs them.
 func Names() []string {
-	entries, err := fs.ReadDir(scenarios.Workloads, workloadDir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
-			out = append(out, n)
-		}
-	}
+	out := scenarios.Names(scenarios.Workloads, workloadDir)
 	sort.SliceStable(out, func(i, j int) bool { return runOrder(out[i]) < runOrder(out[j]) })
 	return out
 }
