@@ -223,8 +223,8 @@ func TestProbeExternal(t *testing.T) {
 		status int
 		want   string // "" for healthy
 	}{
-		{http.StatusOK, ""},        // healthy
-		{http.StatusNotFound, ""},  // no /health: cannot tell, taken as serving
+		{http.StatusOK, ""},       // healthy
+		{http.StatusNotFound, ""}, // no /health: cannot tell, taken as serving
 		{http.StatusServiceUnavailable, "server no longer healthy: /health answered 503 Service Unavailable"}, // engine dead
 	} {
 		health.Store(int32(tc.status))
