@@ -69,9 +69,9 @@ func externalHealthy(ctx context.Context, s settings, client *http.Client, base 
 			s.logf("vllm external: %s has no /health (404); checking /v1/models only", base)
 			return nil
 		case s.waitReady <= 0:
-			return fmt.Errorf("start vllm: external server %s is not healthy: %w; check the target and that the server is up (one still starting can be waited for): %w", base, err, ErrUnhealthy)
+			return unhealthyError{fmt.Errorf("start vllm: external server %s is not healthy: %w; check the target and that the server is up", base, err)}
 		case !time.Now().Before(deadline):
-			return fmt.Errorf("start vllm: external server %s did not become healthy within %s (last: %w): %w", base, s.waitReady, err, ErrUnhealthy)
+			return unhealthyError{fmt.Errorf("start vllm: external server %s did not become healthy within %s (last: %w)", base, s.waitReady, err)}
 		}
 		s.logf("vllm external: %s not ready yet (%v); waiting up to %s", base, err, time.Until(deadline).Round(time.Second))
 		select {
@@ -81,6 +81,13 @@ func externalHealthy(ctx context.Context, s settings, client *http.Client, base 
 		}
 	}
 }
+
+// unhealthyError is an ErrUnhealthy error with its own message.
+type unhealthyError struct{ err error }
+
+func (e unhealthyError) Error() string        { return e.err.Error() }
+func (e unhealthyError) Unwrap() error        { return e.err }
+func (e unhealthyError) Is(target error) bool { return target == ErrUnhealthy }
 
 // servedModel picks the model to request: the settings' model if the
 // server serves it, else the profile's served name if it does, else the
@@ -115,7 +122,7 @@ func servedModel(ctx context.Context, s settings, client *http.Client, base stri
 	}
 	switch {
 	case want != "" && !slices.Contains(ids, want):
-		return "", fmt.Errorf("start vllm: external server %s does not serve %q; it serves %s", base, want, strings.Join(ids, ", "))
+		return "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, envModel, strings.Join(ids, ", "))
 	case want != "":
 		return want, nil
 	case slices.Contains(ids, p.ServedName()):
