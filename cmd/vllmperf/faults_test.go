@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -393,12 +395,21 @@ func TestRow11_TargetWithServerFlags(t *testing.T) {
 		{[]string{"--target", "http://127.0.0.1:1", "--image", "sim"}, "--image needs a backend that starts a server, but --target names"},
 		{[]string{"--backend", "external", "--profile", "low-latency"}, "--profile needs a backend that starts a server, but --backend external names"},
 		{[]string{"--backend", "sim", "--image", "sim"}, "--image runs a container, but --backend sim starts none"},
+		{[]string{"--backend", "sim", "--wait-ready", "1m"}, "--wait-ready waits for a running server named by --target"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
 			runCLI(t, context.Background(), append([]string{"run", "--concurrency", "1", "--requests", "1"}, tc.args...)...).wantCode(t, 2, tc.want)
 		})
 	}
+}
+
+// TestRow11_ExternalFromEnvironment: with the external backend chosen by
+// VLLMPERF_BACKEND, --profile is refused naming the variable.
+func TestRow11_ExternalFromEnvironment(t *testing.T) {
+	t.Setenv("VLLMPERF_BACKEND", "external")
+	runCLI(t, context.Background(), "run", "--concurrency", "1", "--requests", "1", "--profile", "low-latency").
+		wantCode(t, 2, "--profile needs a backend that starts a server, but VLLMPERF_BACKEND=external names one")
 }
 
 // TestRow12_ShortOutputsWarned: a server that ignores ignore_eos and
@@ -475,7 +486,7 @@ func TestRow15_WaitReady(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	load := []string{"--concurrency", "1", "--requests", "1", "--max-tokens", "4", "--quiet"}
-	runCLI(t, ctx, append([]string{"run", "--target", startSim(t, "--sim-startup", "1500ms")}, load...)...).
+	runCLI(t, ctx, append([]string{"run", "--target", startSim(t, "--sim-startup", "10m")}, load...)...).
 		wantCode(t, 1, "is not healthy: GET ", "/health: 503 Service Unavailable", "if the server is still starting, wait for it with --wait-ready")
 	runCLI(t, ctx, append([]string{"run", "--target", startSim(t, "--sim-startup", "1500ms"), "--wait-ready", "1m"}, load...)...).wantCode(t, 0)
 }
@@ -490,5 +501,44 @@ func TestRow16_TargetWithAPIPath(t *testing.T) {
 	r.wantCode(t, 0, "using the server's base URL "+base)
 	if n := f.arrived.Load(); n != 3 {
 		t.Errorf("%d chat requests reached the server, want 3 (1 warm-up + 2)", n)
+	}
+}
+
+// TestCorruptBaselineExit2: a baseline with a damaged line, or cut short
+// mid-line as a killed run leaves it, is a usage error (exit 2) naming the
+// file and the line; a broken thresholds.yaml with file:line:col is
+// TestGateExitCodes's "broken thresholds" row and thresholds.TestParseErrors.
+func TestCorruptBaselineExit2(t *testing.T) {
+	t.Parallel()
+	good, err := os.ReadFile("../../internal/harness/gate/testdata/bench/base.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	bench := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "BenchmarkPerf") })
+	if bench < 0 {
+		t.Fatal("no benchmark line in base.txt")
+	}
+	for _, tc := range []struct {
+		name string
+		text string
+		want string
+	}{
+		// A value that is no number.
+		{"bad value", strings.Join(slices.Concat(lines[:bench], []string{"BenchmarkPerf/profile=basic/scenario=x-2\t1\tfast ns/op"}, lines[bench:]), "\n"),
+			fmt.Sprintf("bad value.txt:%d: parsing measurement", bench+1)},
+		// The last line cut in the middle of its value and unit.
+		{"cut short", strings.Join(lines[:bench+1], "\n") + "\nBenchmarkPerf/profile=basic/scenario=x-2\t1\t12",
+			fmt.Sprintf("cut short.txt:%d: missing units", bench+2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tc.name+".txt")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runCLI(t, context.Background(), "gate", "--baseline", path, "--new", "../../internal/harness/gate/testdata/bench/noise.txt", "--step-summary=").
+				wantCode(t, 2, tc.want)
+		})
 	}
 }

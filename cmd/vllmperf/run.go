@@ -287,11 +287,8 @@ func (o *runOptions) checkSizes(flags *pflag.FlagSet) error {
 // checkBackendFlags refuses flags that mean nothing with the backend
 // chosen: a profile or an image for a server that is already running.
 func (o *runOptions) checkBackendFlags(flags *pflag.FlagSet) error {
-	external := o.target != "" || strings.EqualFold(strings.TrimSpace(o.backend), string(server.KindExternal))
-	given := "--target"
-	if o.target == "" {
-		given = "--backend external"
-	}
+	given := o.externalSource()
+	external := given != ""
 	for _, name := range []string{"profile", "image"} {
 		if external && flags.Changed(name) {
 			return usagef("--%s needs a backend that starts a server, but %s names one that is already running (with its own flags): drop --%s", name, given, name)
@@ -305,6 +302,25 @@ func (o *runOptions) checkBackendFlags(flags *pflag.FlagSet) error {
 	}
 	return nil
 }
+
+// externalSource names what selects the external backend (a server that
+// is already running): "--target", "--backend external", or the
+// environment's VLLMPERF_BACKEND=external; "" when another backend runs.
+func (o *runOptions) externalSource() string {
+	backend := strings.TrimSpace(o.backend)
+	switch {
+	case o.target != "":
+		return "--target"
+	case strings.EqualFold(backend, string(server.KindExternal)):
+		return "--backend external"
+	case backend == "" && strings.EqualFold(strings.TrimSpace(os.Getenv(envBackend)), string(server.KindExternal)):
+		return envBackend + "=external"
+	}
+	return ""
+}
+
+// envBackend is the variable that selects the backend (server.FromEnv).
+const envBackend = "VLLMPERF_BACKEND"
 
 // parseSize reads a byte size such as 4MiB, 512KiB or 1048576.
 func parseSize(flag, v string) (int, error) {

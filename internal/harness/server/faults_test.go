@@ -94,11 +94,12 @@ func TestRow16_ExternalBackendDerivesBase(t *testing.T) {
 
 // TestRow15_WaitReady: an external server that answers 503 while it starts
 // (the simulator with --sim-startup) fails at once without a wait, with
-// ErrUnhealthy, and is waited for with WithWaitReady.
+// ErrUnhealthy, and is waited for with WithWaitReady (a 1.5 s start-up
+// within a minute's bound).
 func TestRow15_WaitReady(t *testing.T) {
 	t.Parallel()
-	startSim := func(t *testing.T) string {
-		sim, err := vllmsim.New([]string{"--model", "m", "--sim-startup", "1500ms"}, io.Discard)
+	startSim := func(t *testing.T, startup string) string {
+		sim, err := vllmsim.New([]string{"--model", "m", "--sim-startup", startup}, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,14 +108,14 @@ func TestRow15_WaitReady(t *testing.T) {
 	p := profile.Profile{Name: "p"}
 	t.Run("no wait", func(t *testing.T) {
 		t.Parallel()
-		_, err := Run(context.Background(), p, WithBackend(KindExternal), WithTarget(startSim(t)))
+		_, err := Run(context.Background(), p, WithBackend(KindExternal), WithTarget(startSim(t, "10m")))
 		if !errors.Is(err, ErrUnhealthy) || !strings.Contains(err.Error(), "503") {
 			t.Fatalf("err = %v, want ErrUnhealthy naming the 503", err)
 		}
 	})
 	t.Run("wait", func(t *testing.T) {
 		t.Parallel()
-		s, err := Run(context.Background(), p, WithBackend(KindExternal), WithTarget(startSim(t)), WithWaitReady(time.Minute))
+		s, err := Run(context.Background(), p, WithBackend(KindExternal), WithTarget(startSim(t, "1500ms")), WithWaitReady(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,6 +259,8 @@ func TestContainerDiesMidRun(t *testing.T) {
 	for range 2 {
 		checkStream(t, streamChat(t, s.BaseURL(), s.Model()))
 	}
+	// The death's log line reaches Docker a moment after /health turns 503:
+	// Probe waits for the log to settle, so the line is there.
 	err = Probe(ctx, s)
 	if !errors.Is(err, ErrServerDown) || !strings.Contains(err.Error(), "/health answered 503") || !strings.Contains(err.Error(), "EngineCore died after 2 requests") {
 		t.Fatalf("Probe = %v, want server down with the log line of the death", err)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 )
 
 // probeLogLines is how many of the server's last log lines a DownError
@@ -84,13 +86,31 @@ func Probe(ctx context.Context, srv Server) error {
 	return &DownError{Reason: "/health: " + err.Error(), Logs: lastLogs(srv)}
 }
 
+// Log settling: a container's output reaches Docker a moment after the
+// server wrote it, so the lines that say why it went down may lag /health.
+const (
+	logSettlePoll = 100 * time.Millisecond
+	logSettleMax  = 2 * time.Second
+)
+
 // lastLogs returns the server's last lines: for a container, read through
-// Docker (complete also after it exited).
+// Docker (complete also after it exited) once they stop changing for
+// logSettlePoll, at most logSettleMax.
 func lastLogs(srv Server) []string {
-	if cs, ok := srv.(*containerServer); ok {
-		return containerLogs(cs.c, cs.logs)
+	cs, ok := srv.(*containerServer)
+	if !ok {
+		return srv.Logs(probeLogLines)
 	}
-	return srv.Logs(probeLogLines)
+	lines := containerLogs(cs.c, cs.logs)
+	for deadline := time.Now().Add(logSettleMax); time.Now().Before(deadline); {
+		time.Sleep(logSettlePoll)
+		next := containerLogs(cs.c, cs.logs)
+		if slices.Equal(next, lines) {
+			break
+		}
+		lines = next
+	}
+	return lines
 }
 
 // exited reports how the container stopped, nil while it runs.
