@@ -83,11 +83,14 @@ func TestRunOnSimulator(t *testing.T) {
 }
 
 // TestRunInconclusive: a server that fails every request must not pass.
+// With failures allowed (--max-failure-rate 100%) nothing was measured:
+// INCONCLUSIVE, exit 3; by default the failure rate fails the run first
+// (TestRow04_MaxFailureRate).
 func TestRunInconclusive(t *testing.T) {
 	base := startSim(t, "--sim-fault-500-rate", "1")
 	var out, errOut limitedBuffer
 	err := run(context.Background(), &out, &errOut, []string{"run", "--quiet", "--target", base, "--model", "Qwen/Qwen3-0.6B",
-		"--concurrency", "2", "--requests", "4", "--warmup", "0"})
+		"--concurrency", "2", "--requests", "4", "--warmup", "0", "--max-failure-rate", "100%"})
 	if got := exitCode(err, &errOut); got != 3 {
 		t.Fatalf("exit code = %d (err %v), want 3 (inconclusive)\n%s", got, err, out.String())
 	}

@@ -22,12 +22,17 @@
 //     time, then the measured phase closed loop (N in flight) or open loop
 //     (arrivals at a rate); meanwhile a scrape.Sampler records running,
 //     waiting, KV-cache usage and tokens/s per window.
-//  6. drain and scrape, after. Once the load is done, /metrics is polled
+//  6. probe. When requests failed, server.Probe checks that the server
+//     still serves: one that exited or whose /health no longer answers 200
+//     is Result.ServerDown, with its last log lines.
+//  7. drain and scrape, after. Once the load is done, /metrics is polled
 //     until running and waiting fall to 0 (or the drain timeout passes):
 //     the last poll is the after snapshot, and Diff gives the counter and
 //     histogram deltas of exactly this run.
-//  7. stats. stats.Summarize computes vLLM's figures over the measured
-//     samples (and per class when the point mixes classes).
+//  8. stats. stats.SummarizeWith computes vLLM's figures over the measured
+//     samples (and per class when the point mixes classes); a class sent
+//     with ignore_eos promises its max_tokens, and shorter outputs are
+//     counted and warned about.
 //
 // What happens next is the caller's: Result.Metrics gives the bench units
 // (docs/bench-format.md), package check asserts the server's counters and

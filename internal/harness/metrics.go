@@ -141,7 +141,8 @@ func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
 
 // ReportMeta describes the run with vLLM's --save-result keys: backend
 // "openai-chat" for chat and "vllm" for completions (vLLM's names), and a
-// closed loop of N as vLLM's request rate inf with max_concurrency N.
+// closed loop of N as vLLM's request rate inf with max_concurrency N; and
+// with vllmperf's: interrupted, and why the run stopped early.
 func (r *Result) ReportMeta() report.Meta {
 	backend := "openai-chat"
 	if r.Endpoint == openai.Completions {
@@ -155,7 +156,13 @@ func (r *Result) ReportMeta() report.Meta {
 	if burstiness == 0 {
 		burstiness = load.DefaultBurstiness
 	}
+	var stopped string
+	if r.Load.Streak != nil {
+		stopped = r.Load.Streak.Error()
+	}
 	return report.Meta{
+		Interrupted:    r.Load.Canceled,
+		StoppedEarly:   stopped,
 		Date:           r.Load.Start,
 		Backend:        backend,
 		ModelID:        r.Model,

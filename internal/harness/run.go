@@ -40,6 +40,8 @@ type options struct {
 	drainTimeout   time.Duration
 	progress       func(done, total int)
 	noMetrics      bool
+	maxEventSize   int
+	scrapeTimeout  time.Duration
 }
 
 // WithModel requests model instead of the server's served name.
@@ -62,6 +64,15 @@ func WithGoodput(slo stats.SLO) Option { return func(o *options) { o.goodput = s
 func WithTimeouts(request, idle time.Duration) Option {
 	return func(o *options) { o.requestTimeout, o.idleTimeout = request, idle }
 }
+
+// WithMaxEventSize caps one line of a response stream (see
+// openai.WithMaxEventSize; openai.DefaultMaxEventSize when not given, and
+// n <= 0 removes the cap).
+func WithMaxEventSize(n int) Option { return func(o *options) { o.maxEventSize = n } }
+
+// WithScrapeTimeout bounds each /metrics scrape (scrape.DefaultTimeout when
+// not given): a scrape past it fails, naming the URL and the timeout.
+func WithScrapeTimeout(d time.Duration) Option { return func(o *options) { o.scrapeTimeout = d } }
 
 // WithDrainTimeout bounds the wait for the queues to empty after the load
 // (DefaultDrainTimeout when not given).
@@ -102,6 +113,10 @@ type Result struct {
 	// load, and DrainWait how long that took.
 	Drained   bool
 	DrainWait time.Duration
+	// ServerDown is set when requests failed and the server no longer
+	// serves after the load (server.Probe: it exited, or /health no longer
+	// answers 200); it carries the server's last log lines. nil otherwise.
+	ServerDown error
 	// Warnings are problems that did not stop the run.
 	Warnings []error
 }
@@ -112,7 +127,8 @@ func (r *Result) Samples() []sample.Sample { return r.Load.Samples }
 // Run runs point p against srv and returns what it measured. See the
 // package documentation for the steps.
 func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Option) (*Result, error) {
-	o := options{drainTimeout: DefaultDrainTimeout, requestTimeout: openai.DefaultRequestTimeout, idleTimeout: openai.DefaultIdleTimeout}
+	o := options{drainTimeout: DefaultDrainTimeout, requestTimeout: openai.DefaultRequestTimeout, idleTimeout: openai.DefaultIdleTimeout,
+		maxEventSize: openai.DefaultMaxEventSize, scrapeTimeout: scrape.DefaultTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -140,7 +156,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	var scraper *scrape.Scraper
 	var sampler *scrape.Sampler
 	if !o.noMetrics {
-		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey))
+		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout))
 		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
 		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
 		if err := sampler.Start(ctx); err != nil {
@@ -160,11 +176,12 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
 	}
 	res.Load = lr
+	res.probe(ctx, srv)
 
 	if scraper != nil {
 		res.drain(ctx, scraper, o.drainTimeout)
 	}
-	if err := res.summarize(mix, o.goodput); err != nil {
+	if err := res.summarize(mix, p.Classes, o.goodput); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -182,7 +199,7 @@ func newMix(model string, classes []workload.Class, o options) (*workload.Mix, e
 
 // newClient builds the run's client, sized for the point's concurrency.
 func newClient(baseURL string, p scenario.Point, o options) *openai.Client {
-	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout)}
+	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout), openai.WithMaxEventSize(o.maxEventSize)}
 	if n := p.Concurrency(); n > 0 {
 		opts = append(opts, openai.WithMaxConnections(n))
 	}
@@ -190,6 +207,23 @@ func newClient(baseURL string, p scenario.Point, o options) *openai.Client {
 		opts = append(opts, openai.WithAPIKey(o.apiKey))
 	}
 	return openai.New(baseURL, opts...)
+}
+
+// probe checks the server still serves when requests failed (not those
+// cut by an interruption): a server that died mid-run is named as such,
+// with its last logs, instead of leaving only failed requests.
+func (r *Result) probe(ctx context.Context, srv server.Server) {
+	if ctx.Err() != nil {
+		return
+	}
+	for _, s := range r.Load.Samples {
+		if !s.OK() && s.Err.Kind != sample.ErrCanceled {
+			if err := server.Probe(ctx, srv); errors.Is(err, server.ErrServerDown) {
+				r.ServerDown = err
+			}
+			return
+		}
+	}
 }
 
 // drain polls /metrics until running and waiting are 0 or the timeout
@@ -225,9 +259,19 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 }
 
 // summarize computes the statistics, per class too when there are several.
-func (r *Result) summarize(mix *workload.Mix, slo stats.SLO) error {
+// A class sent with ignore_eos promises exactly its max_tokens: short
+// outputs are counted and warned about (stats.Options.ExpectedOutputTokens).
+func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stats.SLO) error {
 	lr := r.Load
-	sum, err := stats.Summarize(lr.Samples, lr.Start, lr.End, slo)
+	expected := map[string]int{}
+	for _, c := range classes {
+		expected[c.Name] = promisedTokens(c.Config)
+	}
+	whole := 0
+	if len(classes) == 1 {
+		whole = expected[classes[0].Name]
+	}
+	sum, err := stats.SummarizeWith(lr.Samples, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: whole})
 	if err != nil {
 		return fmt.Errorf("harness: %w", err)
 	}
@@ -243,11 +287,24 @@ func (r *Result) summarize(mix *workload.Mix, slo stats.SLO) error {
 				own = append(own, s)
 			}
 		}
-		cs, err := stats.Summarize(own, lr.Start, lr.End, slo)
+		cs, err := stats.SummarizeWith(own, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: expected[name]})
 		if err != nil {
 			return fmt.Errorf("harness: class %s: %w", name, err)
 		}
 		r.Classes[name] = cs
 	}
 	return nil
+}
+
+// promisedTokens is how many completion tokens a request of cfg must
+// return: its max_tokens when sent with ignore_eos, else 0 (unknown: the
+// model may stop early).
+func promisedTokens(cfg workload.Config) int {
+	if !cfg.IgnoreEOS {
+		return 0
+	}
+	if cfg.MaxTokens == 0 {
+		return workload.DefaultMaxTokens
+	}
+	return cfg.MaxTokens
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 // clientTotals sums what the client received over every request of the
@@ -126,18 +127,33 @@ func round(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond
 // kvPeak: KV-cache usage stayed under the scope's ceiling.
 func (c *checker) kvPeak() Result {
 	const name = "kv_peak"
-	if c.res.Series == nil {
-		return unavailable(name, c.missingSeries())
-	}
-	v, err := c.res.Series.PeakKVUsage()
+	ts, err := c.series()
 	if err != nil {
 		return unavailable(name, err)
 	}
-	detail := fmt.Sprintf("peak kv_cache_usage_perc %.1f%% (ceiling %.0f%%, %d samples)", 100*v, 100*c.scope.Checks.KVPeakMax, len(c.res.Series.Points))
+	v, err := ts.PeakKVUsage()
+	if err != nil {
+		return unavailable(name, err)
+	}
+	detail := fmt.Sprintf("peak kv_cache_usage_perc %.1f%% (ceiling %.0f%%, %d samples)", 100*v, 100*c.scope.Checks.KVPeakMax, len(ts.Points))
 	if v > c.scope.Checks.KVPeakMax {
 		return fail(name, "%s", detail)
 	}
 	return pass(name, "%s", detail)
+}
+
+// series returns the run's /metrics time series, or why there is none to
+// read. A series whose every scrape failed is a failed read (its first
+// error, with the URL or the line), not a missing metric.
+func (c *checker) series() (*scrape.TimeSeries, error) {
+	ts := c.res.Series
+	switch {
+	case ts == nil:
+		return nil, c.missingSeries()
+	case len(ts.Points) == 0 && len(ts.Errors) > 0:
+		return nil, fmt.Errorf("no scrape during the run succeeded (%d failed; first: %w)", len(ts.Errors), ts.Errors[0])
+	}
+	return ts, nil
 }
 
 func (c *checker) missingSeries() error {
@@ -229,10 +245,11 @@ func (c *checker) prefixHit() Result {
 // batching: running reached min(concurrency, max-num-seqs).
 func (c *checker) batching() Result {
 	const name = "batching"
-	if c.res.Series == nil {
-		return unavailable(name, c.missingSeries())
+	ts, err := c.series()
+	if err != nil {
+		return unavailable(name, err)
 	}
-	peak, err := c.res.Series.PeakRunning()
+	peak, err := ts.PeakRunning()
 	if err != nil {
 		return unavailable(name, err)
 	}
@@ -242,7 +259,7 @@ func (c *checker) batching() Result {
 		want, limit = n, "max-num-seqs"
 	}
 	need := c.scope.Checks.RunningMinShare * float64(want)
-	detail := fmt.Sprintf("peak num_requests_running %g, want ≥ %g (%.0f%% of %s %d; %d samples)", peak, need, 100*c.scope.Checks.RunningMinShare, limit, want, len(c.res.Series.Points))
+	detail := fmt.Sprintf("peak num_requests_running %g, want ≥ %g (%.0f%% of %s %d; %d samples)", peak, need, 100*c.scope.Checks.RunningMinShare, limit, want, len(ts.Points))
 	if peak < need {
 		return fail(name, "%s: requests are not batched together", detail)
 	}

@@ -34,6 +34,12 @@
 //   - Kind, KindSim, KindContainer, KindExternal, ParseKind: cmd/vllmperf
 //     (--backend, --target, --image).
 //   - ErrSettings: cmd/vllmperf (exit status 2 for bad settings).
+//   - ParseTarget, WithWaitReady, ErrKeyRejected, ErrUnhealthy:
+//     cmd/vllmperf (--target checked and cut back to the base URL before
+//     anything starts, --wait-ready, the refused key named by its
+//     variable, the pointer to --wait-ready).
+//   - Probe, DownError, ErrServerDown: package harness (a server that died
+//     during a run, with its last logs: Result.ServerDown).
 //   - ErrNoDocker, DockerAvailable: perf_test.go and cmd/vllmperf's
 //     tests (skip without Docker, fail under CI=true).
 //   - DefaultImage, SimImage: docs/gpu-runners.md, cmd/vllmperf (--image

@@ -62,8 +62,13 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 		}
 		opts = append(opts, withEntrypoint(e))
 	}
+	if v := get(envTarget); v != "" {
+		if _, _, err := ParseTarget(v); err != nil {
+			return nil, settingsErrorf("%s: %w", envTarget, err)
+		}
+		opts = append(opts, WithTarget(v))
+	}
 	add(envImage, WithImage)
-	add(envTarget, WithTarget)
 	add(envHFCache, withHFCache)
 	add(envHFToken, withHFToken)
 	add(envModel, WithModel)

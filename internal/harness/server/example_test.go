@@ -54,5 +54,5 @@ func ExampleFromEnv() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// start vllm: VLLMPERF_TARGET (or --target) "127.0.0.1:8000": want the server's base URL, e.g. http://127.0.0.1:8000
+	// start vllm: target: "127.0.0.1:8000" has no scheme: want the server's base URL, e.g. http://127.0.0.1:8000
 }

@@ -84,8 +84,9 @@ func TestExternalBackend(t *testing.T) {
 		{"no model list, no model", func() string { return fakeServer(t, 200, 404, "", "").URL }, "", "", "", "list models"},
 		// A server with --api-key: the key is sent and the list read.
 		{"api key sent", func() string { return fakeServer(t, 200, 200, two, "k3y").URL }, "", "k3y", "Qwen/Qwen3-0.6B", ""},
-		// ... and without the key the error says how to pass it.
-		{"api key missing", func() string { return fakeServer(t, 200, 200, two, "k3y").URL }, "", "", "", "--api-key-env"},
+		// ... and without the key the error says the server refused it
+		// (ErrKeyRejected; the caller names where the key comes from).
+		{"api key missing", func() string { return fakeServer(t, 200, 200, two, "k3y").URL }, "", "", "", "refused the API key"},
 		// Not a URL.
 		{"bad url", func() string { return "127.0.0.1:8000" }, "", "", "", "base URL"},
 	}

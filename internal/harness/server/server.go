@@ -99,6 +99,16 @@ var ErrSettings = errors.New("server settings")
 // no Docker engine, so that a test can skip (outside CI) instead of failing.
 var ErrNoDocker = errors.New("no Docker engine")
 
+// ErrKeyRejected is wrapped by the external backend's error when the
+// server answers its model list with 401 or 403: it wants an API key that
+// was not sent, or refused the one sent (vLLM --api-key). The caller knows
+// where the key came from and says so.
+var ErrKeyRejected = errors.New("the server refused the API key (none sent, or not the one it was started with: vLLM --api-key)")
+
+// ErrUnhealthy is wrapped by the external backend's error when /health
+// does not answer 200, at once or within WithWaitReady's bound.
+var ErrUnhealthy = errors.New("/health did not answer 200")
+
 // settingsError is an ErrSettings error with its own message.
 type settingsError struct{ err error }
 
@@ -124,6 +134,12 @@ func WithImage(image string) Option { return func(s *settings) { s.image = image
 // WithTarget sets the external backend's base URL, e.g.
 // http://127.0.0.1:8000 (a trailing / or /v1 is dropped).
 func WithTarget(url string) Option { return func(s *settings) { s.target = url } }
+
+// WithWaitReady makes the external backend wait up to d for /health to
+// answer 200, as a deployment that is still starting answers 503. Default
+// 0: /health is checked once. Other backends wait for their own server
+// anyway.
+func WithWaitReady(d time.Duration) Option { return func(s *settings) { s.waitReady = d } }
 
 // WithModel serves model instead of the profile's (sim, container); for
 // the external backend, the model to request, which the server must serve.

@@ -55,6 +55,8 @@ type settings struct {
 	gpus string
 	// target is the external server's base URL.
 	target string
+	// waitReady is how long the external backend waits for /health.
+	waitReady time.Duration
 	// startupTimeout bounds start-up, /health included. Zero:
 	// defaultStartupTimeout for a vLLM image, defaultSimStartupTimeout for
 	// the simulator.
@@ -80,8 +82,8 @@ type settings struct {
 // String describes the settings with secrets redacted (fmt's %v and %+v
 // cannot reach the secrets' own String through unexported fields).
 func (s settings) String() string {
-	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s model=%s entrypoint=%s sim-binary=%s",
-		s.backend, s.image, s.gpuList(), s.target, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.model, s.entrypoint, s.simBinary)
+	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s model=%s entrypoint=%s sim-binary=%s",
+		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.model, s.entrypoint, s.simBinary)
 }
 
 // GoString is String: %#v shows no secret either.
@@ -101,6 +103,9 @@ func (s *settings) validate() error {
 	}
 	if s.startupTimeout < 0 {
 		return settingsErrorf("startup timeout %s: must be positive", s.startupTimeout)
+	}
+	if s.waitReady < 0 {
+		return settingsErrorf("wait for ready %s: must be positive, or 0 to check /health once", s.waitReady)
 	}
 	if _, err := parseGPUs(s.gpuList()); err != nil {
 		return err

@@ -62,6 +62,8 @@ func TestFromEnv(t *testing.T) {
 				t.Errorf("simBinary %q", s.simBinary)
 			}
 		}, ""},
+		// A target without its scheme names the variable it came from.
+		{"bad target", map[string]string{envTarget: "127.0.0.1:8000"}, nil, `VLLMPERF_TARGET: "127.0.0.1:8000" has no scheme`},
 		// A misspelt backend.
 		{"bad backend", map[string]string{envBackend: "docker"}, nil, "use sim, container or external"},
 		// A timeout without a unit.
