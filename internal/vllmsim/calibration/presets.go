@@ -38,6 +38,7 @@ var modelledFlags = []string{
 	"no-enable-prefix-caching",
 	"speculative-config",
 	"tensor-parallel-size",
+	"tokenizer-mode",
 }
 
 func isGPUPreset(name string) bool   { return slices.Contains(GPUPresets, name) }

@@ -69,8 +69,12 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 	e.jitter = rand.New(rand.NewPCG(uint64(r.cfg.Seed), jitterStream))
 	e.warm = r.cfg.ColdStart == 0
 	e.adm = e
-	e.fe = newFrontend(r.gpu.Frontend, r.cfg.Jitter, r.cfg.Seed)
-	if e.fe.active() {
+	fp := r.gpu.Frontend
+	if r.cfg.slowDetokenizer() && fp.SlowDetokenizeFactor > 0 {
+		fp.PerOutputToken = time.Duration(float64(fp.PerOutputToken) * fp.SlowDetokenizeFactor)
+	}
+	e.fe = newFrontend(fp, r.cfg.Jitter, r.cfg.Seed)
+	if e.fe.active() && !r.cfg.Offline {
 		e.intake = e.fe.admit
 	}
 	e.updateGauges()

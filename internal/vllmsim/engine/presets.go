@@ -77,6 +77,11 @@ type FrontendPreset struct {
 	// Workers is how many requests the front end works on at once (vLLM's
 	// API server is one process: 1).
 	Workers int
+	// SlowDetokenizeFactor multiplies PerOutputToken with --tokenizer-mode
+	// slow or mistral: vLLM's slow incremental detokenizer, used for
+	// tokenizers that are not Hugging Face fast tokenizers, re-decodes a
+	// window of tokens in Python for every token.
+	SlowDetokenizeFactor float64
 }
 
 // PrefillRefHidden is the hidden size at and above which prefill reaches a

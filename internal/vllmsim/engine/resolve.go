@@ -45,6 +45,10 @@ func resolve(cfg Config) (*resolved, error) {
 	r := &resolved{cfg: cfg}
 	r.gpu, _ = LookupGPU(cfg.GPU) // checkFields found it
 	r.cfg.GPU = r.gpu.Name
+	if cfg.GPUSpec != nil {
+		r.gpu = *cfg.GPUSpec
+		r.gpu.Name = r.cfg.GPU
+	}
 	m, ok := LookupModel(cfg.Model)
 	if !ok {
 		m = modelPresets[DefaultModel]

@@ -22,6 +22,34 @@ type Simulation struct {
 	events eventQueue
 	outs   []delivery // outputs of the step just applied, delivered after it
 	steps  int
+	peaks  Peaks
+	seqSum int // Σ sequences per step, for Peaks.MeanRunning
+}
+
+// Peaks is what a Simulation's engine went through: the most requests
+// running, waiting in the engine and in the front end at once, and the mean
+// number of sequences per step.
+type Peaks struct {
+	Running, Waiting, Frontend int
+	MeanRunning                float64
+}
+
+// Peaks reports the run so far.
+func (s *Simulation) Peaks() Peaks {
+	p := s.peaks
+	if s.steps > 0 {
+		p.MeanRunning = float64(s.seqSum) / float64(s.steps)
+	}
+	return p
+}
+
+// observe records the engine's state after a scheduling decision (under mu).
+func (s *Simulation) observe(p plan) {
+	e := s.e
+	s.peaks.Running = max(s.peaks.Running, len(e.running))
+	s.peaks.Waiting = max(s.peaks.Waiting, len(e.waiting))
+	s.peaks.Frontend = max(s.peaks.Frontend, len(e.fe.pending))
+	s.seqSum += len(p.items)
 }
 
 // simClock is a Simulation's clock: only the Simulation moves it.
@@ -107,6 +135,7 @@ func (s *Simulation) Run(maxSteps int) error {
 			s.clk.now = next
 			continue
 		}
+		s.observe(p)
 		end := s.clk.now.Add(e.stepTime(p))
 		e.mu.Unlock()
 		s.fireUntil(end, false) // clients act while the step runs
