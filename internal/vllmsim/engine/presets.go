@@ -36,6 +36,11 @@ type GPUPreset struct {
 	// max(compute, memory). Fitted together with DecodeEfficiency, so that one
 	// loss is not counted twice.
 	StepOverhead time.Duration
+	// SeqOverhead is the cost per sequence in the step on its critical path:
+	// input preparation, sampling and the engine core's bookkeeping, which
+	// vLLM V1 without async scheduling does between the GPU's kernels. It is
+	// what makes TPOT grow with the batch beyond the KV cache's reads.
+	SeqOverhead time.Duration
 	// CPUStepOverhead is the fixed host-side cost of a step (scheduling,
 	// input preparation, output processing in the engine core).
 	CPUStepOverhead time.Duration
@@ -105,58 +110,74 @@ const (
 var gpuPresets = map[string]GPUPreset{
 	"h100": {
 		Name: "h100", PeakFLOPS: 989 * tb, MemBandwidth: 3.35 * tb, MemBytes: 79.1 * gib,
-		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.9,
-		StepOverhead: 1800 * time.Microsecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 25 * time.Microsecond,
+		// Fitted: StepOverhead, SeqOverhead, Frontend (3 H100 rows, Qwen3-8B,
+		// vLLM 0.11, chat). Priors: DecodeEfficiency 0.9, PrefillEfficiency
+		// 0.5 (233-token prompts leave it unidentifiable), the exponent from l4.
+		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: 1800 * time.Microsecond, SeqOverhead: 41 * time.Microsecond,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
-		Frontend: FrontendPreset{Base: 45 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: FrontendPreset{Base: 45 * time.Millisecond, PerPromptToken: 3300 * time.Nanosecond, PerOutputToken: 32 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
 		Source:   "NVIDIA H100 SXM datasheet: 989 TFLOP/s bf16 dense, 3.35 TB/s HBM3, 80 GB; NVLink 900 GB/s bidirectional",
 	},
 	"h200": {
 		Name: "h200", PeakFLOPS: 989 * tb, MemBandwidth: 4.8 * tb, MemBytes: 139.8 * gib,
-		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.9,
-		StepOverhead: 2500 * time.Microsecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 25 * time.Microsecond,
+		// Fitted: StepOverhead (1 offline row: no front end in it). The rest
+		// as h100; the front end is the median of the fitted presets'.
+		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: 2220 * time.Microsecond, SeqOverhead: 41 * time.Microsecond,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
-		Frontend: FrontendPreset{Base: 10 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: typicalFrontend,
 		Source:   "NVIDIA H200 SXM datasheet: 989 TFLOP/s bf16 dense, 4.8 TB/s HBM3e, 141 GB; NVLink 900 GB/s bidirectional",
 	},
 	"a100": {
 		Name: "a100", PeakFLOPS: 312 * tb, MemBandwidth: 2.0 * tb, MemBytes: 79.2 * gib,
-		PrefillEfficiency: 0.55, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.85,
-		StepOverhead: 2 * time.Millisecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 30 * time.Microsecond,
+		// No replayable row: priors, and the medians of the fitted presets.
+		PrefillEfficiency: 0.55, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: typicalStepOverhead, SeqOverhead: typicalSeqOverhead,
 		AllReduceLatency: 15 * time.Microsecond, InterconnectBandwidth: 300 * gb,
-		Frontend: FrontendPreset{Base: 10 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: typicalFrontend,
 		Source:   "NVIDIA A100 SXM 80GB datasheet: 312 TFLOP/s bf16 dense, 2.0 TB/s HBM2e, 80 GB; NVLink 600 GB/s bidirectional",
 	},
 	"l40s": {
 		Name: "l40s", PeakFLOPS: 362 * tb, MemBandwidth: 864 * gb, MemBytes: 44.4 * gib,
-		PrefillEfficiency: 0.45, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.85,
-		StepOverhead: 2 * time.Millisecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 40 * time.Microsecond,
+		// No replayable row: Ada like rtx4090 and l4, so their fitted prefill
+		// efficiency; the medians of the fitted presets for the rest.
+		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: typicalStepOverhead, SeqOverhead: typicalSeqOverhead,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
-		Frontend: FrontendPreset{Base: 10 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: typicalFrontend,
 		Source:   "NVIDIA L40S datasheet: 362 TFLOP/s fp16 dense, 864 GB/s GDDR6, 48 GB; PCIe Gen4 x16",
 	},
 	"a10": {
 		Name: "a10", PeakFLOPS: 125 * tb, MemBandwidth: 600 * gb, MemBytes: 22.1 * gib,
-		PrefillEfficiency: 0.45, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.85,
-		StepOverhead: 2 * time.Millisecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 40 * time.Microsecond,
+		// No replayable row: priors, and the medians of the fitted presets.
+		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: typicalStepOverhead, SeqOverhead: typicalSeqOverhead,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
-		Frontend: FrontendPreset{Base: 10 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: typicalFrontend,
 		Source:   "NVIDIA A10 datasheet: 125 TFLOP/s fp16 dense, 600 GB/s GDDR6, 24 GB; PCIe Gen4 x16",
 	},
 	"l4": {
 		Name: "l4", PeakFLOPS: 121 * tb, MemBandwidth: 300 * gb, MemBytes: 22.0 * gib,
-		PrefillEfficiency: 0.45, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.85,
-		StepOverhead: 1 * time.Millisecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 40 * time.Microsecond,
+		// Fitted: PrefillSmallModelExponent, StepOverhead, SeqOverhead,
+		// Frontend (3 L4 rows, Qwen2.5-0.5B, vLLM 0.23). Priors:
+		// DecodeEfficiency 0.9; PrefillEfficiency from rtx4090 (both Ada).
+		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: 1750 * time.Microsecond, SeqOverhead: 16 * time.Microsecond,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
-		Frontend: FrontendPreset{Base: 10 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: FrontendPreset{Base: 15500 * time.Microsecond, PerPromptToken: 27 * time.Microsecond, PerOutputToken: 75 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
 		Source:   "NVIDIA L4 datasheet: 121 TFLOP/s fp16 dense, 300 GB/s GDDR6, 24 GB; PCIe Gen4 x16",
 	},
 	"rtx4090": {
 		Name: "rtx4090", PeakFLOPS: 165 * tb, MemBandwidth: 1008 * gb, MemBytes: 23.6 * gib,
-		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 1, DecodeEfficiency: 0.9,
-		StepOverhead: 1500 * time.Microsecond, CPUStepOverhead: 1 * time.Millisecond, PerSeqOverhead: 40 * time.Microsecond,
+		// Fitted: PrefillEfficiency, StepOverhead, SeqOverhead (→ 0),
+		// Frontend (9 RTX 4090 rows: Qwen3-8B vLLM 0.10 chat, Llama-3-8B
+		// vLLM 0.8.5, Mistral-7B with --tokenizer-mode mistral). Prior:
+		// DecodeEfficiency 0.9; the exponent from l4 (both Ada).
+		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead:     1670 * time.Microsecond,
 		AllReduceLatency: 60 * time.Microsecond, InterconnectBandwidth: 25 * gb,
-		Frontend: FrontendPreset{Base: 8 * time.Millisecond, PerPromptToken: 10 * time.Microsecond, PerOutputToken: 50 * time.Microsecond, Workers: 1},
+		Frontend: FrontendPreset{Base: 13600 * time.Microsecond, PerPromptToken: 11800 * time.Nanosecond, PerOutputToken: 139 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
 		Source:   "NVIDIA Ada (AD102) whitepaper: RTX 4090 165 TFLOP/s fp16 tensor with fp32 accumulate (dense), 1008 GB/s GDDR6X, 24 GB; PCIe Gen4, no NVLink",
 	},
 	"rtx4090-seed": {
@@ -170,6 +191,15 @@ var gpuPresets = map[string]GPUPreset{
 		Source:   "the rtx4090 datasheet figures; efficiencies and overheads fitted to the seed article's end-to-end figures (the whole setup: server, Python client), see docs/simulator.md",
 	},
 }
+
+// The values of presets without replayable published rows: the medians of
+// the fitted presets' (step overhead: h100, h200, l4, rtx4090; the rest:
+// h100, l4, rtx4090).
+var (
+	typicalStepOverhead = 1780 * time.Microsecond
+	typicalSeqOverhead  = 16 * time.Microsecond
+	typicalFrontend     = FrontendPreset{Base: 15500 * time.Microsecond, PerPromptToken: 11800 * time.Nanosecond, PerOutputToken: 75 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5}
+)
 
 // DefaultGPU is the GPU preset used when Config.GPU is empty: the seed
 // article's consumer-class setup.

@@ -7,7 +7,7 @@ import (
 
 // stepTime is the roofline timing model for one step:
 //
-//	GPU path  = StepOverhead + max(compute, memory) + all-reduce + draft cost
+//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
 //	step      = max(GPU path, host path) × slowdown × noise [+ cold start]
 //
@@ -39,7 +39,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	compute := flops / (g.PeakFLOPS * r.prefillEff)
 	targetWeights := m.Params * r.weightByte / tp
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
-	gpu := g.StepOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
+	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
 	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)

@@ -21,7 +21,7 @@ import (
 // kept when the loss falls, until no change helps at the finest step. The
 // loss sums, over the fit rows' compared figures, (error ÷ tolerance)² plus
 // 4 × (excess over the tolerance)², so figures outside the tolerance weigh
-// most.
+// most; its replays run without noise (noJitter).
 var (
 	fitPreset = flag.String("fit", "", "GPU preset whose timing parameters TestFit searches on the fit set")
 	fitParams = flag.String("fit.params", "", "comma-separated parameters to search (default: all of fitParameters)")
@@ -55,11 +55,13 @@ var fitParameters = []param{
 	floatParam("PrefillSmallModelExponent", func(g *engine.GPUPreset) *float64 { return &g.PrefillSmallModelExponent }, 0.05, 3),
 	floatParam("DecodeEfficiency", func(g *engine.GPUPreset) *float64 { return &g.DecodeEfficiency }, 0.4, 1),
 	durParam("StepOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.StepOverhead }, 50*time.Microsecond, 30*time.Millisecond),
+	durParam("SeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.SeqOverhead }, 0, 2*time.Millisecond),
 	durParam("CPUStepOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.CPUStepOverhead }, 50*time.Microsecond, 30*time.Millisecond),
 	durParam("PerSeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.PerSeqOverhead }, time.Microsecond, 5*time.Millisecond),
 	durParam("Frontend.Base", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.Base }, 100*time.Microsecond, 200*time.Millisecond),
 	durParam("Frontend.PerPromptToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerPromptToken }, 10*time.Nanosecond, 200*time.Microsecond),
 	durParam("Frontend.PerOutputToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerOutputToken }, 100*time.Nanosecond, 5*time.Millisecond),
+	floatParam("Frontend.SlowDetokenizeFactor", func(g *engine.GPUPreset) *float64 { return &g.Frontend.SlowDetokenizeFactor }, 1, 100),
 }
 
 func TestFit(t *testing.T) {
@@ -106,7 +108,7 @@ func TestFit(t *testing.T) {
 					cand := best
 					v := p.get(&cand)
 					if v == 0 {
-						v = p.min
+						v = math.Max(p.min, 1000) // a zero duration starts its search at 1 µs
 					}
 					p.set(&cand, math.Max(p.min, math.Min(p.max, v*f)))
 					if p.get(&cand) == p.get(&best) {
@@ -138,17 +140,23 @@ func TestFit(t *testing.T) {
 }
 
 func show(p param, g *engine.GPUPreset) string {
-	if strings.Contains(p.name, "Efficiency") || strings.Contains(p.name, "Exponent") {
+	if !strings.Contains(p.name, "Overhead") && !strings.Contains(p.name, "Token") && p.name != "Frontend.Base" {
 		return fmt.Sprintf("%.3f", p.get(g))
 	}
 	return time.Duration(p.get(g)).String()
 }
 
-// fitLoss replays the rows with g and sums the weighted errors.
+// noJitter makes the fit's replays deterministic in timing: with noise, a
+// small change of a parameter moves the noise's draws to other steps and
+// the loss jumps about.
+var noJitter = 0.0
+
+// fitLoss replays the rows with g, without noise, and sums the weighted
+// errors.
 func fitLoss(t *testing.T, rows []calibration.Row, g engine.GPUPreset) float64 {
 	loss := 0.0
 	for _, r := range rows {
-		res, err := Replay(r, Options{GPU: &g})
+		res, err := Replay(r, Options{GPU: &g, Jitter: &noJitter})
 		if err != nil {
 			t.Fatal(err)
 		}
