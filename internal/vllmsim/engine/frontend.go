@@ -41,12 +41,12 @@ func newFrontend(p FrontendPreset, jitter float64, seed int64) *frontend {
 
 // active reports whether the front end costs anything.
 func (f *frontend) active() bool {
-	return f.p.Base > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
+	return f.p.Latency > 0 || f.p.Base > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
 }
 
 // admit takes a request arriving at its arrival time: its input work runs
-// on the earliest free worker, and it is ready for the engine when the work
-// is done (seq.readyAt).
+// on the earliest free worker, and it is ready for the engine Latency after
+// the work is done (seq.readyAt).
 func (f *frontend) admit(s *seq) {
 	work := f.p.Base + time.Duration(s.promptLen)*f.p.PerPromptToken
 	work = f.noise.lognormal(work)
@@ -60,8 +60,8 @@ func (f *frontend) admit(s *seq) {
 	if f.free[i].After(start) {
 		start = f.free[i]
 	}
-	s.readyAt = start.Add(work)
-	f.free[i] = s.readyAt
+	f.free[i] = start.Add(work)
+	s.readyAt = f.free[i].Add(f.noise.lognormal(f.p.Latency))
 	at, _ := slices.BinarySearchFunc(f.pending, s.readyAt, func(p *seq, t time.Time) int {
 		if p.readyAt.After(t) {
 			return 1

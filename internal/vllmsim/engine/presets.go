@@ -70,9 +70,13 @@ type GPUPreset struct {
 // serve that work first come, first served, so a burst of requests queues in
 // the front end before the engine sees them: TTFT (measured from the HTTP
 // arrival, as vLLM's server-side histogram is) includes it, the engine's
-// num_requests_waiting does not.
+// num_requests_waiting does not. Latency is added without queueing.
 type FrontendPreset struct {
-	// Base is the per-request input cost that does not depend on length.
+	// Latency is the part of a request's way through the API server that
+	// occupies no worker (network and HTTP round trips, the hop to the engine
+	// core and back, awaiting): it adds to every TTFT but does not queue.
+	Latency time.Duration
+	// Base is the per-request input work that does not depend on length.
 	Base time.Duration
 	// PerPromptToken is the input cost per prompt token (tokenization).
 	PerPromptToken time.Duration
@@ -114,9 +118,9 @@ var gpuPresets = map[string]GPUPreset{
 		// vLLM 0.11, chat). Priors: DecodeEfficiency 0.9, PrefillEfficiency
 		// 0.5 (233-token prompts leave it unidentifiable), the exponent from l4.
 		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
-		StepOverhead: 1800 * time.Microsecond, SeqOverhead: 41 * time.Microsecond,
+		StepOverhead: 1585 * time.Microsecond, SeqOverhead: 73 * time.Microsecond,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
-		Frontend: FrontendPreset{Base: 45 * time.Millisecond, PerPromptToken: 3300 * time.Nanosecond, PerOutputToken: 32 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
+		Frontend: FrontendPreset{Latency: 50 * time.Millisecond, Base: 4400 * time.Microsecond, PerPromptToken: 130 * time.Nanosecond, PerOutputToken: 600 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
 		Source:   "NVIDIA H100 SXM datasheet: 989 TFLOP/s bf16 dense, 3.35 TB/s HBM3, 80 GB; NVLink 900 GB/s bidirectional",
 	},
 	"h200": {
@@ -124,7 +128,7 @@ var gpuPresets = map[string]GPUPreset{
 		// Fitted: StepOverhead (1 offline row: no front end in it). The rest
 		// as h100; the front end is the median of the fitted presets'.
 		PrefillEfficiency: 0.5, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
-		StepOverhead: 2220 * time.Microsecond, SeqOverhead: 41 * time.Microsecond,
+		StepOverhead: 2220 * time.Microsecond, SeqOverhead: 73 * time.Microsecond,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
 		Frontend: typicalFrontend,
 		Source:   "NVIDIA H200 SXM datasheet: 989 TFLOP/s bf16 dense, 4.8 TB/s HBM3e, 141 GB; NVLink 900 GB/s bidirectional",
@@ -142,7 +146,7 @@ var gpuPresets = map[string]GPUPreset{
 		Name: "l40s", PeakFLOPS: 362 * tb, MemBandwidth: 864 * gb, MemBytes: 44.4 * gib,
 		// No replayable row: Ada like rtx4090 and l4, so their fitted prefill
 		// efficiency; the medians of the fitted presets for the rest.
-		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		PrefillEfficiency: 0.77, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
 		StepOverhead: typicalStepOverhead, SeqOverhead: typicalSeqOverhead,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
 		Frontend: typicalFrontend,
@@ -162,10 +166,10 @@ var gpuPresets = map[string]GPUPreset{
 		// Fitted: PrefillSmallModelExponent, StepOverhead, SeqOverhead,
 		// Frontend (3 L4 rows, Qwen2.5-0.5B, vLLM 0.23). Priors:
 		// DecodeEfficiency 0.9; PrefillEfficiency from rtx4090 (both Ada).
-		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
-		StepOverhead: 1750 * time.Microsecond, SeqOverhead: 16 * time.Microsecond,
+		PrefillEfficiency: 0.77, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		StepOverhead: 1750 * time.Microsecond, SeqOverhead: 18 * time.Microsecond,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
-		Frontend: FrontendPreset{Base: 15500 * time.Microsecond, PerPromptToken: 27 * time.Microsecond, PerOutputToken: 75 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
+		Frontend: FrontendPreset{Base: 15500 * time.Microsecond, PerPromptToken: 28 * time.Microsecond, PerOutputToken: 75 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
 		Source:   "NVIDIA L4 datasheet: 121 TFLOP/s fp16 dense, 300 GB/s GDDR6, 24 GB; PCIe Gen4 x16",
 	},
 	"rtx4090": {
@@ -174,7 +178,7 @@ var gpuPresets = map[string]GPUPreset{
 		// Frontend (9 RTX 4090 rows: Qwen3-8B vLLM 0.10 chat, Llama-3-8B
 		// vLLM 0.8.5, Mistral-7B with --tokenizer-mode mistral). Prior:
 		// DecodeEfficiency 0.9; the exponent from l4 (both Ada).
-		PrefillEfficiency: 0.75, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
+		PrefillEfficiency: 0.77, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.9,
 		StepOverhead:     1670 * time.Microsecond,
 		AllReduceLatency: 60 * time.Microsecond, InterconnectBandwidth: 25 * gb,
 		Frontend: FrontendPreset{Base: 13600 * time.Microsecond, PerPromptToken: 11800 * time.Nanosecond, PerOutputToken: 139 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5},
@@ -192,13 +196,13 @@ var gpuPresets = map[string]GPUPreset{
 	},
 }
 
-// The values of presets without replayable published rows: the medians of
-// the fitted presets' (step overhead: h100, h200, l4, rtx4090; the rest:
-// h100, l4, rtx4090).
+// The values of presets without replayable published rows: the medians,
+// figure by figure, of the fitted presets' (step overhead: h100, h200, l4,
+// rtx4090; the rest: h100, l4, rtx4090).
 var (
-	typicalStepOverhead = 1780 * time.Microsecond
-	typicalSeqOverhead  = 16 * time.Microsecond
-	typicalFrontend     = FrontendPreset{Base: 15500 * time.Microsecond, PerPromptToken: 11800 * time.Nanosecond, PerOutputToken: 75 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5}
+	typicalStepOverhead = 1710 * time.Microsecond
+	typicalSeqOverhead  = 18 * time.Microsecond
+	typicalFrontend     = FrontendPreset{Base: 13600 * time.Microsecond, PerPromptToken: 11800 * time.Nanosecond, PerOutputToken: 139 * time.Microsecond, Workers: 1, SlowDetokenizeFactor: 5}
 )
 
 // DefaultGPU is the GPU preset used when Config.GPU is empty: the seed

@@ -24,7 +24,9 @@ const (
 	MetricTTFT Metric = "TTFT"
 	// MetricTPOT is TPOT, or ITL where the source publishes no TPOT (the
 	// replay forces every output length, so the two measure the same pace).
-	MetricTPOT       Metric = "TPOT"
+	MetricTPOT Metric = "TPOT"
+	// MetricThroughput is output tokens/s, or input + output tokens/s
+	// where only that is published (Stat "total").
 	MetricThroughput Metric = "tok/s"
 	// MetricE2EL is compared only for rows that publish no TTFT, TPOT or ITL
 	// (the offline latency benchmark's batch latency).
@@ -71,8 +73,11 @@ func Compare(res Result) []Comparison {
 	ttft := latency(MetricTTFT, "", m.TTFT, res.TTFT, TTFTTolerance)
 	tpot := latency(MetricTPOT, "", m.TPOT, res.TPOT, RateTolerance) ||
 		latency(MetricTPOT, "ITL ", m.ITL, res.ITL, RateTolerance)
-	if m.OutputThroughput > 0 {
+	switch {
+	case m.OutputThroughput > 0:
 		out = append(out, Comparison{Metric: MetricThroughput, Stat: "output", Published: m.OutputThroughput, Simulated: res.OutputThroughput, Tolerance: RateTolerance})
+	case m.TotalThroughput > 0:
+		out = append(out, Comparison{Metric: MetricThroughput, Stat: "total", Published: m.TotalThroughput, Simulated: res.TotalThroughput, Tolerance: RateTolerance})
 	}
 	if !ttft && !tpot {
 		latency(MetricE2EL, "", m.E2EL, res.E2EL, RateTolerance)
@@ -123,11 +128,13 @@ func (r Line) Worst() Comparison {
 func Run(rows []calibration.Row, opts Options, notes map[string]string) []Line {
 	var out []Line
 	for _, split := range []calibration.Split{calibration.Fit, calibration.Check} {
-		for _, r := range rows {
-			if r.Split != split || !r.Runnable() {
+		for _, rp := range Replayable(rows) {
+			r := rp.Row
+			if r.Split != split {
 				continue
 			}
 			res, err := Replay(r, opts)
+			res.LengthsFrom = rp.LengthsFrom
 			row := Line{Result: res, Err: err, Note: notes[r.ID]}
 			if err == nil {
 				row.Comparisons = Compare(res)
@@ -142,7 +149,7 @@ func Run(rows []calibration.Row, opts Options, notes map[string]string) []Line {
 // and for each metric "published → simulated (error)", a miss marked ✗.
 func Table(rows []Line) string {
 	var b strings.Builder
-	b.WriteString("| row | set | preset | load | TTFT ms | TPOT ms | output tok/s | batch E2EL ms | engine batch (mean / peak) | TTFT: front end / queue / prefill ms | within |\n")
+	b.WriteString("| row | set | preset | load | TTFT ms | TPOT ms | tok/s (output) | batch E2EL ms | engine batch (mean / peak) | TTFT: front end / queue / prefill ms | within |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		res := r.Result
@@ -232,6 +239,9 @@ func load(res Result) string {
 	s += fmt.Sprintf(", %d prompts", res.NumPrompts)
 	if res.PromptsDefaulted {
 		s += "†"
+	}
+	if res.LengthsFrom != "" {
+		s += "‡"
 	}
 	return s
 }

@@ -58,6 +58,7 @@ var fitParameters = []param{
 	durParam("SeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.SeqOverhead }, 0, 2*time.Millisecond),
 	durParam("CPUStepOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.CPUStepOverhead }, 50*time.Microsecond, 30*time.Millisecond),
 	durParam("PerSeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.PerSeqOverhead }, time.Microsecond, 5*time.Millisecond),
+	durParam("Frontend.Latency", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.Latency }, 0, 200*time.Millisecond),
 	durParam("Frontend.Base", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.Base }, 100*time.Microsecond, 200*time.Millisecond),
 	durParam("Frontend.PerPromptToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerPromptToken }, 10*time.Nanosecond, 200*time.Microsecond),
 	durParam("Frontend.PerOutputToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerOutputToken }, 100*time.Nanosecond, 5*time.Millisecond),
@@ -73,8 +74,8 @@ func TestFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fit []calibration.Row
-	for _, r := range calibration.FitRows(rows) {
-		if r.Hardware.GPU == *fitPreset && r.Runnable() {
+	for _, rp := range Replayable(rows) {
+		if r := rp.Row; r.Split == calibration.Fit && r.Hardware.GPU == *fitPreset {
 			fit = append(fit, r)
 		}
 	}
@@ -140,7 +141,7 @@ func TestFit(t *testing.T) {
 }
 
 func show(p param, g *engine.GPUPreset) string {
-	if !strings.Contains(p.name, "Overhead") && !strings.Contains(p.name, "Token") && p.name != "Frontend.Base" {
+	if !strings.Contains(p.name, "Overhead") && !strings.Contains(p.name, "Token") && p.name != "Frontend.Base" && p.name != "Frontend.Latency" {
 		return fmt.Sprintf("%.3f", p.get(g))
 	}
 	return time.Duration(p.get(g)).String()
