@@ -174,8 +174,13 @@ type loadPoint struct {
 	p99tpot, p50ttft        time.Duration
 }
 
-func measureLoad(t *testing.T, conc int) loadPoint {
-	s := newSim(t, defaultCfg(), nil)
+func measureLoad(t *testing.T, conc int) loadPoint { return measureLoadJitter(t, conc, 0) }
+
+// measureLoadJitter is measureLoad with step-time noise.
+func measureLoadJitter(t *testing.T, conc int, jitter float64) loadPoint {
+	cfg := defaultCfg()
+	cfg.Jitter = jitter
+	s := newSim(t, cfg, nil)
 	dur := closedLoop(s, conc, 4, func(c, k int) Request {
 		return Request{PromptTokens: prompt(120, c*1000+k*37+1), MaxTokens: 150, IgnoreEOS: true}
 	})

@@ -45,7 +45,8 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("%s: %v", l.Result.Row.ID, l.Err)
 		}
 	}
-	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines)
+	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
+		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
 	fmt.Print(out)
 	if !*update {
 		return

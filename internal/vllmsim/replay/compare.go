@@ -262,3 +262,31 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// SpreadTable sets the published P99 ÷ median of TTFT and TPOT (ITL where
+// no TPOT is published) beside the replay's, for the rows that publish both.
+func SpreadTable(lines []Line) string {
+	var b strings.Builder
+	b.WriteString("| row | set | TTFT P99/median: published → simulated | TPOT (or ITL) P99/median: published → simulated |\n|---|---|---|---|\n")
+	ratio := func(pub calibration.Latency, sim Stats) string {
+		if pub.P99 == 0 || pub.Median == 0 || sim.Median == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f → %.2f", float64(pub.P99)/float64(pub.Median), float64(sim.P99)/float64(sim.Median))
+	}
+	for _, l := range lines {
+		m, res := l.Result.Row.Measured, l.Result
+		ttft := ratio(m.TTFT, res.TTFT)
+		pace := ratio(m.TPOT, res.TPOT)
+		if !m.TPOT.Published() {
+			if pace = ratio(m.ITL, res.ITL); pace != "–" {
+				pace = "ITL " + pace
+			}
+		}
+		if ttft == "–" && pace == "–" {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", res.Row.ID, res.Row.Split, ttft, pace)
+	}
+	return b.String()
+}
