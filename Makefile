@@ -9,7 +9,7 @@ BENCH_ARGS ?= --backend sim --profile basic --concurrency 16 --requests 128 --wa
 
 SHELL := /bin/bash
 
-.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean
+.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate
 
 all: build
 
@@ -27,6 +27,12 @@ bench:
 	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt
 	$(GO) run ./cmd/vllmperf report $(RESULTS)
 	@echo "results: $(RESULTS)"
+
+# make calibrate: replay every calibration row (internal/vllmsim/calibration)
+# against the simulator in simulated time (seconds), print the table of
+# published vs simulated figures and rewrite it in docs/calibration.md.
+calibrate:
+	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 
 # make run: one vllmperf run against the embedded simulator (BENCH_ARGS).
 run:

@@ -55,6 +55,8 @@ var parityCases = map[string][]parityValue{
 		v("float", true, func(o *Options) { o.Dtype = "float" }), v("float32", true, func(o *Options) { o.Dtype = "float32" }),
 		v("bf16", false, func(o *Options) { o.Dtype = "bf16" }), v("fp16", false, func(o *Options) { o.Dtype = "fp16" }),
 		v("BFLOAT16", false, func(o *Options) { o.Dtype = "BFLOAT16" }), v("int4", false, func(o *Options) { o.Dtype = "int4" })},
+	"tokenizer-mode": {v("mistral", true, func(o *Options) { o.TokenizerMode = "mistral" }), v("auto", true, func(o *Options) { o.TokenizerMode = "auto" }),
+		v("fast", false, func(o *Options) { o.TokenizerMode = "fast" })},
 	"kv-cache-dtype": {v("auto", true, func(o *Options) { o.KVCacheDtype = "auto" }), v("bfloat16", true, func(o *Options) { o.KVCacheDtype = "bfloat16" }),
 		v("fp8", true, func(o *Options) { o.KVCacheDtype = "fp8" }), v("fp8_e4m3", true, func(o *Options) { o.KVCacheDtype = "fp8_e4m3" }),
 		v("fp8_e5m2", true, func(o *Options) { o.KVCacheDtype = "fp8_e5m2" }), v("fp8_inc", true, func(o *Options) { o.KVCacheDtype = "fp8_inc" }),

@@ -6,11 +6,12 @@ import "slices"
 // hardware.gpu. Keep in sync with the GPU presets of the simulator's engine
 // (internal/vllmsim/engine, gpuPresets); TestPresetNamesInSync checks it by
 // reading the engine's source, since this package must not import the engine.
-var GPUPresets = []string{"a10", "a100", "h100", "h200", "l4", "l40s", "rtx4090"}
+var GPUPresets = []string{"a10", "a100", "h100", "h200", "l4", "l40s", "rtx4090", "rtx4090-seed"}
 
 // ModelPresets are the simulator's model preset names a row may name in
 // model.preset. Keep in sync with the engine's modelPresets (see GPUPresets).
 var ModelPresets = []string{
+	"Qwen/Qwen2.5-0.5B-Instruct",
 	"Qwen/Qwen3-0.6B",
 	"Qwen/Qwen3-8B",
 	"meta-llama/Llama-3.1-70B-Instruct",
@@ -37,6 +38,7 @@ var modelledFlags = []string{
 	"no-enable-prefix-caching",
 	"speculative-config",
 	"tensor-parallel-size",
+	"tokenizer-mode",
 }
 
 func isGPUPreset(name string) bool   { return slices.Contains(GPUPresets, name) }

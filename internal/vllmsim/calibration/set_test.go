@@ -139,9 +139,13 @@ func TestSimInputs(t *testing.T) {
 		// Offline latency benchmark with tensor parallelism passed on.
 		{"vllm-perf-9515-h200x4-llama-3-70b-latency-32-128-b8", "--model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --sim-gpu h200", nil,
 			32, 128, LengthsFixed, 8, 8, inf, EndpointOffline, false, false},
-		// A flag vllm-sim does not know (tokenizer mode) is left out.
-		{"mushfiqrahman-rtx4090-mistral-7b-256-128-c16", "--model meta-llama/Llama-3.1-8B-Instruct --sim-gpu rtx4090", []string{"tokenizer-mode"},
-			256, 128, LengthsFixed, 16, 300, inf, EndpointUnstated, false, false},
+		// --tokenizer-mode is passed (it slows detokenization); without
+		// --ignore-eos the requests stopped early: 644 tok/s ÷ 6.44 req/s = 100 tokens.
+		{"mushfiqrahman-rtx4090-mistral-7b-256-128-c16", "--model meta-llama/Llama-3.1-8B-Instruct --tokenizer-mode mistral --sim-gpu rtx4090", nil,
+			256, 100, LengthsOutputFromThroughput, 16, 300, inf, EndpointUnstated, false, false},
+		// Without --ignore-eos but every request ran its 128 tokens: (1024 + 128) / 128 = total / output tok/s.
+		{"gpustack-rtx4090-qwen3-8b-random-1k-in", "--model Qwen/Qwen3-8B --sim-gpu rtx4090", nil,
+			1024, 128, LengthsFixed, 0, 100, inf, EndpointChat, false, false},
 		// No published lengths: presets and args are mapped, the workload is refused.
 		{"sglang-h100x4-llama-3.1-70b-sharegpt-rps4", "--model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --max-model-len 4096 --sim-gpu h100",
 			[]string{"disable-log-requests", "num-scheduler-steps"}, 0, 0, "", 0, 0, 0, "", false, true},

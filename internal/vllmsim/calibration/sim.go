@@ -20,7 +20,16 @@ const (
 	// LengthsMeanOfTotals: the published totals divided by the number of
 	// requests, rounded to whole tokens (every request gets the mean).
 	LengthsMeanOfTotals LengthSource = "mean of published totals"
+	// LengthsOutputFromThroughput: the fixed input length, and as output the
+	// mean the published throughputs imply (output tok/s ÷ req/s, or from
+	// output and total tok/s), where requests stopped at EOS before the
+	// requested output length (no --ignore-eos).
+	LengthsOutputFromThroughput LengthSource = "fixed input; mean output implied by the published throughputs"
 )
+
+// eosShortfall is how far below the requested output length the implied
+// mean must be for SimInputs to replay the implied mean instead: 2 %.
+const eosShortfall = 0.98
 
 // SimInputs are what a replay of a row against the simulator needs.
 type SimInputs struct {
@@ -57,6 +66,13 @@ type SimWorkload struct {
 	// Endpoint is the API the source used; EndpointOffline means no HTTP
 	// front end was involved (the figures exclude API-server costs).
 	Endpoint Endpoint
+	// OutputsVary is set where the published requests' output lengths
+	// differ (ShareGPT completions, or requests stopping at EOS): OutputLengths
+	// then spreads them around the published mean (MeanOutputTokens), up to
+	// OutputCap (0: no cap). Otherwise every request gets OutputTokens.
+	OutputsVary      bool
+	MeanOutputTokens float64
+	OutputCap        int
 }
 
 // SimInputs maps the row to the simulator's inputs. It returns
@@ -87,6 +103,10 @@ func (r Row) SimInputs() (SimInputs, error) {
 	}
 	if w.InputTokens > 0 {
 		sw.InputTokens, sw.OutputTokens, sw.LengthsFrom = w.InputTokens, w.OutputTokens, LengthsFixed
+		if out, ok := r.impliedOutputTokens(); ok && !w.IgnoreEOS && out < eosShortfall*float64(w.OutputTokens) {
+			sw.OutputTokens, sw.LengthsFrom = int(math.Round(out)), LengthsOutputFromThroughput
+			sw.OutputsVary, sw.MeanOutputTokens, sw.OutputCap = true, out, w.OutputTokens
+		}
 	} else {
 		n := w.NumPrompts
 		if r.Measured.Completed > 0 {
@@ -95,7 +115,22 @@ func (r Row) SimInputs() (SimInputs, error) {
 		sw.InputTokens = int(math.Round(float64(w.TotalInputTokens) / float64(n)))
 		sw.OutputTokens = int(math.Round(float64(w.TotalOutputTokens) / float64(n)))
 		sw.LengthsFrom = LengthsMeanOfTotals
+		sw.OutputsVary, sw.MeanOutputTokens = true, float64(w.TotalOutputTokens)/float64(n)
 	}
 	in.Workload = sw
 	return in, nil
+}
+
+// impliedOutputTokens is the mean output length a fixed-input row's
+// published throughputs imply: output tok/s ÷ req/s, or else input tokens ×
+// output tok/s ÷ (total − output tok/s).
+func (r Row) impliedOutputTokens() (float64, bool) {
+	m := r.Measured
+	switch {
+	case m.OutputThroughput > 0 && m.RequestThroughput > 0:
+		return m.OutputThroughput / m.RequestThroughput, true
+	case m.OutputThroughput > 0 && m.TotalThroughput > m.OutputThroughput:
+		return float64(r.Workload.InputTokens) * m.OutputThroughput / (m.TotalThroughput - m.OutputThroughput), true
+	}
+	return 0, false
 }

@@ -42,6 +42,26 @@ func TestSeedShape(t *testing.T) {
 	}
 }
 
+// The seed's shape holds with vllm-sim's default noise too.
+func TestSeedShapeWithNoise(t *testing.T) {
+	pts := map[int]loadPoint{}
+	for _, c := range []int{1, 8, 16, 20, 32} {
+		pts[c] = measureLoadJitter(t, c, DefaultJitter)
+	}
+	if r := pts[8].thr / pts[1].thr; r < 6 {
+		t.Errorf("throughput 1→8 grew %.1f×, want ≥ 6×", r)
+	}
+	if r := pts[32].thr / pts[16].thr; r > 1.3 {
+		t.Errorf("throughput 16→32 grew %.2f×, want saturation (≤ 1.3×)", r)
+	}
+	if r := float64(pts[8].p50tpot) / float64(pts[1].p50tpot); r > 1.15 {
+		t.Errorf("P50 TPOT 1→8 grew %.2f×, want roughly flat", r)
+	}
+	if thr := pts[20].thr; thr < 380 || thr > 520 {
+		t.Errorf("20 concurrent: %.0f tok/s, want the seed's ≈ 450", thr)
+	}
+}
+
 // Acceptance (1), TTFT part: warm TTFT tens of ms (seed: medium 40 ms, long
 // 63 ms) and a cold first request paying ColdStart (seed: 355 ms).
 func TestSeedTTFT(t *testing.T) {

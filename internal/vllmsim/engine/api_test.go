@@ -39,10 +39,12 @@ func TestCountersReconcile(t *testing.T) {
 		s.clk.now = s.clk.now.Add(s.e.stepTime(p))
 		s.e.apply(p, s.clk.now)
 		s.e.mu.Unlock()
+		s.sm.deliver()
 	}
 	for _, q := range aborted {
 		s.e.abort(q)
 	}
+	s.sm.deliver()
 	var gen, promptToks, cached int
 	reasons := map[string]int{}
 	for _, r := range s.recs {
@@ -235,7 +237,7 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		// an unknown GPU preset lists the presets
-		{"gpu", Config{GPU: "tpu-v9"}, "argument --sim-gpu: unknown GPU preset 'tpu-v9' (choose from 'a10', 'a100', 'h100', 'h200', 'l4', 'l40s', 'rtx4090')"},
+		{"gpu", Config{GPU: "tpu-v9"}, "argument --sim-gpu: unknown GPU preset 'tpu-v9' (choose from 'a10', 'a100', 'h100', 'h200', 'l4', 'l40s', 'rtx4090', 'rtx4090-seed')"},
 		// metrics version
 		{"metrics", Config{MetricsVersion: "0.7"}, "argument --sim-metrics-version: invalid choice: '0.7' (choose from 'current', '0.9')"},
 		// spec decode JSON
@@ -515,7 +517,7 @@ func TestInfo(t *testing.T) {
 	if info.KVBytesPerToken != 114688 || info.BlockSize != 16 || info.NumGPUBlocks <= 0 || info.KVCacheTokens != 16*info.NumGPUBlocks {
 		t.Errorf("info %+v", info)
 	}
-	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != "rtx4090" || info.Config.MaxModelLen != 40960 {
+	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != DefaultGPU || info.Config.MaxModelLen != 40960 {
 		t.Errorf("defaults: %+v", info.Config)
 	}
 	h := Defaults(Config{GPU: "h100", EnableChunkedPrefill: true})

@@ -76,6 +76,8 @@ type admission interface {
 	release(s *seq)
 	// kvUsage is the kv_cache_usage_perc gauge's value.
 	kvUsage() float64
+	// inFrontend are the requests not yet handed to the engine core.
+	inFrontend() []*seq
 }
 
 // The engine's life.
@@ -103,6 +105,9 @@ type base struct {
 	waiting  []*seq
 	state    int // stateAlive, stateClosed, stateDead
 	stepHook func(running, waiting int)
+	// intake takes a submitted request (under mu); nil: straight into the
+	// waiting queue. Engine puts requests through its front end first.
+	intake func(s *seq)
 
 	wake chan struct{} // a request arrived or left
 	stop chan struct{} // closed by Close and Kill
@@ -126,7 +131,10 @@ type seq struct {
 	done        bool
 	preemptions int
 
-	arrival, firstScheduled, firstToken, lastToken time.Time
+	// arrival: the API server received it; readyAt: the front end is done
+	// with it; queued: it entered the engine's waiting queue.
+	arrival, readyAt, queued              time.Time
+	firstScheduled, firstToken, lastToken time.Time
 
 	sink func(Output)
 
@@ -215,7 +223,7 @@ func (b *base) stopping() bool {
 	if b.state == stateDead {
 		err, reason = ErrEngineDead, "error"
 	}
-	all := append(slices.Clone(b.adm.admitted()), b.waiting...)
+	all := append(append(slices.Clone(b.adm.admitted()), b.waiting...), b.adm.inFrontend()...)
 	for _, s := range all {
 		b.remove(s)
 		b.finish(s, reason, b.clock.Now(), Output{Finished: true, FinishReason: reason, Err: err})
@@ -276,7 +284,12 @@ func (b *base) submit(req Request, sink func(Output)) (*seq, error) {
 		rng:     rand.New(rand.NewPCG(uint64(b.r.cfg.Seed), hashTokens(toks))),
 		arrival: req.Arrival, sink: sink, heapIdx: -1,
 	}
-	b.waiting = append(b.waiting, s)
+	if b.intake != nil {
+		b.intake(s)
+	} else {
+		s.readyAt, s.queued = s.arrival, s.arrival
+		b.waiting = append(b.waiting, s)
+	}
 	b.updateGauges()
 	b.signal()
 	return s, nil

@@ -58,6 +58,12 @@ type Config struct {
 	// with chunked prefill (--long-prefill-token-threshold; 0 = no cap, vLLM's
 	// default), leaving budget for other requests' prefills.
 	LongPrefillTokenThreshold int
+	// TokenizerMode is --tokenizer-mode, one of TokenizerModes. "slow" and
+	// "mistral" detokenize with vLLM's slow incremental detokenizer (the
+	// tokenizer is not a Hugging Face fast tokenizer): every output token
+	// costs the front end FrontendPreset.SlowDetokenizeFactor times as much.
+	// Default "auto".
+	TokenizerMode string
 	// SwapSpace is --swap-space in GiB (>= 0). It has no effect on the
 	// simulation; cache_config_info reports it. Default DefaultSwapSpace.
 	SwapSpace float64
@@ -66,8 +72,9 @@ type Config struct {
 	GPU string
 	// Seed is --sim-seed: seeds output tokens, acceptance draws and jitter.
 	Seed int64
-	// Jitter is --sim-jitter, the relative std-dev of step-time noise in
-	// [0, 1] (0 = deterministic).
+	// Jitter is --sim-jitter in [0, 1]: the relative standard deviation of
+	// each step's time, which also scales the slow drift of step times and
+	// the front end's noise (0 = deterministic). Default DefaultJitter.
 	Jitter float64
 	// Slowdown is --sim-slowdown: multiplies every step time, in (0, 1e6].
 	// Default 1.
@@ -89,6 +96,13 @@ type Config struct {
 
 	// Clock replaces the wall clock (tests); nil = real time.
 	Clock Clock
+	// Offline runs the engine without an API server in front (vLLM's LLM
+	// class): requests skip the GPU preset's front-end stage. Calibration
+	// uses it for offline benchmarks; vllm-sim never sets it.
+	Offline bool
+	// GPUSpec, when set, replaces the figures of the preset GPU names
+	// (calibration fits presets with it); nil = the preset's own.
+	GPUSpec *GPUPreset
 }
 
 // Default values of the Config fields whose default is not their zero value.
@@ -103,6 +117,10 @@ const (
 	// the default preset it reproduces the seed article's 355 ms cold TTFT
 	// against ~20–40 ms warm (docs/simulator.md).
 	DefaultColdStart = 335 * time.Millisecond
+	// DefaultJitter is --sim-jitter's default: real servers' inter-token
+	// latencies spread by about 5 % from step to step (P99/P50 of ITL at
+	// concurrency 1 ≈ 1.1 in the calibration set; docs/calibration.md).
+	DefaultJitter = 0.05
 	// maxSlowdown bounds --sim-slowdown (a million times slower is already
 	// no server at all).
 	maxSlowdown = 1e6
@@ -119,6 +137,8 @@ var (
 	// KVCacheDtypes are --kv-cache-dtype's choices (vLLM's CacheDType, less
 	// fp8_ds_mla, which only DeepSeek's MLA attention takes).
 	KVCacheDtypes = []string{"auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"}
+	// TokenizerModes are --tokenizer-mode's choices (vLLM's TokenizerMode).
+	TokenizerModes = []string{"auto", "slow", "mistral", "custom"}
 )
 
 // MetricsVersion selects the metric names the engine exposes.
@@ -155,7 +175,7 @@ func (v MetricsVersion) String() string {
 }
 
 // DefaultConfig returns vllm-sim's configuration when no flag is given:
-// vLLM's defaults, DefaultGPU, and DefaultColdStart. MaxNumSeqs,
+// vLLM's defaults, DefaultGPU, DefaultJitter and DefaultColdStart. MaxNumSeqs,
 // MaxNumBatchedTokens and MaxModelLen are 0: New derives them from the GPU
 // and the model.
 func DefaultConfig() Config {
@@ -165,11 +185,13 @@ func DefaultConfig() Config {
 		GPUMemoryUtilization: DefaultGPUMemoryUtilization,
 		Dtype:                "auto",
 		KVCacheDtype:         "auto",
+		TokenizerMode:        "auto",
 		EnablePrefixCaching:  true,
 		EnableChunkedPrefill: true,
 		TensorParallelSize:   DefaultTensorParallelSize,
 		SwapSpace:            DefaultSwapSpace,
 		GPU:                  DefaultGPU,
+		Jitter:               DefaultJitter,
 		Slowdown:             DefaultSlowdown,
 		ColdStart:            DefaultColdStart,
 	}
@@ -192,6 +214,7 @@ func Defaults(cfg Config) Config {
 	fill(&cfg.GPU, d.GPU)
 	fill(&cfg.Dtype, d.Dtype)
 	fill(&cfg.KVCacheDtype, d.KVCacheDtype)
+	fill(&cfg.TokenizerMode, d.TokenizerMode)
 	if cfg.BlockSize == 0 {
 		cfg.BlockSize = d.BlockSize
 	}
@@ -319,6 +342,7 @@ var fieldChecks = []fieldCheck{
 	{"gpu-memory-utilization", func(c Config) error { return rules.FloatRange(c.GPUMemoryUtilization, 0, 1, true) }},
 	{"dtype", func(c Config) error { return rules.Choice(c.Dtype, Dtypes) }},
 	{"kv-cache-dtype", func(c Config) error { return rules.Choice(c.KVCacheDtype, KVCacheDtypes) }},
+	{"tokenizer-mode", func(c Config) error { return rules.Choice(c.TokenizerMode, TokenizerModes) }},
 	{"long-prefill-token-threshold", func(c Config) error { return rules.IntRange(c.LongPrefillTokenThreshold, 0, math.MaxInt) }},
 	{"speculative-config", func(c Config) error { _, err := ParseSpeculativeConfig(c.SpeculativeConfig); return err }},
 	{"tensor-parallel-size", func(c Config) error { return rules.IntRange(c.TensorParallelSize, 1, maxTensorParallelSize) }},
@@ -361,6 +385,12 @@ func (c Config) checkFields() error {
 		return &FieldError{Msg: fmt.Sprintf("arguments --sim-fixed-ttft (%v) and --sim-fixed-itl (%v) go together: set both for exact timing (e.g. --sim-fixed-ttft 50ms --sim-fixed-itl 10ms), or neither for the timing model", c.FixedTTFT, c.FixedITL)}
 	}
 	return nil
+}
+
+// slowDetokenizer reports whether the tokenizer mode detokenizes with
+// vLLM's slow incremental detokenizer.
+func (c Config) slowDetokenizer() bool {
+	return c.TokenizerMode == "slow" || c.TokenizerMode == "mistral"
 }
 
 // fixedTiming reports whether the configuration asks for exact timing.

@@ -22,6 +22,11 @@ type Engine struct {
 	running []*seq
 	warm    bool // the first step (which pays ColdStart) has run
 	jitter  *rand.Rand
+	fe      *frontend
+	// drift is the slow part of the step-time noise (stepNoise), last
+	// updated at driftAt.
+	drift   float64
+	driftAt time.Time
 }
 
 // jitterStream is the PCG stream of the step-time noise generator (seeded
@@ -64,16 +69,35 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 	e.jitter = rand.New(rand.NewPCG(uint64(r.cfg.Seed), jitterStream))
 	e.warm = r.cfg.ColdStart == 0
 	e.adm = e
+	fp := r.gpu.Frontend
+	if r.cfg.slowDetokenizer() && fp.SlowDetokenizeFactor > 0 {
+		fp.PerOutputToken = time.Duration(float64(fp.PerOutputToken) * fp.SlowDetokenizeFactor)
+	}
+	e.fe = newFrontend(fp, r.cfg.Jitter, r.cfg.Seed)
+	if e.fe.active() && !r.cfg.Offline {
+		e.intake = e.fe.admit
+	}
 	e.updateGauges()
 	return e, nil
 }
 
-func (e *Engine) admitted() []*seq { return e.running }
-func (e *Engine) kvUsage() float64 { return e.pool.usage() }
+func (e *Engine) admitted() []*seq   { return e.running }
+func (e *Engine) kvUsage() float64   { return e.pool.usage() }
+func (e *Engine) inFrontend() []*seq { return e.fe.pending }
 
 func (e *Engine) drop(s *seq) {
 	if i := slices.Index(e.running, s); i >= 0 {
 		e.running = slices.Delete(e.running, i, i+1)
+	}
+	e.fe.drop(s)
+}
+
+// handOver moves the requests the front end is done with by now into the
+// waiting queue (under e.mu); each is queued from the moment it was ready.
+func (e *Engine) handOver(now time.Time) {
+	for _, s := range e.fe.ready(now) {
+		s.queued = s.readyAt
+		e.waiting = append(e.waiting, s)
 	}
 }
 
@@ -96,10 +120,15 @@ func (e *Engine) loop() {
 		}
 		p := e.schedule()
 		if len(p.items) == 0 {
+			ready := e.fe.next()
 			e.mu.Unlock()
 			if !p.preempted {
 				next = time.Time{}
-				e.idle()
+				if ready.IsZero() {
+					e.idle()
+				} else {
+					waitUntil(e.clock, ready, e.wake, e.stop)
+				}
 			}
 			continue
 		}

@@ -41,8 +41,9 @@ func NewFixed(cfg Config, reg prometheus.Registerer) (*Fixed, error) {
 	return f, nil
 }
 
-func (f *Fixed) admitted() []*seq { return f.q }
-func (f *Fixed) release(*seq)     {}
+func (f *Fixed) admitted() []*seq   { return f.q }
+func (f *Fixed) release(*seq)       {}
+func (f *Fixed) inFrontend() []*seq { return nil }
 
 func (f *Fixed) drop(s *seq) {
 	if s.heapIdx >= 0 {

@@ -220,7 +220,7 @@ func swapSpaceLabel(gib float64) string {
 func (m *metrics) observeFinished(s *seq, now time.Time) {
 	sec := func(d time.Duration) float64 { return max(0, d.Seconds()) }
 	m.e2e.Observe(sec(now.Sub(s.arrival)))
-	m.queue.Observe(sec(s.firstScheduled.Sub(s.arrival)))
+	m.queue.Observe(sec(s.firstScheduled.Sub(s.queued)))
 	m.inference.Observe(sec(now.Sub(s.firstScheduled)))
 	m.prefill.Observe(sec(s.firstToken.Sub(s.firstScheduled)))
 	m.decode.Observe(sec(now.Sub(s.firstToken)))

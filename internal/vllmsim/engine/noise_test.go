@@ -63,3 +63,35 @@ func TestJitter(t *testing.T) {
 		t.Errorf("TPOT spread with jitter 0.05 = %.4f, without = %.4f: want more spread with jitter", s1, s0)
 	}
 }
+
+// TestDefaultNoiseSpread: vllm-sim's default jitter spreads latencies as a
+// real server's are spread (P99 above P50 for TTFT, TPOT and ITL at
+// moderate load), and --sim-jitter 0 leaves only what batch composition
+// makes.
+func TestDefaultNoiseSpread(t *testing.T) {
+	spread := func(jitter float64) (ttft, tpot, itl float64) {
+		cfg := defaultCfg()
+		cfg.Jitter = jitter
+		s := newSim(t, cfg, nil)
+		closedLoop(s, 8, 6, func(c, k int) Request {
+			return Request{PromptTokens: prompt(120, c*1000+k*37+1), MaxTokens: 150, IgnoreEOS: true}
+		})
+		var tt, tp, it []time.Duration
+		for _, r := range s.recs[8:] { // after the first wave
+			tt, tp = append(tt, r.ttft()), append(tp, r.tpot())
+			it = append(it, r.itls...)
+		}
+		ratio := func(d []time.Duration) float64 { return float64(pct(d, 99)) / float64(pct(d, 50)) }
+		return ratio(tt), ratio(tp), ratio(it)
+	}
+	ttft, tpot, itl := spread(DefaultJitter)
+	t.Logf("P99/P50 with jitter %.2f: TTFT %.3f, TPOT %.3f, ITL %.3f", DefaultJitter, ttft, tpot, itl)
+	if ttft <= 1.02 || tpot <= 1.005 || itl <= 1.05 {
+		t.Errorf("P99/P50 TTFT %.3f, TPOT %.3f, ITL %.3f: want a spread with the default jitter", ttft, tpot, itl)
+	}
+	// Without jitter only batch composition spreads them: new requests'
+	// prefills lengthen a step now and then.
+	if _, tpot0, itl0 := spread(0); tpot0 > 1.001 || itl0 > 1.01 {
+		t.Errorf("jitter 0: P99/P50 TPOT %.4f, ITL %.4f, want ≈ 1", tpot0, itl0)
+	}
+}

@@ -26,6 +26,7 @@ type resolved struct {
 	draft      ModelPreset // draft model shape (draft_model method)
 	weightByte float64     // bytes per weight element
 	kvElem     float64     // bytes per KV element
+	prefillEff float64     // the GPU's prefill efficiency on this model
 	cacheDtype string      // cache_config_info's cache_dtype
 	// per GPU
 	weightBytes     float64
@@ -44,6 +45,10 @@ func resolve(cfg Config) (*resolved, error) {
 	r := &resolved{cfg: cfg}
 	r.gpu, _ = LookupGPU(cfg.GPU) // checkFields found it
 	r.cfg.GPU = r.gpu.Name
+	if cfg.GPUSpec != nil {
+		r.gpu = *cfg.GPUSpec
+		r.gpu.Name = r.cfg.GPU
+	}
 	m, ok := LookupModel(cfg.Model)
 	if !ok {
 		m = modelPresets[DefaultModel]
@@ -58,6 +63,7 @@ func resolve(cfg Config) (*resolved, error) {
 		}
 		r.draft = d
 	}
+	r.prefillEff = prefillEfficiency(r.gpu, m.Hidden)
 	r.sizeDtypes()
 	if err := r.checkScheduler(); err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // budget, max_num_seqs and free blocks allow.
 func (e *Engine) schedule() plan {
 	var p plan
+	e.handOver(e.clock.Now())
 	budget := e.scheduleRunning(&p, e.r.cfg.MaxNumBatchedTokens)
 	if !p.preempted {
 		e.scheduleWaiting(&p, budget)
@@ -159,6 +160,8 @@ func (e *Engine) preempt(s *seq) {
 func (e *Engine) apply(p plan, now time.Time) {
 	bs := e.r.cfg.BlockSize
 	e.m.iterTokens.Observe(float64(p.tokens))
+	emitted := 0
+	defer func() { e.fe.output(now, emitted) }()
 	for _, it := range p.items {
 		s := it.s
 		if s.done || s.numComputed != it.start {
@@ -191,7 +194,9 @@ func (e *Engine) apply(p plan, now time.Time) {
 		if s.numComputed < len(s.tokens) {
 			continue // a prefill chunk: no token yet
 		}
+		before := len(s.tokens)
 		e.emit(s, newTokens, now)
+		emitted += len(s.tokens) - before
 	}
 	e.updateGauges()
 }

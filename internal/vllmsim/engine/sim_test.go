@@ -10,15 +10,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// vclock is a virtual clock for the synchronous simulation harness: the
-// harness, not a goroutine, advances it step by step.
-type vclock struct{ now time.Time }
-
-func (c *vclock) Now() time.Time { return c.now }
-func (c *vclock) AfterFunc(time.Time, func()) func() bool {
-	panic("vclock: the synchronous harness never waits")
-}
-
 // simReq is a request the harness submits at offset at from the start.
 type simReq struct {
 	at    time.Duration
@@ -37,6 +28,7 @@ type simRec struct {
 	cached               int
 	itls                 []time.Duration
 	promptLen            int
+	done                 bool
 }
 
 func (r *simRec) ttft() time.Duration { return r.first.Sub(r.arrival) }
@@ -48,16 +40,17 @@ func (r *simRec) tpot() time.Duration {
 	return r.last.Sub(r.first) / time.Duration(r.tokens-1)
 }
 
-// sim drives an engine built with a vclock synchronously: schedule a step,
-// advance virtual time by the timing model's duration, apply it. next, if
-// set, is called when a request finishes and may return the client's next
-// request (closed-loop load).
+// sim is the test harness on a Simulation: it records what a client would
+// measure per request; next, if set, is called when a request finishes and
+// may return the client's next request (closed-loop load).
 type sim struct {
 	t       *testing.T
+	sm      *Simulation
 	e       *Engine
-	clk     *vclock
+	clk     *simClock
 	t0      time.Time
 	recs    []*simRec
+	next    func(done *simRec) *simReq
 	maxRun  int
 	steps   int
 	maxWait int
@@ -65,26 +58,24 @@ type sim struct {
 
 func newSim(t *testing.T, cfg Config, reg prometheus.Registerer) *sim {
 	t.Helper()
-	clk := &vclock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	cfg.Clock = clk
-	e, err := build(cfg, reg)
+	sm, err := NewSimulation(cfg, reg)
 	if err != nil {
-		t.Fatalf("build: %v", err)
+		t.Fatalf("NewSimulation: %v", err)
 	}
-	s := &sim{t: t, e: e, clk: clk, t0: clk.now}
-	e.stepHook = func(running, waiting int) {
+	s := &sim{t: t, sm: sm, e: sm.e, clk: sm.clk, t0: sm.t0}
+	s.e.stepHook = func(running, waiting int) {
 		s.maxRun = max(s.maxRun, running)
 		s.maxWait = max(s.maxWait, waiting)
 	}
 	return s
 }
 
+// submit sends r now (r.at is when run's caller wanted it; the harness
+// calls submit then).
 func (s *sim) submit(r simReq) *simRec {
 	s.t.Helper()
-	rec := &simRec{class: r.class, promptLen: len(r.req.PromptTokens)}
-	r.req.Arrival = s.t0.Add(r.at)
-	rec.arrival = r.req.Arrival
-	_, err := s.e.submit(r.req, func(out Output) {
+	rec := &simRec{class: r.class, promptLen: len(r.req.PromptTokens), arrival: s.clk.now}
+	err := s.sm.Submit(r.req, func(out Output) {
 		now := s.clk.now
 		if out.Err != nil {
 			rec.err = out.Err
@@ -102,7 +93,12 @@ func (s *sim) submit(r simReq) *simRec {
 			rec.last = now
 		}
 		if out.Finished {
-			rec.reason = out.FinishReason
+			rec.reason, rec.done = out.FinishReason, true
+			if s.next != nil {
+				if nr := s.next(rec); nr != nil {
+					s.submit(*nr)
+				}
+			}
 		}
 	})
 	if err != nil {
@@ -112,55 +108,24 @@ func (s *sim) submit(r simReq) *simRec {
 	return rec
 }
 
-// run submits arrivals (sorted by at) and steps until everything finished.
+// run submits arrivals at their times and runs until everything finished.
 func (s *sim) run(arrivals []simReq, next func(done *simRec) *simReq) time.Duration {
 	s.t.Helper()
+	s.next = next
 	sort.SliceStable(arrivals, func(i, j int) bool { return arrivals[i].at < arrivals[j].at })
-	pending := arrivals
-	open := map[*simRec]bool{}
-	for {
-		now := s.clk.now.Sub(s.t0)
-		for len(pending) > 0 && pending[0].at <= now {
-			open[s.submit(pending[0])] = true
-			pending = pending[1:]
-		}
-		s.e.mu.Lock()
-		p := s.e.schedule()
-		if len(p.items) == 0 {
-			s.e.mu.Unlock()
-			if p.preempted {
-				continue
-			}
-			if len(pending) == 0 {
-				break
-			}
-			s.clk.now = s.t0.Add(pending[0].at)
-			continue
-		}
-		d := s.e.stepTime(p)
-		s.clk.now = s.clk.now.Add(d)
-		s.e.apply(p, s.clk.now)
-		s.e.mu.Unlock()
-		s.steps++
-		if s.steps > 2_000_000 {
-			s.t.Fatal("simulation did not finish")
-		}
-		for rec := range open {
-			if rec.reason != "" || rec.err != nil {
-				delete(open, rec)
-				if next != nil {
-					if nr := next(rec); nr != nil {
-						nr.at = s.clk.now.Sub(s.t0)
-						pending = append([]simReq{*nr}, pending...)
-					}
-				}
-			}
+	for _, a := range arrivals {
+		s.sm.At(a.at, func() { s.submit(a) })
+	}
+	if err := s.sm.Run(2_000_000); err != nil {
+		s.t.Fatal(err)
+	}
+	s.steps = s.sm.Steps()
+	for _, rec := range s.recs {
+		if !rec.done {
+			s.t.Errorf("request %q never finished", rec.class)
 		}
 	}
-	for rec := range open {
-		s.t.Errorf("request %q never finished", rec.class)
-	}
-	return s.clk.now.Sub(s.t0)
+	return s.sm.Now()
 }
 
 // closedLoop runs conc clients, each sending perClient requests back to back.
@@ -209,8 +174,13 @@ type loadPoint struct {
 	p99tpot, p50ttft        time.Duration
 }
 
-func measureLoad(t *testing.T, conc int) loadPoint {
-	s := newSim(t, defaultCfg(), nil)
+func measureLoad(t *testing.T, conc int) loadPoint { return measureLoadJitter(t, conc, 0) }
+
+// measureLoadJitter is measureLoad with step-time noise.
+func measureLoadJitter(t *testing.T, conc int, jitter float64) loadPoint {
+	cfg := defaultCfg()
+	cfg.Jitter = jitter
+	s := newSim(t, cfg, nil)
 	dur := closedLoop(s, conc, 4, func(c, k int) Request {
 		return Request{PromptTokens: prompt(120, c*1000+k*37+1), MaxTokens: 150, IgnoreEOS: true}
 	})

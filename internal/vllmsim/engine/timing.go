@@ -7,13 +7,14 @@ import (
 
 // stepTime is the roofline timing model for one step:
 //
-//	GPU path  = StepOverhead + max(compute, memory) + all-reduce + draft cost
+//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
-//	step      = max(GPU path, host path) × slowdown × (1 + jitter·N(0,1)) [+ cold start]
+//	step      = max(GPU path, host path) × slowdown × noise [+ cold start]
 //
 // compute = (2 × non-embedding params × tokens + 2 × vocab × hidden × logit
-// rows + attention FLOPs) / TP / (peak × PrefillEfficiency); memory =
-// (weights/TP + KV bytes read and written) / (bandwidth × DecodeEfficiency).
+// rows + attention FLOPs) / TP / (peak × prefill efficiency of the model's
+// hidden size); memory = (weights/TP + KV bytes read and written) /
+// (bandwidth × DecodeEfficiency); noise is stepNoise.
 func (e *Engine) stepTime(p plan) time.Duration {
 	r := e.r
 	m, g := r.model, r.gpu
@@ -35,27 +36,64 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	}
 	flops += 2*m.NonEmbeddingParams*float64(p.tokens) + 2*float64(m.Vocab)*float64(m.Hidden)*float64(logits)
 	flops /= tp
-	compute := flops / (g.PeakFLOPS * g.PrefillEfficiency)
+	compute := flops / (g.PeakFLOPS * r.prefillEff)
 	targetWeights := m.Params * r.weightByte / tp
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
-	gpu := g.StepOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
+	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
 	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d
 		host += h
 	}
-	t := max(gpu, host)
-	f := r.cfg.Slowdown
-	if r.cfg.Jitter > 0 {
-		f *= math.Max(0.2, 1+r.cfg.Jitter*e.jitter.NormFloat64())
-	}
-	t = time.Duration(float64(t) * f)
+	t := time.Duration(float64(max(gpu, host)) * r.cfg.Slowdown * e.stepNoise())
 	if !e.warm {
 		e.warm = true
 		t += r.cfg.ColdStart
 	}
 	return t
+}
+
+// prefillEfficiency is the share of peak FLOP/s prefill reaches on a model
+// of hidden size hidden: the preset's PrefillEfficiency from
+// PrefillRefHidden up, less below it.
+func prefillEfficiency(g GPUPreset, hidden int) float64 {
+	return g.PrefillEfficiency * math.Pow(math.Min(1, float64(hidden)/PrefillRefHidden), g.PrefillSmallModelExponent)
+}
+
+// The step-time noise: a fast part drawn per step and a slow drift that
+// wanders over seconds, both scaled by Config.Jitter. The fast part spreads
+// inter-token latencies; the drift (batch-composition changes, clocks, the
+// host's other work) spreads TPOT between requests and throughput between
+// runs, which per-step noise alone averages away.
+const (
+	// driftScale is the drift's standard deviation per unit of Jitter.
+	driftScale = 0.5
+	// driftTime is the drift's correlation time.
+	driftTime = 2 * time.Second
+)
+
+// stepNoise is the factor a step's time is multiplied by: 1 without
+// jitter, else (1 + Jitter·N) × (1 + drift), the drift an Ornstein-Uhlenbeck
+// process of standard deviation driftScale·Jitter and correlation time
+// driftTime in the engine's clock. Both factors are bounded below, so a step
+// never takes less than a tenth of its modelled time.
+func (e *Engine) stepNoise() float64 {
+	j := e.r.cfg.Jitter
+	if j <= 0 {
+		return 1
+	}
+	now := e.clock.Now()
+	sd := j * driftScale
+	if e.driftAt.IsZero() {
+		e.drift = sd * e.jitter.NormFloat64()
+	} else if dt := now.Sub(e.driftAt); dt > 0 {
+		a := math.Exp(-float64(dt) / float64(driftTime))
+		e.drift = e.drift*a + sd*math.Sqrt(1-a*a)*e.jitter.NormFloat64()
+	}
+	e.driftAt = now
+	fast := math.Max(0.2, 1+j*e.jitter.NormFloat64())
+	return fast * math.Max(0.5, 1+e.drift)
 }
 
 // Draft proposal costs per step, as fractions of the target's fixed step

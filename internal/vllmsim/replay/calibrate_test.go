@@ -1,0 +1,112 @@
+package replay
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+)
+
+// update makes TestCalibration rewrite the table in docs/calibration.md.
+var update = flag.Bool("update", false, "rewrite the generated part of docs/calibration.md")
+
+// The markers around docs/calibration.md's generated part.
+const (
+	docsPath   = "../../../docs/calibration.md"
+	beginTable = "<!-- make calibrate: begin -->"
+	endTable   = "<!-- make calibrate: end -->"
+)
+
+// calibrate replays every replayable row with the shipped presets.
+func calibrate(t *testing.T) []Line {
+	t.Helper()
+	rows, err := calibration.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	misses, err := Misses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(rows, Options{}, Notes(misses))
+}
+
+// TestCalibration prints the calibration table (make calibrate) and, with
+// -update, writes it into docs/calibration.md between its markers.
+func TestCalibration(t *testing.T) {
+	lines := calibrate(t)
+	for _, l := range lines {
+		if l.Err != nil {
+			t.Errorf("%s: %v", l.Result.Row.ID, l.Err)
+		}
+	}
+	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
+		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
+	fmt.Print(out)
+	if !*update {
+		return
+	}
+	doc, err := os.ReadFile(docsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(beginTable)), bytes.Index(doc, []byte(endTable))
+	if i < 0 || j < i {
+		t.Fatalf("%s: no %q ... %q markers to write the table between", filepath.Clean(docsPath), beginTable, endTable)
+	}
+	var b bytes.Buffer
+	b.Write(doc[:i+len(beginTable)])
+	b.WriteString("\n" + out)
+	b.Write(doc[j:])
+	if err := os.WriteFile(docsPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFitRowsWithinTolerance guards the calibration: every figure of every
+// fit row stays within its tolerance, except the misses documented in
+// misses.yaml, which may not grow beyond their bound. A documented miss
+// that has come within tolerance fails too, so that the list stays true.
+func TestFitRowsWithinTolerance(t *testing.T) {
+	misses, err := Misses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]Miss{}
+	for _, m := range misses {
+		known[m.Row+"/"+string(m.Metric)] = m
+	}
+	replayed := map[string]bool{}
+	for _, l := range calibrate(t) {
+		id := l.Result.Row.ID
+		replayed[id] = true
+		if l.Err != nil {
+			t.Errorf("%s: %v", id, l.Err)
+			continue
+		}
+		for _, c := range l.Comparisons {
+			m, documented := known[id+"/"+string(c.Metric)]
+			e := math.Abs(c.Error())
+			switch {
+			case documented && c.Within():
+				t.Errorf("%s %s is within tolerance now (%+.1f%%): delete its entry from misses.yaml", id, c.Metric, 100*c.Error())
+			case l.Result.Row.Split != calibration.Fit:
+			case !documented && !c.Within():
+				t.Errorf("fit row %s: %s %s published %.4g, simulated %.4g: error %+.1f%% beyond the %.0f%% tolerance",
+					id, c.Metric, c.Stat, c.Published, c.Simulated, 100*c.Error(), 100*c.Tolerance)
+			case documented && e > m.Bound:
+				t.Errorf("fit row %s: documented miss %s grew to %+.1f%% (bound %.0f%%)", id, c.Metric, 100*c.Error(), 100*m.Bound)
+			}
+		}
+	}
+	for _, m := range misses {
+		if !replayed[m.Row] {
+			t.Errorf("misses.yaml: %s is no replayed row", m.Row)
+		}
+	}
+}
