@@ -16,6 +16,12 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
+// noiseFree turns the simulator's run-to-run noise off (vllm-sim's
+// --sim-jitter 0): the assertions compare profiles whose differences on the
+// default preset can be a few percent, which noise would make a coin flip.
+// Benchmarks keep the noise, as real servers have it.
+var noiseFree = []string{"--sim-jitter", "0"}
+
 // runs collects the runs of TestPerf by profile and run name.
 type runs struct {
 	mu sync.Mutex
@@ -54,7 +60,7 @@ func requireChecks(t *testing.T, r *suite.Run) {
 // VLLMPERF_SIZE says full) with every check live, then asserts that the
 // profiles differ where their flags say they should.
 func TestPerf(t *testing.T) {
-	s := newSuite(t, true)
+	s := newSuite(t, true, noiseFree...)
 	all := &runs{m: map[string]map[string]*suite.Run{}}
 	t.Run("profiles", func(t *testing.T) {
 		for _, name := range s.Config().Profiles {
@@ -101,19 +107,27 @@ func profilesDiffer(t *testing.T, all *runs) {
 		hit := all.metric(t, p, "scenario=prefix-reuse/conc=8", harness.UnitPrefixHitPct)
 		assert.Greater(t, hit, 50.0, "%s: prefix-reuse hit rate", p)
 	}
-	// At concurrency 32, max-num-seqs 64 out-produces max-num-seqs 16,
-	// whose waiting queue shows why.
-	ht := all.metric(t, "high-throughput", "scenario=concurrency-sweep/conc=32", harness.UnitTokPerSec)
-	ll := all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitTokPerSec)
-	assert.Greater(t, ht, 1.3*ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f", ht, ll)
-	assert.GreaterOrEqual(t, all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitWaitingPeak), 8.0,
+	// At concurrency 32, max-num-seqs 64 runs all 32 at once and
+	// out-produces max-num-seqs 16, whose waiting queue shows why. On the
+	// default preset (the seed's setup, saturating near 16-20 streams) the
+	// gain is small: about 6%.
+	const sweep32 = "scenario=concurrency-sweep/conc=32"
+	ht := all.metric(t, "high-throughput", sweep32, harness.UnitTokPerSec)
+	ll := all.metric(t, "low-latency", sweep32, harness.UnitTokPerSec)
+	assert.Greater(t, ht, ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f", ht, ll)
+	assert.Equal(t, 32.0, all.metric(t, "high-throughput", sweep32, harness.UnitRunningPeak))
+	assert.Equal(t, 16.0, all.metric(t, "low-latency", sweep32, harness.UnitRunningPeak))
+	assert.GreaterOrEqual(t, all.metric(t, "low-latency", sweep32, harness.UnitWaitingPeak), 8.0,
 		"low-latency at conc 32 should queue the 16 requests above max-num-seqs")
-	assert.Equal(t, 16.0, all.metric(t, "low-latency", "scenario=concurrency-sweep/conc=32", harness.UnitRunningPeak))
-	// Chunked prefill with a small token budget keeps short requests' first
-	// token quick among long prompts.
-	shortLL := all.metric(t, "low-latency", "scenario=long-prefill-mix/conc=16", "short-"+harness.UnitTTFTP99)
-	shortBasic := all.metric(t, "basic", "scenario=long-prefill-mix/conc=16", "short-"+harness.UnitTTFTP99)
-	assert.Less(t, shortLL, shortBasic, "short-request P99 TTFT: low-latency %.1f ms vs basic %.1f ms", shortLL/1e6, shortBasic/1e6)
+	// Chunked prefill with a 512-token budget keeps a long prompt's prefill
+	// from stalling the others' decode: the short requests' P99 ITL is
+	// lower. (Their P99 TTFT is not: vLLM V1 schedules the running partial
+	// prefill first, so a 1542-token prompt holds the whole 512-token
+	// budget for 4 steps while new short prompts wait; README, "The suite".)
+	const mix = "scenario=long-prefill-mix/conc=16"
+	itlLL := all.metric(t, "low-latency", mix, "short-"+harness.UnitITLP99)
+	itlBasic := all.metric(t, "basic", mix, "short-"+harness.UnitITLP99)
+	assert.Less(t, itlLL, itlBasic, "short-request P99 ITL: low-latency %.1f ms vs basic %.1f ms", itlLL/1e6, itlBasic/1e6)
 	// FP8 KV cache: about twice the blocks per GiB of cache.
 	ratio := all.metric(t, "memory-saving", "scenario=startup", suite.UnitBlocksPerGiB) / all.metric(t, "basic", "scenario=startup", suite.UnitBlocksPerGiB)
 	assert.InDelta(t, 2.0, ratio, 0.05, "memory-saving / basic KV blocks per GiB")
@@ -128,7 +142,7 @@ func profilesDiffer(t *testing.T, all *runs) {
 // TestPerfPrefixCachingOff: the same prefix-reuse scenario with caching
 // turned off hits the cache about never, and the check sees it is off.
 func TestPerfPrefixCachingOff(t *testing.T) {
-	s := newSuite(t, true)
+	s := newSuite(t, true, noiseFree...)
 	p, err := profile.Builtin("basic")
 	require.NoError(t, err)
 	p = p.WithExtraArgs("--no-enable-prefix-caching") // a vLLM flag: real servers take it too

@@ -27,13 +27,15 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
-// newSuite reads the suite's configuration from the environment.
-func newSuite(tb testing.TB, short bool) *suite.Suite {
+// newSuite reads the suite's configuration from the environment; simArgs
+// come before VLLMPERF_SIM_ARGS (which can override them).
+func newSuite(tb testing.TB, short bool, simArgs ...string) *suite.Suite {
 	tb.Helper()
 	cfg, err := suite.FromEnv(short)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	cfg.SimArgs = append(simArgs, cfg.SimArgs...)
 	s, err := suite.New(cfg)
 	if err != nil {
 		tb.Fatal(err)

@@ -1,6 +1,8 @@
 package calibration
 
 import (
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+
 	"bytes"
 	"embed"
 	"errors"
@@ -213,7 +215,7 @@ func Parse(name string, b []byte) ([]Row, error) {
 	if top.Kind == yaml.DocumentNode && len(top.Content) > 0 {
 		top = top.Content[0]
 	}
-	rowNodes := child(top, "rows")
+	rowNodes := strictyaml.Lookup(top, "rows")
 	if rowNodes != nil && rowNodes.Kind == yaml.AliasNode {
 		rowNodes = rowNodes.Alias
 	}
@@ -283,19 +285,6 @@ func splitLine(msg string) (int, string) {
 		}
 	}
 	return 0, msg
-}
-
-// child returns the value node of key in mapping node n, or nil.
-func child(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // keyLine returns the line of the deepest key of path found under n, so a

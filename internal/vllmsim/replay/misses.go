@@ -30,7 +30,7 @@ func Misses() ([]Miss, error) {
 	var doc struct {
 		Misses []Miss `yaml:"misses"`
 	}
-	if err := strictyaml.Decode("misses.yaml", missesYAML, &doc, false); err != nil {
+	if err := strictyaml.Decode("internal/vllmsim/replay/misses.yaml", missesYAML, &doc); err != nil {
 		return nil, err
 	}
 	for i, m := range doc.Misses {
