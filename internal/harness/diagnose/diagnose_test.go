@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -189,6 +190,10 @@ func TestRulesFire(t *testing.T) {
 		})
 	}
 	d, dir := diagnoseRun(t, healthy)
+	// Suite.Close rendered the folder's reports.
+	for _, f := range []string{"report.html", "report.md"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
 	for _, rule := range diagnose.Rules() {
 		t.Run(rule.ID+"/healthy", func(t *testing.T) {
 			f, fired := d.Finding(rule.ID)

@@ -23,6 +23,19 @@ func Load(dir string) (*Report, error) {
 	return Build(f, g)
 }
 
+// WriteFolder writes report.html and report.md into the results folder
+// dir, from the folder alone, and returns their paths.
+func WriteFolder(dir string) ([]string, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return WriteFiles(r)
+}
+
+// Folder is the results folder the report was built from.
+func (r *Report) Folder() *results.Folder { return r.folder }
+
 // WriteFiles writes report.html and report.md into the report's folder
 // and returns their paths. Each file is written whole or not at all.
 func WriteFiles(r *Report) ([]string, error) {
