@@ -48,10 +48,37 @@ type Rule struct {
 	// Profiles are the suite's profiles that address the bottleneck.
 	Profiles []Advice
 
-	// fire reads one run (and its profile's other runs) and returns the
-	// evidence, one line per figure, and whether the rule fires.
-	fire func(x *facts, p *profileFacts, th Thresholds) (evidence []string, fired bool)
+	// fire reads one run (and its profile's other runs).
+	fire func(x *facts, p *profileFacts, th Thresholds) reading
 }
+
+// outcome is what a rule made of one run.
+type outcome int
+
+const (
+	// notApplicable: the rule is not about such a run (a load rule and
+	// the start-up run).
+	notApplicable outcome = iota
+	// notJudged: the run lacks a figure the rule needs.
+	notJudged
+	// judgedQuiet: the rule read the run and did not fire.
+	judgedQuiet
+	// judgedFired: the rule fired on the run.
+	judgedFired
+)
+
+// reading is a rule's outcome on one run: the evidence when it fired, what
+// was missing when it could not judge.
+type reading struct {
+	outcome  outcome
+	evidence []string
+	missing  string
+}
+
+func skip() reading               { return reading{outcome: notApplicable} }
+func quiet() reading              { return reading{outcome: judgedQuiet} }
+func fired(ev []string) reading   { return reading{outcome: judgedFired, evidence: ev} }
+func lacking(what string) reading { return reading{outcome: notJudged, missing: what} }
 
 // Advice names a profile of ours and why it helps.
 type Advice struct {
@@ -77,6 +104,30 @@ type Hit struct {
 type Finding struct {
 	Rule *Rule
 	Hits []Hit
+	Coverage
+}
+
+// Coverage says on how many runs a rule could judge, and what the others
+// lacked.
+type Coverage struct {
+	// Judged counts the runs the rule read (fired or quiet).
+	Judged int
+	// Missing are the figures runs lacked, with how many runs lacked each,
+	// in order of first appearance.
+	Missing []Missing
+}
+
+// Missing is a figure some runs lacked.
+type Missing struct {
+	What string
+	Runs int
+}
+
+// Checked is a rule that was checked and did not fire, or could not be
+// checked (Judged 0).
+type Checked struct {
+	Rule *Rule
+	Coverage
 }
 
 // Profiles returns the profiles the hits are on, in order of first hit.
@@ -94,8 +145,11 @@ func (f Finding) Profiles() []string {
 type Diagnosis struct {
 	// Findings are the rules that fired, in rule order.
 	Findings []Finding
-	// Quiet are the rules that were checked and did not fire.
-	Quiet []*Rule
+	// Quiet are the rules that judged at least one run and fired on none.
+	Quiet []Checked
+	// Unchecked are the rules that could judge no run: no run had the
+	// figures they need (Missing says which), or none was of their kind.
+	Unchecked []Checked
 	// Thresholds are the limits the rules were held to.
 	Thresholds Thresholds
 }
@@ -128,19 +182,53 @@ func Run(f *results.Folder, th Thresholds) (*Diagnosis, error) {
 	d := &Diagnosis{Thresholds: th}
 	for _, rule := range Rules() {
 		var hits []Hit
+		var cov Coverage
 		for _, x := range order {
-			ev, fired := rule.fire(x, profiles[x.run.Profile], th)
-			if fired {
-				hits = append(hits, Hit{Profile: x.run.Profile, Run: x.run.Name, Rep: x.run.Rep, Evidence: ev})
+			r := rule.fire(x, profiles[x.run.Profile], th)
+			switch r.outcome {
+			case judgedFired:
+				hits = append(hits, Hit{Profile: x.run.Profile, Run: x.run.Name, Rep: x.run.Rep, Evidence: r.evidence})
+				cov.Judged++
+			case judgedQuiet:
+				cov.Judged++
+			case notJudged:
+				cov.add(r.missing)
 			}
 		}
-		if len(hits) == 0 {
-			d.Quiet = append(d.Quiet, rule)
-			continue
+		switch {
+		case len(hits) > 0:
+			d.Findings = append(d.Findings, Finding{Rule: rule, Hits: hits, Coverage: cov})
+		case cov.Judged > 0:
+			d.Quiet = append(d.Quiet, Checked{Rule: rule, Coverage: cov})
+		default:
+			d.Unchecked = append(d.Unchecked, Checked{Rule: rule, Coverage: cov})
 		}
-		d.Findings = append(d.Findings, Finding{Rule: rule, Hits: hits})
 	}
 	return d, nil
+}
+
+func (c *Coverage) add(what string) {
+	for i := range c.Missing {
+		if c.Missing[i].What == what {
+			c.Missing[i].Runs++
+			return
+		}
+	}
+	c.Missing = append(c.Missing, Missing{What: what, Runs: 1})
+}
+
+// NotJudged says what the runs a rule could not judge lacked: "2 runs
+// lack kv_cache_usage_perc during the load"; "" when it judged them all.
+func (c Coverage) NotJudged() string {
+	var parts []string
+	for _, m := range c.Missing {
+		runs := "runs lack"
+		if m.Runs == 1 {
+			runs = "run lacks"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s %s", m.Runs, runs, m.What))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Folder reads the results folder dir and diagnoses it with the default
@@ -163,14 +251,30 @@ func (d *Diagnosis) Finding(id string) (Finding, bool) {
 	return Finding{}, false
 }
 
-// String is a one-line summary: "3 of 5 rules fired: high-ttft, ...".
+// String is a one-line summary: "3 of 5 rules fired: high-ttft (2 runs),
+// ...", and the rules that could not be checked.
 func (d *Diagnosis) String() string {
+	total := len(d.Findings) + len(d.Quiet) + len(d.Unchecked)
+	var out string
 	if len(d.Findings) == 0 {
-		return fmt.Sprintf("no bottleneck found: %d rules checked, none fired", len(d.Quiet))
+		out = fmt.Sprintf("no bottleneck found: %d of %d rules checked, none fired", len(d.Quiet), total)
+	} else {
+		ids := make([]string, len(d.Findings))
+		for i, f := range d.Findings {
+			runs := "runs"
+			if len(f.Hits) == 1 {
+				runs = "run"
+			}
+			ids[i] = fmt.Sprintf("%s (%d %s)", f.Rule.ID, len(f.Hits), runs)
+		}
+		out = fmt.Sprintf("%d of %d rules fired: %s", len(d.Findings), total, strings.Join(ids, ", "))
 	}
-	ids := make([]string, len(d.Findings))
-	for i, f := range d.Findings {
-		ids[i] = fmt.Sprintf("%s (%d runs)", f.Rule.ID, len(f.Hits))
+	if len(d.Unchecked) > 0 {
+		ids := make([]string, len(d.Unchecked))
+		for i, u := range d.Unchecked {
+			ids[i] = u.Rule.ID
+		}
+		out += fmt.Sprintf("; not checked for lack of data: %s", strings.Join(ids, ", "))
 	}
-	return fmt.Sprintf("%d of %d rules fired: %s", len(d.Findings), len(d.Findings)+len(d.Quiet), strings.Join(ids, ", "))
+	return out
 }

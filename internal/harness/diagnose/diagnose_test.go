@@ -201,3 +201,33 @@ func TestRulesFire(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleWithoutMetric: a server that does not expose a metric a rule
+// needs leaves the rule unchecked, saying what was missing; it is never
+// counted as quiet.
+func TestRuleWithoutMetric(t *testing.T) {
+	d, dir := diagnoseRun(t, simRun{profile: "basic", simArgs: []string{"--sim-cold-start", "0", "--sim-fault-drop-metric", "vllm:kv_cache_usage_perc"},
+		scenario: "concurrency-sweep", points: []string{"conc=1", "conc=8"}})
+	for _, tc := range []struct {
+		rule    string
+		missing string
+	}{
+		// The KV rule reads nothing but kv_cache_usage_perc.
+		{diagnose.KVPressure, "kv_cache_usage_perc during the load"},
+		// The small-batch rule needs the KV usage to say the cache is free.
+		{diagnose.SmallBatch, "kv_cache_usage_perc during the load"},
+	} {
+		t.Run(tc.rule, func(t *testing.T) {
+			var found *diagnose.Checked
+			for i, u := range d.Unchecked {
+				if u.Rule.ID == tc.rule {
+					found = &d.Unchecked[i]
+				}
+			}
+			require.NotNil(t, found, "%s is not among the unchecked rules of %s: %s", tc.rule, dir, d)
+			assert.Zero(t, found.Judged)
+			assert.Contains(t, found.NotJudged(), tc.missing)
+			assert.Contains(t, d.String(), "not checked for lack of data: ")
+		})
+	}
+}

@@ -14,9 +14,13 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
-// startupScenario is the suite's start point (suite.StartupScenario; the
-// suite imports this package's user, so the name is repeated here).
-const startupScenario = "startup"
+// The suite's start point and its cold-TTFT unit (suite.StartupScenario
+// and suite.UnitColdTTFT: the suite imports this package's user, package
+// render, so the names are repeated here).
+const (
+	startupScenario = "startup"
+	unitColdTTFT    = "cold-ttft-ns"
+)
 
 // facts are the measured figures of one run that the rules read. A figure
 // the run does not have is NaN.
@@ -28,7 +32,6 @@ type facts struct {
 
 	// From the run's vLLM result (milliseconds, seconds, tokens).
 	duration  float64
-	completed int
 	ttftP50   float64
 	ttftP99   float64
 	itlMedian float64
@@ -67,8 +70,6 @@ type vllmResult struct {
 	Completed        int      `json:"completed"`
 	TotalInputTokens int      `json:"total_input_tokens"`
 	MedianITL        *float64 `json:"median_itl_ms"`
-	MedianTPOT       *float64 `json:"median_tpot_ms"`
-	OutputThroughput *float64 `json:"output_throughput"`
 	ColdTTFT         *float64 `json:"cold_ttft_ms"`
 }
 
@@ -100,7 +101,6 @@ func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
 		}
 	}
 	x.duration = val(res.Duration)
-	x.completed = res.Completed
 	x.ttftP50 = metric(r, harness.UnitTTFTP50) / 1e6
 	x.ttftP99 = metric(r, harness.UnitTTFTP99) / 1e6
 	x.tpotP50 = metric(r, harness.UnitTPOTP50) / 1e6
@@ -111,7 +111,7 @@ func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
 		x.promptMean = float64(res.TotalInputTokens) / float64(res.Completed)
 	}
 	x.coldTTFT = val(res.ColdTTFT)
-	if v := metric(r, "cold-ttft-ns"); has(v) {
+	if v := metric(r, unitColdTTFT); has(v) {
 		x.coldTTFT = v / 1e6
 	}
 	x.preemptions = metric(r, harness.UnitPreemptions)
@@ -119,7 +119,7 @@ func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
 	x.tokPerChunk = metric(r, harness.UnitTokPerChunk)
 	x.serverTimes(r.Server)
 	x.sampleSpread(f.Samples(r.Key()))
-	x.seriesFigures(f.Series(r.Key()), th)
+	x.seriesFigures(r, f.Series(r.Key()), th)
 	for _, c := range r.Checks {
 		x.checks[c.Name] = c
 	}
@@ -172,7 +172,10 @@ func (x *facts) sampleSpread(samples []sample.Sample) {
 
 // seriesFigures summarises the sampler's points of the measured phase
 // (0 ≤ t ≤ duration): the warm-up before and the drain after are left out.
-func (x *facts) seriesFigures(series []results.SeriesLine, th Thresholds) {
+// timeseries.jsonl writes a gauge the server did not expose as 0, so a
+// gauge counts only when the run reported its peak (running-peak,
+// waiting-peak, kv-peak-%: left out when unavailable).
+func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th Thresholds) {
 	x.waitingPeak, x.waitingMean, x.waitingShare = math.NaN(), math.NaN(), math.NaN()
 	x.runningPeak, x.runningP25, x.runningP75 = math.NaN(), math.NaN(), math.NaN()
 	x.kvPeak, x.kvHighShare = math.NaN(), math.NaN()
@@ -189,13 +192,19 @@ func (x *facts) seriesFigures(series []results.SeriesLine, th Thresholds) {
 	if x.points == 0 {
 		return
 	}
-	x.waitingPeak, x.waitingMean = slices.Max(waiting), stats.Mean(waiting)
-	x.waitingShare = share(waiting, func(v float64) bool { return v > 0 })
-	x.runningPeak = slices.Max(running)
-	slices.Sort(running)
-	x.runningP25, x.runningP75 = stats.Percentile(running, 25), stats.Percentile(running, 75)
-	x.kvPeak = slices.Max(kv)
-	x.kvHighShare = share(kv, func(v float64) bool { return v >= th.KVHigh })
+	if has(metric(r, harness.UnitWaitingPeak)) {
+		x.waitingPeak, x.waitingMean = slices.Max(waiting), stats.Mean(waiting)
+		x.waitingShare = share(waiting, func(v float64) bool { return v > 0 })
+	}
+	if has(metric(r, harness.UnitRunningPeak)) {
+		x.runningPeak = slices.Max(running)
+		slices.Sort(running)
+		x.runningP25, x.runningP75 = stats.Percentile(running, 25), stats.Percentile(running, 75)
+	}
+	if has(metric(r, harness.UnitKVPeakPct)) {
+		x.kvPeak = slices.Max(kv)
+		x.kvHighShare = share(kv, func(v float64) bool { return v >= th.KVHigh })
+	}
 }
 
 func share(xs []float64, pred func(float64) bool) float64 {

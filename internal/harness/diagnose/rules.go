@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/check"
 )
 
 // The rules' IDs.
@@ -104,13 +106,16 @@ func Rules() []*Rule { return slices.Clone(rules) }
 
 // highTTFT: TTFT p99 of many decode steps, with a waiting queue or long
 // prompts behind it.
-func highTTFT(x *facts, _ *profileFacts, th Thresholds) ([]string, bool) {
-	if x.startup || !has(x.ttftP99) || !has(x.itlMedian) || x.itlMedian <= 0 {
-		return nil, false
+func highTTFT(x *facts, _ *profileFacts, th Thresholds) reading {
+	if x.startup {
+		return skip()
+	}
+	if !has(x.ttftP99) || !has(x.itlMedian) || x.itlMedian <= 0 {
+		return lacking("TTFT p99 and the median gap between chunks (no successful request streamed two chunks)")
 	}
 	steps := x.ttftP99 / x.itlMedian
 	if steps < th.HighTTFTSteps {
-		return nil, false
+		return quiet()
 	}
 	ev := []string{fmt.Sprintf("TTFT p99 %s = %.1f decode steps of %s (the median gap between chunks); high at ≥ %g steps",
 		fms(x.ttftP99), steps, fms(x.itlMedian), th.HighTTFTSteps)}
@@ -124,20 +129,26 @@ func highTTFT(x *facts, _ *profileFacts, th Thresholds) ([]string, bool) {
 		ev = append(ev, fmt.Sprintf("prompts average %.0f tokens (long at ≥ %g)", x.promptMean, th.LongPromptTokens))
 	}
 	if !queue && !long {
-		return nil, false
+		if !has(x.waitingShare) {
+			return lacking(fmt.Sprintf("num_requests_waiting during the load: TTFT p99 is %.1f decode steps with short prompts, and without the queue the cause cannot be told", steps))
+		}
+		return quiet()
 	}
 	if has(x.queueMean) && has(x.prefillMean) && has(x.serverTTFTMean) && x.serverTTFTMean > 0 {
 		ev = append(ev, fmt.Sprintf("server side, mean per request: %s queued, %s in prefill, first token at %s",
 			fms(x.queueMean), fms(x.prefillMean), fms(x.serverTTFTMean)))
 	}
-	return ev, true
+	return fired(ev)
 }
 
 // tpotJitter: per-request TPOT or chunk gaps that vary, and which of the
 // seed's causes the metrics show.
-func tpotJitter(x *facts, p *profileFacts, th Thresholds) ([]string, bool) {
-	if x.startup || x.tpotN < th.MinJitterRequests {
-		return nil, false
+func tpotJitter(x *facts, p *profileFacts, th Thresholds) reading {
+	if x.startup {
+		return skip()
+	}
+	if x.tpotN < th.MinJitterRequests {
+		return lacking(fmt.Sprintf("at least %d requests with a TPOT (a spread of fewer says little)", th.MinJitterRequests))
 	}
 	var ev []string
 	if has(x.tpotCV) && x.tpotCV >= th.TPOTJitterCV {
@@ -149,14 +160,14 @@ func tpotJitter(x *facts, p *profileFacts, th Thresholds) ([]string, bool) {
 			x.itlCV, x.itlN, th.ITLJitterCV, x.itlP99P50))
 	}
 	if len(ev) == 0 {
-		return nil, false
+		return quiet()
 	}
 	causes := jitterCauses(x, p, th)
 	if len(causes) == 0 {
-		causes = []string{fmt.Sprintf("none of the seed's causes shows: the batch held (running p25 %g, p75 %g), no preemptions, no speculative decoding; look outside the engine (CPU contention, pauses, the network)",
-			x.runningP25, x.runningP75)}
+		causes = []string{fmt.Sprintf("none of the seed's causes shows: the batch held (running p25 %s, p75 %s), no preemptions, no speculative decoding; look outside the engine (CPU contention, pauses, the network)",
+			fnum(x.runningP25), fnum(x.runningP75))}
 	}
-	return append(ev, causes...), true
+	return fired(append(ev, causes...))
 }
 
 // jitterCauses lists the seed's causes of TPOT jitter that the run shows.
@@ -204,66 +215,81 @@ func (p *profileFacts) medianAccept() float64 {
 }
 
 // kvPressure: KV-cache usage at the ceiling.
-func kvPressure(x *facts, _ *profileFacts, th Thresholds) ([]string, bool) {
-	if x.startup || !has(x.kvPeak) || x.kvPeak < th.KVHigh {
-		return nil, false
+func kvPressure(x *facts, _ *profileFacts, th Thresholds) reading {
+	if x.startup {
+		return skip()
+	}
+	if !has(x.kvPeak) {
+		return lacking("kv_cache_usage_perc during the load")
+	}
+	if x.kvPeak < th.KVHigh {
+		return quiet()
 	}
 	ev := []string{fmt.Sprintf("KV-cache usage peaked at %s (near the ceiling at ≥ %s), at or above it in %s of the %d sampler points during the load",
 		fpct1(x.kvPeak), fpct(th.KVHigh), fpct(x.kvHighShare), x.points)}
 	if has(x.preemptions) && x.preemptions > 0 {
 		ev = append(ev, fmt.Sprintf("Δnum_preemptions_total = %g: running requests were evicted and recomputed", x.preemptions))
 	}
-	if has(x.runningPeak) && x.runningPeak < x.concurrency && x.waitingPeak > 0 {
+	if has(x.runningPeak) && has(x.waitingPeak) && x.runningPeak < x.concurrency && x.waitingPeak > 0 {
 		ev = append(ev, fmt.Sprintf("running peaked at %g of %g requests in flight while up to %g waited: the cache held them back", x.runningPeak, x.concurrency, x.waitingPeak))
 	}
-	if c, ok := x.checks["kv_peak"]; ok && c.Status != "PASS" {
+	if c, ok := x.checks["kv_peak"]; ok && c.Status != check.Pass {
 		ev = append(ev, fmt.Sprintf("check kv_peak %s: %s", c.Status, c.Detail))
 	}
-	return ev, true
+	return fired(ev)
 }
 
 // smallBatch: requests wait while the running batch is small, the KV cache
 // is mostly free and the tokens/s falls short of the offered concurrency.
-func smallBatch(x *facts, _ *profileFacts, th Thresholds) ([]string, bool) {
-	if x.startup || x.points == 0 || x.concurrency <= 0 || !has(x.tokS) || !has(x.tpotP50) || x.tpotP50 <= 0 {
-		return nil, false
+func smallBatch(x *facts, _ *profileFacts, th Thresholds) reading {
+	if x.startup || x.concurrency <= 0 {
+		return skip()
 	}
-	if x.waitingShare < th.WaitingShare || x.runningPeak > th.SmallBatchShare*x.concurrency || !has(x.kvPeak) || x.kvPeak >= th.KVFree {
-		return nil, false
+	if !has(x.waitingShare) || !has(x.runningPeak) || !has(x.kvPeak) {
+		return lacking("num_requests_running, num_requests_waiting and kv_cache_usage_perc during the load")
+	}
+	if !has(x.tokS) || !has(x.tpotP50) || x.tpotP50 <= 0 {
+		return lacking("tokens/s and TPOT p50 (no successful request of two tokens or more)")
+	}
+	if x.waitingShare < th.WaitingShare || x.runningPeak > th.SmallBatchShare*x.concurrency || x.kvPeak >= th.KVFree {
+		return quiet()
 	}
 	potential := x.concurrency / (x.tpotP50 / 1e3)
 	if x.tokS > th.ThroughputShare*potential {
-		return nil, false
+		return quiet()
 	}
-	return []string{
+	return fired([]string{
 		fmt.Sprintf("output %.1f tok/s = %s of the %.0f tok/s that %g requests in flight make at the run's TPOT p50 %s (low at ≤ %s)",
 			x.tokS, fpct(x.tokS/potential), potential, x.concurrency, fms(x.tpotP50), fpct(th.ThroughputShare)),
 		fmt.Sprintf("running batch peaked at %g of %g in flight (small at ≤ %s)", x.runningPeak, x.concurrency, fpct(th.SmallBatchShare)),
 		fmt.Sprintf("waiting queue non-empty in %s of %d sampler points (peak %g)", fpct(x.waitingShare), x.points, x.waitingPeak),
 		fmt.Sprintf("KV-cache usage peaked at %s (free below %s): the cache has room for a larger batch", fpct1(x.kvPeak), fpct(th.KVFree)),
-	}, true
+	})
 }
 
 // coldStart: the first request after the server started against the
 // profile's warm TTFT.
-func coldStart(x *facts, p *profileFacts, th Thresholds) ([]string, bool) {
-	if !x.startup || !has(x.coldTTFT) {
-		return nil, false
+func coldStart(x *facts, p *profileFacts, th Thresholds) reading {
+	if !x.startup {
+		return skip()
+	}
+	if !has(x.coldTTFT) {
+		return lacking("the first request's TTFT (it produced no token)")
 	}
 	warm, from := p.warmTTFT()
 	if !has(warm) || warm <= 0 {
-		return nil, false
+		return lacking("a warm run of the same profile to compare the first request with")
 	}
 	extra := x.coldTTFT - warm
 	if x.coldTTFT < th.ColdFactor*warm || extra < ms(th.ColdExtra) {
-		return nil, false
+		return quiet()
 	}
 	ev := []string{fmt.Sprintf("first request after start: TTFT %s against %s warm (%s) = %.1f× and +%s (cold at ≥ %g× and ≥ +%s)",
 		fms(x.coldTTFT), fms(warm), from, x.coldTTFT/warm, fms(extra), th.ColdFactor, fms(ms(th.ColdExtra)))}
 	if has(x.queueMean) && has(x.prefillMean) {
 		ev = append(ev, fmt.Sprintf("server side: %s queued, %s in prefill: the engine's first step was slow, not the queue", fms(x.queueMean), fms(x.prefillMean)))
 	}
-	return ev, true
+	return fired(ev)
 }
 
 // warmTTFT is the profile's warm TTFT p50: its short-prompt run at
@@ -283,6 +309,14 @@ func (p *profileFacts) warmTTFT() (float64, string) {
 		}
 	}
 	return best, from
+}
+
+// fnum writes a count, "?" when missing.
+func fnum(v float64) string {
+	if !has(v) {
+		return "?"
+	}
+	return fmt.Sprintf("%g", v)
 }
 
 func fms(v float64) string {

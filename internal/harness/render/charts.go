@@ -58,23 +58,27 @@ func paletteColor(i int) color.RGBA { return palette[i%len(palette)] }
 
 func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
 
-// Chart sizes.
+// Chart sizes; narrowChartWidth for a chart that shares its row with a
+// table.
 var (
-	chartWidth  = vg.Points(560)
-	chartHeight = vg.Points(300)
-	dashed      = []vg.Length{vg.Points(5), vg.Points(3)}
+	chartWidth       = vg.Points(560)
+	narrowChartWidth = vg.Points(450)
+	chartHeight      = vg.Points(300)
+	dashed           = []vg.Length{vg.Points(5), vg.Points(3)}
 )
 
 // chartBuilder collects one plot's series.
 type chartBuilder struct {
 	id, title string
 	caption   string
-	p         *plot.Plot
-	colors    []string
-	legend    []string
-	points    int
-	logX      bool
-	logY      bool
+	// width is the chart's width (chartWidth when 0).
+	width  vg.Length
+	p      *plot.Plot
+	colors []string
+	legend []string
+	points int
+	logX   bool
+	logY   bool
 }
 
 // newChart starts a chart with its title and axis labels (with units).
@@ -301,12 +305,16 @@ func (b *chartBuilder) render() (Chart, error) {
 	// so that the browser test tells data marks from legend thumbnails.
 	leg := b.p.Legend
 	b.p.Legend = plot.NewLegend()
-	plotCanvas, legendCanvas := vgsvg.New(chartWidth, chartHeight), vgsvg.New(chartWidth, chartHeight)
+	width := b.width
+	if width == 0 {
+		width = chartWidth
+	}
+	plotCanvas, legendCanvas := vgsvg.New(width, chartHeight), vgsvg.New(width, chartHeight)
 	dc := draw.New(plotCanvas)
 	legendWidth := leg.Rectangle(dc).Size().X + vg.Points(12)
 	b.p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 	titleHeight := b.p.Title.TextStyle.Rectangle(b.title).Size().Y + b.p.Title.Padding
-	leg.Draw(draw.Crop(draw.New(legendCanvas), chartWidth-legendWidth+vg.Points(6), 0, 0, -titleHeight))
+	leg.Draw(draw.Crop(draw.New(legendCanvas), width-legendWidth+vg.Points(6), 0, 0, -titleHeight))
 	var buf, legendBuf bytes.Buffer
 	if _, err := plotCanvas.WriteTo(&buf); err != nil {
 		return Chart{}, fmt.Errorf("chart %q: %w", b.title, err)

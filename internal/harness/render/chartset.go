@@ -201,6 +201,7 @@ func latencyChart(sw Sweep) (Chart, error) {
 	b := newChart("latency-"+slug(sw.Profile+"-"+sw.Scenario), "Latency against concurrency: "+sw.Profile+" / "+sw.Scenario,
 		"concurrency (requests in flight, log scale)", "latency (ms, log scale)")
 	b.logY = true
+	b.width = narrowChartWidth
 	logAxis(&b.p.Y)
 	var cs []int
 	get := func(f func(SweepPoint) float64) plotter.XYs {

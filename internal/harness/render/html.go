@@ -15,15 +15,18 @@ import (
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num":    fmtNum,
-	"ms":     fmtMS,
-	"pct":    fmtPct,
-	"unit":   fmtUnit,
-	"delta":  fmtDelta,
-	"p":      fmtP,
-	"join":   strings.Join,
-	"fired":  FiredOn,
-	"advice": func(f diagnose.Finding, a diagnose.Advice) string { return AdviceNote(f, a) },
+	"num":       fmtNum,
+	"ms":        fmtMS,
+	"pct":       fmtPct,
+	"unit":      fmtUnit,
+	"delta":     fmtDelta,
+	"p":         fmtP,
+	"join":      strings.Join,
+	"fired":     FiredOn,
+	"advice":    func(f diagnose.Finding, a diagnose.Advice) string { return AdviceNote(f, a) },
+	"runs":      runCount,
+	"notjudged": func(c diagnose.Coverage) string { return notJudgedNote(c) },
+	"ornorun":   orNoRun,
 }).Parse(htmlSource))
 
 // htmlView is what the template reads.

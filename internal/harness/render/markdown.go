@@ -84,6 +84,10 @@ func (m *md) diagnosis(d *diagnose.Diagnosis) {
 			}
 		}
 		m.line("")
+		if nj := f.NotJudged(); nj != "" {
+			m.line("Not judged: %s.", nj)
+			m.line("")
+		}
 		m.line("What to try:")
 		m.line("")
 		for _, rem := range f.Rule.Remedies {
@@ -105,7 +109,15 @@ func (m *md) diagnosis(d *diagnose.Diagnosis) {
 		m.line("Checked and quiet:")
 		m.line("")
 		for _, q := range d.Quiet {
-			m.line("- `%s`: %s", q.ID, q.Title)
+			m.line("- `%s`: %s (judged on %s)%s", q.Rule.ID, q.Rule.Title, runCount(q.Judged), notJudgedNote(q.Coverage))
+		}
+		m.line("")
+	}
+	if len(d.Unchecked) > 0 {
+		m.line("Not checked, for lack of data:")
+		m.line("")
+		for _, u := range d.Unchecked {
+			m.line("- `%s`: %s: %s", u.Rule.ID, u.Rule.Title, orNoRun(u.NotJudged()))
 		}
 		m.line("")
 	}
@@ -127,7 +139,7 @@ func (m *md) sweeps(sws []Sweep) {
 		m.table([]string{"concurrency", "tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p99", "running peak", "waiting peak", "KV peak", ""}, func(row func(...string)) {
 			for _, p := range sw.Points {
 				row(fmt.Sprint(p.Concurrency), fmtNum(p.TokPerSec, 1), fmtMS(p.TTFTP50), fmtMS(p.TTFTP99), fmtMS(p.TPOTP50), fmtMS(p.TPOTP99),
-					fmtMS(p.E2ELP99), fmtNum(p.RunningPeak, 0), fmtNum(p.WaitingPeak, 0), fmtPct(p.KVPeakPct), sw.Marks(p.Concurrency))
+					fmtMS(p.E2ELP99), fmtNum(p.RunningPeak, 0), fmtNum(p.WaitingPeak, 0), fmtPct(p.KVPeakPct), strings.Join(sw.Marks(p.Concurrency), ", "))
 			}
 		})
 		if sw.Knee != nil && len(sw.Knee.Explanation) > 0 {

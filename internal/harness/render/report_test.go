@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -57,7 +59,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "run go test -update to create it")
-	assert.Equal(t, string(want), string(got), "%s differs: go test -run %s -update rewrites it", path, t.Name())
+	assert.Equal(t, string(want), string(got), "%s differs: go test ./internal/harness/render/ -run %s -update rewrites it", path, t.Name())
 }
 
 // TestMarkdownGolden renders report.md of testdata's folder, with and
@@ -225,4 +227,39 @@ func TestLoadErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
+}
+
+// TestWithoutSweep: a folder with no concurrency sweep (one point per
+// profile, no knee) still has its distributions, time series and
+// diagnosis, and says that it has no sweep.
+func TestWithoutSweep(t *testing.T) {
+	dir := copyWithout(t, "testdata/results", GateFile)
+	f, err := results.ReadFolder(dir)
+	require.NoError(t, err)
+	s := f.Summary
+	var keep []results.Run
+	for _, r := range s.Runs {
+		if r.Point == "" || r.Point == "conc=8" {
+			keep = append(keep, r)
+		}
+	}
+	s.Runs, s.Knees = keep, []results.Knee{}
+	data, err := json.Marshal(s)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, results.SummaryFile), data, 0o644))
+
+	r, err := Load(dir)
+	require.NoError(t, err)
+	assert.Empty(t, r.Sweeps)
+	c := r.BuildCharts()
+	assert.Nil(t, c.Throughput)
+	assert.Empty(t, c.Latency)
+	// 2 profiles × (2 CDFs + 3 time series).
+	assert.Len(t, c.All(), 10)
+	var html, md bytes.Buffer
+	require.NoError(t, HTML(&html, r))
+	require.NoError(t, Markdown(&md, r))
+	assert.Contains(t, html.String(), "The folder has no concurrency sweep.")
+	assert.Contains(t, md.String(), "The folder has no concurrency sweep.")
+	assert.NotContains(t, html.String(), `id="gate"`)
 }

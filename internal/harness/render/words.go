@@ -121,8 +121,9 @@ func (sw Sweep) isRecommended(c int) bool {
 	return sw.Knee != nil && sw.Knee.Recommended == c && c > 0
 }
 
-// Marks are the sweep table's notes for concurrency c: "knee", "recommended".
-func (sw Sweep) Marks(c int) string {
+// Marks are the sweep table's notes for concurrency c: "knee",
+// "recommended", "saturation".
+func (sw Sweep) Marks(c int) []string {
 	var m []string
 	if sw.isKnee(c) {
 		m = append(m, "knee")
@@ -133,5 +134,30 @@ func (sw Sweep) Marks(c int) string {
 	if sw.Knee != nil && sw.Knee.Saturation == c && c > 0 {
 		m = append(m, "saturation")
 	}
-	return strings.Join(m, ", ")
+	return m
+}
+
+// runCount writes "1 run", "12 runs".
+func runCount(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// notJudgedNote is "; not judged: ..." for the runs a rule could not read.
+func notJudgedNote(c diagnose.Coverage) string {
+	if nj := c.NotJudged(); nj != "" {
+		return "; not judged: " + nj
+	}
+	return ""
+}
+
+// orNoRun explains an unchecked rule that lacked nothing: no run of its
+// kind was in the folder.
+func orNoRun(notJudged string) string {
+	if notJudged == "" {
+		return "no run of the kind it reads (a load run, or a start-up run for cold-start)"
+	}
+	return notJudged
 }
