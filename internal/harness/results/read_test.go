@@ -1,4 +1,4 @@
-package results
+package results_test
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/harness/results"
 )
 
 // folder writes a results folder with the given files' contents.
@@ -31,8 +33,8 @@ const (
 )
 
 func TestReadFolder(t *testing.T) {
-	dir := folder(t, map[string]string{SummaryFile: oneRun, SamplesFile: samples, TimeSeriesFile: series})
-	f, err := ReadFolder(dir)
+	dir := folder(t, map[string]string{results.SummaryFile: oneRun, results.SamplesFile: samples, results.TimeSeriesFile: series})
+	f, err := results.ReadFolder(dir)
 	require.NoError(t, err)
 	require.Len(t, f.Summary.Runs, 1)
 	k := f.Summary.Runs[0].Key()
@@ -46,7 +48,7 @@ func TestReadFolder(t *testing.T) {
 	require.Len(t, pts, 2)
 	assert.Equal(t, 0.25, pts[1].T)
 	assert.Equal(t, 1.0, pts[1].Waiting)
-	assert.Empty(t, f.Samples(RunKey{Name: k.Name, Rep: 1}), "another repetition has none")
+	assert.Empty(t, f.Samples(results.RunKey{Name: k.Name, Rep: 1}), "another repetition has none")
 }
 
 func TestReadFolderErrors(t *testing.T) {
@@ -56,16 +58,16 @@ func TestReadFolderErrors(t *testing.T) {
 		err   string
 	}{
 		// The folder has no summary: not a results folder.
-		{"no summary", map[string]string{SamplesFile: samples, TimeSeriesFile: series}, "a results folder? make bench writes them"},
+		{"no summary", map[string]string{results.SamplesFile: samples, results.TimeSeriesFile: series}, "a results folder? make bench writes them"},
 		// summary.json is there, samples.jsonl is not.
-		{"no samples", map[string]string{SummaryFile: oneRun, TimeSeriesFile: series}, "samples.jsonl is missing: the folder is incomplete"},
+		{"no samples", map[string]string{results.SummaryFile: oneRun, results.TimeSeriesFile: series}, "samples.jsonl is missing: the folder is incomplete"},
 		// A line that is not JSON names the file and the line.
-		{"bad sample line", map[string]string{SummaryFile: oneRun, SamplesFile: samples + "{\"run\": 3}\n", TimeSeriesFile: series}, "samples.jsonl:4: json"},
+		{"bad sample line", map[string]string{results.SummaryFile: oneRun, results.SamplesFile: samples + "{\"run\": 3}\n", results.TimeSeriesFile: series}, "samples.jsonl:4: json"},
 		// The same for the time series.
-		{"bad series line", map[string]string{SummaryFile: oneRun, SamplesFile: samples, TimeSeriesFile: "nope\n"}, "timeseries.jsonl:1: invalid character"},
+		{"bad series line", map[string]string{results.SummaryFile: oneRun, results.SamplesFile: samples, results.TimeSeriesFile: "nope\n"}, "timeseries.jsonl:1: invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadFolder(folder(t, tc.files))
+			_, err := results.ReadFolder(folder(t, tc.files))
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
