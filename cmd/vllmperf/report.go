@@ -1,22 +1,29 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/internal/harness/render"
-	"github.com/vllmperf/vllmperf/internal/harness/results"
 )
 
 func newReportCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "report RESULTS_DIR",
-		Short: "Print a results folder's table of runs and its sweeps' knees",
+		Short: "Print a results folder's runs, knees and diagnosis, and write its report.html and report.md",
 		Long: `Report reads a results folder written by the suite (make bench, or
 go test -bench Perf with VLLMPERF_RESULTS set) and prints one line per run
-with its throughput, latency percentiles, error rate and checks, then each
-concurrency sweep's knee with the numbers behind it.`,
+with its throughput, latency percentiles, error rate and checks, each
+concurrency sweep's knee with the numbers behind it, and the diagnosis: the
+seed article's bottleneck rules that the measurements fire.
+
+It then writes report.html (charts of throughput and latency against
+concurrency, TTFT and TPOT distributions, the server's time series, the gate's
+verdict when the folder has gate.json, the checks and the diagnosis; one
+self-contained file) and report.md into the folder, from the folder alone.
+See docs/report.md.`,
 		Example: `  vllmperf report results/20261203T061500Z`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -25,11 +32,24 @@ concurrency sweep's knee with the numbers behind it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := results.Read(args[0])
+			r, err := render.Load(args[0])
 			if err != nil {
 				return err
 			}
-			return render.Text(stdout, s)
+			if err := render.Text(stdout, r.Folder().Summary); err != nil {
+				return err
+			}
+			if err := render.DiagnosisText(stdout, r.Diagnosis); err != nil {
+				return err
+			}
+			paths, err := render.WriteFiles(r)
+			if err != nil {
+				return err
+			}
+			for _, p := range paths {
+				fmt.Fprintf(stdout, "wrote %s\n", p)
+			}
+			return nil
 		},
 	}
 }

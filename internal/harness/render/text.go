@@ -1,5 +1,7 @@
 // Package render turns a results folder (package results) into what people
-// read: a short text table with the knees (make bench, `vllmperf report`).
+// read: a short text table with the knees and the diagnosis (make bench,
+// `vllmperf report`), report.md, and report.html with its charts (inline
+// SVG drawn with gonum.org/v1/plot). docs/report.md describes them.
 package render
 
 import (
@@ -10,6 +12,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 )
 
@@ -34,6 +37,27 @@ func Text(w io.Writer, s *results.Summary) error {
 			k.Profile, k.Scenario, orNone(k.Recommended), orNone(k.Knee), orNone(k.Saturation), orNone(k.SLOMax))
 		for _, line := range k.Explanation {
 			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	return nil
+}
+
+// DiagnosisText writes the diagnosis in short: each rule that fired, the
+// profiles it fired on, its first piece of evidence and the profiles of
+// ours that address it. report.md and report.html have every number.
+func DiagnosisText(w io.Writer, d *diagnose.Diagnosis) error {
+	if _, err := fmt.Fprintf(w, "\ndiagnosis: %s\n", d); err != nil {
+		return err
+	}
+	for _, f := range d.Findings {
+		var advice []string
+		for _, a := range f.Rule.Profiles {
+			advice = append(advice, a.Profile)
+		}
+		h := f.Hits[0]
+		if _, err := fmt.Fprintf(w, "  %s: %s; fired on %s\n    e.g. %s: %s\n    profiles: %s\n",
+			f.Rule.ID, f.Rule.Title, FiredOn(f), h.Run, h.Evidence[0], strings.Join(advice, ", ")); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/render"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -70,12 +71,17 @@ func New(cfg Config) (*Suite, error) {
 // Config returns the suite's configuration.
 func (s *Suite) Config() Config { return s.cfg }
 
-// Close writes the results folder's summary.
+// Close writes the results folder's summary, then its report.html and
+// report.md (package render; `vllmperf report DIR` re-renders them).
 func (s *Suite) Close() error {
 	if s.out == nil {
 		return nil
 	}
-	return s.out.Close()
+	if err := s.out.Close(); err != nil {
+		return err
+	}
+	_, err := render.WriteFolder(s.out.Dir())
+	return err
 }
 
 // Session is one profile's server, started by Start.
