@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 func TestFromEnv(t *testing.T) {
@@ -89,7 +90,7 @@ func TestUnitLines(t *testing.T) {
 func TestSimGPU(t *testing.T) {
 	t.Parallel()
 	for args, want := range map[string]string{
-		"":                                "rtx4090",
+		"":                                engine.DefaultGPU,
 		"--sim-gpu h100":                  "h100",
 		"--max-num-seqs 4 --sim-gpu=a100": "a100",
 	} {
