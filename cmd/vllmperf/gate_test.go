@@ -185,3 +185,34 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// TestGateJSONFile checks --json: the text report on stdout and the JSON
+// report (what make bench saves as gate.json) in the file, both with the
+// same outcome.
+func TestGateJSONFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "gate.json")
+	code, out, _ := runGateCLI(t, "--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"),
+		"--thresholds", filepath.Join(gateData, "thresholds.yaml"), "--json", file)
+	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: 62 inconclusive (exit 3)") {
+		t.Fatalf("exit %d, want 3 with the text report\n%s", code, tail(out))
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Result string           `json:"result"`
+		Rows   []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("%s is not JSON: %v", file, err)
+	}
+	if rep.Result != "INCONCLUSIVE" || len(rep.Rows) != 78 { // 62 gated rows and 16 not gated
+		t.Errorf("%s: result %q with %d rows, want INCONCLUSIVE with 78", file, rep.Result, len(rep.Rows))
+	}
+	code, _, errOut := runGateCLI(t, "--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--json", filepath.Join(t.TempDir(), "no", "such", "gate.json"))
+	if code != 1 || !strings.Contains(errOut, "write the json report") {
+		t.Errorf("an unwritable --json file: exit %d, want 1 with a message\n%s", code, errOut)
+	}
+}
