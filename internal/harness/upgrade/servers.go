@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
@@ -67,14 +69,43 @@ type starter interface {
 }
 
 // suiteStarter starts servers through one suite per side.
-type suiteStarter struct{ suites [2]*suite.Suite }
+type suiteStarter struct {
+	suites [2]*suite.Suite
+	// simulator marks the sides that run vllm-sim: each of their starts
+	// gets its own --sim-seed (see seedArgs).
+	simulator [2]bool
+	starts    int
+}
 
-func (s suiteStarter) start(ctx context.Context, side int, profile string) (session, error) {
-	ss, err := s.suites[side].Start(ctx, profile)
+func (s *suiteStarter) start(ctx context.Context, side int, name string) (session, error) {
+	p, err := profile.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	s.starts++
+	if s.simulator[side] {
+		p = p.WithSimArgs(seedArgs(p, s.suites[side].Config().SimArgs, s.starts)...)
+	}
+	ss, err := s.suites[side].StartProfile(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	return suiteSession{ss}, nil
+}
+
+// seedArgs gives the n-th simulator start its own noise: the simulator
+// draws its timing jitter from --sim-seed, so every start with the same
+// seed replays the same noise, and OLD and NEW would share it — a real GPU
+// repeats nothing. It returns --sim-seed n, unless the profile or the
+// arguments (VLLMPERF_SIM_ARGS, the side's) already set a seed, which then
+// stands.
+func seedArgs(p profile.Profile, args []string, n int) []string {
+	for _, a := range append(p.SimArgs(), args...) {
+		if a == "--sim-seed" || strings.HasPrefix(a, "--sim-seed=") {
+			return nil
+		}
+	}
+	return []string{"--sim-seed", strconv.Itoa(n)}
 }
 
 type suiteSession struct{ ss *suite.Session }

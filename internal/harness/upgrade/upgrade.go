@@ -217,7 +217,7 @@ func newRunner(cfg Config, targets []Target) (_ *runner, err error) {
 				return nil, fmt.Errorf("upgrade gate: %w", err)
 			}
 		}
-		st = suiteStarter{suites: r.suites}
+		st = &suiteStarter{suites: r.suites, simulator: [2]bool{cfg.Old.simulator(), cfg.New.simulator()}}
 	}
 	units := unitLines(r.suites[oldSide], cfg.Suite)
 	for i, name := range []string{OldFile, NewFile} {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
@@ -373,5 +374,30 @@ func TestHeadline(t *testing.T) {
 	}
 	if got, want := res.Headline(), "DIFFERENT after 6 pairs (3 → 6): FAIL: "; !strings.HasPrefix(got, want) {
 		t.Errorf("headline %q, want it to start with %q", got, want)
+	}
+}
+
+// TestSeedArgs checks that each simulator start gets its own seed unless
+// one is set.
+func TestSeedArgs(t *testing.T) {
+	t.Parallel()
+	withSeed := profile.Profile{SimExtraArgs: []string{"--sim-seed", "3"}}
+	for _, tc := range []struct {
+		name string
+		p    profile.Profile
+		args []string
+		want []string
+	}{
+		// No seed anywhere: the start's number.
+		{"none", profile.Profile{}, []string{"--sim-jitter", "0.05"}, []string{"--sim-seed", "7"}},
+		// A seed in the arguments stands.
+		{"args", profile.Profile{}, []string{"--sim-seed", "1"}, nil},
+		{"args with =", profile.Profile{}, []string{"--sim-seed=1"}, nil},
+		// A seed in the profile stands.
+		{"profile", withSeed, nil, nil},
+	} {
+		if got := seedArgs(tc.p, tc.args, 7); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: seedArgs = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
