@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,19 +30,24 @@ const (
 	envSlowdowns = "VLLMPERF_QUALITY_SLOWDOWNS" // injected slowdowns: 1.05,1.10
 	envDecisions = "VLLMPERF_QUALITY_DECISIONS" // gate decisions per cell: 200
 	envCount     = "VLLMPERF_QUALITY_COUNT"     // runs a side of a fixed-count gate: 10
-	envDir       = "VLLMPERF_QUALITY_DIR"       // keep (and reuse) the pools there
+	envDir       = "VLLMPERF_QUALITY_DIR"       // keep (and reuse) the pools there (relative: to the module root)
 	envSeed      = "VLLMPERF_QUALITY_SEED"      // the resampling's seed: 1
+	envTests     = "VLLMPERF_QUALITY_TESTS"     // gate as if Holm covered this many tests: 0 (the point's own)
 	defaultPoint = "profile=basic/scenario=concurrency-sweep/conc=8"
 )
 
 // qualitySettings are TestGateQuality's settings.
 type qualitySettings struct {
 	pool, decisions, count int
-	seed                   uint64
-	point                  string
-	slowdowns              []float64
-	dir                    string
-	base                   suite.Config
+	// copies is how many times each draw is gated side by side under other
+	// names, so that Holm's correction covers as many tests as a whole
+	// suite's gate (tests, VLLMPERF_QUALITY_TESTS); 1 is the point alone.
+	copies, tests int
+	seed          uint64
+	point         string
+	slowdowns     []float64
+	dir           string
+	base          suite.Config
 }
 
 // TestGateQuality measures how often the gates decide rightly on the
@@ -68,6 +74,12 @@ func TestGateQuality(t *testing.T) {
 	s := qualityFromEnv(t)
 	t.Logf("pools in %s: %d runs each of %s at %s size, sim args %q", s.dir, s.pool, s.point, s.base.Size, strings.Join(s.base.SimArgs, " "))
 	pools := collectPools(t, s)
+	if s.tests > 0 {
+		aa := pools.seq["A/A"]
+		m := decide(t, s.base.Thresholds, pools.seq["base"], aa, 1).Comparisons
+		s.copies = max(1, int(math.Round(float64(s.tests)/float64(m))))
+		t.Logf("each draw gated %d times side by side: Holm over %d tests (%d of the point)", s.copies, s.copies*m, m)
+	}
 
 	conds := []string{"A/A"}
 	for _, x := range s.slowdowns {
@@ -99,7 +111,7 @@ func TestGateQuality(t *testing.T) {
 
 func qualityFromEnv(t *testing.T) qualitySettings {
 	t.Helper()
-	s := qualitySettings{pool: 30, decisions: 200, count: 10, seed: 1, point: defaultPoint, slowdowns: []float64{1.05, 1.10}}
+	s := qualitySettings{pool: 30, decisions: 200, count: 10, copies: 1, seed: 1, point: defaultPoint, slowdowns: []float64{1.05, 1.10}}
 	var err error
 	if s.base, err = suite.FromEnv(true); err != nil {
 		t.Fatal(err)
@@ -129,11 +141,19 @@ func qualityFromEnv(t *testing.T) qualitySettings {
 			s.slowdowns = append(s.slowdowns, x)
 		}
 	}
+	if v := os.Getenv(envTests); v != "" {
+		if s.tests, err = strconv.Atoi(v); err != nil || s.tests < 0 {
+			t.Fatalf("%s=%q: want the number of tests Holm's correction should cover, e.g. 900", envTests, v)
+		}
+	}
 	if s.count > s.pool {
 		t.Fatalf("%s=%d is more than the pool's %d runs", envCount, s.count, s.pool)
 	}
-	if s.dir = os.Getenv(envDir); s.dir == "" {
+	switch s.dir = os.Getenv(envDir); {
+	case s.dir == "":
 		s.dir = t.TempDir()
+	case !filepath.IsAbs(s.dir): // relative to the module root, not to this package
+		s.dir = filepath.Join("..", "..", "..", s.dir)
 	}
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -288,14 +308,37 @@ func pick(in *gate.Input, idx []int) *gate.Input {
 	return out
 }
 
-func decide(t *testing.T, set *thresholds.Set, base, next *gate.Input) *gate.Report {
+func decide(t *testing.T, set *thresholds.Set, base, next *gate.Input, copies int) *gate.Report {
 	t.Helper()
-	rep, err := gate.Compare(base, next, set, gate.Options{ConfigKeys: ConfigKeys})
+	rep, err := gate.Compare(replicate(base, copies), replicate(next, copies), set, gate.Options{ConfigKeys: ConfigKeys})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
+
+// replicate repeats the input's runs under n names (a /copy=i element
+// before the -N suffix), so that Holm's correction covers n times the
+// point's tests, all with the same p-values: a whole suite's gate as seen
+// by one point (the strictest case of Holm, where it is Bonferroni's).
+func replicate(in *gate.Input, n int) *gate.Input {
+	if n <= 1 {
+		return in
+	}
+	out := &gate.Input{Name: in.Name, Units: in.Units}
+	for i := range n {
+		for _, r := range in.Results {
+			c := r.Clone()
+			name := string(c.Name)
+			suffix := procsSuffix.FindString(name)
+			c.Name = benchfmt.Name(fmt.Sprintf("%s/copy=%d%s", strings.TrimSuffix(name, suffix), i, suffix))
+			out.Results = append(out.Results, c)
+		}
+	}
+	return out
+}
+
+var procsSuffix = regexp.MustCompile(`-[0-9]+$`)
 
 // qualityCell counts one gate's decisions on one condition.
 type qualityCell struct {
@@ -342,7 +385,7 @@ func fixedCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, name, cond str
 		if !paired {
 			ni = rng.Perm(len(next.Results))[:s.count]
 		}
-		c.add(decide(t, set, pick(base, bi), pick(next, ni)).Decision())
+		c.add(decide(t, set, pick(base, bi), pick(next, ni), s.copies).Decision())
 	}
 	return c
 }
@@ -355,7 +398,7 @@ func adaptiveCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, cond string
 		order := rng.Perm(len(ab[oldSide].Results))
 		n := min(DefaultMinPairs, cap)
 		for {
-			rep := decide(t, set, pick(ab[oldSide], order[:n]), pick(ab[newSide], order[:n]))
+			rep := decide(t, set, pick(ab[oldSide], order[:n]), pick(ab[newSide], order[:n]), s.copies)
 			if d := rep.Decision(); d != gate.Unknown || n >= cap {
 				c.add(d)
 				c.pairs += n
@@ -379,8 +422,8 @@ var shownUnits = []string{"tpot-p50-ns", "ttft-p50-ns", "e2el-p99-ns", "tok/s"}
 func observedEffects(t *testing.T, set *thresholds.Set, p pools, conds []string) []effect {
 	var out []effect
 	for _, c := range conds {
-		seq := decide(t, set, p.seq["base"], p.seq[c])
-		ab := decide(t, set, p.ab[c][oldSide], p.ab[c][newSide])
+		seq := decide(t, set, p.seq["base"], p.seq[c], 1)
+		ab := decide(t, set, p.ab[c][oldSide], p.ab[c][newSide], 1)
 		for _, u := range shownUnits {
 			out = append(out, effect{cond: c, unit: u, seq: rowDelta(seq, u), ab: rowDelta(ab, u)})
 		}
@@ -425,8 +468,12 @@ func qualityReport(s qualitySettings, cells []qualityCell, effects []effect, p p
 	var b strings.Builder
 	g := s.base.Thresholds.Gate("", "", "")
 	fmt.Fprintf(&b, "Gate quality on %s (%s size), %s; sim args %q; %s\n", s.point, s.base.Size, time.Now().UTC().Format("2006-01-02"), strings.Join(s.base.SimArgs, " "), thresholdsName(s.base.Thresholds))
-	fmt.Fprintf(&b, "gate settings: α %g, min_effect %g%%, min_samples %d, %g%% intervals; pools of %d runs (baseline gate: one block per condition; interleaved: %d pairs per condition); %d decisions per row, runs drawn without replacement (seed %d)\n\n",
+	fmt.Fprintf(&b, "gate settings: α %g, min_effect %g%%, min_samples %d, %g%% intervals; pools of %d runs (baseline gate: one block per condition; interleaved: %d pairs per condition); %d decisions per row, runs drawn without replacement (seed %d)\n",
 		g.Alpha, 100*g.MinEffect, g.MinSamples, 100*g.Confidence, s.pool, s.pool, s.decisions, s.seed)
+	if s.copies > 1 {
+		fmt.Fprintf(&b, "each draw gated as %d copies side by side, so that Holm's correction covers %d× the point's tests (VLLMPERF_QUALITY_TESTS=%d: a whole suite's gate)\n", s.copies, s.copies, s.tests)
+	}
+	b.WriteString("\n")
 	b.WriteString("| gate | true change | DIFFERENT (fails) | SAME | UNKNOWN | mean pairs |\n|---|---|--:|--:|--:|--:|\n")
 	for _, c := range cells {
 		mean := "—"
@@ -483,6 +530,14 @@ func TestQualityHelpers(t *testing.T) {
 	if len(got.Results) != 2 || got.Results[0].Values[0].Value != 3 || got.Results[1].Values[0].Value != 1 {
 		t.Errorf("pick(2, 0) = %v", got.Results)
 	}
+	rep := replicate(in, 2)
+	if len(rep.Results) != 6 || string(rep.Results[4].Name) != "Perf/profile=basic/scenario=s/conc=1/copy=1" {
+		t.Errorf("replicate(2): %d runs, the fifth named %s", len(rep.Results), rep.Results[4].Name)
+	}
+	with := &gate.Input{Results: []*benchfmt.Result{{Name: benchfmt.Name("Perf/profile=basic/scenario=concurrency-sweep/conc=8-2")}}}
+	if got := string(replicate(with, 2).Results[1].Name); got != "Perf/profile=basic/scenario=concurrency-sweep/conc=8/copy=1-2" {
+		t.Errorf("replicate keeps the -N suffix last: got %s", got)
+	}
 	if got, want := spread(in, "tok/s"), 50.0; math.Abs(got-want) > 1e-9 {
 		t.Errorf("spread = %g, want %g (sd 1 of mean 2)", got, want)
 	}
@@ -491,6 +546,13 @@ func TestQualityHelpers(t *testing.T) {
 	}
 	if got, want := slowLabel(1.05), "+5%"; got != want {
 		t.Errorf("slowLabel(1.05) = %q, want %q", got, want)
+	}
+	wide, err := thresholds.Load("testdata/wider-tails.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wide.Gate("basic", "concurrency-sweep", "itl-p99-ns").MinEffect; got != 0.10 {
+		t.Errorf("wider-tails.yaml: itl-p99-ns min_effect %g, want 0.10", got)
 	}
 	c := qualityCell{cond: "A/A"}
 	for _, d := range []gate.Decision{gate.Same, gate.Same, gate.Different, gate.Unknown} {
