@@ -64,7 +64,8 @@ elif [ ! -f "$(SIM_BASELINE)" ]; then \
   echo "gate: skipped: no $(SIM_BASELINE) (record it with make baseline)"; \
 else \
   echo; echo "gate: $(RESULTS)/bench.txt against $(SIM_BASELINE)"; \
-  code=0; bin/vllmperf gate --baseline $(SIM_BASELINE) --new $(RESULTS)/bench.txt --json $(RESULTS)/gate.json || code=$$?; \
+  code=0; bin/vllmperf gate --baseline $(SIM_BASELINE) --new $(RESULTS)/bench.txt --format summary --json $(RESULTS)/gate.json \
+    $${VLLMPERF_THRESHOLDS:+--thresholds "$$VLLMPERF_THRESHOLDS"} || code=$$?; \
   case $$code in \
     0) ;; \
     3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict:"; \

@@ -59,6 +59,9 @@ func TestGateExitCodes(t *testing.T) {
 		// Three runs a side are inconclusive, and the message says how many would do.
 		{"three samples", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr},
 			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 62 inconclusive; about 6 runs a side would decide (go test -count 6)", ""},
+		// The summary format counts the rows short of runs once.
+		{"summary", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr, "--format", "summary"},
+			3, "62 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 6 a side (-count 6)", "vllmperf: INCONCLUSIVE", ""},
 		// Another GPU is refused, naming the key and both values.
 		{"mismatched gpu", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("other-gpu.txt"), "--thresholds", thr},
 			2, "", `gpu is "sim:rtx4090" in ` + benchFile("base.txt") + ` but "sim:h100" in ` + benchFile("other-gpu.txt"), ""},
@@ -85,7 +88,7 @@ func TestGateExitCodes(t *testing.T) {
 			2, "", "gate needs --baseline FILE and --new FILE", ""},
 		// An unknown format.
 		{"bad format", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--format", "html"},
-			2, "", `--format "html": want one of text, markdown, json`, ""},
+			2, "", `--format "html": want one of text, summary, markdown, json`, ""},
 		// A misspelt flag.
 		{"unknown flag", []string{"--baseline", benchFile("base.txt"), "--nwe", benchFile("noise.txt")},
 			2, "", "unknown flag: --nwe", ""},
