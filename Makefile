@@ -36,7 +36,7 @@ bench:
 # The stored baseline of the embedded simulator (quick size), and the runs
 # of every point it holds: 10, the perf-gate workflow's count. Fewer cannot
 # decide: the gate's min_samples is 6, and Holm's correction over the
-# suite's ~900 gated tests asks p < 0.05/900 of the first, which the exact
+# suite's 940 gated tests asks p < 0.05/940 of the first, which the exact
 # U test cannot reach below 9 runs a side (its smallest p is 2/C(2n, n)).
 SIM_BASELINE   ?= baselines/sim.txt
 GPU_BASELINE   ?= baselines/gpu.txt
@@ -68,7 +68,7 @@ else \
     $${VLLMPERF_THRESHOLDS:+--thresholds "$$VLLMPERF_THRESHOLDS"} || code=$$?; \
   case $$code in \
     0) ;; \
-    3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict:"; \
+    3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict (about 24 min):"; \
        echo "  VLLMPERF_SIZE=quick go test -run '^\$$' -bench Perf -benchtime 1x -count $(BASELINE_COUNT) . | tee new.txt"; \
        echo "  go run ./cmd/vllmperf gate --baseline $(SIM_BASELINE) --new new.txt";; \
     *) exit $$code;; \

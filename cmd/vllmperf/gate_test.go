@@ -56,12 +56,13 @@ func TestGateExitCodes(t *testing.T) {
 		// A throughput drop fails: higher is better for tok/s.
 		{"throughput drop", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("throughput-drop.txt"), "--thresholds", thr},
 			1, "tok/s", "regressions", ""},
-		// Three runs a side are inconclusive, and the message says how many would do.
+		// Three runs a side are inconclusive, and the message says how many would do:
+		// 7, the least from which the exact U test can pass Holm's first step over 62 tests.
 		{"three samples", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr},
-			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 62 inconclusive; about 6 runs a side would decide (go test -count 6)", ""},
+			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 62 inconclusive; about 7 runs a side would decide (go test -count 7)", ""},
 		// The summary format counts the rows short of runs once.
 		{"summary", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr, "--format", "summary"},
-			3, "62 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 6 a side (-count 6)", "vllmperf: INCONCLUSIVE", ""},
+			3, "62 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 7 a side (-count 7)", "vllmperf: INCONCLUSIVE", ""},
 		// Another GPU is refused, naming the key and both values.
 		{"mismatched gpu", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("other-gpu.txt"), "--thresholds", thr},
 			2, "", `gpu is "sim:rtx4090" in ` + benchFile("base.txt") + ` but "sim:h100" in ` + benchFile("other-gpu.txt"), ""},
