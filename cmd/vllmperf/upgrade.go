@@ -123,7 +123,7 @@ func runUpgrade(cmd *cobra.Command, o *upgradeOptions, stdout, stderr io.Writer)
 	case gate.Different:
 		return errors.New(res.Headline())
 	case gate.Unknown:
-		return inconclusiveError{res.Headline() + fmt.Sprintf("; raise --max-pairs (now %d) or thresholds.yaml's min_effect", cfg.MaxPairs)}
+		return inconclusiveError{fmt.Sprintf("%s; raise --max-pairs (now %d) or thresholds.yaml's min_effect for the undecided metrics", res.Headline(), res.Pairs)}
 	}
 	return nil
 }
