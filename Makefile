@@ -19,13 +19,17 @@ build:
 	$(GO) build -o bin/vllmperf ./cmd/vllmperf
 
 # make bench: the whole suite (every profile x scenario, quick size) on the
-# embedded simulator, into a results folder; then its table and knees.
+# embedded simulator, into a results folder; then the regression gate against
+# the stored simulator baseline (see below, gate.json in the folder); then the
+# folder's table, knees and diagnosis, and report.html/report.md with the gate.
 RESULTS ?= results/$(shell date -u +%Y%m%dT%H%M%SZ)
 bench:
 	@mkdir -p $(RESULTS)
 	set -o pipefail; VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
 	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt
-	$(GO) run ./cmd/vllmperf report $(RESULTS)
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	@$(BENCH_GATE)
+	bin/vllmperf report $(RESULTS)
 	@echo "results: $(RESULTS)"
 
 # make calibrate: replay every calibration row (internal/vllmsim/calibration)
@@ -34,11 +38,94 @@ bench:
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 
+# --- The regression gate (docs/gate.md, README "Regression gate") ---------
+
+# The stored baseline of the embedded simulator (quick size), and the runs
+# of every point it holds: 10, the perf-gate workflow's count. Fewer cannot
+# decide: the gate's min_samples is 6, and Holm's correction over the
+# suite's 940 gated tests asks p < 0.05/940 of the first, which the exact
+# U test cannot reach below 9 runs a side (its smallest p is 2/C(2n, n)).
+SIM_BASELINE   ?= baselines/sim.txt
+GPU_BASELINE   ?= baselines/gpu.txt
+BASELINE_COUNT ?= 10
+# A baseline is the default setup: none of the suite's settings.
+SUITE_DEFAULTS := env -u VLLMPERF_BACKEND -u VLLMPERF_IMAGE -u VLLMPERF_TARGET -u VLLMPERF_MODEL \
+  -u VLLMPERF_SIM_ARGS -u VLLMPERF_GPU_NAME -u VLLMPERF_PROFILES -u VLLMPERF_SCENARIOS \
+  -u VLLMPERF_THRESHOLDS -u VLLMPERF_RESULTS -u VLLMPERF_SIZE
+
+# make bench's last step. With one run per point the honest verdict is
+# INCONCLUSIVE (exit 3: "run N more"): that passes. Exit 1 (an absolute
+# limit of thresholds.yaml broken, a failed request, a metric gone: no row
+# can be a regression with one run) and 2 (the results cannot be compared
+# with the baseline) fail. A setup the baseline was not recorded with
+# (another backend, size, profile set, model or GPU name) skips the gate;
+# VLLMPERF_SIM_ARGS does not (--sim-slowdown 1.2 shows the gate at work).
+define BENCH_GATE
+skip=""; \
+case "$${VLLMPERF_BACKEND:-sim}" in sim) ;; *) skip="VLLMPERF_BACKEND=$$VLLMPERF_BACKEND";; esac; \
+case "$${VLLMPERF_SIZE:-quick}" in quick) ;; *) skip="VLLMPERF_SIZE=$$VLLMPERF_SIZE";; esac; \
+for v in VLLMPERF_PROFILES VLLMPERF_MODEL VLLMPERF_GPU_NAME; do [ -z "$${!v}" ] || skip="$$v=$${!v}"; done; \
+if [ -n "$$skip" ]; then \
+  echo "gate: skipped: $(SIM_BASELINE) is the default simulator setup at quick size, and $$skip is set"; \
+elif [ ! -f "$(SIM_BASELINE)" ]; then \
+  echo "gate: skipped: no $(SIM_BASELINE) (record it with make baseline)"; \
+else \
+  echo; echo "gate: $(RESULTS)/bench.txt against $(SIM_BASELINE)"; \
+  code=0; bin/vllmperf gate --baseline $(SIM_BASELINE) --new $(RESULTS)/bench.txt --format summary --json $(RESULTS)/gate.json \
+    $${VLLMPERF_THRESHOLDS:+--thresholds "$$VLLMPERF_THRESHOLDS"} || code=$$?; \
+  case $$code in \
+    0) ;; \
+    3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict (about 24 min):"; \
+       echo "  VLLMPERF_SIZE=quick go test -run '^\$$' -bench Perf -benchtime 1x -count $(BASELINE_COUNT) . | tee new.txt"; \
+       echo "  go run ./cmd/vllmperf gate --baseline $(SIM_BASELINE) --new new.txt";; \
+    *) exit $$code;; \
+  esac; \
+fi
+endef
+
+# make baseline: re-record $(SIM_BASELINE) (about 24 min on a 2-core
+# machine). Only this target writes it; commit it with the change that
+# made it necessary (when: README "Regression gate").
+.PHONY: baseline baseline-gpu upgrade-gate
+baseline:
+	@mkdir -p $(dir $(SIM_BASELINE))
+	set -o pipefail; $(SUITE_DEFAULTS) VLLMPERF_SIZE=quick \
+	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -count $(BASELINE_COUNT) -timeout 3h . > $(SIM_BASELINE).tmp
+	@mv $(SIM_BASELINE).tmp $(SIM_BASELINE)
+	@echo "baseline: $(SIM_BASELINE), $(BASELINE_COUNT) runs of every point"
+
+# make baseline-gpu: $(GPU_BASELINE) for perf-gate.yml, on the GPU runner:
+# the container backend (VLLMPERF_IMAGE, default the pinned vLLM image),
+# full size.
+baseline-gpu:
+	@mkdir -p $(dir $(GPU_BASELINE))
+	set -o pipefail; VLLMPERF_BACKEND=container \
+	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -count $(BASELINE_COUNT) -timeout 12h . > $(GPU_BASELINE).tmp
+	@mv $(GPU_BASELINE).tmp $(GPU_BASELINE)
+	@echo "baseline: $(GPU_BASELINE), $(BASELINE_COUNT) runs of every point"
+
+# make upgrade-gate OLD=image:tag NEW=image:tag: the scenario points on
+# both images interleaved on this machine, NEW gated against OLD, adding
+# pairs while undecided (vllmperf upgrade-gate --help). OLD/NEW may be
+# "sim" or "in-process" (the simulator) with OLD_SIM_ARGS/NEW_SIM_ARGS, e.g.
+#   make upgrade-gate OLD=in-process NEW=in-process NEW_SIM_ARGS='--sim-slowdown 1.1' UPGRADE_ARGS='--size quick'
+OLD          ?=
+NEW          ?=
+OLD_SIM_ARGS ?=
+NEW_SIM_ARGS ?=
+UPGRADE_ARGS ?=
+upgrade-gate:
+	@if [ -z '$(OLD)' ] || [ -z '$(NEW)' ]; then \
+	  echo "usage: make upgrade-gate OLD=image:tag NEW=image:tag [OLD_SIM_ARGS=... NEW_SIM_ARGS=... UPGRADE_ARGS='--max-pairs 30']"; exit 2; \
+	fi
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	bin/vllmperf upgrade-gate --old '$(OLD)' --new '$(NEW)' --old-sim-args '$(OLD_SIM_ARGS)' --new-sim-args '$(NEW_SIM_ARGS)' $(UPGRADE_ARGS)
+
 # make run: one vllmperf run against the embedded simulator (BENCH_ARGS).
 run:
 	$(GO) run ./cmd/vllmperf run $(BENCH_ARGS)
 
-test: fmt-check vet unit leak-check
+test: fmt-check vet unit leak-check lint-workflows
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -31,6 +31,7 @@ type gateOptions struct {
 	format     string
 	force      bool
 	summary    string
+	jsonFile   string
 }
 
 func newGateCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -51,7 +52,8 @@ Exit status: 0 pass, 1 regression or breached limit, 2 bad input, 3
 inconclusive (run more: the report says how many). The markdown report is
 also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 		Example: `  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
-  vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'`,
+  vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'
+  vllmperf gate --baseline baselines/sim.txt --new results/X/bench.txt --json results/X/gate.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runGate(o, stdout, stderr)
@@ -64,6 +66,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 	f.StringVar(&o.format, "format", "text", "report format: "+strings.Join(gate.Formats, ", "))
 	f.BoolVar(&o.force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
 	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+", GitHub Actions' job summary; empty for none)")
+	f.StringVar(&o.jsonFile, "json", "", "also write the JSON report to this file, whatever --format says (make bench writes gate.json into the results folder)")
 	return cmd
 }
 
@@ -94,12 +97,33 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 	if err := rep.WriteFormat(stdout, o.format); err != nil {
 		return fmt.Errorf("write the report: %w", err)
 	}
+	if o.jsonFile != "" {
+		if err := writeReportFile(o.jsonFile, rep, "json"); err != nil {
+			return err
+		}
+	}
 	if o.summary != "" {
-		if err := appendStepSummary(o.summary, rep); err != nil {
+		if err := appendStepSummary(o.summary, "", rep); err != nil {
 			fmt.Fprintf(stderr, "vllmperf gate: warning: %v\n", err)
 		}
 	}
 	return gateResult(rep)
+}
+
+// writeReportFile writes the report in format to path.
+func writeReportFile(path string, rep *gate.Report, format string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write the %s report: %w", format, err)
+	}
+	werr := rep.WriteFormat(f, format)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("write the %s report %s: %w", format, path, werr)
+	}
+	return nil
 }
 
 // loadThresholds reads the file given, else ./thresholds.yaml when it
@@ -116,13 +140,16 @@ func loadThresholds(path string) (*thresholds.Set, error) {
 }
 
 // appendStepSummary adds the markdown report to the GitHub Actions job
-// summary.
-func appendStepSummary(path string, rep *gate.Report) error {
+// summary, after intro (markdown, may be empty).
+func appendStepSummary(path, intro string, rep *gate.Report) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: %w", StepSummaryEnv, err)
 	}
-	werr := rep.WriteMarkdown(f)
+	_, werr := io.WriteString(f, intro)
+	if werr == nil {
+		werr = rep.WriteMarkdown(f)
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

@@ -56,9 +56,13 @@ func TestGateExitCodes(t *testing.T) {
 		// A throughput drop fails: higher is better for tok/s.
 		{"throughput drop", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("throughput-drop.txt"), "--thresholds", thr},
 			1, "tok/s", "regressions", ""},
-		// Three runs a side are inconclusive, and the message says how many would do.
+		// Three runs a side are inconclusive, and the message says how many would do:
+		// 7, the least from which the exact U test can pass Holm's first step over 62 tests.
 		{"three samples", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr},
-			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 62 inconclusive; about 6 runs a side would decide (go test -count 6)", ""},
+			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 62 inconclusive; about 7 runs a side would decide (go test -count 7)", ""},
+		// The summary format counts the rows short of runs once.
+		{"summary", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr, "--format", "summary"},
+			3, "62 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 7 a side (-count 7)", "vllmperf: INCONCLUSIVE", ""},
 		// Another GPU is refused, naming the key and both values.
 		{"mismatched gpu", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("other-gpu.txt"), "--thresholds", thr},
 			2, "", `gpu is "sim:rtx4090" in ` + benchFile("base.txt") + ` but "sim:h100" in ` + benchFile("other-gpu.txt"), ""},
@@ -85,7 +89,7 @@ func TestGateExitCodes(t *testing.T) {
 			2, "", "gate needs --baseline FILE and --new FILE", ""},
 		// An unknown format.
 		{"bad format", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--format", "html"},
-			2, "", `--format "html": want one of text, markdown, json`, ""},
+			2, "", `--format "html": want one of text, summary, markdown, json`, ""},
 		// A misspelt flag.
 		{"unknown flag", []string{"--baseline", benchFile("base.txt"), "--nwe", benchFile("noise.txt")},
 			2, "", "unknown flag: --nwe", ""},
@@ -184,4 +188,35 @@ func tail(s string) string {
 		return "..." + s[len(s)-1500:]
 	}
 	return s
+}
+
+// TestGateJSONFile checks --json: the text report on stdout and the JSON
+// report (what make bench saves as gate.json) in the file, both with the
+// same outcome.
+func TestGateJSONFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "gate.json")
+	code, out, _ := runGateCLI(t, "--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"),
+		"--thresholds", filepath.Join(gateData, "thresholds.yaml"), "--json", file)
+	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: 62 inconclusive (exit 3)") {
+		t.Fatalf("exit %d, want 3 with the text report\n%s", code, tail(out))
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Result string           `json:"result"`
+		Rows   []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("%s is not JSON: %v", file, err)
+	}
+	if rep.Result != "INCONCLUSIVE" || len(rep.Rows) != 78 { // 62 gated rows and 16 not gated
+		t.Errorf("%s: result %q with %d rows, want INCONCLUSIVE with 78", file, rep.Result, len(rep.Rows))
+	}
+	code, _, errOut := runGateCLI(t, "--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--json", filepath.Join(t.TempDir(), "no", "such", "gate.json"))
+	if code != 1 || !strings.Contains(errOut, "write the json report") {
+		t.Errorf("an unwritable --json file: exit %d, want 1 with a message\n%s", code, errOut)
+	}
 }

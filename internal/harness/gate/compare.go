@@ -136,6 +136,15 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		}
 	}
 	rep.Comparisons = len(gated)
+	// Rows short of runs would join the correction once they have them:
+	// they need enough runs for the exact test to pass its first step.
+	if potential := len(gated) + countTooFew(rep); potential > len(gated) {
+		for i := range rep.Rows {
+			if row := &rep.Rows[i]; row.tooFewRuns() {
+				setTooFewRuns(row, potential, holmRuns(row.Settings.Alpha, potential))
+			}
+		}
+	}
 	for i, adj := range holm(ps) {
 		t := &tests[gated[i]]
 		row := &rep.Rows[t.row]
@@ -198,13 +207,54 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 	}
 	if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {
 		row.Verdict = Inconclusive
-		row.RunsNeeded = max(min, finiteCIRuns(row.Settings.Confidence))
-		row.Reason = fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d: run at least %d a side (-count %d)",
-			row.Baseline.N, row.New.N, min, row.RunsNeeded, row.RunsNeeded)
+		setTooFewRuns(&row, 0, 0) // judge adds what Holm's correction needs
 		return row, t
 	}
 	t.gated = true
 	return row, t
+}
+
+// setTooFewRuns sets the runs needed and the reason of a row short of
+// runs: min_samples and a finite interval, and (with m > 0) the runs from
+// which the exact U test can be significant after Holm's correction over
+// m tests (holm runs a side).
+func setTooFewRuns(row *Row, m, holm int) {
+	g := row.Settings
+	row.RunsNeeded = max(g.MinSamples, finiteCIRuns(g.Confidence))
+	why := fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d", row.Baseline.N, row.New.N, g.MinSamples)
+	if holm > row.RunsNeeded {
+		row.RunsNeeded = holm
+		why += fmt.Sprintf(", and a regression can be significant after Holm's correction over %d tests from %d runs a side", m, holm)
+	}
+	if row.RunsNeeded > MaxRunsEstimate {
+		row.RunsNeeded = -1
+		row.Reason = why + "; " + runsAdvice(-1)
+		return
+	}
+	row.Reason = fmt.Sprintf("%s: run at least %d a side (-count %d)", why, row.RunsNeeded, row.RunsNeeded)
+}
+
+// countTooFew counts the rows short of runs.
+func countTooFew(rep *Report) int {
+	n := 0
+	for i := range rep.Rows {
+		if rep.Rows[i].tooFewRuns() {
+			n++
+		}
+	}
+	return n
+}
+
+// holmRuns is the fewest runs a side at which the exact U test's smallest
+// p (complete separation) passes the first step of Holm's correction over
+// m tests at alpha; MaxRunsEstimate+1 when none up to it does.
+func holmRuns(alpha float64, m int) int {
+	for n := 2; n <= MaxRunsEstimate; n++ {
+		if minUTestP(n) < alpha/float64(max(m, 1)) {
+			return n
+		}
+	}
+	return MaxRunsEstimate + 1
 }
 
 func orOne(procs string) string {

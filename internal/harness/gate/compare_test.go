@@ -271,3 +271,20 @@ func TestDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestHolmRuns checks the fewest runs a side from which the exact U test
+// can pass the first step of Holm's correction.
+func TestHolmRuns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		m, want int
+	}{
+		{1, 4},   // one test: 2/C(8,4) = 0.029 < 0.05
+		{62, 7},  // the fixtures' 62 rows: 2/C(14,7) = 5.8e-4 < 8.1e-4
+		{940, 9}, // the suite's 940 rows: 2/C(18,9) = 4.1e-5 < 5.3e-5
+	} {
+		if got := holmRuns(0.05, tc.m); got != tc.want {
+			t.Errorf("holmRuns(0.05, %d) = %d, want %d", tc.m, got, tc.want)
+		}
+	}
+}

@@ -15,13 +15,15 @@ import (
 )
 
 // Formats lists the report formats WriteFormat accepts.
-var Formats = []string{"text", "markdown", "json"}
+var Formats = []string{"text", "summary", "markdown", "json"}
 
-// WriteFormat writes the report in format: text, markdown or json.
+// WriteFormat writes the report in format: text, summary, markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
 	switch format {
 	case "text":
 		return r.WriteText(w)
+	case "summary":
+		return r.WriteSummary(w)
 	case "markdown":
 		return r.WriteMarkdown(w)
 	case "json":
@@ -115,6 +117,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
 	}
 
+	r.writeTail(ew)
+	return ew.err
+}
+
+// writeTail writes the end of the text reports: the limits that did not
+// pass, what was not compared, warnings and the verdict with its exit code.
+func (r *Report) writeTail(ew *errWriter) {
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
@@ -133,7 +142,6 @@ func (r *Report) WriteText(w io.Writer) error {
 		ew.printf("\nwarning: %s\n", warn)
 	}
 	ew.printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
-	return ew.err
 }
 
 // WriteMarkdown writes the report for a pull request or
