@@ -9,6 +9,11 @@ BENCH_ARGS ?= --backend sim --profile basic --concurrency 16 --requests 128 --wa
 
 SHELL := /bin/bash
 
+# testcontainers' reaper (Ryuk) is an image pulled from Docker Hub; where none
+# can be pulled its start would fail (and ask the network). vllmperf removes
+# every container it starts itself, and leak-check proves it.
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+
 .PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate
 
 all: build

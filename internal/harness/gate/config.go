@@ -9,10 +9,11 @@ import (
 
 // DefaultConfigKeys are the file configuration keys (docs/bench-format.md)
 // on which both sides of a comparison must agree: a result from another
-// GPU, model, backend or server image is not a regression of this change.
+// GPU, model, backend, server image or size (quick or full scenarios) is
+// not a regression of this change.
 // vllm-version is not among them (the image pins it); the set of profiles
 // is always compared.
-var DefaultConfigKeys = []string{"gpu", "model", "backend", "image"}
+var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size"}
 
 // ProfilesKey names the set of profiles in a Mismatch.
 const ProfilesKey = "profiles"

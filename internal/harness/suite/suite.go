@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -126,6 +127,13 @@ func (s *Suite) Start(ctx context.Context, name string) (*Session, error) {
 // code, e.g. with prefix caching turned off).
 func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, error) {
 	p = p.WithSimArgs(s.cfg.SimArgs...)
+	if !simSeedSet(p.SimArgs()) {
+		// A simulator draws its noise from --sim-seed: every start with
+		// the same seed would replay the same noise, so a baseline and a
+		// new run (or two -count repetitions) would agree more than two
+		// real servers ever do. Each start gets its own, unless one is set.
+		p = p.WithSimArgs("--sim-seed", strconv.FormatUint(rand.Uint64()>>1, 10))
+	}
 	opts := append(append([]server.Option{}, s.cfg.Server...), server.WithAPIKey(s.cfg.APIKey))
 	srv, err := server.Run(ctx, p, opts...)
 	if err != nil {
@@ -214,6 +222,16 @@ func (ss *Session) facts() check.Facts {
 		f.MaxNumSeqs, _ = strconv.Atoi(v)
 	}
 	return f
+}
+
+// simSeedSet reports whether args set --sim-seed.
+func simSeedSet(args []string) bool {
+	for _, a := range args {
+		if a == "--sim-seed" || strings.HasPrefix(a, "--sim-seed=") {
+			return true
+		}
+	}
+	return false
 }
 
 // startupPoint sends one short request, the server's first.
@@ -307,6 +325,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"model", ss.Server.Model()},
 		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
 		{"image", d.Image},
+		{"size", string(s.cfg.Size)},
 	}
 }
 
