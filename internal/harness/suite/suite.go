@@ -241,6 +241,7 @@ func startupPoint() scenario.Point {
 		panic(err) // the fixture is embedded: its absence is a build defect
 	}
 	return scenario.Point{
+		Scenario:        &scenario.Scenario{Name: StartupScenario, Description: "the server's first request after its start"},
 		Classes:         []workload.Class{{Name: "cold", Weight: 1, Config: workload.Config{Body: body, MaxTokens: 16, IgnoreEOS: true}}},
 		Load:            load.Config{Concurrency: 1, Requests: 1},
 		SamplerInterval: scenario.DefaultQuickSamplerInterval,
