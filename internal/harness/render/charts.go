@@ -181,7 +181,21 @@ func (b *chartBuilder) clean(xys plotter.XYs) plotter.XYs {
 // vline marks x with a dashed grey line over the plot's y range and a
 // label at its top; legend names it once.
 func (b *chartBuilder) vline(x float64, label, legend string, ymin, ymax float64) {
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: ymin}, {X: x, Y: ymax}})
+	b.mark(plotter.XYs{{X: x, Y: ymin}, {X: x, Y: ymax}}, legend)
+	if label != "" {
+		b.label(x, ymax, label, 0)
+	}
+}
+
+// hline marks y across the plot's x range.
+func (b *chartBuilder) hline(y float64, legend string, xmin, xmax float64) {
+	b.mark(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}}, legend)
+}
+
+// mark draws a dashed grey marker line between two points; legend names
+// it once ("" for none).
+func (b *chartBuilder) mark(xys plotter.XYs, legend string) {
+	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return
 	}
@@ -192,22 +206,6 @@ func (b *chartBuilder) vline(x float64, label, legend string, ymin, ymax float64
 	if legend != "" {
 		b.addLegend(legend, l)
 	}
-	if label != "" {
-		b.label(x, ymax, label, 0)
-	}
-}
-
-// hline marks y across the plot's x range.
-func (b *chartBuilder) hline(y float64, legend string, xmin, xmax float64) {
-	l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: y}, {X: xmax, Y: y}})
-	if err != nil {
-		return
-	}
-	l.Color = markColor
-	l.Width = vg.Points(1)
-	l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-	b.p.Add(l)
-	b.addLegend(legend, l)
 }
 
 // label writes text at (x, y), rotated by rot radians.
