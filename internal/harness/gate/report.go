@@ -236,20 +236,19 @@ func (r *Report) RunsNeeded() int {
 
 // Count returns how many rows have verdict v.
 func (r *Report) Count(v Verdict) int {
-	n := 0
-	for _, row := range r.Rows {
-		if row.Verdict == v {
-			n++
-		}
-	}
-	return n
+	return countIf(r.Rows, func(row Row) bool { return row.Verdict == v })
 }
 
 // CountChecks returns how many checks have status s.
 func (r *Report) CountChecks(s CheckStatus) int {
+	return countIf(r.Checks, func(c Check) bool { return c.Status == s })
+}
+
+// countIf counts the elements of xs for which keep is true.
+func countIf[T any](xs []T, keep func(T) bool) int {
 	n := 0
-	for _, c := range r.Checks {
-		if c.Status == s {
+	for _, x := range xs {
+		if keep(x) {
 			n++
 		}
 	}
