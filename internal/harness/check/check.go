@@ -17,6 +17,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -64,8 +65,12 @@ func (r Result) String() string {
 
 // Facts are what the caller knows about the server beyond its metrics.
 type Facts struct {
-	// MaxNumSeqs is the server's --max-num-seqs; 0 when not set (vLLM's
-	// default of 256 or 1024 is above any suite concurrency).
+	// Started is true when the caller started the server with known
+	// flags (its profile); false for a deployment it only reached, whose
+	// flags are its own.
+	Started bool
+	// MaxNumSeqs is the server's --max-num-seqs when Started; 0 when not
+	// set (vLLM's default of 256 or 1024 is above any suite concurrency).
 	MaxNumSeqs int
 }
 
@@ -137,21 +142,38 @@ func (c *checker) delta() (*scrape.Delta, error) {
 	return nil, errors.New("the run did not scrape /metrics")
 }
 
-// requests: the error rate against max_error_rate; no success never passes.
+// requests: the error rate against max_error_rate; no success never
+// passes. Failed requests are shown with what the server said (the first
+// distinct messages, with counts and HTTP status), so that a run refused
+// by the server says why.
 func (c *checker) requests() Result {
 	s := c.res.Summary
+	said := serverSaid(s)
 	if reason, bad := s.Inconclusive(); bad {
-		return Result{Name: "requests", Status: Inconclusive, Detail: reason}
+		return Result{Name: "requests", Status: Inconclusive, Detail: reason + said}
 	}
 	rate := float64(s.Failed) / float64(s.Requests)
 	detail := fmt.Sprintf("%d of %d requests failed (%.1f%%; limit %.1f%%)", s.Failed, s.Requests, 100*rate, 100*c.scope.MaxErrorRate)
 	if s.Failed > 0 {
-		detail += ": " + failedKinds(s.FailedByKind)
+		detail += ": " + failedKinds(s.FailedByKind) + said
 	}
 	if rate > c.scope.MaxErrorRate {
 		return fail("requests", "%s", detail)
 	}
 	return pass("requests", "%s", detail)
+}
+
+// maxSaidWidth clips each server message in a check's detail.
+const maxSaidWidth = 300
+
+// serverSaid is "; the server said: ..." with the run's failure groups,
+// or "" when no request failed.
+func serverSaid(s *stats.Summary) string {
+	lines := s.ErrorLines(maxSaidWidth)
+	if len(lines) == 0 {
+		return ""
+	}
+	return "; the server said: " + strings.Join(lines, "; ")
 }
 
 func failedKinds[K ~string](m map[K]int) string {

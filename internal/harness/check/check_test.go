@@ -117,6 +117,16 @@ func series(kv, running float64) *scrape.TimeSeries {
 	}}
 }
 
+// plateau is a series whose running count holds at running while
+// waiting requests queue behind it.
+func plateau(running, waiting float64) *scrape.TimeSeries {
+	return &scrape.TimeSeries{Interval: time.Second, Points: []scrape.Point{
+		{At: t0, Running: running, Waiting: waiting},
+		{At: t0.Add(time.Second), Window: time.Second, Running: running, Waiting: waiting},
+		{At: t0.Add(2 * time.Second), Window: time.Second, Running: running / 2},
+	}}
+}
+
 func find(t *testing.T, rs []Result, name string) Result {
 	t.Helper()
 	for _, r := range rs {
@@ -169,7 +179,18 @@ func TestChecks(t *testing.T) {
 		{"no hits metric", run{n: 8, before: strings.ReplaceAll(zero, "vllm:prefix_cache_hits_total", "vllm:other_total"), after: strings.ReplaceAll(good, "vllm:prefix_cache_hits_total", "vllm:other_total"), drained: true, expect: scenario.Expect{PrefixReuse: true}}, Facts{}, "prefix_hit", NotAvailable, "prefix_cache_hits_total"},
 		// Batching: peak 2 of 8, or of max-num-seqs 2.
 		{"no batching", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "want ≥ 8 (100% of concurrency 8"},
-		{"seqs cap", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{MaxNumSeqs: 2}, "batching", Pass, "of max-num-seqs 2"},
+		{"seqs cap", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{Started: true, MaxNumSeqs: 2}, "batching", Pass, "of max-num-seqs 2"},
+		// A deployment the suite did not start: a running plateau with
+		// requests waiting is its own cap, not a failure to batch.
+		{"deployment's cap", run{n: 8, before: zero, after: good, series: plateau(4, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Pass, "caps its batch at 4 running (4 waiting while 4 ran)"},
+		// The same plateau on a server the suite started without a cap:
+		// the profile promised more, so it fails.
+		{"started, plateau", run{n: 8, before: zero, after: good, series: plateau(4, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{Started: true}, "batching", Fail, "not batched together"},
+		// A deployment whose running stays low with nothing waiting is
+		// not capped: the requests did not reach it together.
+		{"deployment, nothing waiting", run{n: 8, before: zero, after: good, series: plateau(4, 0), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "not batched together"},
+		// One at a time with a queue is no batching, whoever set the cap.
+		{"deployment, one at a time", run{n: 8, before: zero, after: good, series: plateau(1, 7), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "not batched together"},
 		// No series: the sampler never ran.
 		{"no series", run{n: 8, before: zero, after: good, drained: true}, Facts{}, "kv_peak", Fail, "sampled no /metrics time series"},
 		// Queues still busy after the load.
@@ -177,6 +198,9 @@ func TestChecks(t *testing.T) {
 		// No request succeeded: never a pass.
 		{"all failed", run{failed: 4, before: zero, after: zero, drained: true}, Facts{}, "requests", Inconclusive, "no measured request succeeded"},
 		{"some failed", run{n: 8, failed: 1, before: zero, after: good, drained: true}, Facts{}, "requests", Fail, "1 of 9 requests failed (11.1%; limit 0.0%): 1 http_status"},
+		// What the server said comes with the failures, counted.
+		{"server said", run{n: 8, failed: 2, before: zero, after: good, drained: true}, Facts{}, "requests", Fail, "2 http_status; the server said: 2× HTTP 500: boom (http_status)"},
+		{"all failed, server said", run{failed: 3, before: zero, after: zero, drained: true}, Facts{}, "requests", Inconclusive, "all 3 failed (3 http_status); the server said: 3× HTTP 500: boom (http_status)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -139,6 +139,8 @@ func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 		examples[string(k)] = e.Detail()
 	}
 	o.add("error_examples", examples)
+	o.add("errors", orEmpty(s.Errors))
+	o.add("other_errors", s.OtherErrors)
 	o.add("interrupted", meta.Interrupted || s.Interrupted > 0)
 	o.add("interrupted_requests", s.Interrupted)
 	o.add("stopped_early", orNull(meta.StoppedEarly))
@@ -269,4 +271,12 @@ func sortedKinds(s *stats.Summary) []kindCount {
 	}
 	slices.SortStableFunc(out, func(a, b kindCount) int { return cmp.Compare(b.n, a.n) })
 	return out
+}
+
+// orEmpty is gs, or an empty list for none (never null).
+func orEmpty(gs []stats.ErrorGroup) []stats.ErrorGroup {
+	if gs == nil {
+		return []stats.ErrorGroup{}
+	}
+	return gs
 }

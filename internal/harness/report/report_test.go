@@ -147,7 +147,7 @@ func TestJSONKeys(t *testing.T) {
 			want = append(want, st+"_"+m+"_ms")
 		}
 	}
-	ours := []string{"cold_ttft_ms", "good_requests", "failed_by_kind", "error_examples", "interrupted", "interrupted_requests",
+	ours := []string{"cold_ttft_ms", "good_requests", "failed_by_kind", "error_examples", "errors", "other_errors", "interrupted", "interrupted_requests",
 		"stopped_early", "expected_output_tokens", "short_outputs", "token_itl_ms", "queue_time_ms", "inconclusive", "warnings"}
 	for _, k := range append(want, ours...) {
 		if _, ok := got[k]; !ok {
@@ -173,6 +173,8 @@ func TestJSONKeys(t *testing.T) {
 		{"cold_ttft_ms", 355.0},     // the warm-up request 0
 		{"failed_by_kind", map[string]any{"timeout": 1.0}},
 		{"error_examples", map[string]any{"timeout": "no chunk for 30s"}}, // the first timeout's message
+		{"errors", []any{map[string]any{"kind": "timeout", "message": "no chunk for 30s", "count": 1.0}}}, // distinct messages, counted
+		{"other_errors", 0.0}, // none beyond them
 		{"interrupted", false},          // ran to its end
 		{"interrupted_requests", 0.0},   // none canceled
 		{"stopped_early", nil},          // not stopped early

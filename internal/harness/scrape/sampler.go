@@ -269,6 +269,26 @@ func (ts *TimeSeries) PeakWaiting() (float64, error) {
 	return ts.peak(NumRequestsWaiting, func(p Point) float64 { return p.Waiting })
 }
 
+// WaitingAtPeakRunning is the highest num_requests_waiting scraped at an
+// instant when num_requests_running was at its peak: requests queued
+// while the server ran all it would, the sign of a cap (max-num-seqs).
+func (ts *TimeSeries) WaitingAtPeakRunning() (float64, error) {
+	peak, err := ts.PeakRunning()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := ts.PeakWaiting(); err != nil {
+		return 0, err
+	}
+	best := 0.0
+	for _, p := range ts.Points {
+		if p.has(NumRequestsRunning) && p.has(NumRequestsWaiting) && p.Running == peak {
+			best = max(best, p.Waiting)
+		}
+	}
+	return best, nil
+}
+
 // PeakKVUsage is the highest kv_cache_usage_perc scraped (0–1).
 func (ts *TimeSeries) PeakKVUsage() (float64, error) {
 	return ts.peak(KVCacheUsagePerc, func(p Point) float64 { return p.KVUsage })

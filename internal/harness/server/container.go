@@ -200,8 +200,13 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 			return nil, fmt.Errorf("start vllm: Hugging Face cache %s: %w (set %s)", req.hfCache, err, envHFCache)
 		}
 	}
+	// One server per GPU set at a time, across processes too (lease.go).
+	held, err := acquire(ctx, s, containerLocks(req.gpus), holderLine(KindContainer, req.profile))
+	if err != nil {
+		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
+	}
 	// Time to ready counts from here: the image is local (built, or pulled
-	// beforehand), the rest is the server's cold start.
+	// beforehand), the GPUs are this server's, the rest is its cold start.
 	begin := time.Now()
 	logs := newLineRing(s.redact)
 	opts := append(req.options(), testcontainers.WithLogger(redactLogger{s}), testcontainers.WithLogConsumers(logs))
@@ -209,16 +214,21 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 	c, err := testcontainers.Run(ctx, req.image, opts...)
 	if err != nil {
 		lines := containerLogs(c, logs)
-		return nil, newStartFailure(s, req, err, lines, remove(c))
+		rmErr := remove(c)
+		held.release()
+		return nil, newStartFailure(s, req, err, lines, rmErr)
 	}
 	port, err := c.MappedPort(ctx, containerPortSpec)
 	if err != nil {
-		return nil, newStartFailure(s, req, err, logs.Last(failureLogLines), remove(c))
+		rmErr := remove(c)
+		held.release()
+		return nil, newStartFailure(s, req, err, logs.Last(failureLogLines), rmErr)
 	}
 	srv := &containerServer{
 		endpoint: endpoint{base: "http://" + net.JoinHostPort(loopback, port.Port()), model: req.servedModel, ready: time.Since(begin), logs: logs,
 			desc: Description{Backend: KindContainer, Image: req.image, Simulator: s.image == SimImage}},
-		c: c,
+		c:     c,
+		lease: held,
 	}
 	s.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.profile, srv.ready.Round(time.Millisecond), srv.base, c.GetContainerID())
 	return srv, nil
@@ -304,6 +314,7 @@ func remove(c *testcontainers.DockerContainer) error {
 type containerServer struct {
 	endpoint
 	c      *testcontainers.DockerContainer
+	lease  *lease // the GPUs, given back once the container is gone
 	closed closeOnce
 }
 
@@ -314,6 +325,9 @@ func (s *containerServer) containerID() string { return s.c.GetContainerID() }
 // context so that removal happens also when ctx is already done.
 func (s *containerServer) Close(context.Context) error {
 	return s.closed.do(func() error {
+		// The lease goes back even when removal failed (the error says
+		// so): held on, it would stall every later start of this process.
+		defer s.lease.release()
 		if err := remove(s.c); err != nil {
 			return fmt.Errorf("remove container %.12s: %w", s.c.GetContainerID(), err)
 		}

@@ -50,7 +50,13 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err != nil {
 		return nil, err
 	}
-	srv := &externalServer{endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}}}
+	// One load on a deployment at a time, across processes too (lease.go):
+	// two would each see the other's tokens in the server's counters.
+	held, err := acquire(ctx, s, targetLocks(base), holderLine(KindExternal, p.Name))
+	if err != nil {
+		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
+	}
+	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}}, lease: held}
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }
@@ -202,7 +208,14 @@ func get(ctx context.Context, client *http.Client, url, key string) ([]byte, err
 
 // externalServer is a deployment this process does not own: its output
 // is not visible here (Logs is nil).
-type externalServer struct{ endpoint }
+type externalServer struct {
+	endpoint
+	lease  *lease // the target, given back by Close
+	closed closeOnce
+}
 
-// Close does nothing: the deployment is not this process's to stop.
-func (s *externalServer) Close(context.Context) error { return nil }
+// Close gives the target back to other loads; the deployment itself is
+// not this process's to stop.
+func (s *externalServer) Close(context.Context) error {
+	return s.closed.do(func() error { s.lease.release(); return nil })
+}

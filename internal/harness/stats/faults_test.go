@@ -2,6 +2,7 @@ package stats
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,63 @@ func TestZeroSuccessesNeverPass(t *testing.T) {
 				t.Errorf("first warning %v is not ErrNoSuccess", s.Warnings[0])
 			}
 		})
+	}
+}
+
+// TestErrorGroups: failed requests grouped by kind, status and message,
+// in order of first appearance, capped at MaxErrorGroups with the rest
+// counted.
+func TestErrorGroups(t *testing.T) {
+	t.Parallel()
+	const long = "This model's maximum context length is 1024 tokens. However, you requested 1606 tokens."
+	fail := func(kind sample.ErrorKind, status int, msg string) func(i int) sample.Sample {
+		return func(i int) sample.Sample { return failedWith(i, kind, status, msg) }
+	}
+	tests := []struct {
+		name      string
+		failures  []func(int) sample.Sample
+		want      []string // ErrorLines(0)
+		wantOther int
+	}{
+		{"none", nil, nil, 0},
+		// The same message counted once, with its status and kind.
+		{"one message", []func(int) sample.Sample{fail(sample.ErrHTTPStatus, 400, long), fail(sample.ErrHTTPStatus, 400, long), fail(sample.ErrHTTPStatus, 400, long)},
+			[]string{"3× HTTP 400: " + long + " (http_status)"}, 0},
+		// Same text, another status: another group; order of first sight.
+		{"by status", []func(int) sample.Sample{fail(sample.ErrHTTPStatus, 500, "boom"), fail(sample.ErrHTTPStatus, 400, "boom"), fail(sample.ErrHTTPStatus, 500, "boom")},
+			[]string{"2× HTTP 500: boom (http_status)", "1× HTTP 400: boom (http_status)"}, 0},
+		// A stream's error event has no status.
+		{"api error", []func(int) sample.Sample{fail(sample.ErrAPIEvent, 0, "injected failure")},
+			[]string{"1× injected failure (api_error)"}, 0},
+		// Past MaxErrorGroups distinct messages the rest are counted.
+		{"capped", []func(int) sample.Sample{fail(sample.ErrHTTPStatus, 400, "a"), fail(sample.ErrHTTPStatus, 400, "b"), fail(sample.ErrHTTPStatus, 400, "c"),
+			fail(sample.ErrHTTPStatus, 400, "d"), fail(sample.ErrHTTPStatus, 400, "e"), fail(sample.ErrHTTPStatus, 400, "f"), fail(sample.ErrHTTPStatus, 400, "g")},
+			[]string{"1× HTTP 400: a (http_status)", "1× HTTP 400: b (http_status)", "1× HTTP 400: c (http_status)", "1× HTTP 400: d (http_status)", "1× HTTP 400: e (http_status)", "2× other messages"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			samples := []sample.Sample{req(0, 2, 0, []float64{10}, 5, 1), req(1, 2, 0, []float64{10}, 5, 1)}
+			for k, f := range tc.failures {
+				samples = append(samples, f(2+k))
+			}
+			s, err := Summarize(samples, t0, t0.Add(time.Second), SLO{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.ErrorLines(0); !slices.Equal(got, tc.want) {
+				t.Errorf("ErrorLines = %q, want %q", got, tc.want)
+			}
+			if s.OtherErrors != tc.wantOther {
+				t.Errorf("OtherErrors = %d, want %d", s.OtherErrors, tc.wantOther)
+			}
+		})
+	}
+	// Clipped lines end with an ellipsis and keep their width.
+	s, err := Summarize([]sample.Sample{req(0, 2, 0, []float64{10}, 5, 1), failedWith(1, sample.ErrHTTPStatus, 400, long)}, t0, t0.Add(time.Second), SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ErrorLines(20)[0]; len([]rune(got)) != 20 || !strings.HasSuffix(got, "…") {
+		t.Errorf("clipped line %q", got)
 	}
 }

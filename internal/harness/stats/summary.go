@@ -73,6 +73,12 @@ type Summary struct {
 	// of that kind in index order: its message says what went wrong
 	// ("This model's maximum context length is 4096 tokens ...").
 	ErrorExamples map[sample.ErrorKind]sample.Error
+	// Errors groups the failed requests by what went wrong: kind, HTTP
+	// status and the server's message, in the order each first appeared
+	// (index order), at most MaxErrorGroups of them; OtherErrors counts
+	// the failures whose message is not among them.
+	Errors      []ErrorGroup
+	OtherErrors int
 
 	// Token totals over completed requests, from usage.
 	TotalInputTokens, TotalOutputTokens int
@@ -299,14 +305,61 @@ func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) 
 	return s, nil
 }
 
-// countFailure counts a failed request and keeps the first example of its
-// kind.
+// countFailure counts a failed request, keeps the first example of its
+// kind and adds it to its message's group.
 func (s *Summary) countFailure(e *sample.Error) {
 	s.Failed++
 	s.FailedByKind[e.Kind]++
 	if _, seen := s.ErrorExamples[e.Kind]; !seen {
 		s.ErrorExamples[e.Kind] = *e
 	}
+	for i := range s.Errors {
+		if g := &s.Errors[i]; g.Kind == e.Kind && g.Status == e.Status && g.Message == e.Message {
+			g.Count++
+			return
+		}
+	}
+	if len(s.Errors) < MaxErrorGroups {
+		s.Errors = append(s.Errors, ErrorGroup{Kind: e.Kind, Status: e.Status, Message: e.Message, Count: 1})
+		return
+	}
+	s.OtherErrors++
+}
+
+// MaxErrorGroups is how many distinct failure messages a Summary keeps.
+const MaxErrorGroups = 5
+
+// ErrorGroup is one distinct way requests failed, with how many did.
+type ErrorGroup struct {
+	Kind    sample.ErrorKind `json:"kind"`
+	Status  int              `json:"status,omitempty"` // HTTP status, when one was received
+	Message string           `json:"message"`
+	Count   int              `json:"count"`
+}
+
+// String reads "3× HTTP 400: This model's maximum context length is ...
+// (http_status)".
+func (g ErrorGroup) String() string {
+	e := sample.Error{Kind: g.Kind, Status: g.Status, Message: g.Message}
+	return fmt.Sprintf("%d× %s (%s)", g.Count, e.Detail(), g.Kind)
+}
+
+// ErrorLines lists the failure groups, one a line, clipped to width
+// characters each (0: not clipped), with a last line counting the
+// failures of other messages, if any.
+func (s *Summary) ErrorLines(width int) []string {
+	var out []string
+	for _, g := range s.Errors {
+		line := g.String()
+		if width > 0 && len([]rune(line)) > width {
+			line = string([]rune(line)[:width-1]) + "…"
+		}
+		out = append(out, line)
+	}
+	if s.OtherErrors > 0 {
+		out = append(out, fmt.Sprintf("%d× other messages", s.OtherErrors))
+	}
+	return out
 }
 
 // checkOutputLength counts a completed request's output that fell short of

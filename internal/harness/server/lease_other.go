@@ -1,0 +1,12 @@
+//go:build !unix
+
+package server
+
+import "os"
+
+// tryLock: without flock(2) the container and external backends cannot
+// keep their servers apart, so they refuse to start rather than risk two
+// servers on one GPU.
+func tryLock(*os.File, lockMode) (bool, error) { return false, errLockUnsupported }
+
+func unlockFile(*os.File) {}

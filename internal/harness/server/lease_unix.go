@@ -1,0 +1,33 @@
+//go:build unix
+
+package server
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// tryLock takes f's flock(2) lock in mode without waiting; false when
+// another open file (this process's or another's) holds a conflicting one.
+func tryLock(f *os.File, mode lockMode) (bool, error) {
+	how := syscall.LOCK_SH
+	if mode == exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
+		case errors.Is(err, syscall.EINTR):
+			continue
+		}
+		return false, err
+	}
+}
+
+// unlockFile gives f's lock back (closing f would too).
+func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
