@@ -172,9 +172,9 @@ func TestJSONKeys(t *testing.T) {
 		{"mean_ttft_ms", 40.0},      // (40 + 60 + 20)/3
 		{"cold_ttft_ms", 355.0},     // the warm-up request 0
 		{"failed_by_kind", map[string]any{"timeout": 1.0}},
-		{"error_examples", map[string]any{"timeout": "no chunk for 30s"}}, // the first timeout's message
+		{"error_examples", map[string]any{"timeout": "no chunk for 30s"}},                                 // the first timeout's message
 		{"errors", []any{map[string]any{"kind": "timeout", "message": "no chunk for 30s", "count": 1.0}}}, // distinct messages, counted
-		{"other_errors", 0.0}, // none beyond them
+		{"other_errors", 0.0},           // none beyond them
 		{"interrupted", false},          // ran to its end
 		{"interrupted_requests", 0.0},   // none canceled
 		{"stopped_early", nil},          // not stopped early
