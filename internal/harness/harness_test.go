@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
@@ -123,4 +125,50 @@ func TestRunWithoutMetrics(t *testing.T) {
 	if _, ok := res.Metrics()[harness.UnitKVPeakPct]; ok {
 		t.Error("a server figure without metrics")
 	}
+}
+
+// A point whose longest request does not fit the server's context length
+// is refused before any request, with the numbers; one that fits runs.
+func TestRunRefusesPointBeyondContext(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, "--max-model-len", "1024")
+	sc, err := scenario.Builtin("long-prefill-mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sc.Points(scenario.Quick)[0]
+	before := scrapeCounter(t, srv, scrape.RequestSuccessTotal)
+	_, err = harness.Run(context.Background(), srv, p)
+	var ce *harness.ContextError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *harness.ContextError", err)
+	}
+	for _, want := range []string{"long-prefill-mix/" + p.Key, "class long", "more than the 1024 the server accepts", "max_model_len on /v1/models", "no request was sent"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if ce.Longest.Tokens() <= 1024 || ce.MaxModelLen != 1024 {
+		t.Errorf("longest %d tokens, max_model_len %d", ce.Longest.Tokens(), ce.MaxModelLen)
+	}
+	if after := scrapeCounter(t, srv, scrape.RequestSuccessTotal); after != before {
+		t.Errorf("request_success_total moved from %g to %g: requests were sent", before, after)
+	}
+	if _, err := harness.Run(context.Background(), srv, sweepPoint(t, 1)); err != nil {
+		t.Errorf("a point that fits: %v", err)
+	}
+}
+
+// scrapeCounter reads a counter (canonical name) summed over its series.
+func scrapeCounter(t *testing.T, srv server.Server, name string) float64 {
+	t.Helper()
+	snap, err := scrape.NewScraper(srv.MetricsURL()).Scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := snap.Counter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

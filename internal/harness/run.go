@@ -147,6 +147,13 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 
 	client := newClient(srv.BaseURL(), p, o)
 	defer client.CloseIdleConnections()
+	if err := fitsContext(ctx, client, model, p, mix); err != nil {
+		var ce *ContextError
+		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
+			return nil, err
+		}
+		res.Warnings = append(res.Warnings, err)
+	}
 	if n := p.Concurrency(); n > 0 {
 		if err := client.Preconnect(ctx, n); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Errorf("%w: the first requests paid connection set-up", err))

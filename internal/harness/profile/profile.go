@@ -83,6 +83,39 @@ type Profile struct {
 	SimExtraArgs []string
 	// Source is the file the profile came from, for messages.
 	Source string
+	// Deployment is true for a server the suite reaches but did not
+	// start (the external backend): the profile only names it, and its
+	// flags are the deployment's own (see Deployment).
+	Deployment bool
+}
+
+// DefaultDeploymentLabel names an external deployment in results when the
+// user gives no label.
+const DefaultDeploymentLabel = "external"
+
+// Deployment is the profile of a deployment the suite did not start: it
+// carries the label the results name it by and nothing else: no model
+// (the server says which it serves) and no flags, which are the
+// deployment's own. An empty label is DefaultDeploymentLabel.
+func Deployment(label string) Profile {
+	if label == "" {
+		label = DefaultDeploymentLabel
+	}
+	return Profile{Name: label, Description: "a deployment reached by URL; its flags are its own", Deployment: true}
+}
+
+// CheckLabel reports whether label can name a deployment in benchmark
+// names (profile=LABEL/...): letters, digits, '-', '_' and '.'.
+func CheckLabel(label string) error {
+	if label == "" {
+		return fmt.Errorf("the label is empty: use e.g. %s or prod-h100", DefaultDeploymentLabel)
+	}
+	for _, r := range label {
+		if !(r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+			return fmt.Errorf("label %q: use letters, digits, '-', '_' and '.' only (it becomes part of benchmark names)", label)
+		}
+	}
+	return nil
 }
 
 // Args renders the vLLM flags followed by ExtraArgs: everything a real

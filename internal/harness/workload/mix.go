@@ -195,3 +195,44 @@ func (c *chatGen) next(j int) openai.Request {
 	req.History = history
 	return req
 }
+
+// Longest is the request of a Mix that needs the most context.
+type Longest struct {
+	// Class names the request's class.
+	Class string
+	// PromptWords counts the words of every message the request sends
+	// (system, history, prompt): its prompt tokens on the suite's prompts,
+	// one token a word, before a chat template's few.
+	PromptWords int
+	// MaxTokens is the request's max_tokens.
+	MaxTokens int
+}
+
+// Tokens is what the server's context must hold for the request.
+func (l Longest) Tokens() int { return l.PromptWords + l.MaxTokens }
+
+// Longest returns the request of the mix that needs the most context: for
+// a chat class its last turn, which resends the whole conversation.
+func (m *Mix) Longest() Longest {
+	var best Longest
+	for _, c := range m.classes {
+		req := c.gen.Next(0)
+		if c.chat != nil {
+			req = c.chat.next(c.chat.chat.Conversations * (len(c.chat.chat.Turns) - 1))
+		}
+		l := Longest{Class: c.name, PromptWords: requestWords(req), MaxTokens: req.MaxTokens}
+		if l.Tokens() > best.Tokens() {
+			best = l
+		}
+	}
+	return best
+}
+
+// requestWords counts the words of every message of req.
+func requestWords(req openai.Request) int {
+	n := len(strings.Fields(req.System)) + len(strings.Fields(req.Prompt))
+	for _, t := range req.History {
+		n += len(strings.Fields(t.User)) + len(strings.Fields(t.Assistant))
+	}
+	return n
+}

@@ -196,3 +196,43 @@ func TestNewErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMixLongest: the request of a mix that needs the most context, in
+// words (one token each) plus its max_tokens.
+func TestMixLongest(t *testing.T) {
+	chat := &Chat{System: "be brief please", Conversations: 3, Turns: []openai.Turn{
+		{User: "one two", Assistant: "three four five"},
+		{User: "six", Assistant: "seven eight"},
+		{User: "nine ten eleven", Assistant: "twelve"},
+	}}
+	tests := []struct {
+		name    string
+		classes []Class
+		want    Longest
+	}{
+		// A plain class: its prompt length, max_tokens on top.
+		{"plain", []Class{{Name: "a", Weight: 1, Config: Config{PromptTokens: 100, MaxTokens: 20}}}, Longest{Class: "a", PromptWords: 100, MaxTokens: 20}},
+		// A shared system prompt comes on top of the prompt.
+		{"shared prefix", []Class{{Name: "a", Weight: 1, Config: Config{PromptTokens: 100, MaxTokens: 20, SharedPrefixTokens: 50}}}, Longest{Class: "a", PromptWords: 150, MaxTokens: 20}},
+		// Of two classes the one needing more context, output included.
+		{"two classes", []Class{
+			{Name: "short", Weight: 7, Config: Config{PromptTokens: 40, MaxTokens: 500}},
+			{Name: "long", Weight: 1, Config: Config{PromptTokens: 500, MaxTokens: 20}},
+		}, Longest{Class: "short", PromptWords: 40, MaxTokens: 500}},
+		// A chat's last turn resends the system prompt (nonce + text), the
+		// conversation's tag and every earlier exchange.
+		{"chat", []Class{{Name: "c", Weight: 1, Config: Config{MaxTokens: 8}, Chat: chat}},
+			Longest{Class: "c", PromptWords: NonceWords + 3 + IndexWords + (2 + 3) + (1 + 2) + 3, MaxTokens: 8}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewMix("m", 1, 0, tc.classes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Longest(); got != tc.want {
+				t.Errorf("Longest() = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+)
+
+// ContextError is a point whose longest request does not fit the context
+// length the server reports (max_model_len on /v1/models): every such
+// request would be refused, so Run sends none and says so with the
+// numbers.
+type ContextError struct {
+	Point       string // the scenario and point ("long-prefill-mix/conc=16")
+	Model       string
+	Longest     workload.Longest
+	MaxModelLen int
+}
+
+func (e *ContextError) Error() string {
+	return fmt.Sprintf("point %s cannot fit: its longest request (class %s) needs %d prompt + %d output = %d tokens, more than the %d the server accepts for %s (max_model_len on /v1/models); no request was sent: serve a longer context (vLLM --max-model-len) or shorten the scenario",
+		e.Point, e.Longest.Class, e.Longest.PromptWords, e.Longest.MaxTokens, e.Longest.Tokens(), e.MaxModelLen, e.Model)
+}
+
+// fitsContext compares the point's longest request with the server's
+// context length for model: a *ContextError when it does not fit, another
+// error when the length could not be read (a server that lists no length
+// is not an error: the requests then say for themselves).
+func fitsContext(ctx context.Context, client *openai.Client, model string, p scenario.Point, mix *workload.Mix) error {
+	n, ok, err := client.MaxModelLen(ctx, model)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the requests' length was not checked against the server's context length: %w", err)
+	case !ok:
+		return nil
+	}
+	if l := mix.Longest(); l.Tokens() > n {
+		name := p.Key
+		if p.Scenario != nil {
+			name = strings.TrimSuffix(p.Scenario.Name+"/"+p.Key, "/")
+		}
+		return &ContextError{Point: name, Model: model, Longest: l, MaxModelLen: n}
+	}
+	return nil
+}
