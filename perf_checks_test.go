@@ -2,6 +2,7 @@ package perf_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
@@ -58,36 +60,58 @@ func requireChecks(t *testing.T, r *suite.Run) {
 
 // TestPerf runs every profile × scenario point (quick size unless
 // VLLMPERF_SIZE says full) with every check live, then asserts that the
-// profiles differ where their flags say they should.
+// profiles differ where their flags say they should. Profiles whose
+// servers share the GPUs or a deployment (container and external
+// backends) run one after another; in-process simulators run side by
+// side, and the timed comparisons are measured again, serially.
 func TestPerf(t *testing.T) {
 	s := newSuite(t, true, noiseFree...)
 	all := &runs{m: map[string]map[string]*suite.Run{}}
 	t.Run("profiles", func(t *testing.T) {
 		for _, name := range s.Config().Profiles {
 			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				ctx := context.Background()
-				ss := start(t, s, name)
-				defer closeSession(t, ss)
-				requireChecks(t, ss.Startup)
-				all.add(name, ss.Startup)
-				for _, scName := range s.Config().Scenarios {
-					pts, err := ss.Points(scName)
-					require.NoError(t, err)
-					for _, pt := range pts {
-						r, err := ss.Run(ctx, pt)
-						require.NoError(t, err)
-						requireChecks(t, r)
-						all.add(name, r)
-					}
+				if !s.Shares() {
+					t.Parallel()
 				}
+				runProfile(t, s, name, all)
 			})
 		}
 	})
+	if !s.StartsServers() {
+		t.Logf("profile differences not compared: the %s backend measures one deployment with its own flags (%s)", s.Config().Backend, strings.Join(s.Config().Profiles, ""))
+		return
+	}
 	if t.Failed() || !hasProfiles(s, "basic", "high-throughput", "low-latency", "memory-saving", "speculative") {
 		return
 	}
 	t.Run("differences", func(t *testing.T) { profilesDiffer(t, all) })
+	t.Run("timed differences", func(t *testing.T) { timedDifferences(t, s) })
+}
+
+// runProfile starts a profile's server and runs every scenario point on
+// it with its checks. A point the server's context cannot hold is an
+// error with the numbers, and the others still run.
+func runProfile(t *testing.T, s *suite.Suite, name string, all *runs) {
+	ctx := context.Background()
+	ss := start(t, s, name)
+	defer closeSession(t, ss)
+	requireChecks(t, ss.Startup)
+	all.add(name, ss.Startup)
+	for _, scName := range s.Config().Scenarios {
+		pts, err := ss.Points(scName)
+		require.NoError(t, err)
+		for _, pt := range pts {
+			r, err := ss.Run(ctx, pt)
+			var ce *harness.ContextError
+			if errors.As(err, &ce) {
+				t.Error(err)
+				continue
+			}
+			require.NoError(t, err)
+			requireChecks(t, r)
+			all.add(name, r)
+		}
+	}
 }
 
 func hasProfiles(s *suite.Suite, names ...string) bool {
@@ -100,34 +124,21 @@ func hasProfiles(s *suite.Suite, names ...string) bool {
 	return true
 }
 
-// profilesDiffer: what each profile's flags promise, measured.
+// profilesDiffer: what each profile's flags promise, where contention on
+// the machine cannot move the figure (counts, caps, ratios of blocks).
 func profilesDiffer(t *testing.T, all *runs) {
 	// Prefix caching is on by default in V1, so basic hits the cache too.
 	for _, p := range []string{"basic", "high-throughput", "memory-saving"} {
 		hit := all.metric(t, p, "scenario=prefix-reuse/conc=8", harness.UnitPrefixHitPct)
 		assert.Greater(t, hit, 50.0, "%s: prefix-reuse hit rate", p)
 	}
-	// At concurrency 32, max-num-seqs 64 runs all 32 at once and
-	// out-produces max-num-seqs 16, whose waiting queue shows why. On the
-	// default preset (the seed's setup, saturating near 16-20 streams) the
-	// gain is small: about 6%.
+	// At concurrency 32, max-num-seqs 64 runs all 32 at once; max-num-seqs
+	// 16 runs 16 and its waiting queue shows why.
 	const sweep32 = "scenario=concurrency-sweep/conc=32"
-	ht := all.metric(t, "high-throughput", sweep32, harness.UnitTokPerSec)
-	ll := all.metric(t, "low-latency", sweep32, harness.UnitTokPerSec)
-	assert.Greater(t, ht, ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f", ht, ll)
 	assert.Equal(t, 32.0, all.metric(t, "high-throughput", sweep32, harness.UnitRunningPeak))
 	assert.Equal(t, 16.0, all.metric(t, "low-latency", sweep32, harness.UnitRunningPeak))
 	assert.GreaterOrEqual(t, all.metric(t, "low-latency", sweep32, harness.UnitWaitingPeak), 8.0,
 		"low-latency at conc 32 should queue the 16 requests above max-num-seqs")
-	// Chunked prefill with a 512-token budget keeps a long prompt's prefill
-	// from stalling the others' decode: the short requests' P99 ITL is
-	// lower. (Their P99 TTFT is not: vLLM V1 schedules the running partial
-	// prefill first, so a 1542-token prompt holds the whole 512-token
-	// budget for 4 steps while new short prompts wait; README, "The suite".)
-	const mix = "scenario=long-prefill-mix/conc=16"
-	itlLL := all.metric(t, "low-latency", mix, "short-"+harness.UnitITLP99)
-	itlBasic := all.metric(t, "basic", mix, "short-"+harness.UnitITLP99)
-	assert.Less(t, itlLL, itlBasic, "short-request P99 ITL: low-latency %.1f ms vs basic %.1f ms", itlLL/1e6, itlBasic/1e6)
 	// FP8 KV cache: about twice the blocks per GiB of cache.
 	ratio := all.metric(t, "memory-saving", "scenario=startup", suite.UnitBlocksPerGiB) / all.metric(t, "basic", "scenario=startup", suite.UnitBlocksPerGiB)
 	assert.InDelta(t, 2.0, ratio, 0.05, "memory-saving / basic KV blocks per GiB")
@@ -139,10 +150,77 @@ func profilesDiffer(t *testing.T, all *runs) {
 	assert.InDelta(t, 1.0, all.metric(t, "basic", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitTokPerChunk), 0.05, "basic: one token per chunk")
 }
 
+// timedReps is how many times each timed comparison runs each side,
+// alternating, one server at a time. The simulator runs noise-free here,
+// so a run's figures differ from the true ones only by what contention
+// for the CPU adds (go test runs other packages beside this one on two
+// cores): delay, never speed. The best of the runs is therefore the
+// least disturbed, and the sides are compared on it.
+const timedReps = 3
+
+// timedDifferences: what the profiles promise in time, measured serially,
+// alternating the two sides, each on a server of its own, compared on the
+// best of timedReps runs (the lowest latency, the highest throughput).
+func timedDifferences(t *testing.T, s *suite.Suite) {
+	// At concurrency 32, max-num-seqs 64 out-produces max-num-seqs 16. On
+	// the default preset (the seed's setup, saturating near 16-20
+	// streams) the gain is small: about 6% noise-free.
+	ht, ll := timedPair(t, s, "concurrency-sweep", "conc=32", "high-throughput", "low-latency", harness.UnitTokPerSec, slices.Max)
+	assert.Greater(t, ht, ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f (best of %d)", ht, ll, timedReps)
+	// Chunked prefill with a 512-token budget keeps a long prompt's
+	// prefill from stalling the others' decode: the short requests' P99
+	// ITL is lower (38.8 vs 50.4 ms noise-free). (Their P99 TTFT is not:
+	// vLLM V1 schedules the running partial prefill first, so a 1542-token
+	// prompt holds the whole 512-token budget for 4 steps while new short
+	// prompts wait; README, "The suite".)
+	itlLL, itlBasic := timedPair(t, s, "long-prefill-mix", "conc=16", "low-latency", "basic", "short-"+harness.UnitITLP99, slices.Min)
+	assert.Less(t, itlLL, itlBasic, "short-request P99 ITL: low-latency %.1f ms vs basic %.1f ms (best of %d)", itlLL/1e6, itlBasic/1e6, timedReps)
+}
+
+// timedPair runs one point on two profiles timedReps times each,
+// alternating, each run on a server started for it alone, and returns
+// the best (by best: slices.Min or slices.Max) of unit on each side.
+func timedPair(t *testing.T, s *suite.Suite, scenarioName, point, a, b, unit string, best func([]float64) float64) (float64, float64) {
+	t.Helper()
+	ctx := context.Background()
+	var got [2][]float64
+	for range timedReps {
+		for side, name := range []string{a, b} {
+			ss := start(t, s, name)
+			pt := pointNamed(t, ss, scenarioName, point)
+			r, err := ss.Run(ctx, pt)
+			closeSession(t, ss)
+			require.NoError(t, err)
+			v, ok := r.Metrics[unit]
+			require.True(t, ok, "%s reported no %s", r.Name, unit)
+			got[side] = append(got[side], v)
+		}
+	}
+	t.Logf("%s/%s %s: %s %v, %s %v", scenarioName, point, unit, a, got[0], b, got[1])
+	return best(got[0]), best(got[1])
+}
+
+// pointNamed is a scenario's point at the suite's size, by key.
+func pointNamed(t *testing.T, ss *suite.Session, scenarioName, key string) scenario.Point {
+	t.Helper()
+	pts, err := ss.Points(scenarioName)
+	require.NoError(t, err)
+	for _, p := range pts {
+		if p.Key == key {
+			return p
+		}
+	}
+	t.Fatalf("scenario %s has no point %s", scenarioName, key)
+	return scenario.Point{}
+}
+
 // TestPerfPrefixCachingOff: the same prefix-reuse scenario with caching
 // turned off hits the cache about never, and the check sees it is off.
 func TestPerfPrefixCachingOff(t *testing.T) {
 	s := newSuite(t, true, noiseFree...)
+	if !s.StartsServers() {
+		t.Skipf("the %s backend cannot restart the deployment with --no-enable-prefix-caching: its flags are its own", s.Config().Backend)
+	}
 	p, err := profile.Builtin("basic")
 	require.NoError(t, err)
 	p = p.WithExtraArgs("--no-enable-prefix-caching") // a vLLM flag: real servers take it too

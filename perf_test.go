@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
@@ -128,6 +129,11 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 				b.ResetTimer()
 				for range b.N {
 					r, err := ss.Run(ctx, pt)
+					var ce *harness.ContextError
+					if errors.As(err, &ce) {
+						b.Error(err) // this point cannot run here; the others still do
+						return
+					}
 					if err != nil {
 						b.Fatal(err)
 					}

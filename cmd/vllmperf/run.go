@@ -200,6 +200,11 @@ func (o *runOptions) parse(flags *pflag.FlagSet, stderr io.Writer) (*runInput, e
 		}
 		in.target = base
 	}
+	if o.externalSource() != "" {
+		// A running deployment: its flags are its own, no profile applies.
+		in.profile = profile.Deployment("")
+		return in, nil
+	}
 	if in.profile, err = profile.Resolve(o.profile); err != nil {
 		return nil, usageError{fmt.Errorf("--profile: %w", err)}
 	}

@@ -17,9 +17,9 @@ func Markdown(w io.Writer, r *Report) error {
 	m := &md{w: bw}
 	m.line("# vllmperf report: %s", r.Name)
 	m.line("")
-	m.table([]string{"profile", "backend", "gpu", "model", "vLLM", "image"}, func(row func(...string)) {
+	m.table([]string{"profile", "backend", "gpu", "model", "vLLM", "image", "flags"}, func(row func(...string)) {
 		for _, p := range r.Profiles {
-			row(p.Name, p.Backend, p.GPU, p.Model, p.VLLMVersion, p.Image)
+			row(p.Name, p.Backend, p.GPU, p.Model, p.VLLMVersion, p.Image, p.Flags)
 		}
 	})
 	for _, g := range r.Glance() {

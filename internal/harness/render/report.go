@@ -49,6 +49,10 @@ type Report struct {
 type ProfileConfig struct {
 	Name                                    string
 	Backend, GPU, Model, VLLMVersion, Image string
+	// Flags says whose flags the server ran with: the profile's, or a
+	// deployment's own (the external backend); empty in folders written
+	// before the line existed.
+	Flags string
 }
 
 // Sweep is one profile's concurrency sweep.
@@ -125,7 +129,7 @@ func profileConfigs(s *results.Summary) []ProfileConfig {
 		}
 		seen[name] = true
 		c := s.Config[name]
-		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"]})
+		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"], Flags: c["flags"]})
 	}
 	for _, r := range s.Runs {
 		add(r.Profile)

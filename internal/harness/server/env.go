@@ -20,6 +20,16 @@ const (
 	envSimBinary      = "VLLMPERF_SIM_BINARY"
 )
 
+// KindFromEnv is the backend VLLMPERF_BACKEND selects (KindSim when
+// unset); its error wraps ErrSettings and names the variable.
+func KindFromEnv() (Kind, error) {
+	k, err := ParseKind(os.Getenv(envBackend))
+	if err != nil {
+		return "", settingsErrorf("%s: %w", envBackend, err)
+	}
+	return k, nil
+}
+
 // FromEnv reads the settings from the environment, as options for Run;
 // options a caller appends after them (from flags) win. Its errors wrap
 // ErrSettings and name the variable.

@@ -9,7 +9,11 @@
 //
 //	VLLMPERF_BACKEND, VLLMPERF_IMAGE, ...  the server (package server)
 //	VLLMPERF_SIZE        full or quick (default: quick with -short, else full)
-//	VLLMPERF_PROFILES    comma-separated profiles (default: all built in)
+//	VLLMPERF_PROFILES    comma-separated profiles (default: all built in);
+//	                     not with the external backend, whose deployment
+//	                     has its own flags
+//	VLLMPERF_LABEL       the name results give an external deployment
+//	                     (default: external)
 //	VLLMPERF_SCENARIOS   comma-separated scenarios (default: all built in)
 //	VLLMPERF_THRESHOLDS  the thresholds file (default: thresholds.yaml at the
 //	                     module root when present)
@@ -44,6 +48,7 @@ const (
 	EnvResults    = "VLLMPERF_RESULTS"
 	EnvSimArgs    = "VLLMPERF_SIM_ARGS"
 	EnvGPUName    = "VLLMPERF_GPU_NAME"
+	EnvLabel      = "VLLMPERF_LABEL"
 	// EnvAPIKey is read for the API key, as vLLM's benchmark clients do.
 	EnvAPIKey = "OPENAI_API_KEY"
 )
@@ -57,6 +62,10 @@ type Config struct {
 	// Server selects and configures the backend (the environment's
 	// settings, then the caller's).
 	Server []server.Option
+	// Backend is the backend Server selects. With KindExternal the suite
+	// measures one deployment, as it runs: Profiles then holds its one
+	// label, and no profile's flags apply.
+	Backend server.Kind
 	// APIKey is the bearer token requests and scrapes send (the
 	// environment's OPENAI_API_KEY when set).
 	APIKey string
@@ -94,7 +103,10 @@ func FromEnv(short bool) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", EnvSize, err))
 		}
 	}
-	if c.Profiles, err = list(EnvProfiles, profile.Names()); err != nil {
+	if c.Backend, err = server.KindFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Profiles, err = profilesFromEnv(c.Backend); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Scenarios, err = list(EnvScenarios, scenario.Names()); err != nil {
@@ -107,6 +119,29 @@ func FromEnv(short bool) (Config, error) {
 	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))
 	c.GPUName = strings.TrimSpace(os.Getenv(EnvGPUName))
 	return c, errors.Join(errs...)
+}
+
+// profilesFromEnv is VLLMPERF_PROFILES, or for the external backend the
+// deployment's one label (VLLMPERF_LABEL): a deployment the suite did not
+// start is one subject, whatever profiles exist.
+func profilesFromEnv(backend server.Kind) ([]string, error) {
+	label := strings.TrimSpace(os.Getenv(EnvLabel))
+	if backend != server.KindExternal {
+		if label != "" {
+			return nil, fmt.Errorf("%s=%s names a deployment the suite did not start, but the backend is %s: unset it, or use VLLMPERF_BACKEND=external", EnvLabel, label, backend)
+		}
+		return list(EnvProfiles, profile.Names())
+	}
+	if v := strings.TrimSpace(os.Getenv(EnvProfiles)); v != "" {
+		return nil, fmt.Errorf("%s=%s: the external backend measures the deployment at VLLMPERF_TARGET as it runs, with its own flags; profiles are flag sets for servers the suite starts and do not apply: unset %s (name the deployment in results with %s)", EnvProfiles, v, EnvProfiles, EnvLabel)
+	}
+	if label == "" {
+		label = profile.DefaultDeploymentLabel
+	}
+	if err := profile.CheckLabel(label); err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvLabel, err)
+	}
+	return []string{label}, nil
 }
 
 // list reads a comma-separated selection from env, each name one of known.

@@ -26,9 +26,16 @@ func TestFromEnv(t *testing.T) {
 		{"bad thresholds", map[string]string{EnvThresholds: "testdata/bad-thresholds.yaml"}, "testdata/bad-thresholds.yaml:1:1: unknown key"},
 		// A backend that does not exist (package server's variable).
 		{"bad backend", map[string]string{"VLLMPERF_BACKEND": "k8s"}, "k8s"},
+		// Profiles are flag sets the suite starts servers with: a
+		// deployment reached by URL has its own.
+		{"profiles with external", map[string]string{"VLLMPERF_BACKEND": "external", "VLLMPERF_TARGET": "http://127.0.0.1:8000", EnvProfiles: "basic,low-latency"}, "VLLMPERF_PROFILES=basic,low-latency: the external backend measures the deployment at VLLMPERF_TARGET as it runs, with its own flags"},
+		// A label that cannot be part of a benchmark name.
+		{"bad label", map[string]string{"VLLMPERF_BACKEND": "external", "VLLMPERF_TARGET": "http://127.0.0.1:8000", EnvLabel: "prod/h100"}, `VLLMPERF_LABEL: label "prod/h100": use letters, digits`},
+		// A label without a deployment to name.
+		{"label without external", map[string]string{EnvLabel: "prod"}, "VLLMPERF_LABEL=prod names a deployment the suite did not start, but the backend is sim"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, k := range []string{EnvSize, EnvProfiles, EnvScenarios, EnvThresholds, EnvResults, EnvSimArgs, EnvGPUName, "VLLMPERF_BACKEND"} {
+			for _, k := range []string{EnvSize, EnvProfiles, EnvScenarios, EnvThresholds, EnvResults, EnvSimArgs, EnvGPUName, EnvLabel, "VLLMPERF_BACKEND", "VLLMPERF_TARGET"} {
 				t.Setenv(k, "")
 			}
 			for k, v := range tc.env {
@@ -67,6 +74,31 @@ func TestFromEnvShortAndSelection(t *testing.T) {
 	}
 	if got := strings.Join(cfg.SimArgs, " "); got != "--sim-slowdown 1.1" {
 		t.Errorf("sim args %q", got)
+	}
+}
+
+// TestFromEnvExternal: a deployment reached by URL is one subject, named
+// external or by VLLMPERF_LABEL.
+func TestFromEnvExternal(t *testing.T) {
+	for _, tc := range []struct{ label, want string }{{"", "external"}, {"prod-h100", "prod-h100"}} {
+		t.Setenv(EnvProfiles, "")
+		t.Setenv(EnvLabel, tc.label)
+		t.Setenv("VLLMPERF_BACKEND", "external")
+		t.Setenv("VLLMPERF_TARGET", "http://127.0.0.1:8000")
+		cfg, err := FromEnv(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(cfg.Profiles, ",") != tc.want {
+			t.Errorf("label %q: profiles %v, want [%s]", tc.label, cfg.Profiles, tc.want)
+		}
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.External() || s.StartsServers() || !s.Shares() {
+			t.Errorf("external %v, starts servers %v, shares %v", s.External(), s.StartsServers(), s.Shares())
+		}
 	}
 }
 

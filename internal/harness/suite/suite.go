@@ -116,6 +116,9 @@ func (r *Run) Failures() []check.Result { return check.Failures(r.Checks, r.Stri
 // Start starts the named profile's server and sends its first request
 // (the cold start).
 func (s *Suite) Start(ctx context.Context, name string) (*Session, error) {
+	if s.External() {
+		return s.StartProfile(ctx, profile.Deployment(name))
+	}
 	p, err := profile.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -123,9 +126,27 @@ func (s *Suite) Start(ctx context.Context, name string) (*Session, error) {
 	return s.StartProfile(ctx, p)
 }
 
+// External reports whether the suite measures a deployment it did not
+// start (the external backend): one subject, with its own flags.
+func (s *Suite) External() bool { return s.cfg.Backend == server.KindExternal }
+
+// StartsServers reports whether the suite starts its servers with the
+// profiles' flags (every backend but external), so that tests comparing
+// profiles or turning a flag off can run.
+func (s *Suite) StartsServers() bool { return !s.External() }
+
+// Shares reports whether the suite's servers share something timed: the
+// GPUs of this machine (container backend) or one deployment (external).
+// Their profiles then run one after another; in-process simulators share
+// nothing but the CPU.
+func (s *Suite) Shares() bool { return s.cfg.Backend != server.KindSim }
+
 // StartProfile is Start for a profile already loaded (a variant made in
 // code, e.g. with prefix caching turned off).
 func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, error) {
+	if s.External() && !p.Deployment {
+		return nil, fmt.Errorf("profile %s: the external backend cannot apply a profile's flags (the deployment runs with its own): measure it as one deployment (Suite.Start with its label)", p.Name)
+	}
 	p = p.WithSimArgs(s.cfg.SimArgs...)
 	if !simSeedSet(p.SimArgs()) {
 		// A simulator draws its noise from --sim-seed: every start with
@@ -215,10 +236,11 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 	return r, nil
 }
 
-// facts are what the profile says about the server.
+// facts are what the profile says about the server: nothing for a
+// deployment the suite did not start.
 func (ss *Session) facts() check.Facts {
-	var f check.Facts
-	if v, ok := ss.Profile.Flag("max-num-seqs"); ok {
+	f := check.Facts{Started: !ss.Profile.Deployment}
+	if v, ok := ss.Profile.Flag("max-num-seqs"); ok && f.Started {
 		f.MaxNumSeqs, _ = strconv.Atoi(v)
 	}
 	return f
@@ -327,7 +349,17 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
+		{"flags", flagsLine(ss.Profile)},
 	}
+}
+
+// flagsLine says whose flags the server runs with: the profile's (the
+// suite started it) or the deployment's own (it did not).
+func flagsLine(p profile.Profile) string {
+	if p.Deployment {
+		return "the deployment's own (not started by vllmperf)"
+	}
+	return "profile " + p.Name
 }
 
 // gpuName is VLLMPERF_GPU_NAME, sim:<preset> for the simulator, the local
