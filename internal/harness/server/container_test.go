@@ -231,13 +231,16 @@ func TestArgparseError(t *testing.T) {
 }
 
 // startSimContainer starts p in the simulator image and registers removal.
-func startSimContainer(t *testing.T, p profile.Profile, timeout time.Duration) (Server, error) {
+// The context also bounds the wait for the devices' lease, which another
+// test process's container may hold (lease.go): generous.
+func startSimContainer(t *testing.T, p profile.Profile, timeout time.Duration, opts ...Option) (Server, error) {
 	t.Helper()
 	var logBuf bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	// VLLMPERF_SIM_BINARY may name a prebuilt simulator; else it is built.
-	s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(timeout), WithLog(&logBuf), withSimBinary(os.Getenv(envSimBinary)))
+	opts = append([]Option{WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(timeout), WithLog(&logBuf), withSimBinary(os.Getenv(envSimBinary))}, opts...)
+	s, err := Run(ctx, p, opts...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("backend log:\n%s", logBuf.String())
@@ -301,8 +304,9 @@ func TestContainerBadFlagFailsFast(t *testing.T) {
 	begin := time.Now()
 	// A start-up deadline far above the failure time: only the exit
 	// detection can make this fast.
-	s, err := startSimContainer(t, p, 2*time.Minute)
-	took := time.Since(begin)
+	var waited time.Duration // for another process's container (lease.go)
+	s, err := startSimContainer(t, p, 2*time.Minute, withLeaseWaited(func(d time.Duration) { waited = d }))
+	took := time.Since(begin) - waited
 	if err == nil {
 		t.Fatalf("started %s with a bad flag", s.BaseURL())
 	}
@@ -379,12 +383,14 @@ func TestContainerStartAbandoned(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxAfter)
 			defer cancel()
 			begin := time.Now()
-			s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(tt.deadline), withSimBinary(os.Getenv(envSimBinary)))
+			var waited time.Duration // for another process's container (lease.go)
+			s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(tt.deadline), withSimBinary(os.Getenv(envSimBinary)),
+				withLeaseWaited(func(d time.Duration) { waited = d }))
 			if err == nil {
 				s.Close(context.Background())
 				t.Fatal("started although /health never turned 200 in time")
 			}
-			if took := time.Since(begin); took > 30*time.Second {
+			if took := time.Since(begin) - waited; took > 30*time.Second {
 				t.Errorf("took %s to give up", took)
 			}
 			if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "start vllm: ") {

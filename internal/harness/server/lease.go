@@ -29,12 +29,8 @@ import (
 // the system's temporary directory, shared by every process of the user).
 const envLockDir = "VLLMPERF_LOCK_DIR"
 
-// leasePollInterval is how often a waiting start retries a held lease;
-// leaseLogInterval how often it says that it is still waiting.
-const (
-	leasePollInterval = 100 * time.Millisecond
-	leaseLogInterval  = 30 * time.Second
-)
+// leaseLogInterval is how often a waiting start says it still waits.
+const leaseLogInterval = 30 * time.Second
 
 // leaseDir is the folder of the lease files.
 func leaseDir() string {
@@ -122,7 +118,7 @@ func acquire(ctx context.Context, s settings, specs []lockSpec, holder string) (
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("lease folder %s: %w (set %s to a writable folder)", dir, err, envLockDir)
 	}
-	l := &lease{}
+	l, begin := &lease{}, time.Now()
 	for _, spec := range specs {
 		f, err := lockWaiting(ctx, s, filepath.Join(dir, spec.name), spec, holder)
 		if err != nil {
@@ -131,40 +127,61 @@ func acquire(ctx context.Context, s settings, specs []lockSpec, holder string) (
 		}
 		l.files = append(l.files, f)
 	}
+	if s.leaseWaited != nil {
+		s.leaseWaited(time.Since(begin))
+	}
 	return l, nil
 }
 
-// lockWaiting opens and locks one lease file, retrying while it is held.
+// lockWaiting opens and locks one lease file, waiting while it is held.
+// The wait is the kernel's (a blocking flock in its own goroutine), so a
+// waiter is woken as soon as the holder lets go, and a holder that frees
+// and takes the lease again in a loop cannot starve it. If ctx ends first
+// the goroutine lets go of the lock as soon as it gets it.
 func lockWaiting(ctx context.Context, s settings, path string, spec lockSpec, holder string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("lease %s: %w (set %s to a writable folder)", path, err, envLockDir)
 	}
-	begin, lastLog := time.Now(), time.Time{}
+	got := func() (*os.File, error) {
+		if spec.mode == exclusive {
+			writeHolder(f, holder)
+		}
+		return f, nil
+	}
+	ok, err := tryLock(f, spec.mode)
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("lease %s: %w", path, err)
+	case ok:
+		return got()
+	}
+	begin := time.Now()
+	s.logf("vllm: waiting for %s: one server per GPU set and one load per server at a time; held by %s", spec.what, readHolder(path))
+	done := make(chan error, 1)
+	go func() { done <- waitLock(f, spec.mode) }()
+	tick := time.NewTicker(leaseLogInterval)
+	defer tick.Stop()
 	for {
-		ok, err := tryLock(f, spec.mode)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lease %s: %w", path, err)
-		}
-		if ok {
-			if spec.mode == exclusive {
-				writeHolder(f, holder)
-			}
-			if waited := time.Since(begin); waited >= leasePollInterval {
-				s.logf("vllm: got %s after waiting %s", spec.what, waited.Round(time.Millisecond))
-			}
-			return f, nil
-		}
-		if time.Since(lastLog) >= leaseLogInterval {
-			s.logf("vllm: waiting for %s: one server per GPU set and one load per server at a time; held by %s", spec.what, readHolder(path))
-			lastLog = time.Now()
-		}
 		select {
+		case err := <-done:
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("lease %s: %w", path, err)
+			}
+			s.logf("vllm: got %s after waiting %s", spec.what, time.Since(begin).Round(time.Millisecond))
+			return got()
+		case <-tick.C:
+			s.logf("vllm: still waiting for %s (%s so far); held by %s", spec.what, time.Since(begin).Round(time.Second), readHolder(path))
 		case <-ctx.Done():
-			f.Close()
+			go func() { // give the lock back the moment the wait ends
+				if <-done == nil {
+					unlockFile(f)
+				}
+				f.Close()
+			}()
 			return nil, fmt.Errorf("waiting for %s (held by %s; one server per GPU set and one load per server at a time): %w", spec.what, readHolder(path), context.Cause(ctx))
-		case <-time.After(leasePollInterval):
 		}
 	}
 }

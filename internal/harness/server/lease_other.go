@@ -9,4 +9,6 @@ import "os"
 // servers on one GPU.
 func tryLock(*os.File, lockMode) (bool, error) { return false, errLockUnsupported }
 
+func waitLock(*os.File, lockMode) error { return errLockUnsupported }
+
 func unlockFile(*os.File) {}

@@ -29,5 +29,20 @@ func tryLock(f *os.File, mode lockMode) (bool, error) {
 	}
 }
 
+// waitLock takes f's lock in mode, blocking until no other open file
+// holds a conflicting one.
+func waitLock(f *os.File, mode lockMode) error {
+	how := syscall.LOCK_SH
+	if mode == exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
 // unlockFile gives f's lock back (closing f would too).
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

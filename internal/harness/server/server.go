@@ -162,6 +162,9 @@ func withHFCache(dir string) Option             { return func(s *settings) { s.h
 func withHFToken(token string) Option           { return func(s *settings) { s.hfToken = secret(token) } }
 func withEntrypoint(e entrypoint) Option        { return func(s *settings) { s.entrypoint = e } }
 func withSimBinary(path string) Option          { return func(s *settings) { s.simBinary = path } }
+func withLeaseWaited(f func(time.Duration)) Option {
+	return func(s *settings) { s.leaseWaited = f }
+}
 
 // Run starts (or, for the external backend, reaches) a server for p and
 // waits until /health answers 200. On error nothing is left running; every

@@ -77,6 +77,9 @@ type settings struct {
 	simBinary string
 	// log receives progress lines; nil discards them.
 	log io.Writer
+	// leaseWaited, when set, is told how long a start waited for its
+	// lease (tests that bound a start's duration subtract it).
+	leaseWaited func(time.Duration)
 }
 
 // String describes the settings with secrets redacted (fmt's %v and %+v

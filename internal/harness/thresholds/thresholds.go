@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -174,6 +175,15 @@ type Set struct {
 
 // Default returns the built-in settings, as if the file were empty.
 func Default() *Set { return &Set{} }
+
+// WithStrict returns a copy of s whose checks are strict (or not)
+// everywhere, over every rule: as if the file ended with a rule matching
+// all that set checks.strict.
+func (s *Set) WithStrict(strict bool) *Set {
+	c := *s
+	c.rules = append(slices.Clone(s.rules), rule{layer: layer{Checks: &checksYAML{Strict: &strict}}})
+	return &c
+}
 
 // Load reads the thresholds file at path.
 func Load(file string) (*Set, error) {

@@ -189,3 +189,20 @@ func TestRepositoryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWithStrict: strictness set over every rule, the rest unchanged.
+func TestWithStrict(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("checks: {strict: true, kv_peak_max: 80%}\nrules:\n  - match: {profile: a}\n    checks: {strict: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lenient := s.WithStrict(false)
+	for _, p := range []string{"a", "b"} {
+		if sc := lenient.Scope(p, "x"); sc.Checks.Strict || sc.Checks.KVPeakMax != 0.8 {
+			t.Errorf("profile %s: strict %v, kv_peak_max %g: want false, 0.8", p, sc.Checks.Strict, sc.Checks.KVPeakMax)
+		}
+	}
+	if !s.Scope("b", "x").Checks.Strict {
+		t.Error("WithStrict changed the original")
+	}
+}
