@@ -38,8 +38,10 @@ bench:
 	@echo "results: $(RESULTS)"
 
 # make calibrate: replay every calibration row (internal/vllmsim/calibration)
-# against the simulator in simulated time (seconds), print the table of
-# published vs simulated figures and rewrite it in docs/calibration.md.
+# against the simulator in simulated time (seconds), and one row per model
+# preset through the HTTP API in real time (seconds more), print the tables
+# of published vs simulated figures and token vs HTTP path, and rewrite
+# them in docs/calibration.md.
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 

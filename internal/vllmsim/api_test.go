@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 func readFixture(t *testing.T, name string) string {
@@ -417,5 +420,82 @@ func TestSpeculativeChunksCarrySeveralTokens(t *testing.T) {
 	accepted := sum(m.scrape(t), "vllm:spec_decode_num_accepted_tokens_total")
 	if accepted == 0 || float64(64-contentChunks) > accepted {
 		t.Errorf("%d chunks for 64 tokens but %v accepted draft tokens", contentChunks, accepted)
+	}
+}
+
+// presetArgs serves model on an h200 at the smallest tensor-parallel size
+// (a power of two) whose share of the weights, in 16 bits, takes at most
+// half a GPU's memory, so that every model preset starts, the 70B one too.
+func presetArgs(t *testing.T, model string) []string {
+	t.Helper()
+	m, ok := engine.LookupModel(model)
+	g, gok := engine.LookupGPU("h200")
+	if !ok || !gok {
+		t.Fatalf("no preset for %s or h200", model)
+	}
+	tp := 1
+	for 2*m.Params/float64(tp) > g.MemBytes/2 {
+		tp *= 2
+	}
+	return []string{model, "--sim-gpu", "h200", "--tensor-parallel-size", fmt.Sprint(tp), "--max-model-len", "4096"}
+}
+
+// TestEveryModelPresetTakesItsPrompts: every model preset accepts, through
+// HTTP, the prompts the load generator builds (its 256 words, each one
+// token) on both endpoints and token-id prompts up to the last id of its
+// own vocabulary, and answers vLLM's 400 for an id past it (issue 23: the
+// tokenizer hashed every word into Qwen's vocabulary, which Llama's engine
+// refused).
+func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
+	t.Parallel()
+	words := workload.Vocabulary()
+	text, _ := json.Marshal(strings.Join(words, " "))
+	for _, model := range engine.ModelPresetNames() {
+		t.Run(model, func(t *testing.T) {
+			t.Parallel()
+			vocab := func() int { m, _ := engine.LookupModel(model); return m.Vocab }()
+			m := startSimRaw(t, append(presetArgs(t, model), "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats")...)
+			oov := func(id int64) string {
+				return fmt.Sprintf("Token id %d is out of vocabulary (vocab size %d)", id, vocab)
+			}
+			tests := []struct {
+				name, path, body string
+				status, prompt   int    // the status; with 200, usage.prompt_tokens
+				message          string // with 400, the error's message
+			}{
+				// The 256 workload words as a user message: one token each.
+				{"chat words", "/v1/chat/completions", `{"messages":[{"role":"user","content":` + string(text) + `}],"max_tokens":2}`, 200, len(words), ""},
+				// The same words as a completion prompt.
+				{"completion words", "/v1/completions", `{"prompt":` + string(text) + `,"max_tokens":2}`, 200, len(words), ""},
+				// The first and the last id of the model's vocabulary.
+				{"ids in vocabulary", "/v1/completions", fmt.Sprintf(`{"prompt":[0,%d],"max_tokens":2}`, vocab-1), 200, 2, ""},
+				// One past the last: vLLM's 400, whatever the other presets' sizes.
+				{"id past vocabulary", "/v1/completions", fmt.Sprintf(`{"prompt":[[0,%d]],"max_tokens":2}`, vocab), 400, 0, oov(int64(vocab))},
+				// A negative id.
+				{"negative id", "/v1/completions", `{"prompt":[5,-1],"max_tokens":2}`, 400, 0, oov(-1)},
+				// An id no int32 holds gets the same answer.
+				{"id past int32", "/v1/completions", `{"prompt":[2147483648],"max_tokens":2}`, 400, 0, oov(1 << 31)},
+				// vLLM checks the length before the ids.
+				{"length first", "/v1/completions", fmt.Sprintf(`{"prompt":[%d],"max_tokens":4096}`, vocab), 400, 0, "maximum context length is 4096 tokens"},
+			}
+			for _, tt := range tests {
+				code, b := m.post(t, tt.path, tt.body)
+				var resp struct {
+					Usage usage    `json:"usage"`
+					Error apiError `json:"error"`
+				}
+				if err := json.Unmarshal(b, &resp); err != nil {
+					t.Fatalf("%s: body %s: %v", tt.name, b, err)
+				}
+				switch {
+				case code != tt.status:
+					t.Errorf("%s: status %d (%s), want %d", tt.name, code, b, tt.status)
+				case code == http.StatusOK && resp.Usage.PromptTokens != tt.prompt:
+					t.Errorf("%s: %d prompt tokens, want %d", tt.name, resp.Usage.PromptTokens, tt.prompt)
+				case code != http.StatusOK && (resp.Error.Type != "BadRequestError" || resp.Error.Param != nil || !strings.Contains(resp.Error.Message, tt.message)):
+					t.Errorf("%s: error %s, want a BadRequestError without param containing %q", tt.name, b, tt.message)
+				}
+			}
+		})
 	}
 }

@@ -27,6 +27,10 @@
 //     token ids, or a one-element list), max_tokens, max_completion_tokens,
 //     min_tokens, ignore_eos, temperature (>= 0, otherwise unused), n (1 only),
 //     stream, stream_options; others are ignored, as vLLM ignores them.
+//     Text is tokenized one token per white-space separated word, into the
+//     served model's vocabulary (Tokenizer; its preset's size), so any text
+//     prompt suits any model; a token-id prompt with an id outside that
+//     vocabulary gets vLLM's 400 "Token id N is out of vocabulary".
 //   - GET /v1/models: the served names, owned_by "vllm", with max_model_len.
 //   - GET /health: 200 when ready; 503 during --sim-startup, after the
 //     engine died and while shutting down. GET|POST /ping: the same.

@@ -136,7 +136,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	body, aerr := readBody(w, r)
 	var req genRequest
 	if aerr == nil {
-		req, aerr = parse(body, s.info.Config.ServedNames())
+		req, aerr = parse(body, s.info.Config.ServedNames(), s.tok)
 	}
 	if aerr != nil {
 		aerr.write(w)

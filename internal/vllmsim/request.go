@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -69,12 +70,13 @@ type genRequest struct {
 }
 
 // parseFunc reads one endpoint's request body against the served model
-// names (the first is the default).
-type parseFunc func(body []byte, served []string) (genRequest, *apiError)
+// names (the first is the default), tokenizing text with tok (the served
+// model's vocabulary).
+type parseFunc func(body []byte, served []string, tok Tokenizer) (genRequest, *apiError)
 
 // parseChat reads a /v1/chat/completions body: the prompt is the messages'
 // contents, each tokenized on its own, in order.
-func parseChat(body []byte, served []string) (genRequest, *apiError) {
+func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiError) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
@@ -88,20 +90,20 @@ func parseChat(body []byte, served []string) (genRequest, *apiError) {
 		if err != nil {
 			return genRequest{}, badRequest("messages", "messages[%d].content: %v", i, err)
 		}
-		prompt = append(prompt, Tokenize(text)...)
+		prompt = append(prompt, tok.Tokenize(text)...)
 	}
 	return sampling(kindChat, req.samplingParams, prompt, served)
 }
 
 // parseCompletion reads a /v1/completions body.
-func parseCompletion(body []byte, served []string) (genRequest, *apiError) {
+func parseCompletion(body []byte, served []string, tok Tokenizer) (genRequest, *apiError) {
 	var req completionRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
 	}
-	prompt, err := completionPrompt(req.Prompt)
-	if err != nil {
-		return genRequest{}, badRequest("prompt", "prompt: %v", err)
+	prompt, aerr := completionPrompt(req.Prompt, tok)
+	if aerr != nil {
+		return genRequest{}, aerr
 	}
 	return sampling(kindCompletion, req.samplingParams, prompt, served)
 }
@@ -180,41 +182,46 @@ func messageText(raw json.RawMessage) (string, error) {
 }
 
 // completionPrompt accepts a string, a list of token ids, or a one-element
-// list of either.
-func completionPrompt(raw json.RawMessage) ([]int32, error) {
+// list of either; text is tokenized with tok.
+func completionPrompt(raw json.RawMessage, tok Tokenizer) ([]int32, *apiError) {
+	bad := func(format string, a ...any) *apiError { return badRequest("prompt", "prompt: "+format, a...) }
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, errors.New("missing: give a string or a list of token ids")
+		return nil, bad("missing: give a string or a list of token ids")
 	}
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		return Tokenize(text), nil
+		return tok.Tokenize(text), nil
 	}
 	var ids []int64
 	if err := json.Unmarshal(raw, &ids); err == nil {
-		return checkIDs(ids)
+		return tokenIDs(ids, tok.Vocab())
 	}
 	var texts []string
 	if err := json.Unmarshal(raw, &texts); err == nil {
 		if len(texts) != 1 {
-			return nil, fmt.Errorf("got %d prompts: vllm-sim takes one prompt per request", len(texts))
+			return nil, bad("got %d prompts: vllm-sim takes one prompt per request", len(texts))
 		}
-		return Tokenize(texts[0]), nil
+		return tok.Tokenize(texts[0]), nil
 	}
 	var idLists [][]int64
 	if err := json.Unmarshal(raw, &idLists); err == nil {
 		if len(idLists) != 1 {
-			return nil, fmt.Errorf("got %d prompts: vllm-sim takes one prompt per request", len(idLists))
+			return nil, bad("got %d prompts: vllm-sim takes one prompt per request", len(idLists))
 		}
-		return checkIDs(idLists[0])
+		return tokenIDs(idLists[0], tok.Vocab())
 	}
-	return nil, errors.New("want a string, a list of token ids, or a one-element list of either")
+	return nil, bad("want a string, a list of token ids, or a one-element list of either")
 }
 
-func checkIDs(ids []int64) ([]int32, error) {
+// tokenIDs converts a prompt's token ids for the engine, which checks them
+// against the served model's vocabulary (engine.Core.Check, after the
+// length checks, in vLLM's order). An id no int32 holds is outside every
+// vocabulary: it gets the engine's answer here.
+func tokenIDs(ids []int64, vocab int) ([]int32, *apiError) {
 	out := make([]int32, len(ids))
 	for i, id := range ids {
-		if id < 0 || id >= VocabSize {
-			return nil, fmt.Errorf("token id %d at position %d is outside the vocabulary [0, %d)", id, i, VocabSize)
+		if id < math.MinInt32 || id > math.MaxInt32 {
+			return nil, engineError(engine.OutOfVocabulary(id, vocab))
 		}
 		out[i] = int32(id)
 	}

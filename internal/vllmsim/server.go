@@ -62,6 +62,7 @@ type generation struct {
 type Server struct {
 	opts    Options
 	info    engine.Info // the first engine's: the effective configuration
+	tok     Tokenizer   // the served model's vocabulary (info.VocabSize)
 	log     *logger
 	created time.Time
 	handler http.Handler
@@ -112,6 +113,7 @@ func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
 	}
 	s.gen = gen
 	s.info = gen.eng.Info()
+	s.tok = NewTokenizer(s.info.VocabSize)
 	s.logEngine()
 	s.handler = s.routes()
 	return s, nil

@@ -1,22 +1,21 @@
 package vllmsim
 
 import (
+	"fmt"
 	"hash/fnv"
+	"math"
 	"strings"
 )
-
-// VocabSize is the simulated tokenizer's vocabulary size (Qwen3's 151,936).
-// Every token id the simulator produces or accepts lies in [0, VocabSize).
-const VocabSize = 151936
 
 // The simulator's tokenizer is deliberately trivial so that a load generator
 // can build prompts of an exact length without a real tokenizer:
 //
 //   - Text is split on Unicode white space (strings.Fields); every word is one
 //     token. "The quick  brown\nfox" is 4 tokens; the empty string is 0.
-//   - A word's token id is FNV-1a-32(word) mod VocabSize, so equal words get
-//     equal ids and a shared prefix of words is a shared prefix of tokens (what
-//     the prefix cache keys on).
+//   - A word's token id is FNV-1a-32(word) mod the served model's vocabulary
+//     size (its preset's engine.ModelPreset.Vocab), so every id is one the
+//     engine accepts, equal words get equal ids and a shared prefix of words
+//     is a shared prefix of tokens (what the prefix cache keys on).
 //   - A chat request's prompt is its messages' contents in order, each
 //     tokenized on its own and concatenated: no chat template, no role tokens,
 //     no special tokens. Prompt tokens = Σ words over all message contents.
@@ -26,27 +25,48 @@ const VocabSize = 151936
 //     on EOS (finish_reason "stop"): the EOS token is counted but, as in vLLM,
 //     not rendered.
 
+// Tokenizer is the tokenizer of one model's vocabulary: every id it returns
+// lies in [0, Vocab()). A Server tokenizes with its served model's
+// (engine.Info.VocabSize). Build one with NewTokenizer: the zero Tokenizer
+// has no vocabulary.
+type Tokenizer struct {
+	vocab uint32
+}
+
+// NewTokenizer returns the tokenizer of a vocabulary of vocab ids (a model
+// preset's engine.ModelPreset.Vocab). It panics unless 0 < vocab < 2^31: a
+// vocabulary comes from a preset, so any other size is a programming error.
+func NewTokenizer(vocab int) Tokenizer {
+	if vocab <= 0 || vocab > math.MaxInt32 {
+		panic(fmt.Sprintf("vllmsim: vocabulary size %d outside (0, 2^31)", vocab))
+	}
+	return Tokenizer{vocab: uint32(vocab)}
+}
+
+// Vocab is the vocabulary's size.
+func (t Tokenizer) Vocab() int { return int(t.vocab) }
+
 // Tokenize returns the token ids of text: one id per white-space separated
-// word, id = FNV-1a-32(word) mod VocabSize.
-func Tokenize(text string) []int32 {
+// word, id = TokenID(word).
+func (t Tokenizer) Tokenize(text string) []int32 {
 	words := strings.Fields(text)
 	ids := make([]int32, len(words))
 	for i, w := range words {
-		ids[i] = TokenID(w)
+		ids[i] = t.TokenID(w)
 	}
 	return ids
 }
 
-// CountTokens returns how many tokens Tokenize(text) would return, without
-// allocating them.
-func CountTokens(text string) int { return len(strings.Fields(text)) }
-
-// TokenID returns the token id of one word: FNV-1a-32(word) mod VocabSize.
-func TokenID(word string) int32 {
+// TokenID returns the token id of one word: FNV-1a-32(word) mod Vocab().
+func (t Tokenizer) TokenID(word string) int32 {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(word)) // hash.Hash.Write never fails
-	return int32(h.Sum32() % VocabSize)
+	return int32(h.Sum32() % t.vocab)
 }
+
+// CountTokens returns how many tokens Tokenize(text) would return, whatever
+// the vocabulary, without allocating them.
+func CountTokens(text string) int { return len(strings.Fields(text)) }
 
 // Word returns the text of output token id: a word from a fixed list of
 // outputWords, chosen by id modulo the list's length. Negative ids map as

@@ -107,8 +107,15 @@ func checkRequest(req *Request, maxLen, vocab int) error {
 	}
 	for _, t := range req.PromptTokens {
 		if t < 0 || int(t) >= vocab {
-			return badRequest("Token id %d is out of vocabulary (vocab size %d)", t, vocab)
+			return OutOfVocabulary(int64(t), vocab)
 		}
 	}
 	return nil
+}
+
+// OutOfVocabulary is the 400 for a prompt token id outside a vocabulary of
+// vocab ids, in vLLM's words. Check returns it; an API server that reads
+// ids too large for a Request (beyond int32) answers it too.
+func OutOfVocabulary(id int64, vocab int) error {
+	return badRequest("Token id %d is out of vocabulary (vocab size %d)", id, vocab)
 }

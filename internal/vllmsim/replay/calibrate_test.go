@@ -37,7 +37,10 @@ func calibrate(t *testing.T) []Line {
 }
 
 // TestCalibration prints the calibration table (make calibrate) and, with
-// -update, writes it into docs/calibration.md between its markers.
+// -update, writes it into docs/calibration.md between its markers. It
+// fails when a row cannot be replayed, when a request of an HTTP row fails
+// or counts its prompt other than one token per word, and when an HTTP row
+// runs faster than its token path beyond tolerance (HTTPLine.Faster).
 func TestCalibration(t *testing.T) {
 	lines := calibrate(t)
 	for _, l := range lines {
@@ -45,8 +48,23 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("%s: %v", l.Result.Row.ID, l.Err)
 		}
 	}
+	rows, err := calibration.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	http := RunHTTP(rows, 0)
+	for _, l := range http {
+		if l.Err != nil {
+			t.Errorf("%s: %v", l.Row.ID(), l.Err)
+		}
+		for _, c := range l.Faster() {
+			t.Errorf("%s: %s %s through HTTP %.4g, token path %.4g: %+.1f%%, faster than the timing model beyond the %.0f%% tolerance",
+				l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), 100*c.Tolerance)
+		}
+	}
 	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
-		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
+		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines) +
+		"\nThe HTTP path, one row per model preset: token ids in simulated time → the suite's prompts through the HTTP API in real time:\n\n" + HTTPTable(http)
 	fmt.Print(out)
 	if !*update {
 		return

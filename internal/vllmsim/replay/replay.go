@@ -153,46 +153,45 @@ func Replay(row calibration.Row, opts Options) (Result, error) {
 		return res, fmt.Errorf("row %s: %w", row.ID, err)
 	}
 	res.MaxModelLenCapped = capped
-	reg := prometheus.NewRegistry()
-	sm, err := engine.NewSimulation(cfg, reg)
-	if err != nil {
+	if err := simulate(cfg, &res, opts.Seed^int64(idHash(row.ID))); err != nil {
 		return res, fmt.Errorf("row %s: %w", row.ID, err)
 	}
-	c := newClient(sm, w, res.NumPrompts, opts.Seed^int64(idHash(row.ID)), sm.Info().VocabSize)
-	c.start()
-	if err := sm.Run(maxSteps); err != nil {
-		return res, fmt.Errorf("row %s: %w", row.ID, err)
-	}
-	if err := c.err(); err != nil {
-		return res, fmt.Errorf("row %s: %w", row.ID, err)
-	}
-	c.summarize(&res, w.Endpoint == calibration.EndpointOffline)
-	res.Engine = sm.Peaks()
-	res.FrontendMean, res.QueueMean, res.PrefillMean = ttftParts(reg, res.TTFT.Mean)
 	return res, nil
 }
 
-// simConfig is the engine configuration vllm-sim would run with the row's
-// flags: warm (no cold start, as benchmarks are measured after warm-up),
-// without an API server for offline rows. When the flags leave the model's
-// full context and the KV cache cannot hold it, vLLM refuses to start and
-// names the largest length that fits; the sources ran these models on these
-// GPUs, so they lowered it, and the replay uses that length (returned as
-// capped; the length only bounds which requests are admitted).
-func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, capped int, err error) {
-	o, err := vllmsim.ParseArgs(in.Args)
-	if err != nil && !slices.Contains(in.Args, "--max-model-len") {
-		probe, perr := vllmsim.ParseArgs(append(slices.Clone(in.Args), "--max-model-len", "1"))
-		if perr != nil {
-			return cfg, 0, err // the first error says more
-		}
-		sm, perr := engine.NewSimulation(probe.Config, nil)
-		if perr != nil {
-			return cfg, 0, err
-		}
-		capped = sm.Info().KVCacheTokens
-		o, err = vllmsim.ParseArgs(append(slices.Clone(in.Args), "--max-model-len", fmt.Sprint(capped)))
+// simulate sends res.Inputs.Workload's res.NumPrompts requests to an
+// engine.Simulation of cfg in simulated time, the workload seeded by seed,
+// and fills res with what the client and the engine measured.
+func simulate(cfg engine.Config, res *Result, seed int64) error {
+	w := res.Inputs.Workload
+	reg := prometheus.NewRegistry()
+	sm, err := engine.NewSimulation(cfg, reg)
+	if err != nil {
+		return err
 	}
+	c := newClient(sm, w, res.NumPrompts, seed, sm.Info().VocabSize)
+	c.start()
+	if err := sm.Run(maxSteps); err != nil {
+		return err
+	}
+	if err := c.err(); err != nil {
+		return err
+	}
+	c.summarize(res, w.Endpoint == calibration.EndpointOffline)
+	res.Engine = sm.Peaks()
+	res.FrontendMean, res.QueueMean, res.PrefillMean = ttftParts(reg, res.TTFT.Mean)
+	return nil
+}
+
+// simConfig is the engine configuration vllm-sim would run with the row's
+// flags (serveArgs): warm (no cold start, as benchmarks are measured after
+// warm-up), without an API server for offline rows.
+func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, capped int, err error) {
+	args, capped, err := serveArgs(in.Args)
+	if err != nil {
+		return cfg, 0, err
+	}
+	o, err := vllmsim.ParseArgs(args)
 	if err != nil {
 		return cfg, 0, err
 	}
@@ -205,6 +204,33 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 	cfg.GPUSpec = opts.GPU
 	cfg.Offline = in.Workload.Endpoint == calibration.EndpointOffline
 	return cfg, capped, nil
+}
+
+// serveArgs are vllm-sim's arguments for a row's flags (Row.SimInputs):
+// args as they are, or, when they leave the model's full context and the
+// KV cache cannot hold it, args with the largest --max-model-len that fits
+// (returned as capped). vLLM refuses to start then and names that length;
+// the sources ran these models on these GPUs, so they lowered it (the
+// length only bounds which requests are admitted).
+func serveArgs(args []string) (out []string, capped int, err error) {
+	_, err = vllmsim.ParseArgs(args)
+	if err == nil || slices.Contains(args, "--max-model-len") {
+		return args, 0, err
+	}
+	probe, perr := vllmsim.ParseArgs(append(slices.Clone(args), "--max-model-len", "1"))
+	if perr != nil {
+		return nil, 0, err // the first error says more
+	}
+	sm, perr := engine.NewSimulation(probe.Config, nil)
+	if perr != nil {
+		return nil, 0, err
+	}
+	capped = sm.Info().KVCacheTokens
+	out = append(slices.Clone(args), "--max-model-len", fmt.Sprint(capped))
+	if _, err := vllmsim.ParseArgs(out); err != nil {
+		return nil, 0, err
+	}
+	return out, capped, nil
 }
 
 // request is one request's client-side record.
