@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
@@ -33,11 +34,19 @@ func calibrate(t *testing.T) []Line {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run(rows, Options{}, Notes(misses))
+	loso, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := loso.StaleFolds(rows); len(stale) > 0 {
+		t.Errorf("loso.yaml does not match the calibration data or presets.go (run make fit):\n  %s", strings.Join(stale, "\n  "))
+	}
+	return Run(rows, Options{}, Notes(misses), &loso)
 }
 
 // TestCalibration prints the calibration table (make calibrate) and, with
-// -update, writes it into docs/calibration.md between its markers.
+// -update, writes it into docs/calibration.md between its markers; without
+// -update it fails when the document no longer matches.
 func TestCalibration(t *testing.T) {
 	lines := calibrate(t)
 	for _, l := range lines {
@@ -45,12 +54,9 @@ func TestCalibration(t *testing.T) {
 			t.Errorf("%s: %v", l.Result.Row.ID, l.Err)
 		}
 	}
-	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
+	out := Table(lines) + "\n" + Summary(lines) + "\n" + ErrorSummary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
 		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
 	fmt.Print(out)
-	if !*update {
-		return
-	}
 	doc, err := os.ReadFile(docsPath)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +64,12 @@ func TestCalibration(t *testing.T) {
 	i, j := bytes.Index(doc, []byte(beginTable)), bytes.Index(doc, []byte(endTable))
 	if i < 0 || j < i {
 		t.Fatalf("%s: no %q ... %q markers to write the table between", filepath.Clean(docsPath), beginTable, endTable)
+	}
+	if !*update {
+		if got := string(doc[i+len(beginTable) : j]); got != "\n"+out {
+			t.Errorf("%s no longer matches what make calibrate prints: run make calibrate", filepath.Clean(docsPath))
+		}
+		return
 	}
 	var b bytes.Buffer
 	b.Write(doc[:i+len(beginTable)])
