@@ -109,6 +109,8 @@ func TestFrontendLatencyAndWork(t *testing.T) {
 	// request's input slices wait behind it.
 	behind := func(mode string) time.Duration {
 		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", EnableChunkedPrefill: true, TokenizerMode: mode})
+		g.Frontend.SlowDetokenizeFactor = 5 // the mechanism, whatever the fitted factor
+		cfg.GPUSpec = &g
 		s := newSim(t, cfg, nil)
 		var arr []simReq
 		for i := range 100 {

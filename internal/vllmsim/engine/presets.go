@@ -132,10 +132,10 @@ type Costs struct {
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.6, PrefillSmallModelExponent: 0.77, DecodeEfficiency: 0.85,
-	StepOverhead: 1600 * time.Microsecond, SeqOverhead: 25 * time.Microsecond,
-	Frontend: FrontendPreset{Latency: 20 * time.Millisecond, Base: 5 * time.Millisecond, PerPromptToken: 5 * time.Microsecond,
-		PerOutputToken: 30 * time.Microsecond, InputAwaits: 4, SlowDetokenizeFactor: 5},
+	PrefillEfficiency: 0.85, PrefillSmallModelExponent: 0.91, DecodeEfficiency: 0.85,
+	StepOverhead: 1760 * time.Microsecond, SeqOverhead: 54900 * time.Nanosecond,
+	Frontend: FrontendPreset{Latency: 20 * time.Millisecond, Base: 3850 * time.Microsecond, PerPromptToken: 3850 * time.Nanosecond,
+		PerOutputToken: 30 * time.Microsecond, InputAwaits: 5, SlowDetokenizeFactor: 1},
 }
 
 // Costs returns the preset's costs.
