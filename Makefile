@@ -14,7 +14,7 @@ SHELL := /bin/bash
 # every container it starts itself, and leak-check proves it.
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate
+.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate fit
 
 all: build
 
@@ -44,6 +44,13 @@ bench:
 # them in docs/calibration.md.
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
+
+# make fit: fit the simulator's costs (engine.FittedCosts) on the fit rows,
+# then once per source without that source's rows (leave-one-source-out),
+# and write internal/vllmsim/replay/loso.yaml (minutes). Put the full fit's
+# costs into internal/vllmsim/engine/presets.go, then make calibrate.
+fit:
+	$(GO) test -count=1 -timeout 60m -run '^TestFit$$' -v ./internal/vllmsim/replay/ -fit all
 
 # --- The regression gate (docs/gate.md, README "Regression gate") ---------
 

@@ -197,6 +197,8 @@ var serveFlags = []flagSpec{
 		set: str(func(o *Options) *string { return &o.SpeculativeConfig })},
 	{name: "tensor-parallel-size", short: "tp", meta: "N", help: "GPUs per model replica (default 1)",
 		set: intVal(func(o *Options) *int { return &o.TensorParallelSize })},
+	{name: "api-server-count", meta: "N", help: "API server processes in front of the engine core, each an event loop sharing the requests (default 1)",
+		set: intVal(func(o *Options) *int { return &o.APIServerCount })},
 	{name: "trust-remote-code", kind: kindNegBool, help: "accepted; no effect in the simulator",
 		setB: func(o *Options, b bool) { o.TrustRemoteCode = b }},
 	{name: "seed", meta: "N", help: "sampling seed (accepted; faults and timing use --sim-seed)",

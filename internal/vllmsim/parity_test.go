@@ -55,6 +55,8 @@ var parityCases = map[string][]parityValue{
 		v("float", true, func(o *Options) { o.Dtype = "float" }), v("float32", true, func(o *Options) { o.Dtype = "float32" }),
 		v("bf16", false, func(o *Options) { o.Dtype = "bf16" }), v("fp16", false, func(o *Options) { o.Dtype = "fp16" }),
 		v("BFLOAT16", false, func(o *Options) { o.Dtype = "BFLOAT16" }), v("int4", false, func(o *Options) { o.Dtype = "int4" })},
+	"api-server-count": {v("1", true, func(o *Options) { o.APIServerCount = 1 }), v("4", true, func(o *Options) { o.APIServerCount = 4 }),
+		v("0", false, func(o *Options) { o.APIServerCount = 0 }), v("1025", false, func(o *Options) { o.APIServerCount = 1025 }), syntax("some")},
 	"tokenizer-mode": {v("mistral", true, func(o *Options) { o.TokenizerMode = "mistral" }), v("auto", true, func(o *Options) { o.TokenizerMode = "auto" }),
 		v("fast", false, func(o *Options) { o.TokenizerMode = "fast" })},
 	"kv-cache-dtype": {v("auto", true, func(o *Options) { o.KVCacheDtype = "auto" }), v("bfloat16", true, func(o *Options) { o.KVCacheDtype = "bfloat16" }),

@@ -133,7 +133,9 @@ type seq struct {
 
 	// arrival: the API server received it; readyAt: the front end is done
 	// with it; queued: it entered the engine's waiting queue.
-	arrival, readyAt, queued              time.Time
+	arrival, readyAt, queued time.Time
+	// fe is its progress through the front end.
+	fe                                    feState
 	firstScheduled, firstToken, lastToken time.Time
 
 	sink func(Output)

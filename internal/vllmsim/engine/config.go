@@ -52,6 +52,11 @@ type Config struct {
 	EnableChunkedPrefill bool
 	// TensorParallelSize is --tensor-parallel-size, 1 to 1024. Default 1.
 	TensorParallelSize int
+	// APIServerCount is --api-server-count, the API server processes in
+	// front of the engine core, 1 to 1024: each an event loop of its own,
+	// sharing the requests (the front end's work divides among them).
+	// Default 1.
+	APIServerCount int
 	// SpeculativeConfig is --speculative-config JSON ("" = off).
 	SpeculativeConfig string
 	// LongPrefillTokenThreshold caps the tokens one prefill may take per step
@@ -126,6 +131,8 @@ const (
 	maxSlowdown = 1e6
 	// maxTensorParallelSize bounds --tensor-parallel-size.
 	maxTensorParallelSize = 1024
+	// maxAPIServerCount bounds --api-server-count.
+	maxAPIServerCount = 1024
 )
 
 // The values vLLM accepts for the choice flags.
@@ -189,6 +196,7 @@ func DefaultConfig() Config {
 		EnablePrefixCaching:  true,
 		EnableChunkedPrefill: true,
 		TensorParallelSize:   DefaultTensorParallelSize,
+		APIServerCount:       1,
 		SwapSpace:            DefaultSwapSpace,
 		GPU:                  DefaultGPU,
 		Jitter:               DefaultJitter,
@@ -226,6 +234,9 @@ func Defaults(cfg Config) Config {
 	}
 	if cfg.Slowdown == 0 {
 		cfg.Slowdown = d.Slowdown
+	}
+	if cfg.APIServerCount == 0 {
+		cfg.APIServerCount = d.APIServerCount
 	}
 	return derive(cfg)
 }
@@ -346,6 +357,7 @@ var fieldChecks = []fieldCheck{
 	{"long-prefill-token-threshold", func(c Config) error { return rules.IntRange(c.LongPrefillTokenThreshold, 0, math.MaxInt) }},
 	{"speculative-config", func(c Config) error { _, err := ParseSpeculativeConfig(c.SpeculativeConfig); return err }},
 	{"tensor-parallel-size", func(c Config) error { return rules.IntRange(c.TensorParallelSize, 1, maxTensorParallelSize) }},
+	{"api-server-count", func(c Config) error { return rules.IntRange(c.APIServerCount, 1, maxAPIServerCount) }},
 	{"swap-space", func(c Config) error { return rules.FloatRange(c.SwapSpace, 0, math.Inf(1), false) }},
 	{"sim-eos-prob", func(c Config) error { return rules.Rate(c.EOSProbability) }},
 	{"sim-gpu", func(c Config) error {

@@ -73,8 +73,9 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 	if r.cfg.slowDetokenizer() && fp.SlowDetokenizeFactor > 0 {
 		fp.PerOutputToken = time.Duration(float64(fp.PerOutputToken) * fp.SlowDetokenizeFactor)
 	}
-	e.fe = newFrontend(fp, r.cfg.Jitter, r.cfg.Seed)
+	e.fe = newFrontend(fp, r.cfg.APIServerCount, r.cfg.Jitter, r.cfg.Seed)
 	if e.fe.active() && !r.cfg.Offline {
+		e.fe.on = true
 		e.intake = e.fe.admit
 	}
 	e.updateGauges()
@@ -83,7 +84,7 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 
 func (e *Engine) admitted() []*seq   { return e.running }
 func (e *Engine) kvUsage() float64   { return e.pool.usage() }
-func (e *Engine) inFrontend() []*seq { return e.fe.pending }
+func (e *Engine) inFrontend() []*seq { return e.fe.reqs }
 
 func (e *Engine) drop(s *seq) {
 	if i := slices.Index(e.running, s); i >= 0 {
@@ -120,7 +121,7 @@ func (e *Engine) loop() {
 		}
 		p := e.schedule()
 		if len(p.items) == 0 {
-			ready := e.fe.next()
+			ready := e.fe.nextReady()
 			e.mu.Unlock()
 			if !p.preempted {
 				next = time.Time{}

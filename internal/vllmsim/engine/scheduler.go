@@ -160,8 +160,7 @@ func (e *Engine) preempt(s *seq) {
 func (e *Engine) apply(p plan, now time.Time) {
 	bs := e.r.cfg.BlockSize
 	e.m.iterTokens.Observe(float64(p.tokens))
-	emitted := 0
-	defer func() { e.fe.output(now, emitted) }()
+	defer e.fe.flush(now)
 	for _, it := range p.items {
 		s := it.s
 		if s.done || s.numComputed != it.start {
@@ -196,7 +195,7 @@ func (e *Engine) apply(p plan, now time.Time) {
 		}
 		before := len(s.tokens)
 		e.emit(s, newTokens, now)
-		emitted += len(s.tokens) - before
+		e.fe.output(s, len(s.tokens)-before)
 	}
 	e.updateGauges()
 }

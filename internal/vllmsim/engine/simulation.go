@@ -48,7 +48,7 @@ func (s *Simulation) observe(p plan) {
 	e := s.e
 	s.peaks.Running = max(s.peaks.Running, len(e.running))
 	s.peaks.Waiting = max(s.peaks.Waiting, len(e.waiting))
-	s.peaks.Frontend = max(s.peaks.Frontend, len(e.fe.pending))
+	s.peaks.Frontend = max(s.peaks.Frontend, len(e.fe.reqs))
 	s.seqSum += len(p.items)
 }
 
@@ -120,7 +120,7 @@ func (s *Simulation) Run(maxSteps int) error {
 		e.mu.Lock()
 		p := e.schedule()
 		if len(p.items) == 0 {
-			next := e.fe.next()
+			next := e.fe.nextReady()
 			e.mu.Unlock()
 			s.deliver()
 			if p.preempted {

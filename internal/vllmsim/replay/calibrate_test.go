@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
@@ -33,14 +34,24 @@ func calibrate(t *testing.T) []Line {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run(rows, Options{}, Notes(misses))
+	loso, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := loso.StaleFolds(rows); len(stale) > 0 {
+		t.Errorf("loso.yaml does not match the calibration data or presets.go (run make fit):\n  %s", strings.Join(stale, "\n  "))
+	}
+	return Run(rows, Options{}, Notes(misses), &loso)
 }
 
 // TestCalibration prints the calibration table (make calibrate) and, with
-// -update, writes it into docs/calibration.md between its markers. It
-// fails when a row cannot be replayed, when a request of an HTTP row fails
-// or counts its prompt other than one token per word, and when an HTTP row
-// runs faster than its token path beyond tolerance (HTTPLine.Faster).
+// -update, writes it into docs/calibration.md between its markers; without
+// -update it fails when the document no longer matches. It also replays
+// one HTTP row per model preset (in real time, so their figures move from
+// run to run: written with -update into their own section, not compared)
+// and fails when a request of an HTTP row fails or counts its prompt other
+// than one token per word, or when an HTTP row runs faster than its token
+// path beyond tolerance (HTTPLine.Faster).
 func TestCalibration(t *testing.T) {
 	lines := calibrate(t)
 	for _, l := range lines {
@@ -62,13 +73,10 @@ func TestCalibration(t *testing.T) {
 				l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), 100*c.Tolerance)
 		}
 	}
-	out := Table(lines) + "\n" + Summary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
-		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines) +
-		"\nThe HTTP path, one row per model preset: token ids in simulated time → the suite's prompts through the HTTP API in real time:\n\n" + HTTPTable(http)
-	fmt.Print(out)
-	if !*update {
-		return
-	}
+	out := Table(lines) + "\n" + Summary(lines) + "\n" + ErrorSummary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
+		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
+	httpOut := "\nThe HTTP path, one row per model preset: token ids in simulated time → the suite's prompts through the HTTP API in real time:\n\n" + HTTPTable(http)
+	fmt.Print(out + httpOut)
 	doc, err := os.ReadFile(docsPath)
 	if err != nil {
 		t.Fatal(err)
@@ -77,13 +85,37 @@ func TestCalibration(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s: no %q ... %q markers to write the table between", filepath.Clean(docsPath), beginTable, endTable)
 	}
-	var b bytes.Buffer
-	b.Write(doc[:i+len(beginTable)])
-	b.WriteString("\n" + out)
-	b.Write(doc[j:])
-	if err := os.WriteFile(docsPath, b.Bytes(), 0o644); err != nil {
+	if !*update {
+		if got := string(doc[i+len(beginTable) : j]); got != "\n"+out {
+			t.Errorf("%s no longer matches what make calibrate prints: run make calibrate", filepath.Clean(docsPath))
+		}
+		return
+	}
+	doc = replaceBetween(t, replaceBetween(t, doc, beginTable, endTable, "\n"+out), beginHTTP, endHTTP, "\n"+httpOut)
+	if err := os.WriteFile(docsPath, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The markers of the HTTP rows' section of docs/calibration.md: real-time
+// figures, rewritten by make calibrate and not compared.
+const (
+	beginHTTP = "<!-- calibration-http-begin -->"
+	endHTTP   = "<!-- calibration-http-end -->"
+)
+
+// replaceBetween puts text between doc's begin and end markers.
+func replaceBetween(t *testing.T, doc []byte, begin, end, text string) []byte {
+	t.Helper()
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("%s: no %q ... %q markers to write between", filepath.Clean(docsPath), begin, end)
+	}
+	var b bytes.Buffer
+	b.Write(doc[:i+len(begin)])
+	b.WriteString(text)
+	b.Write(doc[j:])
+	return b.Bytes()
 }
 
 // TestFitRowsWithinTolerance guards the calibration: every figure of every

@@ -3,10 +3,12 @@ package replay
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 // The tolerances a row must meet (issue 13): TTFT within 25 %, TPOT (or ITL)
@@ -95,6 +97,10 @@ type Line struct {
 	Err         error
 	// Note explains a miss: the mechanism the simulator lacks, with numbers.
 	Note string
+	// LOSO are a fit row's comparisons replayed with the costs of the fold
+	// that held its source out (cross-validation); nil for check rows.
+	LOSO    []Comparison
+	LOSOErr error
 }
 
 // Within reports whether every comparison of the row is within tolerance.
@@ -123,9 +129,10 @@ func (r Line) Worst() Comparison {
 }
 
 // Run replays every runnable row (fit rows first, then check rows, each
-// in data order) with opts; notes gives the explanation of a miss by row
-// id.
-func Run(rows []calibration.Row, opts Options, notes map[string]string) []Line {
+// in data order) with opts, and each fit row also with the costs of its
+// leave-one-source-out fold in loso (nil: not); notes gives the
+// explanation of a miss by row id.
+func Run(rows []calibration.Row, opts Options, notes map[string]string, loso *LOSO) []Line {
 	var out []Line
 	for _, split := range []calibration.Split{calibration.Fit, calibration.Check} {
 		for _, rp := range Replayable(rows) {
@@ -139,18 +146,40 @@ func Run(rows []calibration.Row, opts Options, notes map[string]string) []Line {
 			if err == nil {
 				row.Comparisons = Compare(res)
 			}
+			if loso != nil && split == calibration.Fit {
+				row.LOSO, row.LOSOErr = looReplay(r, opts, *loso)
+			}
 			out = append(out, row)
 		}
 	}
 	return out
 }
 
+// looReplay replays a fit row with the costs of the fold that held its
+// source out.
+func looReplay(r calibration.Row, opts Options, l LOSO) ([]Comparison, error) {
+	f, ok := l.Fold(r.Source.ID)
+	if !ok {
+		return nil, fmt.Errorf("loso.yaml has no fold without source %s: run make fit", r.Source.ID)
+	}
+	c, err := f.CostsOf(engine.FittedCosts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Costs = &c
+	res, err := Replay(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(res), nil
+}
+
 // Table renders rows as a Markdown table: per row its set, preset, load,
 // and for each metric "published → simulated (error)", a miss marked ✗.
 func Table(rows []Line) string {
 	var b strings.Builder
-	b.WriteString("| row | set | preset | load | TTFT ms | TPOT ms | tok/s (output) | batch E2EL ms | engine batch (mean / peak) | TTFT: front end / queue / prefill ms | within |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| row | set | preset | load | TTFT ms | TPOT ms | tok/s (output) | batch E2EL ms | left-one-source-out error | engine batch (mean / peak) | TTFT: front end / queue / prefill ms | within |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		res := r.Result
 		cells := map[Metric]string{}
@@ -176,6 +205,7 @@ func Table(rows []Line) string {
 		for _, m := range Metrics {
 			fmt.Fprintf(&b, " %s |", orDash(cells[m]))
 		}
+		fmt.Fprintf(&b, " %s |", looCell(r))
 		fmt.Fprintf(&b, " %.1f / %d | %.0f / %.0f / %.0f | %s |\n", res.Engine.MeanRunning, res.Engine.Running,
 			ms(res.FrontendMean), ms(res.QueueMean), ms(res.PrefillMean), within)
 	}
@@ -288,5 +318,111 @@ func SpreadTable(lines []Line) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", res.Row.ID, res.Row.Split, ttft, pace)
 	}
+	return b.String()
+}
+
+// looCell is a fit row's leave-one-source-out errors, metric by metric.
+func looCell(l Line) string {
+	switch {
+	case l.LOSOErr != nil:
+		return "error: " + l.LOSOErr.Error()
+	case l.LOSO == nil:
+		return "–"
+	}
+	var parts []string
+	for _, c := range l.LOSO {
+		mark := ""
+		if !c.Within() {
+			mark = " ✗"
+		}
+		parts = append(parts, fmt.Sprintf("%s %+.0f%%%s", c.Metric, 100*c.Error(), mark))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorStats are the absolute errors of one metric over a set of rows.
+type errorStats struct {
+	n             int
+	median, worst float64 // |error|
+	worstFactor   float64 // max(simulated ÷ published, published ÷ simulated)
+}
+
+func statsOfErrors(cs []Comparison) errorStats {
+	var abs []float64
+	s := errorStats{n: len(cs), worstFactor: 1}
+	for _, c := range cs {
+		e := math.Abs(c.Error())
+		abs = append(abs, e)
+		s.worst = math.Max(s.worst, e)
+		if c.Simulated > 0 && c.Published > 0 {
+			s.worstFactor = math.Max(s.worstFactor, math.Max(c.Simulated/c.Published, c.Published/c.Simulated))
+		} else {
+			s.worstFactor = math.Inf(1)
+		}
+	}
+	if len(abs) > 0 {
+		slices.Sort(abs)
+		if n := len(abs); n%2 == 1 {
+			s.median = abs[n/2]
+		} else {
+			s.median = (abs[n/2-1] + abs[n/2]) / 2
+		}
+	}
+	return s
+}
+
+// ErrorSummary is the table of median and worst absolute errors per metric:
+// the fit rows in sample (the shipped presets, fitted on them) and left
+// one source out (each row predicted by a fit without its source), and the
+// check rows (the shipped presets; never fitted on).
+func ErrorSummary(lines []Line) string {
+	var b strings.Builder
+	b.WriteString("| metric | fit rows, in sample: median / worst abs. error | fit rows, left one source out: median / worst abs. error, worst factor | check rows (shipped presets): median / worst abs. error |\n|---|---|---|---|\n")
+	for _, m := range Metrics {
+		var in, loo, chk []Comparison
+		for _, l := range lines {
+			pick := func(cs []Comparison) []Comparison {
+				var out []Comparison
+				for _, c := range cs {
+					if c.Metric == m {
+						out = append(out, c)
+					}
+				}
+				return out
+			}
+			if l.Result.Row.Split == calibration.Fit {
+				in = append(in, pick(l.Comparisons)...)
+				loo = append(loo, pick(l.LOSO)...)
+			} else {
+				chk = append(chk, pick(l.Comparisons)...)
+			}
+		}
+		cell := func(s errorStats, factor bool) string {
+			if s.n == 0 {
+				return "–"
+			}
+			out := fmt.Sprintf("%.0f%% / %.0f%% (%d rows)", 100*s.median, 100*s.worst, s.n)
+			if factor {
+				out = fmt.Sprintf("%.0f%% / %.0f%%, %.2f× (%d rows)", 100*s.median, 100*s.worst, s.worstFactor, s.n)
+			}
+			return out
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", m, cell(statsOfErrors(in), false), cell(statsOfErrors(loo), true), cell(statsOfErrors(chk), false))
+	}
+	n, ok := 0, 0
+	for _, l := range lines {
+		if l.LOSO == nil {
+			continue
+		}
+		n++
+		within := true
+		for _, c := range l.LOSO {
+			within = within && c.Within()
+		}
+		if within {
+			ok++
+		}
+	}
+	fmt.Fprintf(&b, "\nleft one source out: %d of %d fit rows within tolerance\n", ok, n)
 	return b.String()
 }

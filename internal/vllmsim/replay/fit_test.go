@@ -3,168 +3,130 @@ package replay
 import (
 	"flag"
 	"fmt"
-	"math"
+	"os"
 	"strings"
 	"testing"
-	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
-// The fit: `go test ./internal/vllmsim/replay/ -run TestFit -fit rtx4090
-// [-fit.params StepOverhead,DecodeEfficiency]` searches a GPU preset's timing
-// parameters on the fit rows of that preset only (check rows are never
-// replayed here) and prints the values found, for presets.go. The search is
-// a deterministic coordinate descent: each parameter in turn is multiplied
-// and divided by a step factor (1.5, then 1.2, 1.08, 1.03) and the change
-// kept when the loss falls, until no change helps at the finest step. The
-// loss sums, over the fit rows' compared figures, (error ÷ tolerance)² plus
-// 4 × (excess over the tolerance)², so figures outside the tolerance weigh
-// most; its replays run without noise (noJitter).
+// The fit: `make fit` (go test ./internal/vllmsim/replay/ -run TestFit -fit
+// all) fits engine.Costs on every fit row (the full fit, for presets.go's
+// FittedCosts) and then once per source without that source's rows (the
+// leave-one-source-out folds), and writes loso.yaml. -fit full runs the
+// full fit only, -fit SOURCE one fold; -fit.params A,B searches only those
+// figures. Check rows are never replayed here (Fit and Replay refuse them).
 var (
-	fitPreset = flag.String("fit", "", "GPU preset whose timing parameters TestFit searches on the fit set")
-	fitParams = flag.String("fit.params", "", "comma-separated parameters to search (default: all of fitParameters)")
+	fitWhat   = flag.String("fit", "", "what TestFit fits: all (full fit and every fold, writes loso.yaml), full, or a source id")
+	fitParams = flag.String("fit.params", "", "comma-separated costs to search (default: every one of engine.CostRanges)")
 )
 
-// param is one searchable parameter of a GPU preset.
-type param struct {
-	name     string
-	get      func(g *engine.GPUPreset) float64
-	set      func(g *engine.GPUPreset, v float64)
-	min, max float64
-}
-
-func durParam(name string, f func(g *engine.GPUPreset) *time.Duration, lo, hi time.Duration) param {
-	return param{name,
-		func(g *engine.GPUPreset) float64 { return float64(*f(g)) },
-		func(g *engine.GPUPreset, v float64) { *f(g) = time.Duration(math.Round(v)) },
-		float64(lo), float64(hi)}
-}
-
-func floatParam(name string, f func(g *engine.GPUPreset) *float64, lo, hi float64) param {
-	return param{name,
-		func(g *engine.GPUPreset) float64 { return *f(g) },
-		func(g *engine.GPUPreset, v float64) { *f(g) = v },
-		lo, hi}
-}
-
-// fitParameters are the parameters TestFit can search, with their bounds.
-var fitParameters = []param{
-	floatParam("PrefillEfficiency", func(g *engine.GPUPreset) *float64 { return &g.PrefillEfficiency }, 0.1, 0.9),
-	floatParam("PrefillSmallModelExponent", func(g *engine.GPUPreset) *float64 { return &g.PrefillSmallModelExponent }, 0.05, 3),
-	floatParam("DecodeEfficiency", func(g *engine.GPUPreset) *float64 { return &g.DecodeEfficiency }, 0.4, 1),
-	durParam("StepOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.StepOverhead }, 50*time.Microsecond, 30*time.Millisecond),
-	durParam("SeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.SeqOverhead }, 0, 2*time.Millisecond),
-	durParam("CPUStepOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.CPUStepOverhead }, 50*time.Microsecond, 30*time.Millisecond),
-	durParam("PerSeqOverhead", func(g *engine.GPUPreset) *time.Duration { return &g.PerSeqOverhead }, time.Microsecond, 5*time.Millisecond),
-	durParam("Frontend.Latency", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.Latency }, 0, 200*time.Millisecond),
-	durParam("Frontend.Base", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.Base }, 100*time.Microsecond, 200*time.Millisecond),
-	durParam("Frontend.PerPromptToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerPromptToken }, 10*time.Nanosecond, 200*time.Microsecond),
-	durParam("Frontend.PerOutputToken", func(g *engine.GPUPreset) *time.Duration { return &g.Frontend.PerOutputToken }, 100*time.Nanosecond, 5*time.Millisecond),
-	floatParam("Frontend.SlowDetokenizeFactor", func(g *engine.GPUPreset) *float64 { return &g.Frontend.SlowDetokenizeFactor }, 1, 100),
-}
-
 func TestFit(t *testing.T) {
-	if *fitPreset == "" {
-		t.Skip("run with -fit PRESET to search a GPU preset's timing parameters on the fit set")
+	if *fitWhat == "" {
+		t.Skip("run with -fit all|full|SOURCE (make fit)")
 	}
 	rows, err := calibration.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fit []calibration.Row
-	for _, rp := range Replayable(rows) {
-		if r := rp.Row; r.Split == calibration.Fit && r.Hardware.GPU == *fitPreset {
-			fit = append(fit, r)
-		}
-	}
-	if len(fit) == 0 {
-		t.Fatalf("no runnable fit row on GPU preset %s", *fitPreset)
-	}
-	params := fitParameters
+	var params []string
 	if *fitParams != "" {
-		params = nil
-		for _, name := range strings.Split(*fitParams, ",") {
-			found := false
-			for _, p := range fitParameters {
-				if p.name == name {
-					params, found = append(params, p), true
-				}
-			}
-			if !found {
-				t.Fatalf("-fit.params: no parameter %q", name)
+		params = strings.Split(*fitParams, ",")
+	}
+	order, by := FitSources(rows)
+	train := func(skip string) []calibration.Row {
+		var out []calibration.Row
+		for _, s := range order {
+			if s != skip {
+				out = append(out, by[s]...)
 			}
 		}
+		return out
 	}
-	g, _ := engine.LookupGPU(*fitPreset)
-	best := g
-	bestLoss := fitLoss(t, fit, best)
-	t.Logf("start: loss %.3f", bestLoss)
-	for _, step := range []float64{1.5, 1.2, 1.08, 1.03} {
-		for improved := true; improved; {
-			improved = false
-			for _, p := range params {
-				for _, f := range []float64{step, 1 / step} {
-					cand := best
-					v := p.get(&cand)
-					if v == 0 {
-						v = math.Max(p.min, 1000) // a zero duration starts its search at 1 µs
-					}
-					p.set(&cand, math.Max(p.min, math.Min(p.max, v*f)))
-					if p.get(&cand) == p.get(&best) {
-						continue
-					}
-					if l := fitLoss(t, fit, cand); l < bestLoss-1e-9 {
-						best, bestLoss, improved = cand, l, true
-						t.Logf("step %.2f: %s = %s, loss %.3f", step, p.name, show(p, &best), l)
-					}
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: loss %.3f\n", *fitPreset, bestLoss)
-	for _, p := range params {
-		fmt.Fprintf(&b, "  %s = %s\n", p.name, show(p, &best))
-	}
-	for _, r := range fit {
-		res, err := Replay(r, Options{GPU: &best})
+	fit := func(name string, rows []calibration.Row, start engine.Costs, steps []float64) Fold {
+		c, loss, err := Fit(rows, start, params, steps, func(f string, a ...any) { t.Logf(name+": "+f, a...) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range Compare(res) {
-			fmt.Fprintf(&b, "  %-50s %-5s %8.1f → %8.1f (%+.0f%%)\n", r.ID, c.Metric, c.Published, c.Simulated, 100*c.Error())
+		c = Rounded(c)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: loss %.3f on %d rows\n", name, loss, len(rows))
+		for _, cr := range engine.CostRanges {
+			fmt.Fprintf(&b, "  %s = %s\n", cr.Name, ShowCost(cr, &c))
 		}
+		t.Log("\n" + b.String())
+		return Fold{Rows: rowIDs(rows), Loss: loss, Costs: costsMap(c)}
 	}
-	t.Log("\n" + b.String())
-}
-
-func show(p param, g *engine.GPUPreset) string {
-	if !strings.Contains(p.name, "Overhead") && !strings.Contains(p.name, "Token") && p.name != "Frontend.Base" && p.name != "Frontend.Latency" {
-		return fmt.Sprintf("%.3f", p.get(g))
-	}
-	return time.Duration(p.get(g)).String()
-}
-
-// noJitter makes the fit's replays deterministic in timing: with noise, a
-// small change of a parameter moves the noise's draws to other steps and
-// the loss jumps about.
-var noJitter = 0.0
-
-// fitLoss replays the rows with g, without noise, and sums the weighted
-// errors.
-func fitLoss(t *testing.T, rows []calibration.Row, g engine.GPUPreset) float64 {
-	loss := 0.0
-	for _, r := range rows {
-		res, err := Replay(r, Options{GPU: &g, Jitter: &noJitter})
+	switch *fitWhat {
+	case "full":
+		fit("full", train(""), engine.FittedCosts, FitSteps)
+	case "all":
+		l := LOSO{Full: fit("full", train(""), engine.FittedCosts, FitSteps[1:2])}
+		full, err := l.Full.CostsOf(engine.FittedCosts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range Compare(res) {
-			x := math.Abs(c.Error()) / c.Tolerance
-			loss += x*x + 4*math.Pow(math.Max(0, x-1), 2)
+		for _, s := range order {
+			// Each fold starts from the full fit: the search is the same, only
+			// shorter (a fold's optimum is near the full one's).
+			f := fit("without "+s, train(s), full, FitSteps[1:2])
+			f.Source = s
+			l.Folds = append(l.Folds, f)
+		}
+		out, err := yaml.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := "# Written by `make fit` (TestFit -fit all): the full fit on every fit row\n" +
+			"# (engine.FittedCosts must equal it) and the leave-one-source-out folds,\n" +
+			"# each fitted without one source's rows. Do not edit by hand.\n"
+		if err := os.WriteFile(losoPath, append([]byte(head), out...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s: put the full fit's costs into engine.FittedCosts (presets.go), then make calibrate", losoPath)
+	default:
+		if _, ok := by[*fitWhat]; !ok {
+			t.Fatalf("-fit %s: no source with fit rows (have: all, full, %s)", *fitWhat, strings.Join(order, ", "))
+		}
+		fit("without "+*fitWhat, train(*fitWhat), engine.FittedCosts, FitSteps)
+	}
+}
+
+// TestCheckRowsRefuseCandidates: no fitting run, nor a debugging test, can
+// replay a check row with anything but the shipped presets.
+func TestCheckRowsRefuseCandidates(t *testing.T) {
+	rows, err := calibration.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engine.FittedCosts
+	for _, r := range calibration.CheckRows(rows) {
+		if _, err := Replay(r, Options{Costs: &c}); err == nil {
+			t.Errorf("check row %s replayed with candidate costs", r.ID)
+		}
+		if _, _, err := Fit([]calibration.Row{r}, c, nil, FitSteps, nil); err == nil {
+			t.Errorf("check row %s fitted", r.ID)
 		}
 	}
-	return loss
+}
+
+// TestLOSOInRange: every fold's costs lie in engine.CostRanges, as the
+// shipped ones must (engine's TestCostsInRange).
+func TestLOSOInRange(t *testing.T) {
+	l, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range append([]Fold{l.Full}, l.Folds...) {
+		c, err := f.CostsOf(engine.FittedCosts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.InRange(); err != nil {
+			t.Errorf("fold %q: %v", f.Source, err)
+		}
+	}
 }

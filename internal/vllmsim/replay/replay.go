@@ -40,9 +40,16 @@ type Options struct {
 	Seed int64
 	// Jitter, when set, replaces the simulator's default --sim-jitter.
 	Jitter *float64
-	// GPU, when set, replaces the figures of the row's GPU preset (fitting).
-	GPU *engine.GPUPreset
+	// Costs, when set, replace the costs of the row's GPU preset (a fit's
+	// candidate). Check rows refuse them (ErrCheckRow): no fitting run
+	// ever replays a check row.
+	Costs *engine.Costs
 }
+
+// ErrCheckRow is returned by Replay for a check row with candidate costs
+// (Options.Costs): the check set is replayed only with the shipped
+// presets, as the final check, never while fitting or exploring.
+var ErrCheckRow = errors.New("check rows are replayed only with the shipped presets (the final check), never with candidate costs")
 
 // Stats are one latency metric's statistics over a replay, computed as
 // `vllm bench serve` does (numpy's mean, median and linear percentile).
@@ -139,6 +146,9 @@ var errNoReplay = errors.New("cannot replay")
 
 // Replay runs row's workload against the simulator in simulated time.
 func Replay(row calibration.Row, opts Options) (Result, error) {
+	if row.Split != calibration.Fit && opts.Costs != nil {
+		return Result{Row: row}, fmt.Errorf("row %s: %w", row.ID, ErrCheckRow)
+	}
 	in, err := row.SimInputs()
 	if err != nil {
 		return Result{}, err
@@ -201,7 +211,11 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 	if opts.Jitter != nil {
 		cfg.Jitter = *opts.Jitter
 	}
-	cfg.GPUSpec = opts.GPU
+	if opts.Costs != nil {
+		g, _ := engine.LookupGPU(in.GPU)
+		g = g.WithCosts(*opts.Costs)
+		cfg.GPUSpec = &g
+	}
 	cfg.Offline = in.Workload.Endpoint == calibration.EndpointOffline
 	return cfg, capped, nil
 }

@@ -1,0 +1,160 @@
+package replay
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+)
+
+// The fit searches engine.Costs on fit rows: a deterministic coordinate
+// descent inside engine.CostRanges (each figure in turn multiplied and
+// divided by a step factor, a count moved by one, the change kept when the
+// loss falls), until no change helps at the finest step. The loss sums,
+// over the rows' compared figures, (error ÷ tolerance)² plus 4 × (excess
+// over the tolerance)², so figures outside the tolerance weigh most; its
+// replays run without noise (with noise, a small change of a figure moves
+// the noise's draws to other steps and the loss jumps about).
+
+// FitSteps are the coordinate descent's step factors, coarse to fine.
+var FitSteps = []float64{1.3, 1.1, 1.03}
+
+// FitLoss replays rows with costs c, without noise, and sums the weighted
+// errors. A check row is an error (ErrCheckRow).
+func FitLoss(rows []calibration.Row, c engine.Costs) (float64, error) {
+	type out struct {
+		loss float64
+		err  error
+	}
+	outs := make([]out, len(rows))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for i, r := range rows {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			zero := 0.0
+			res, err := Replay(r, Options{Costs: &c, Jitter: &zero})
+			if err != nil {
+				outs[i].err = err
+				return
+			}
+			for _, cmp := range Compare(res) {
+				x := math.Abs(cmp.Error()) / cmp.Tolerance
+				outs[i].loss += x*x + 4*math.Pow(math.Max(0, x-1), 2)
+			}
+		}()
+	}
+	wg.Wait()
+	loss := 0.0
+	for _, o := range outs {
+		if o.err != nil {
+			return 0, o.err
+		}
+		loss += o.loss
+	}
+	return loss, nil
+}
+
+// Fit searches the costs, starting at start, that minimise FitLoss on rows
+// (fit rows only: a check row is an error), over the figures named in
+// params (nil: every one of engine.CostRanges), with the step factors
+// steps. logf, if set, is told each improvement.
+func Fit(rows []calibration.Row, start engine.Costs, params []string, steps []float64, logf func(format string, args ...any)) (engine.Costs, float64, error) {
+	for _, r := range rows {
+		if r.Split != calibration.Fit {
+			return start, 0, fmt.Errorf("row %s: %w", r.ID, ErrCheckRow)
+		}
+	}
+	var ranges []engine.CostRange
+	for _, cr := range engine.CostRanges {
+		if params == nil || contains(params, cr.Name) {
+			ranges = append(ranges, cr)
+		}
+	}
+	if len(ranges) == 0 {
+		return start, 0, fmt.Errorf("no cost named %v (have: %v)", params, costNames())
+	}
+	best := start
+	for _, cr := range ranges { // start inside the ranges
+		cr.Set(&best, math.Max(cr.Min, math.Min(cr.Max, cr.Get(&best))))
+	}
+	bestLoss, err := FitLoss(rows, best)
+	if err != nil {
+		return best, 0, err
+	}
+	if logf != nil {
+		logf("start: loss %.3f", bestLoss)
+	}
+	for _, step := range steps {
+		for improved := true; improved; {
+			improved = false
+			for _, cr := range ranges {
+				for _, up := range []bool{true, false} {
+					cand := best
+					v := cr.Get(&cand)
+					switch {
+					case cr.Integer() && up:
+						v++
+					case cr.Integer():
+						v--
+					case v == 0 && up:
+						v = cr.Min + (cr.Max-cr.Min)/100 // a zero figure starts its search at a hundredth of its range
+					case up:
+						v *= step
+					default:
+						v /= step
+					}
+					cr.Set(&cand, math.Max(cr.Min, math.Min(cr.Max, v)))
+					if cr.Get(&cand) == cr.Get(&best) {
+						continue
+					}
+					l, err := FitLoss(rows, cand)
+					if err != nil {
+						return best, 0, err
+					}
+					if l < bestLoss-1e-9 {
+						best, bestLoss, improved = cand, l, true
+						if logf != nil {
+							logf("step %.2f: %s = %s, loss %.3f", step, cr.Name, ShowCost(cr, &best), l)
+						}
+					}
+				}
+			}
+		}
+	}
+	return best, bestLoss, nil
+}
+
+// ShowCost formats one figure of c.
+func ShowCost(cr engine.CostRange, c *engine.Costs) string {
+	v := cr.Get(c)
+	switch {
+	case cr.Duration():
+		return fmt.Sprint(roundDur(v))
+	case cr.Integer():
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func costNames() []string {
+	var out []string
+	for _, cr := range engine.CostRanges {
+		out = append(out, cr.Name)
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

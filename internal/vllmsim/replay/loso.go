@@ -1,0 +1,183 @@
+package replay
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/strictyaml"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+)
+
+// Leave-one-source-out cross-validation: every source's fit rows are
+// predicted by a fit on the other sources' fit rows only. The fits are
+// slow (minutes each), so `make fit` runs them (TestFit -fit all) and
+// writes their costs to loso.yaml; `make calibrate` replays each fit row
+// with its fold's costs beside the shipped presets' (in-sample) ones. The
+// check rows take part in no fold: they are replayed only with the
+// shipped presets, as the final check.
+
+//go:embed loso.yaml
+var losoYAML []byte
+
+// losoPath is loso.yaml from the package directory (TestFit writes it).
+const losoPath = "loso.yaml"
+
+// Fold is one fit: the fit rows it was fitted on and the costs it found.
+// The full fit holds out nothing; a fold holds out one source's rows.
+type Fold struct {
+	// Source is the held-out source's id (empty for the full fit).
+	Source string `yaml:"source"`
+	// Rows are the ids of the fit rows the fold was fitted on.
+	Rows []string `yaml:"rows"`
+	// Loss is the fit's loss on Rows.
+	Loss float64 `yaml:"loss"`
+	// Costs are the costs found, figure by figure (engine.CostRanges' names).
+	Costs map[string]string `yaml:"costs"`
+}
+
+// LOSO is loso.yaml: the full fit (FittedCosts must equal its costs) and
+// one fold per source with fit rows.
+type LOSO struct {
+	Full  Fold   `yaml:"full"`
+	Folds []Fold `yaml:"folds"`
+}
+
+// ReadLOSO reads the embedded loso.yaml strictly.
+func ReadLOSO() (LOSO, error) {
+	var l LOSO
+	err := strictyaml.Decode("internal/vllmsim/replay/loso.yaml", losoYAML, &l)
+	return l, err
+}
+
+// Fold returns the fold that holds out source.
+func (l LOSO) Fold(source string) (Fold, bool) {
+	for _, f := range l.Folds {
+		if f.Source == source {
+			return f, true
+		}
+	}
+	return Fold{}, false
+}
+
+// CostsOf parses a fold's costs over start (figures it does not name keep
+// start's values).
+func (f Fold) CostsOf(start engine.Costs) (engine.Costs, error) {
+	c := start
+	for name, text := range f.Costs {
+		i := slices.IndexFunc(engine.CostRanges, func(cr engine.CostRange) bool { return cr.Name == name })
+		if i < 0 {
+			return c, fmt.Errorf("fold %q: no cost named %s", f.Source, name)
+		}
+		cr := engine.CostRanges[i]
+		var v float64
+		if cr.Duration() {
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				return c, fmt.Errorf("fold %q: %s: %v", f.Source, name, err)
+			}
+			v = float64(d)
+		} else {
+			x, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return c, fmt.Errorf("fold %q: %s: %v", f.Source, name, err)
+			}
+			v = x
+		}
+		cr.Set(&c, v)
+	}
+	return c, nil
+}
+
+// costsMap writes c figure by figure, as loso.yaml holds it.
+func costsMap(c engine.Costs) map[string]string {
+	out := map[string]string{}
+	for _, cr := range engine.CostRanges {
+		out[cr.Name] = ShowCost(cr, &c)
+	}
+	return out
+}
+
+// roundDur rounds a duration in nanoseconds to three significant digits.
+func roundDur(ns float64) time.Duration {
+	if ns <= 0 {
+		return 0
+	}
+	p := math.Pow(10, math.Floor(math.Log10(ns))-2)
+	return time.Duration(math.Round(ns/p) * p)
+}
+
+// Rounded is c with every figure as loso.yaml writes it.
+func Rounded(c engine.Costs) engine.Costs {
+	r, _ := Fold{Costs: costsMap(c)}.CostsOf(c)
+	return r
+}
+
+// FitSources groups the fit rows that replay by source id, sources in data
+// order.
+func FitSources(rows []calibration.Row) (order []string, bySource map[string][]calibration.Row) {
+	bySource = map[string][]calibration.Row{}
+	for _, rp := range Replayable(rows) {
+		r := rp.Row
+		if r.Split != calibration.Fit {
+			continue
+		}
+		if _, ok := bySource[r.Source.ID]; !ok {
+			order = append(order, r.Source.ID)
+		}
+		bySource[r.Source.ID] = append(bySource[r.Source.ID], r)
+	}
+	return order, bySource
+}
+
+// rowIDs lists the rows' ids.
+func rowIDs(rows []calibration.Row) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+// StaleFolds reports how loso.yaml no longer matches the calibration data:
+// a fold fitted on other rows than the data's fit rows less its source's,
+// a source without a fold, or FittedCosts other than the full fit's.
+func (l LOSO) StaleFolds(rows []calibration.Row) []string {
+	var out []string
+	order, by := FitSources(rows)
+	var all []calibration.Row
+	for _, s := range order {
+		all = append(all, by[s]...)
+	}
+	if got, want := strings.Join(l.Full.Rows, ","), strings.Join(rowIDs(all), ","); got != want {
+		out = append(out, fmt.Sprintf("full fit on [%s], the fit rows are [%s]", got, want))
+	}
+	if c, err := l.Full.CostsOf(engine.FittedCosts); err != nil || c != engine.FittedCosts {
+		out = append(out, fmt.Sprintf("engine.FittedCosts %+v differ from the full fit's %v (err %v)", engine.FittedCosts, l.Full.Costs, err))
+	}
+	for _, s := range order {
+		f, ok := l.Fold(s)
+		if !ok {
+			out = append(out, "no fold for source "+s)
+			continue
+		}
+		var train []calibration.Row
+		for _, o := range order {
+			if o != s {
+				train = append(train, by[o]...)
+			}
+		}
+		if got, want := strings.Join(f.Rows, ","), strings.Join(rowIDs(train), ","); got != want {
+			out = append(out, fmt.Sprintf("fold %s fitted on [%s], want [%s]", s, got, want))
+		}
+	}
+	if len(l.Folds) != len(order) {
+		out = append(out, fmt.Sprintf("%d folds for %d sources with fit rows", len(l.Folds), len(order)))
+	}
+	return out
+}
