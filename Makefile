@@ -149,11 +149,15 @@ vet:
 	$(GO) vet $(PKGS)
 
 # Everything runs under the race detector except the TestTiming* tests, which
-# assert millisecond accuracy: they run on their own, without -race,
-# after the rest, so that no other package's tests compete for the 2 cores.
+# assert millisecond accuracy, and TestOneServerPerGPUSet, which starts two
+# go test processes of its own with containers (the suite's, the server
+# package's) and watches that no two containers exist at once: they run on
+# their own, without -race, after the rest, so that no other package's
+# tests compete for the 2 cores.
 unit:
-	$(GO) test -race -count=1 -timeout 15m -skip '^TestTiming' $(PKGS)
+	$(GO) test -race -count=1 -timeout 15m -skip '^(TestTiming|TestOneServerPerGPUSet$$)' $(PKGS)
 	$(GO) test -count=1 -timeout 5m -p 1 -run '^TestTiming' $(PKGS)
+	$(GO) test -count=1 -timeout 15m -run '^TestOneServerPerGPUSet$$' .
 
 # No container started by the tests may outlive them.
 leak-check:
