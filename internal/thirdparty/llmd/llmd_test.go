@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
@@ -366,9 +367,10 @@ func TestCloseReportsCrash(t *testing.T) {
 }
 
 // TestImage builds the image, twice (the second time from this process's
-// memory), checks its ENTRYPOINT keeps the simulator offline, and runs it
-// until it says it serves. No port is published: nothing is sent to it
-// here (internal/harness/server's tests stream through it).
+// memory), checks its ENTRYPOINT keeps the simulator offline, and runs it,
+// without any network (--network none) and through the Docker API itself
+// (testcontainers would start its reaper), until it says it serves.
+// internal/harness/server's tests stream through it.
 func TestImage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), BuildTimeout)
 	defer cancel()
@@ -394,12 +396,37 @@ func TestImage(t *testing.T) {
 	if got, want := info.Config.Entrypoint, []string{"/" + binaryName, OfflineFlag}; !slices.Equal(got, want) {
 		t.Errorf("ENTRYPOINT = %q, want %q", got, want)
 	}
-	c, err := testcontainers.Run(ctx, ref,
-		testcontainers.WithCmd("--model", "m", "--port", "8000"),
-		testcontainers.WithLabels(map[string]string{"org.vllmperf.managed": "true"}),
-		testcontainers.WithWaitStrategyAndDeadline(time.Minute, wait.ForLog(`"Server starting" protocol="HTTP" port=8000`)))
-	testcontainers.CleanupContainer(t, c)
+	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Config:     &container.Config{Image: ref, Cmd: []string{"--model", "m", "--port", "8000"}, Labels: map[string]string{"org.vllmperf.managed": "true"}},
+		HostConfig: &container.HostConfig{NetworkMode: "none"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := cli.ContainerRemove(ctx, created.ID, client.ContainerRemoveOptions{Force: true}); err != nil {
+			t.Errorf("remove container %.12s: %v", created.ID, err)
+		}
+	})
+	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	logCtx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	logs, err := cli.ContainerLogs(logCtx, created.ID, client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	var seen []string
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"Server starting" protocol="HTTP" port=8000`) {
+			return
+		}
+		seen = append(seen, sc.Text())
+	}
+	t.Fatalf("the container never said it serves (%v); its output:\n%s", sc.Err(), lastLines(strings.Join(seen, "\n"), failureLines))
 }
