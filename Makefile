@@ -167,6 +167,16 @@ leak-check:
 	  echo "leak-check: no container labelled $(LABEL) left"; \
 	fi
 
+# make llmd: bin/llm-d-inference-sim, the llm-d project's vLLM simulator at
+# the version tools/llmd/go.mod pins, static (a third-party server for tests:
+# internal/thirdparty/llmd reuses this file; docs/third-party-servers.md).
+# A few minutes cold. GOWORK=off: tools/llmd is a module of its own.
+LLMD_PKG := github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
+.PHONY: llmd
+llmd:
+	@mkdir -p bin
+	cd tools/llmd && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -o ../../bin/llm-d-inference-sim $(LLMD_PKG)
+
 sim-image:
 	CGO_ENABLED=0 $(GO) build -trimpath -o build/sim/vllm-sim ./cmd/vllm-sim
 	docker build -t vllmperf/vllm-sim:dev build/sim
