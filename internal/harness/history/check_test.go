@@ -213,7 +213,7 @@ func TestReportFormats(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteFormat(&text, "text"))
 	out := text.String()
-	for _, want := range []string{"E-divisive means", "Benjamini-Hochberg at +5.00%", "event at run 9", "new scheduler",
+	for _, want := range []string{"E-divisive means", "Benjamini-Hochberg at 5% over 1 series", "event at run 9", "new scheduler",
 		"REGRESSION", "tpot-p50-ns", "Perf/" + short, "ms → ", "(8 | 8 runs)", "\nFAIL: 1 change point in 1 series, 1 regression"} {
 		assert.Contains(t, out, want)
 	}

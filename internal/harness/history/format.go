@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,7 +70,7 @@ func plural(n int, one, many string) string {
 // Method describes the test in one sentence, with its numbers.
 func (r *CheckReport) Method() string {
 	o := r.Options
-	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, fmtPct(100*o.Alpha), r.Tested)
+	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, plainPct(o.Alpha), r.Tested)
 	if r.Tested > 0 {
 		if r.Cutoff > 0 {
 			s += fmt.Sprintf(": significant at p ≤ %.4g", r.Cutoff)
@@ -77,7 +78,7 @@ func (r *CheckReport) Method() string {
 			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %.4g)", r.FirstStep)
 		}
 	}
-	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", fmtPct(100*o.MinChange), o.MinSize)
+	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
 }
 
 // WriteText writes the report for a terminal.
@@ -194,6 +195,9 @@ func fmtPct(pct float64) string {
 	}
 	return fmt.Sprintf("%+.2f%%", pct)
 }
+
+// plainPct writes a fraction as a percentage without a sign: 0.05 → 5%.
+func plainPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
 
 // fmtConfidence is 1 − p in percent, to the precision p has.
 func fmtConfidence(p float64) string {
