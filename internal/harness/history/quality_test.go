@@ -33,6 +33,9 @@ const (
 	docsPath      = "../../../docs/history.md"
 	beginQuality  = "<!-- history quality: begin -->"
 	endQuality    = "<!-- history quality: end -->"
+	readmePath    = "../../../README.md"
+	beginReadme   = "<!-- history figures: begin -->"
+	endReadme     = "<!-- history figures: end -->"
 	beginRecorded = "<!-- history recorded: begin -->"
 	endRecorded   = "<!-- history recorded: end -->"
 	// The resampled histories of the measurement, and their length.
@@ -194,27 +197,29 @@ func TestHistoryQuality(t *testing.T) {
 	table := b.String()
 	t.Log(table)
 
-	docBlock(t, beginQuality, endQuality, table)
+	docBlock(t, docsPath, beginQuality, endQuality, table)
+	docBlock(t, readmePath, beginReadme, endReadme, fmt.Sprintf("false alarms in %s of %d resampled unchanged histories; the +4%% step found on TPOT p50 and tok/s of all three prompts at run 9 ± 1 in %s of %d resampled histories",
+		pct(q.aaAlarms, aaHistories), aaHistories, pct(q.stepAll, stepHistories), stepHistories))
 }
 
-// docBlock checks that docs/history.md holds content between begin and
+// docBlock checks that the file at path holds content between begin and
 // end, or writes it there with -update.
-func docBlock(t *testing.T, begin, end, content string) {
+func docBlock(t *testing.T, path, begin, end, content string) {
 	t.Helper()
-	doc, err := os.ReadFile(docsPath)
+	doc, err := os.ReadFile(path)
 	require.NoError(t, err)
 	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
-	require.True(t, i >= 0 && j > i, "%s: no %q … %q markers", filepath.Clean(docsPath), begin, end)
+	require.True(t, i >= 0 && j > i, "%s: no %q … %q markers", filepath.Clean(path), begin, end)
 	if *update {
 		var out bytes.Buffer
 		out.Write(doc[:i+len(begin)])
 		out.WriteString(content)
 		out.Write(doc[j:])
-		require.NoError(t, os.WriteFile(docsPath, out.Bytes(), 0o644))
+		require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
 		return
 	}
 	if got := string(doc[i+len(begin) : j]); got != content {
-		t.Errorf("docs/history.md between %s and %s is not what the test measures: run\n  go test -run '%s' ./internal/harness/history/ -update\nand review the diff.\ndocs:\n%s\nmeasured:\n%s", begin, end, t.Name(), got, content)
+		t.Errorf("%s between %s and %s is not what the test measures: run\n  go test -run '%s' ./internal/harness/history/ -update\nand review the diff.\nwritten:\n%s\nmeasured:\n%s", filepath.Clean(path), begin, end, t.Name(), got, content)
 	}
 }
 
@@ -266,7 +271,7 @@ func TestRecordedHistories(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "\nIn all: %s. The 16 unchanged runs (1–16): %s.\n", rep.Headline(), unchangedHeadline)
-	docBlock(t, beginRecorded, endRecorded, b.String())
+	docBlock(t, docsPath, beginRecorded, endRecorded, b.String())
 	require.Positive(t, seen["tpot-p50-ns"], "a TPOT change point")
 	require.Positive(t, seen["tok/s"], "a tok/s change point")
 	for _, c := range rep.Changes {
