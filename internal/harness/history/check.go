@@ -29,7 +29,7 @@ type CheckOptions struct {
 	// MinSize is the fewest runs on each side of a change.
 	MinSize int
 	// Permutations is the most permutations of one test; 0 chooses
-	// enough that the smallest p, 1/(R+1), is a tenth of Benjamini and
+	// enough that the smallest p, 1/(R+1), is half Benjamini and
 	// Hochberg's first step, α/m (at least 999).
 	Permutations int
 	// Seed seeds the permutations (each series gets its own stream, so a
@@ -204,7 +204,7 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	}
 	rep.FirstStep = o.Alpha / float64(m)
 	if o.Permutations == 0 {
-		rep.Options.Permutations = max(999, int(math.Ceil(10/rep.FirstStep))-1)
+		rep.Options.Permutations = max(999, int(math.Ceil(2/rep.FirstStep))-1)
 	}
 	for _, t := range ts {
 		var err error

@@ -47,7 +47,7 @@ func TestCheckFindsAStepWhereItStarts(t *testing.T) {
 		assert.False(t, c.Around[2].After)
 	}
 	assert.GreaterOrEqual(t, math.Abs(rep.Changes[0].ChangePct), math.Abs(rep.Changes[1].ChangePct), "largest first")
-	assert.Equal(t, 999, rep.Options.Permutations, "automatic: 10·m/α − 1 = 399 with m = 2, at least 999")
+	assert.Equal(t, 999, rep.Options.Permutations, "automatic: 2·m/α − 1 = 79 with m = 2, at least 999")
 }
 
 func TestCheckUnchangedPasses(t *testing.T) {

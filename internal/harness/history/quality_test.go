@@ -182,9 +182,9 @@ func pct(n, of int) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64
 func TestHistoryQuality(t *testing.T) {
 	switch {
 	case testing.Short():
-		t.Skip("a measurement of some 25 seconds: run without -short")
+		t.Skip("a measurement of some 12 seconds: run without -short")
 	case raceEnabled:
-		t.Skip("a measurement of some 25 seconds, minutes under the race detector: make test runs it without -race, with TestTiming*")
+		t.Skip("a measurement of some 12 seconds, minutes under the race detector: make test runs it without -race, with TestTiming*")
 	}
 	q := measure(t)
 	var b strings.Builder

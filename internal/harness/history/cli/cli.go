@@ -82,7 +82,7 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 			f.Float64Var(&o.check.Alpha, "alpha", o.check.Alpha, "false discovery rate over all series tested (Benjamini-Hochberg)")
 			f.Float64Var(&o.check.MinChange, "min-change", o.check.MinChange, "smallest relative change reported (0.02 = 2%)")
 			f.IntVar(&o.check.MinSize, "min-size", o.check.MinSize, "fewest runs on each side of a change")
-			f.IntVar(&o.check.Permutations, "permutations", 0, "most permutations per test (0: automatic, 10/(alpha/series))")
+			f.IntVar(&o.check.Permutations, "permutations", 0, "most permutations per test (0: automatic, max(999, 2·series/alpha − 1))")
 			f.Uint64Var(&o.check.Seed, "seed", o.check.Seed, "seed of the permutations")
 		}
 	}
