@@ -108,8 +108,13 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 	return ew.err
 }
 
+// MarkdownDetails is how many changes, the largest, the markdown report
+// lists the runs around.
+const MarkdownDetails = 10
+
 // WriteMarkdown writes the report for GitHub's job summary: a warning
-// with the changes, and for each the runs around it.
+// with the changes, and for the MarkdownDetails largest the runs around
+// them.
 func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("### History check\n\n")
@@ -133,7 +138,11 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %.4g | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
 			c.Run.Index+1, c.Run.ID, c.P, mdCell(c.EventText()))
 	}
-	for _, c := range r.Changes {
+	for i, c := range r.Changes {
+		if i == MarkdownDetails {
+			ew.printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
+			break
+		}
 		ew.printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
 		ew.printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
 		for _, a := range c.Around {

@@ -252,6 +252,10 @@ func TestRecordedHistories(t *testing.T) {
 	require.NoError(t, rep.WriteText(&text))
 	t.Log(text.String())
 	require.Equal(t, gate.OutcomeFail, rep.Outcome())
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	require.Equal(t, MarkdownDetails, strings.Count(md.String(), "<details>"), "the runs around the largest changes only")
+	require.Contains(t, md.String(), fmt.Sprintf("%d more changes", len(rep.Changes)-MarkdownDetails))
 	seen := map[string]int{}
 	for _, c := range rep.Changes {
 		if c.Unit != "tpot-p50-ns" && c.Unit != "tok/s" {
