@@ -150,16 +150,17 @@ vet:
 
 # Everything runs under the race detector except, after the rest and
 # without -race, so that no other package's tests compete for the 2 cores:
-# the TestTiming* tests, which assert millisecond accuracy; and the suite's
-# tests against servers it did not start (TestRealServer*: our simulator
-# and llm-d-inference-sim, built from tools/llmd, through the external
-# backend) and TestOneServerPerGPUSet (two go test processes with
-# containers, watched so that no two exist at once), which run the suite's
-# own tests in go test processes of their own.
+# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality,
+# a measurement (docs/history.md) that skips itself under -race, where it
+# would take minutes; and the suite's tests against servers it did not start
+# (TestRealServer*: our simulator and llm-d-inference-sim, built from
+# tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
+# go test processes with containers, watched so that no two exist at once),
+# which run the suite's own tests in go test processes of their own.
 SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet)$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^TestTiming' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
 	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet)$$' .
 
 # No container started by the tests may outlive them.

@@ -317,11 +317,5 @@ func (d *directions) of(profile, scenario, unit string) (thresholds.Direction, s
 	if dir, m := d.base.fileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
-	if dir, m := d.next.fileDirection(unit); m != nil {
-		return dir, "Unit line"
-	}
-	if dir := d.set.Better(profile, scenario, unit); dir != thresholds.Unset {
-		return dir, "thresholds"
-	}
-	return thresholds.DefaultDirection(unit), "default"
+	return d.next.Direction(d.set, profile, scenario, unit)
 }

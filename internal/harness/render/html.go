@@ -14,7 +14,10 @@ import (
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+//go:embed common.html.tmpl
+var commonSource string
+
+var htmlTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":       fmtNum,
 	"ms":        fmtMS,
 	"pct":       fmtPct,
@@ -27,7 +30,7 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"runs":      runCount,
 	"notjudged": func(c diagnose.Coverage) string { return notJudgedNote(c) },
 	"ornorun":   orNoRun,
-}).Parse(htmlSource))
+}).Funcs(historyFuncs).Parse(htmlSource)).Parse(commonSource))
 
 // htmlView is what the template reads.
 type htmlView struct {
