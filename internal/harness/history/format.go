@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // CheckFormats are the formats of `vllmperf history check --format`.
@@ -187,23 +186,11 @@ func shortCommit(c string) string {
 	return c
 }
 
-func fmtValue(unit string, v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return thresholds.FormatValue(unit, v)
-}
-
-// fmtPct writes a percentage with a sign and two decimals.
-func fmtPct(pct float64) string {
-	switch {
-	case math.IsInf(pct, 1):
-		return "+∞%"
-	case math.IsInf(pct, -1):
-		return "-∞%"
-	}
-	return fmt.Sprintf("%+.2f%%", pct)
-}
+// fmtValue and fmtPct are the gate's: a history reads like a gate's table.
+var (
+	fmtValue = gate.FormatValue
+	fmtPct   = gate.FormatDelta
+)
 
 // plainPct writes a fraction as a percentage without a sign: 0.05 → 5%.
 func plainPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
