@@ -25,14 +25,7 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkDiff measures subtracting two recorded snapshots.
 func BenchmarkDiff(b *testing.B) {
-	before, err := ParseFile(fixture("vllm-sim-v1-before.prom"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	after, err := ParseFile(fixture("vllm-sim-v1-after.prom"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	before, after := fixturePair(b, "vllm-sim-v1-before.prom", "vllm-sim-v1-after.prom")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Diff(before, after); err != nil {

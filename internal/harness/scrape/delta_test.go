@@ -10,8 +10,7 @@ import (
 
 func TestDiffRecordedRun(t *testing.T) {
 	t.Parallel()
-	before := mustParseFile(t, "vllm-sim-v1-before.prom")
-	after := mustParseFile(t, "vllm-sim-v1-after.prom")
+	before, after := fixturePair(t, "vllm-sim-v1-before.prom", "vllm-sim-v1-after.prom")
 	d, err := Diff(before, after)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +73,7 @@ func TestDiffRecordedRun(t *testing.T) {
 
 func TestDiffAcrossOldNames(t *testing.T) {
 	t.Parallel()
-	d, err := Diff(mustParseFile(t, "vllm-sim-v0.9-before.prom"), mustParseFile(t, "vllm-sim-v0.9-after.prom"))
+	d, err := Diff(fixturePair(t, "vllm-sim-v0.9-before.prom", "vllm-sim-v0.9-after.prom"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestDiffAcrossOldNames(t *testing.T) {
 
 func TestDiffDetectsRecordedRestart(t *testing.T) {
 	t.Parallel()
-	d, err := Diff(mustParseFile(t, "vllm-sim-restart-before.prom"), mustParseFile(t, "vllm-sim-restart-after.prom"))
+	d, err := Diff(fixturePair(t, "vllm-sim-restart-before.prom", "vllm-sim-restart-after.prom"))
 	var re *ResetError
 	if d != nil || !errors.As(err, &re) {
 		t.Fatalf("Diff across a restart = %v, %v; want no delta and a *ResetError", d, err)

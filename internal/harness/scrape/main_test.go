@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,8 +29,24 @@ func mustParseFile(t *testing.T, name string) *Snapshot {
 	return s
 }
 
+// fixturePair parses two recorded expositions as scrapes one second
+// apart, before then after. (ParseFile stamps a file with its modification
+// time, which a fresh clone sets in checkout order: either may come first.)
+func fixturePair(t testing.TB, before, after string) (*Snapshot, *Snapshot) {
+	t.Helper()
+	at := time.Unix(1_700_000_000, 0)
+	parse := func(name string, at time.Time) *Snapshot {
+		b, err := os.ReadFile(fixture(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mustParse(t, string(b), at)
+	}
+	return parse(before, at), parse(after, at.Add(time.Second))
+}
+
 // mustParse parses an inline exposition or stops the test.
-func mustParse(t *testing.T, text string, at time.Time) *Snapshot {
+func mustParse(t testing.TB, text string, at time.Time) *Snapshot {
 	t.Helper()
 	s, err := Parse(strings.NewReader(text), "inline", at)
 	if err != nil {
