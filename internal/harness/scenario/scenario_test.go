@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBuiltins(t *testing.T) {
@@ -42,14 +43,15 @@ func TestPoints(t *testing.T) {
 	var keys []string
 	for _, p := range sweep.Points(Quick) {
 		keys = append(keys, p.Key)
-		// Quick: two waves, at least 4 requests, 32 tokens, 250 ms sampling.
+		// Quick: two waves, at least 4 requests, 32 tokens, 50 ms sampling
+		// (the file's own: its points last about a second).
 		if got, want := p.Load.Requests, max(2*p.Load.Concurrency, 2); got != want {
 			t.Errorf("%s: %d requests, want %d", p.Key, got, want)
 		}
 		if got := p.Classes[0].Config.MaxTokens; got != 32 {
 			t.Errorf("%s: max tokens %d, want the quick size's 32", p.Key, got)
 		}
-		if p.SamplerInterval != DefaultQuickSamplerInterval {
+		if p.SamplerInterval != 50*time.Millisecond {
 			t.Errorf("%s: sampler interval %v", p.Key, p.SamplerInterval)
 		}
 	}
