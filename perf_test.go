@@ -26,6 +26,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // newSuite reads the suite's configuration from the environment; simArgs
@@ -114,7 +115,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		report(b, runs)
 		// ns/op of the startup point is the server's start, not the
 		// timer's (the start happens before the loop, for every profile).
-		b.ReportMetric(runs[len(runs)-1].Metrics[suite.UnitReady], "ns/op")
+		b.ReportMetric(runs[len(runs)-1].Metrics[units.Ready], "ns/op")
 	})
 	for _, scName := range s.Config().Scenarios {
 		sc, err := ss.Scenario(scName)

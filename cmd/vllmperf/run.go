@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/go-units"
+	dockerunits "github.com/docker/go-units"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,6 +26,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
 
@@ -129,7 +130,7 @@ stop it with partial results (exit 130 or 143).`,
 	f.StringSliceVar(&o.goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
 	f.DurationVar(&o.requestTimeout, "request-timeout", openai.DefaultRequestTimeout, "deadline of one whole request (0: none)")
 	f.DurationVar(&o.idleTimeout, "idle-timeout", openai.DefaultIdleTimeout, "longest silence allowed inside a stream before the request counts as timed out (0: none)")
-	f.StringVar(&o.maxEventSize, "max-event-size", units.BytesSize(openai.DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
+	f.StringVar(&o.maxEventSize, "max-event-size", dockerunits.BytesSize(openai.DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
 	f.StringVar(&o.maxFailureRate, "max-failure-rate", "0", "fail the run (exit 1) when a larger share of the measured requests fails: a fraction (0.05) or a percentage (5%)")
 	f.IntVar(&o.maxConsecutiveFailures, "max-consecutive-failures", load.DefaultMaxConsecutiveFailures, "stop the run after this many requests in a row fail the same way (0: never stop early)")
 	f.StringVar(&o.jsonPath, "json", "", "write the summary as vLLM --save-result JSON to this file")
@@ -329,7 +330,7 @@ const envBackend = "VLLMPERF_BACKEND"
 
 // parseSize reads a byte size such as 4MiB, 512KiB or 1048576.
 func parseSize(flag, v string) (int, error) {
-	n, err := units.RAMInBytes(strings.TrimSpace(v))
+	n, err := dockerunits.RAMInBytes(strings.TrimSpace(v))
 	if err != nil || n > math.MaxInt32 {
 		return 0, usagef("%s %q: want a size such as 4MiB or 512KiB (0: no cap)", flag, v)
 	}
@@ -615,11 +616,11 @@ func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInpu
 }
 
 // failureRate fails a run whose share of failed measured requests
-// (harness.UnitErrPct: failed / sent, interrupted ones counted apart) is
+// (units.ErrPct: failed / sent, interrupted ones counted apart) is
 // above limit, naming the most common failure with an example.
 func failureRate(res *harness.Result, limit float64) error {
 	s := res.Summary
-	pct, ok := res.Metrics()[harness.UnitErrPct]
+	pct, ok := res.Metrics()[units.ErrPct]
 	if !ok || pct/100 <= limit {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Status is a check's outcome.
@@ -200,7 +201,7 @@ func (c *checker) slo() []Result {
 			out = append(out, fail(name, "%s", why))
 			continue
 		}
-		out = append(out, pass(name, "%s = %s, limit %s", unit, thresholds.FormatValue(unit, v), lim.String(unit)))
+		out = append(out, pass(name, "%s = %s, limit %s", unit, units.FormatValue(unit, v), lim.String(unit)))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // clientTotals sums what the client received over every request of the
@@ -165,7 +166,7 @@ func (c *checker) missingSeries() error {
 
 // preemptions: no more than the scope allows at nominal load.
 func (c *checker) preemptions() Result {
-	const name = "preemptions"
+	name := units.Preemptions // the check is named after the unit it bounds
 	d, err := c.delta()
 	if err != nil {
 		return unavailable(name, err)

@@ -7,20 +7,16 @@ import (
 	"slices"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
-// The suite's start point and its cold-TTFT unit (suite.StartupScenario
-// and suite.UnitColdTTFT: the suite imports this package's user, package
-// render, so the names are repeated here).
-const (
-	startupScenario = "startup"
-	unitColdTTFT    = "cold-ttft-ns"
-)
+// The suite's start point (suite.StartupScenario: the suite imports this
+// package's user, package render, so the name is repeated here).
+const startupScenario = "startup"
 
 // facts are the measured figures of one run that the rules read. A figure
 // the run does not have is NaN.
@@ -101,22 +97,22 @@ func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
 		}
 	}
 	x.duration = val(res.Duration)
-	x.ttftP50 = metric(r, harness.UnitTTFTP50) / 1e6
-	x.ttftP99 = metric(r, harness.UnitTTFTP99) / 1e6
-	x.tpotP50 = metric(r, harness.UnitTPOTP50) / 1e6
+	x.ttftP50 = metric(r, units.TTFTP50) / 1e6
+	x.ttftP99 = metric(r, units.TTFTP99) / 1e6
+	x.tpotP50 = metric(r, units.TPOTP50) / 1e6
 	x.itlMedian = val(res.MedianITL)
-	x.tokS = metric(r, harness.UnitTokPerSec)
+	x.tokS = metric(r, units.TokPerSec)
 	x.promptMean = math.NaN()
 	if res.Completed > 0 {
 		x.promptMean = float64(res.TotalInputTokens) / float64(res.Completed)
 	}
 	x.coldTTFT = val(res.ColdTTFT)
-	if v := metric(r, unitColdTTFT); has(v) {
+	if v := metric(r, units.ColdTTFT); has(v) {
 		x.coldTTFT = v / 1e6
 	}
-	x.preemptions = metric(r, harness.UnitPreemptions)
-	x.specAccept = metric(r, harness.UnitSpecAccept) / 100
-	x.tokPerChunk = metric(r, harness.UnitTokPerChunk)
+	x.preemptions = metric(r, units.Preemptions)
+	x.specAccept = metric(r, units.SpecAccept) / 100
+	x.tokPerChunk = metric(r, units.TokPerChunk)
 	x.serverTimes(r.Server)
 	x.sampleSpread(f.Samples(r.Key()))
 	x.seriesFigures(r, f.Series(r.Key()), th)
@@ -192,16 +188,16 @@ func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th Thr
 	if x.points == 0 {
 		return
 	}
-	if has(metric(r, harness.UnitWaitingPeak)) {
+	if has(metric(r, units.WaitingPeak)) {
 		x.waitingPeak, x.waitingMean = slices.Max(waiting), stats.Mean(waiting)
 		x.waitingShare = share(waiting, func(v float64) bool { return v > 0 })
 	}
-	if has(metric(r, harness.UnitRunningPeak)) {
+	if has(metric(r, units.RunningPeak)) {
 		x.runningPeak = slices.Max(running)
 		slices.Sort(running)
 		x.runningP25, x.runningP75 = stats.Percentile(running, 25), stats.Percentile(running, 75)
 	}
-	if has(metric(r, harness.UnitKVPeakPct)) {
+	if has(metric(r, units.KVPeakPct)) {
 		x.kvPeak = slices.Max(kv)
 		x.kvHighShare = share(kv, func(v float64) bool { return v >= th.KVHigh })
 	}

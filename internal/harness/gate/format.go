@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"golang.org/x/perf/benchmath"
-
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // Formats lists the report formats WriteFormat accepts.
@@ -83,7 +82,7 @@ func (row *Row) cells() cells {
 		c.n = fmt.Sprintf("0+%d", row.New.N)
 	}
 	// Unchanged rows and metrics without a direction need no words.
-	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	if row.Verdict != NoChange && (row.Verdict != NotGated || gated) {
 		c.note = row.Reason
 	}
@@ -375,7 +374,7 @@ func fmtValue(unit string, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	return thresholds.FormatValue(unit, v)
+	return units.FormatValue(unit, v)
 }
 
 // fmtDelta writes a change in percent as benchstat does (+1.23%).

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 //go:embed report.html.tmpl
@@ -48,9 +48,9 @@ func HTML(w io.Writer, r *Report) error {
 	v := htmlView{R: r, C: c}
 	for _, run := range r.Runs {
 		m := run.Metrics
-		v.Runs = append(v.Runs, runRow{Name: run.Name, TokS: num(m, harness.UnitTokPerSec, 1), ReqS: num(m, harness.UnitReqPerSec, 2),
-			TTFTP50: ms(m, harness.UnitTTFTP50), TTFTP99: ms(m, harness.UnitTTFTP99), TPOTP50: ms(m, harness.UnitTPOTP50), TPOTP99: ms(m, harness.UnitTPOTP99),
-			Err: pct(m, harness.UnitErrPct), Checks: checks(run.Checks)})
+		v.Runs = append(v.Runs, runRow{Name: run.Name, TokS: num(m, units.TokPerSec, 1), ReqS: num(m, units.ReqPerSec, 2),
+			TTFTP50: ms(m, units.TTFTP50), TTFTP99: ms(m, units.TTFTP99), TPOTP50: ms(m, units.TPOTP50), TPOTP99: ms(m, units.TPOTP99),
+			Err: pct(m, units.ErrPct), Checks: checks(run.Checks)})
 	}
 	if err := htmlTemplate.Execute(w, v); err != nil {
 		return fmt.Errorf("report.html: %w", err)

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown: the same
@@ -136,7 +136,7 @@ func (m *md) sweeps(sws []Sweep) {
 		m.line("")
 		m.line("%s.", capitalize(sw.KneeLine()))
 		m.line("")
-		m.table([]string{"concurrency", "tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "E2EL p99", "running peak", "waiting peak", "KV peak", ""}, func(row func(...string)) {
+		m.table([]string{"concurrency", units.Label(units.TokPerSec), units.Label(units.TTFTP50), units.Label(units.TTFTP99), units.Label(units.TPOTP50), units.Label(units.TPOTP99), units.Label(units.E2ELP99), units.Label(units.RunningPeak), units.Label(units.WaitingPeak), units.Label(units.KVPeakPct), ""}, func(row func(...string)) {
 			for _, p := range sw.Points {
 				row(fmt.Sprint(p.Concurrency), fmtNum(p.TokPerSec, 1), fmtMS(p.TTFTP50), fmtMS(p.TTFTP99), fmtMS(p.TPOTP50), fmtMS(p.TPOTP99),
 					fmtMS(p.E2ELP99), fmtNum(p.RunningPeak, 0), fmtNum(p.WaitingPeak, 0), fmtPct(p.KVPeakPct), strings.Join(sw.Marks(p.Concurrency), ", "))
@@ -206,12 +206,12 @@ func (m *md) checks(c ChecksSummary) {
 func (m *md) runs(r *Report) {
 	m.line("## Runs")
 	m.line("")
-	m.table([]string{"run", "tok/s", "req/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "err", "checks"}, func(row func(...string)) {
+	m.table([]string{"run", units.Label(units.TokPerSec), units.Label(units.ReqPerSec), units.Label(units.TTFTP50), units.Label(units.TTFTP99), units.Label(units.TPOTP50), units.Label(units.TPOTP99), units.Label(units.ErrPct), "checks"}, func(row func(...string)) {
 		for _, run := range r.Runs {
 			x := run.Metrics
-			row(run.Name, num(x, harness.UnitTokPerSec, 1), num(x, harness.UnitReqPerSec, 2),
-				ms(x, harness.UnitTTFTP50), ms(x, harness.UnitTTFTP99), ms(x, harness.UnitTPOTP50), ms(x, harness.UnitTPOTP99),
-				pct(x, harness.UnitErrPct), checks(run.Checks))
+			row(run.Name, num(x, units.TokPerSec, 1), num(x, units.ReqPerSec, 2),
+				ms(x, units.TTFTP50), ms(x, units.TTFTP99), ms(x, units.TPOTP50), ms(x, units.TPOTP99),
+				pct(x, units.ErrPct), checks(run.Checks))
 		}
 	})
 }

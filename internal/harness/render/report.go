@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // The files the report writes into a results folder.
@@ -195,12 +195,12 @@ func sweepPoint(r results.Run) SweepPoint {
 	}
 	return SweepPoint{
 		Run: r.Name, Concurrency: r.Concurrency, key: r.Key(),
-		TokPerSec: m(harness.UnitTokPerSec, 1),
-		TTFTP50:   m(harness.UnitTTFTP50, 1e6), TTFTP99: m(harness.UnitTTFTP99, 1e6),
-		TPOTP50: m(harness.UnitTPOTP50, 1e6), TPOTP99: m(harness.UnitTPOTP99, 1e6),
-		E2ELP99:     m(harness.UnitE2ELP99, 1e6),
-		RunningPeak: m(harness.UnitRunningPeak, 1), WaitingPeak: m(harness.UnitWaitingPeak, 1),
-		KVPeakPct: m(harness.UnitKVPeakPct, 1),
+		TokPerSec: m(units.TokPerSec, 1),
+		TTFTP50:   m(units.TTFTP50, 1e6), TTFTP99: m(units.TTFTP99, 1e6),
+		TPOTP50: m(units.TPOTP50, 1e6), TPOTP99: m(units.TPOTP99, 1e6),
+		E2ELP99:     m(units.E2ELP99, 1e6),
+		RunningPeak: m(units.RunningPeak, 1), WaitingPeak: m(units.WaitingPeak, 1),
+		KVPeakPct: m(units.KVPeakPct, 1),
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Text writes one line per run (the last repetition of each name) with its
@@ -25,9 +25,9 @@ func Text(w io.Writer, s *results.Summary) error {
 	for _, r := range LastRuns(s) {
 		m := r.Metrics
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name,
-			num(m, harness.UnitTokPerSec, 1), num(m, harness.UnitReqPerSec, 2),
-			ms(m, harness.UnitTTFTP50), ms(m, harness.UnitTTFTP99), ms(m, harness.UnitTPOTP50), ms(m, harness.UnitTPOTP99),
-			pct(m, harness.UnitErrPct), checks(r.Checks))
+			num(m, units.TokPerSec, 1), num(m, units.ReqPerSec, 2),
+			ms(m, units.TTFTP50), ms(m, units.TTFTP99), ms(m, units.TPOTP50), ms(m, units.TPOTP99),
+			pct(m, units.ErrPct), checks(r.Checks))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

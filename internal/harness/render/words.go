@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // What the Markdown and the HTML report say in the same words.
@@ -94,7 +94,7 @@ func fmtUnit(unit string, v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return thresholds.FormatValue(unit, *v)
+	return units.FormatValue(unit, *v)
 }
 
 // fmtDelta writes a gate row's change: "+12.3%"; "-" when nil.

@@ -25,23 +25,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
-)
-
-// The startup point's units.
-const (
-	UnitReady        = "ready-ns"
-	UnitColdTTFT     = "cold-ttft-ns"
-	UnitBlocksPerGiB = "kv-blocks/GiB"
-)
-
-// The knee's units.
-const (
-	UnitKnee        = "knee-conc"
-	UnitSaturation  = "saturation-conc"
-	UnitSLOConc     = "slo-conc"
-	UnitRecommended = "recommended-conc"
 )
 
 // StartupScenario names the profile's start: ready time and cold TTFT.
@@ -273,12 +259,12 @@ func startupPoint() scenario.Point {
 // addStartupMetrics adds ready-ns, cold-ttft-ns and kv-blocks/GiB.
 func (ss *Session) addStartupMetrics() {
 	m := ss.Startup.Metrics
-	m[UnitReady] = float64(ss.Server.ReadyIn())
+	m[units.Ready] = float64(ss.Server.ReadyIn())
 	if sum := ss.Startup.Result.Summary; sum.ColdTTFTOK {
-		m[UnitColdTTFT] = sum.ColdTTFT * float64(time.Millisecond)
+		m[units.ColdTTFT] = sum.ColdTTFT * float64(time.Millisecond)
 	}
 	if v, ok := ss.blocksPerGiB(); ok {
-		m[UnitBlocksPerGiB] = v
+		m[units.BlocksPerGiB] = v
 	}
 }
 
@@ -328,7 +314,7 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 	}
 	k := knee.Find(pts, scope.Knee, slo)
 	m := map[string]float64{}
-	for unit, v := range map[string]int{UnitKnee: k.Knee, UnitSaturation: k.Saturation, UnitSLOConc: k.SLOMax, UnitRecommended: k.Recommended} {
+	for unit, v := range map[string]int{units.Knee: k.Knee, units.Saturation: k.Saturation, units.SLOConc: k.SLOMax, units.Recommended: k.Recommended} {
 		if v > 0 {
 			m[unit] = float64(v)
 		}
@@ -417,29 +403,18 @@ func serverVersion(ctx context.Context, base string) string {
 	return v.Version
 }
 
-// Units lists every unit the suite reports, in the order of
-// docs/bench-format.md.
-var Units = []string{
-	harness.UnitTTFTP50, harness.UnitTTFTP99, harness.UnitTPOTP50, harness.UnitTPOTP99, harness.UnitITLP99, harness.UnitE2ELP99,
-	harness.UnitTokPerSec, harness.UnitReqPerSec, harness.UnitGoodput, harness.UnitErrPct,
-	harness.UnitKVPeakPct, harness.UnitPrefixHitPct, harness.UnitPreemptions, harness.UnitRunningPeak, harness.UnitWaitingPeak,
-	harness.UnitJitterPct, harness.UnitTokPerChunk, harness.UnitSpecAccept,
-	UnitReady, UnitColdTTFT, UnitBlocksPerGiB,
-	UnitKnee, UnitSaturation, UnitSLOConc, UnitRecommended,
-}
-
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit
-// with a direction (thresholds.DefaultDirection, unless the thresholds
+// with a direction (units.DefaultDirection, unless the thresholds
 // file says otherwise at its top level), so benchstat and the gate read
 // the direction from the file.
 func (s *Suite) UnitLines() []string {
 	var out []string
-	for _, u := range Units {
+	for _, u := range units.Names() {
 		d := s.cfg.Thresholds.Better("", "", u)
-		if d == thresholds.Unset {
-			d = thresholds.DefaultDirection(u)
+		if d == units.Unset {
+			d = units.DefaultDirection(u)
 		}
-		if d == thresholds.Lower || d == thresholds.Higher {
+		if d == units.Lower || d == units.Higher {
 			out = append(out, fmt.Sprintf("Unit %s better=%s", u, d))
 		}
 	}

@@ -36,6 +36,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 )
 
@@ -119,7 +120,7 @@ type Knee struct {
 
 // DefaultKnee: a doubling that buys under 25% more tok/s while P99 E2EL
 // grows by 25% or more.
-var DefaultKnee = Knee{Throughput: "tok/s", Latency: "e2el-p99-ns", MinGain: 0.25, MinLatencyGrowth: 0.25}
+var DefaultKnee = Knee{Throughput: units.TokPerSec, Latency: units.E2ELP99, MinGain: 0.25, MinLatencyGrowth: 0.25}
 
 // Goodput is the per-request SLO behind goodput-req/s (vLLM's --goodput);
 // a zero limit is not checked.
@@ -260,10 +261,10 @@ func (s *Set) Gate(profile, scenario, metric string) Gate {
 	return g
 }
 
-// Better returns the direction the file gives metric, or Unset when it
-// gives none (the caller then reads the bench output's Unit lines, then
-// DefaultDirection).
-func (s *Set) Better(profile, scenario, metric string) Direction {
+// Better returns the direction the file gives metric, or units.Unset when
+// it gives none (the caller then reads the bench output's Unit lines, then
+// units.DefaultDirection).
+func (s *Set) Better(profile, scenario, metric string) units.Direction {
 	d := s.top.Better[metric]
 	for i := range s.rules {
 		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
@@ -274,7 +275,7 @@ func (s *Set) Better(profile, scenario, metric string) Direction {
 			}
 		}
 	}
-	return d
+	return units.Direction(d)
 }
 
 // Units lists every unit the file names in slo: or better:, sorted.
@@ -314,10 +315,10 @@ func mergeLimit(a, b Limit) Limit {
 // passes).
 func (l Limit) Check(unit string, v float64) string {
 	if l.Max != nil && v > *l.Max {
-		return fmt.Sprintf("%s = %s is above the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Max))
+		return fmt.Sprintf("%s = %s is above the limit %s", unit, units.FormatValue(unit, v), units.FormatValue(unit, *l.Max))
 	}
 	if l.Min != nil && v < *l.Min {
-		return fmt.Sprintf("%s = %s is below the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Min))
+		return fmt.Sprintf("%s = %s is below the limit %s", unit, units.FormatValue(unit, v), units.FormatValue(unit, *l.Min))
 	}
 	return ""
 }
@@ -326,30 +327,14 @@ func (l Limit) Check(unit string, v float64) string {
 func (l Limit) String(unit string) string {
 	switch {
 	case l.Max != nil && l.Min != nil:
-		return FormatValue(unit, *l.Min) + " – " + FormatValue(unit, *l.Max)
+		return units.FormatValue(unit, *l.Min) + " – " + units.FormatValue(unit, *l.Max)
 	case l.Max != nil:
-		return "≤ " + FormatValue(unit, *l.Max)
+		return "≤ " + units.FormatValue(unit, *l.Max)
 	case l.Min != nil:
-		return "≥ " + FormatValue(unit, *l.Min)
+		return "≥ " + units.FormatValue(unit, *l.Min)
 	default:
 		return "none"
 	}
-}
-
-// DefaultDirection is the direction of a unit nothing else decides:
-// latencies (-ns), errors and preemptions lower; throughputs, goodput and
-// hit rates higher; anything else none (shown, not gated).
-func DefaultDirection(unit string) Direction {
-	switch unit {
-	case "tok/s", "req/s", "goodput-req/s", "total-tok/s", "prefix-hit-%", "knee-conc", "saturation-conc", "slo-conc", "recommended-conc":
-		return Higher
-	case "err-%", "preemptions", "ns/op":
-		return Lower
-	}
-	if KindOf(unit) == KindNanoseconds {
-		return Lower
-	}
-	return None
 }
 
 // yaml shapes ---------------------------------------------------------------
@@ -362,7 +347,7 @@ type layer struct {
 	Goodput      *goodputYAML         `yaml:"goodput"`
 	MaxErrorRate *Fraction            `yaml:"max_error_rate"`
 	SLO          sloYAML              `yaml:"slo"`
-	Better       map[string]Direction `yaml:"better"`
+	Better       map[string]direction `yaml:"better"`
 }
 
 type fileYAML struct {
@@ -446,7 +431,7 @@ func (m *sloYAML) UnmarshalYAML(n *yaml.Node) error {
 			}
 		}
 		if lim.Max != nil && lim.Min != nil && *lim.Min > *lim.Max {
-			return strictyaml.Errorf(v, "slo: %s: min %s is above max %s", k.Value, FormatValue(k.Value, *lim.Min), FormatValue(k.Value, *lim.Max))
+			return strictyaml.Errorf(v, "slo: %s: min %s is above max %s", k.Value, units.FormatValue(k.Value, *lim.Min), units.FormatValue(k.Value, *lim.Max))
 		}
 		out[k.Value] = lim
 	}
