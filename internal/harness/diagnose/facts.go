@@ -7,16 +7,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
-
-// The suite's start point (suite.StartupScenario: the suite imports this
-// package's user, package render, so the name is repeated here).
-const startupScenario = "startup"
 
 // facts are the measured figures of one run that the rules read. A figure
 // the run does not have is NaN.
@@ -88,7 +85,7 @@ func metric(r results.Run, unit string) float64 {
 
 // newFacts measures one run of folder f.
 func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
-	x := &facts{run: r, startup: r.Scenario == startupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
+	x := &facts{run: r, startup: r.Scenario == benchname.StartupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
 		checks: map[string]check.Result{}}
 	var res vllmResult
 	if len(r.Result) > 0 {

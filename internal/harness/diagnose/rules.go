@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 )
 
@@ -301,7 +301,7 @@ func (p *profileFacts) warmTTFT() (float64, string) {
 		if r.startup || !has(r.ttftP50) {
 			continue
 		}
-		if strings.HasSuffix(r.run.Name, "/prompt=short/conc=1") {
+		if pt := benchname.ParsePoint(r.run.Point); pt.Class == "short" && pt.Concurrency == 1 && pt.Rate == "" {
 			return r.ttftP50, "TTFT p50 of " + r.run.Name
 		}
 		if !has(best) || r.ttftP50 < best {

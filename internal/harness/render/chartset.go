@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
@@ -139,7 +140,9 @@ func (r *Report) profileCharts(profile string) ProfileCharts {
 	return pc
 }
 
-func isStartup(r results.Run) bool { return r.Scenario == "" || r.Scenario == "startup" }
+func isStartup(r results.Run) bool {
+	return r.Scenario == "" || r.Scenario == benchname.StartupScenario
+}
 
 // throughputChart: output tokens/s against concurrency, one line per sweep,
 // the knee ringed.
@@ -430,12 +433,9 @@ func (b *chartBuilder) seriesBroken(name string, i int, xys plotter.XYs) {
 // shortLabel names a run on a timeline or in a legend: c8 for a sweep
 // point, else its scenario and point in short.
 func shortLabel(r results.Run) string {
-	pt := strings.NewReplacer("conc=", "c", "prompt=", "", "rate=", "", "/", " ").Replace(r.Point)
+	pt := benchname.ParsePoint(r.Point).Short()
 	if r.Scenario == "concurrency-sweep" {
 		return pt
-	}
-	if r.Rate != "" {
-		pt += "/s"
 	}
 	return strings.TrimSpace(r.Scenario + " " + pt)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
@@ -150,7 +151,7 @@ func sweeps(s *results.Summary, runs []results.Run) []Sweep {
 	var out []Sweep
 	idx := map[[2]string]int{}
 	for _, r := range runs {
-		if r.Rate != "" || r.Concurrency <= 0 || r.Scenario == "" || r.Scenario == "startup" {
+		if r.Rate != "" || r.Concurrency <= 0 || r.Scenario == "" || r.Scenario == benchname.StartupScenario {
 			continue
 		}
 		key := [2]string{r.Profile, r.Scenario}

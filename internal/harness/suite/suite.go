@@ -15,6 +15,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
@@ -29,9 +30,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
-
-// StartupScenario names the profile's start: ready time and cold TTFT.
-const StartupScenario = "startup"
 
 // Suite runs scenarios on profiles and collects the results folder.
 type Suite struct {
@@ -147,7 +145,7 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		return nil, err
 	}
 	ss := &Session{suite: s, Profile: p, Server: srv, scenarios: map[string]*scenario.Scenario{}}
-	ss.Startup, err = ss.run(ctx, startupPoint(), StartupScenario)
+	ss.Startup, err = ss.run(ctx, startupPoint(), benchname.StartupScenario)
 	if err != nil {
 		_ = srv.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("profile %s: first request: %w", p.Name, err)
@@ -213,10 +211,7 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 	if err != nil {
 		return nil, err
 	}
-	name := "profile=" + ss.Profile.Name + "/scenario=" + scenarioName
-	if p.Key != "" {
-		name += "/" + p.Key
-	}
+	name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: p.Key}.String()
 	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
 	r.Checks = check.All(res, scope, ss.facts())
 	return r, nil
@@ -249,7 +244,7 @@ func startupPoint() scenario.Point {
 		panic(err) // the fixture is embedded: its absence is a build defect
 	}
 	return scenario.Point{
-		Scenario:        &scenario.Scenario{Name: StartupScenario, Description: "the server's first request after its start"},
+		Scenario:        &scenario.Scenario{Name: benchname.StartupScenario, Description: "the server's first request after its start"},
 		Classes:         []workload.Class{{Name: "cold", Weight: 1, Config: workload.Config{Body: body, MaxTokens: 16, IgnoreEOS: true}}},
 		Load:            load.Config{Concurrency: 1, Requests: 1},
 		SamplerInterval: scenario.DefaultQuickSamplerInterval,
