@@ -36,7 +36,7 @@ func newScrapeCommand(stdout io.Writer) *cobra.Command {
 		Short: "Read a vLLM server's Prometheus /metrics and print the parsed metrics",
 		Long: `Scrape reads a /metrics exposition from a running server (--url) or a saved
 file (--file) and prints every vLLM metric under its V1 name without the
-"vllm:" prefix, summed over the engine and model_name labels (the KV-cache
+vllm: prefix, summed over the engine and model_name labels (the KV-cache
 usage ratio shows the fullest engine). Names from vLLM 0.9-0.12
 (gpu_cache_usage_perc, gpu_prefix_cache_*, time_per_output_token_seconds)
 are shown under their V1 names; the output says which name was found.

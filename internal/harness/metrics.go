@@ -7,6 +7,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
@@ -97,11 +98,11 @@ func (r *Result) serverMetrics(m map[string]float64) {
 	if hits, q, ok := r.PrefixCache(); ok && q > 0 {
 		m[units.PrefixHitPct] = 100 * hits / q
 	}
-	if v, err := d.Counter("num_preemptions_total"); err == nil {
+	if v, err := d.Counter(scrape.NumPreemptionsTotal); err == nil {
 		m[units.Preemptions] = v
 	}
-	acc, errA := d.Counter("spec_decode_num_accepted_tokens_total")
-	drafts, errD := d.Counter("spec_decode_num_draft_tokens_total")
+	acc, errA := d.Counter(scrape.SpecDecodeAcceptedTokens)
+	drafts, errD := d.Counter(scrape.SpecDecodeDraftTokens)
 	if errA == nil && errD == nil && drafts > 0 {
 		m[units.SpecAccept] = 100 * acc / drafts
 	}
@@ -113,8 +114,8 @@ func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
 	if r.Delta == nil {
 		return 0, 0, false
 	}
-	h, errH := r.Delta.Counter("prefix_cache_hits_total")
-	q, errQ := r.Delta.Counter("prefix_cache_queries_total")
+	h, errH := r.Delta.Counter(scrape.PrefixCacheHitsTotal)
+	q, errQ := r.Delta.Counter(scrape.PrefixCacheQueriesTotal)
 	return h, q, errH == nil && errQ == nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
@@ -128,9 +129,9 @@ func (x *facts) serverTimes(s results.Server) {
 		}
 		return *h.Mean * 1e3
 	}
-	x.queueMean = mean("request_queue_time_seconds")
-	x.prefillMean = mean("request_prefill_time_seconds")
-	x.serverTTFTMean = mean("time_to_first_token_seconds")
+	x.queueMean = mean(scrape.RequestQueueTimeSeconds)
+	x.prefillMean = mean(scrape.RequestPrefillTimeSeconds)
+	x.serverTTFTMean = mean(scrape.TimeToFirstTokenSeconds)
 }
 
 // sampleSpread measures the spread of per-request TPOT and of the gaps

@@ -31,13 +31,13 @@ func WriteServer(w io.Writer, d *scrape.Delta, ts *scrape.TimeSeries, scrapeErr 
 		}
 		line(label, fmt.Sprintf("%.0f", v))
 	}
-	counter("Δ prompt tokens:", "prompt_tokens_total")
-	counter("Δ generation tokens:", "generation_tokens_total")
-	counter("Δ requests finished:", "request_success_total")
-	counter("Δ preemptions:", "num_preemptions_total")
+	counter("Δ prompt tokens:", scrape.PromptTokensTotal)
+	counter("Δ generation tokens:", scrape.GenerationTokensTotal)
+	counter("Δ requests finished:", scrape.RequestSuccessTotal)
+	counter("Δ preemptions:", scrape.NumPreemptionsTotal)
 	if d != nil {
-		hits, errH := d.Counter("prefix_cache_hits_total")
-		q, errQ := d.Counter("prefix_cache_queries_total")
+		hits, errH := d.Counter(scrape.PrefixCacheHitsTotal)
+		q, errQ := d.Counter(scrape.PrefixCacheQueriesTotal)
 		switch {
 		case errH != nil || errQ != nil:
 			line("Prefix cache hit rate:", "n/a (prefix_cache_hits_total, prefix_cache_queries_total)")
@@ -47,9 +47,9 @@ func WriteServer(w io.Writer, d *scrape.Delta, ts *scrape.TimeSeries, scrapeErr 
 			line("Prefix cache hit rate (%):", fmt.Sprintf("%.2f", 100*hits/q))
 		}
 		for _, h := range []struct{ label, name string }{
-			{"Server mean TTFT (ms):", "time_to_first_token_seconds"},
-			{"Server mean ITL (ms):", "inter_token_latency_seconds"},
-			{"Server mean queue time (ms):", "request_queue_time_seconds"},
+			{"Server mean TTFT (ms):", scrape.TimeToFirstTokenSeconds},
+			{"Server mean ITL (ms):", scrape.InterTokenLatencySeconds},
+			{"Server mean queue time (ms):", scrape.RequestQueueTimeSeconds},
 		} {
 			hist, err := d.Histogram(h.name)
 			if err != nil {
@@ -72,10 +72,10 @@ func WriteServer(w io.Writer, d *scrape.Delta, ts *scrape.TimeSeries, scrapeErr 
 			}
 		}
 		line("Sampler points:", fmt.Sprintf("%d every %s", len(ts.Points), ts.Interval))
-		peak("Peak running requests:", "num_requests_running", ts.PeakRunning, 1)
-		peak("Peak waiting requests:", "num_requests_waiting", ts.PeakWaiting, 1)
-		peak("Peak KV-cache usage (%):", "kv_cache_usage_perc", ts.PeakKVUsage, 100)
-		peak("Window tokens/s CV (%):", "generation_tokens_total", ts.Jitter, 100)
+		peak("Peak running requests:", scrape.NumRequestsRunning, ts.PeakRunning, 1)
+		peak("Peak waiting requests:", scrape.NumRequestsWaiting, ts.PeakWaiting, 1)
+		peak("Peak KV-cache usage (%):", scrape.KVCacheUsagePerc, ts.PeakKVUsage, 100)
+		peak("Window tokens/s CV (%):", scrape.GenerationTokensTotal, ts.Jitter, 100)
 	}
 	fmt.Fprintln(bw, strings.Repeat("=", textWidth))
 	return bw.Flush()

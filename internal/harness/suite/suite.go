@@ -23,6 +23,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/render"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -274,7 +275,7 @@ func (ss *Session) blocksPerGiB() (float64, bool) {
 	if res.After == nil {
 		return 0, false
 	}
-	info, err := res.After.Info("cache_config_info")
+	info, err := res.After.Info(scrape.CacheConfigInfo)
 	if err != nil {
 		return 0, false
 	}
