@@ -4,20 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
+
+	vllmperf "github.com/vllmperf/vllmperf"
 
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
-
-// DefaultThresholdsFile is read when --thresholds is not given and the
-// file exists in the working directory.
-const DefaultThresholdsFile = "thresholds.yaml"
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary;
 // the gate appends its markdown report there when it is set.
@@ -62,7 +59,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 	f := cmd.Flags()
 	f.StringVar(&o.baseline, "baseline", "", "the stored results to compare against (benchfmt)")
 	f.StringVar(&o.next, "new", "", "the results to judge (benchfmt)")
-	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+DefaultThresholdsFile+" if present, else the built-in defaults)")
+	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")
 	f.StringVar(&o.format, "format", "text", "report format: "+strings.Join(gate.Formats, ", "))
 	f.BoolVar(&o.force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
 	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+", GitHub Actions' job summary; empty for none)")
@@ -127,16 +124,9 @@ func writeReportFile(path string, rep *gate.Report, format string) error {
 }
 
 // loadThresholds reads the file given, else ./thresholds.yaml when it
-// exists, else returns the defaults.
+// exists, else the shipped one (built in).
 func loadThresholds(path string) (*thresholds.Set, error) {
-	if path != "" {
-		return thresholds.Load(path)
-	}
-	set, err := thresholds.Load(DefaultThresholdsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return thresholds.Default(), nil
-	}
-	return set, err
+	return thresholds.Resolve(path, ".")
 }
 
 // appendStepSummary adds the markdown report to the GitHub Actions job

@@ -81,7 +81,7 @@ gate.txt and gate.json (the last comparison) and each side's results folder
 	f.IntVar(&o.minPairs, "min-pairs", upgrade.DefaultMinPairs, "pairs before the first comparison")
 	f.IntVar(&o.maxPair, "max-pairs", upgrade.DefaultMaxPairs, "the most pairs: UNKNOWN after that")
 	f.StringVar(&o.servers, "servers", string(upgrade.DefaultServers), "restart: one server at a time, restarted per block (one GPU); keep: both up at once")
-	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the built-in defaults)")
+	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one, built in)")
 	f.StringVar(&o.results, "results", "", "results folder (default results/upgrade-<UTC timestamp>)")
 	f.StringVar(&o.format, "format", "text", "report format on stdout: "+strings.Join(gate.Formats, ", "))
 	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+"; empty for none)")

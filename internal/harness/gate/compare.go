@@ -27,8 +27,8 @@ type Options struct {
 // metric the medians, their confidence intervals and the Mann-Whitney U
 // test (benchmath, the numbers benchstat prints), a direction, Holm's
 // correction over all gated tests, and a Verdict; then the absolute
-// limits of thresholds.yaml on the new results. set may be nil for the
-// defaults.
+// limits of thresholds.yaml on the new results. A nil set is an empty file
+// (thresholds.Empty: the shipped settings, no limits).
 //
 // The error is about the input, never about the performance: a
 // *ConfigError when the sides were measured on different setups (unless
@@ -39,7 +39,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 		return nil, errors.New("gate: both sides need benchmark results")
 	}
 	if set == nil {
-		set = thresholds.Default()
+		set = thresholds.Empty()
 	}
 	keys := opts.ConfigKeys
 	if keys == nil {

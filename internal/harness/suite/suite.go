@@ -42,7 +42,7 @@ type Suite struct {
 func New(cfg Config) (*Suite, error) {
 	s := &Suite{cfg: cfg}
 	if cfg.Thresholds == nil {
-		s.cfg.Thresholds = thresholds.Default()
+		s.cfg.Thresholds = thresholds.Empty()
 	}
 	if cfg.ResultsDir != "" {
 		w, err := results.Create(cfg.ResultsDir)
