@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -85,7 +86,7 @@ func metric(r results.Run, unit string) float64 {
 }
 
 // newFacts measures one run of folder f.
-func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
+func newFacts(f *results.Folder, r results.Run, th thresholds.Diagnosis) (*facts, error) {
 	x := &facts{run: r, startup: r.Scenario == benchname.StartupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
 		checks: map[string]check.Result{}}
 	var res vllmResult
@@ -169,7 +170,7 @@ func (x *facts) sampleSpread(samples []sample.Sample) {
 // timeseries.jsonl writes a gauge the server did not expose as 0, so a
 // gauge counts only when the run reported its peak (running-peak,
 // waiting-peak, kv-peak-%: left out when unavailable).
-func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th Thresholds) {
+func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th thresholds.Diagnosis) {
 	x.waitingPeak, x.waitingMean, x.waitingShare = math.NaN(), math.NaN(), math.NaN()
 	x.runningPeak, x.runningP25, x.runningP75 = math.NaN(), math.NaN(), math.NaN()
 	x.kvPeak, x.kvHighShare = math.NaN(), math.NaN()

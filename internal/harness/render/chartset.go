@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // The report's charts, built from its folder. A chart that has no data is
@@ -358,7 +358,7 @@ func (r *Report) timeline(profile string) ([]Chart, error) {
 			peak = math.Max(peak, p.Y)
 		}
 	}
-	ceiling := 100 * diagnose.DefaultThresholds.KVHigh
+	ceiling := 100 * thresholds.DefaultDiagnosis.KVHigh
 	if peak >= ceiling/2 {
 		kv.hline(ceiling, fmt.Sprintf("%.0f%% (near the ceiling)", ceiling), 0, cursor)
 	}

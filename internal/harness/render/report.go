@@ -12,6 +12,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -109,7 +110,7 @@ func (c ChecksSummary) Statuses() []check.Status {
 // Build assembles the report of folder f, with the gate's verdict when
 // gate is not nil, and runs the diagnosis.
 func Build(f *results.Folder, gate *Gate) (*Report, error) {
-	d, err := diagnose.Run(f, diagnose.DefaultThresholds)
+	d, err := diagnose.Run(f, thresholds.DefaultDiagnosis)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestBuiltinSetsEverything: the shipped thresholds.yaml sets every
@@ -14,7 +15,7 @@ import (
 // defaults are the file's and no Go value stands in for one.
 func TestBuiltinSetsEverything(t *testing.T) {
 	t.Parallel()
-	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee} {
+	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee, "diagnose": builtin.diagnose} {
 		rv := reflect.ValueOf(v)
 		if rv.IsNil() {
 			t.Errorf("thresholds.yaml sets no %s:", name)
@@ -28,8 +29,8 @@ func TestBuiltinSetsEverything(t *testing.T) {
 			}
 		}
 	}
-	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 {
-		t.Errorf("defaults not read from thresholds.yaml: %+v %+v", DefaultChecks, DefaultGate)
+	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 || DefaultDiagnosis.ColdExtra != 50*time.Millisecond {
+		t.Errorf("defaults not read from thresholds.yaml: %+v %+v %+v", DefaultChecks, DefaultGate, DefaultDiagnosis)
 	}
 }
 
@@ -50,5 +51,27 @@ func TestResolve(t *testing.T) {
 	}
 	if s, err := Resolve("", dir); err != nil || s.Source != own {
 		t.Errorf("the folder's file: %v, %v; want %s", s, err, own)
+	}
+}
+
+// TestDiagnosisAsMeasured: the shipped diagnose: holds the limits the
+// rules were measured with (formerly diagnose.DefaultThresholds).
+func TestDiagnosisAsMeasured(t *testing.T) {
+	t.Parallel()
+	want := Diagnosis{HighTTFTSteps: 10, WaitingShare: 0.5, LongPromptTokens: 1024, TPOTJitterCV: 0.15, ITLJitterCV: 0.35,
+		MinJitterRequests: 8, BatchSwing: 0.5, SpecAcceptMin: 0.20, SpecAcceptDrop: 0.25, KVHigh: 0.90, KVFree: 0.50,
+		SmallBatchShare: 0.5, ThroughputShare: 0.6, ColdFactor: 3, ColdExtra: 50 * time.Millisecond}
+	if got := Default().Diagnosis(); got != want {
+		t.Errorf("diagnose:\n got %+v\nwant %+v", got, want)
+	}
+	s, err := Parse("t.yaml", []byte("diagnose: {kv_high: 80%}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Diagnosis(); got.KVHigh != 0.8 || got.KVFree != want.KVFree {
+		t.Errorf("a file's diagnose: over the shipped one: %+v", got)
+	}
+	if _, err := Parse("t.yaml", []byte("rules: [{match: {}, diagnose: {kv_high: 80%}}]\n")); err == nil {
+		t.Error("diagnose: in a rule: no error (it applies at the top level only)")
 	}
 }

@@ -164,9 +164,10 @@ func glob(pattern, name string) bool {
 // Default, Load or Parse.
 type Set struct {
 	// Source is the file the set came from ("" for Empty).
-	Source string
-	top    layer
-	rules  []rule
+	Source   string
+	top      layer
+	diagnose *diagnoseYAML
+	rules    []rule
 }
 
 // builtin is the shipped thresholds.yaml (embedded): the defaults. Its
@@ -240,7 +241,7 @@ func Parse(source string, data []byte) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{Source: source, top: f.layer}
+	s := &Set{Source: source, top: f.layer, diagnose: f.Diagnose}
 	items := strictyaml.Lookup(root, "rules")
 	for i, r := range f.Rules {
 		at := &yaml.Node{}
@@ -388,8 +389,9 @@ type layer struct {
 }
 
 type fileYAML struct {
-	layer `yaml:",inline"`
-	Rules []ruleYAML `yaml:"rules"`
+	layer    `yaml:",inline"`
+	Diagnose *diagnoseYAML `yaml:"diagnose"`
+	Rules    []ruleYAML    `yaml:"rules"`
 }
 
 type ruleYAML struct {

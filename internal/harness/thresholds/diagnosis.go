@@ -1,12 +1,12 @@
-package diagnose
+package thresholds
 
 import "time"
 
-// Thresholds are the limits at which the rules fire: the one place they
-// are set. Each field says why its default is what it is; the numbers in
+// Diagnosis holds the limits at which package diagnose's rules fire,
+// thresholds.yaml's diagnose: (top level only). Each field says why its default is what it is; the numbers in
 // the reasons were measured with `make bench` on the simulator (quick
 // size, every profile) unless they say otherwise.
-type Thresholds struct {
+type Diagnosis struct {
 	// HighTTFTSteps: TTFT p99 at or above this many decode steps (the
 	// run's median gap between chunks) is high. A prompt's prefill takes a
 	// step or two (at concurrency 1, 518 prompt tokens cost 1.4 steps and
@@ -73,21 +73,53 @@ type Thresholds struct {
 	ColdExtra  time.Duration
 }
 
-// DefaultThresholds are the thresholds the report uses.
-var DefaultThresholds = Thresholds{
-	HighTTFTSteps:     10,
-	WaitingShare:      0.5,
-	LongPromptTokens:  1024,
-	TPOTJitterCV:      0.15,
-	ITLJitterCV:       0.35,
-	MinJitterRequests: 8,
-	BatchSwing:        0.5,
-	SpecAcceptMin:     0.20,
-	SpecAcceptDrop:    0.25,
-	KVHigh:            0.90,
-	KVFree:            0.50,
-	SmallBatchShare:   0.5,
-	ThroughputShare:   0.6,
-	ColdFactor:        3,
-	ColdExtra:         50 * time.Millisecond,
+// DefaultDiagnosis is the shipped thresholds.yaml's diagnose:.
+var DefaultDiagnosis = func() (d Diagnosis) { builtin.diagnose.apply(&d); return d }()
+
+// Diagnosis returns the diagnosis limits: DefaultDiagnosis with what the
+// file's diagnose: sets.
+func (s *Set) Diagnosis() Diagnosis {
+	d := DefaultDiagnosis
+	s.diagnose.apply(&d)
+	return d
+}
+
+// diagnoseYAML is thresholds.yaml's diagnose: section.
+type diagnoseYAML struct {
+	HighTTFTSteps     *float64  `yaml:"high_ttft_steps"`
+	WaitingShare      *Fraction `yaml:"waiting_share"`
+	LongPromptTokens  *float64  `yaml:"long_prompt_tokens"`
+	TPOTJitterCV      *Fraction `yaml:"tpot_jitter_cv"`
+	ITLJitterCV       *Fraction `yaml:"itl_jitter_cv"`
+	MinJitterRequests *int      `yaml:"min_jitter_requests"`
+	BatchSwing        *Fraction `yaml:"batch_swing"`
+	SpecAcceptMin     *Fraction `yaml:"spec_accept_min"`
+	SpecAcceptDrop    *Fraction `yaml:"spec_accept_drop"`
+	KVHigh            *Fraction `yaml:"kv_high"`
+	KVFree            *Fraction `yaml:"kv_free"`
+	SmallBatchShare   *Fraction `yaml:"small_batch_share"`
+	ThroughputShare   *Fraction `yaml:"throughput_share"`
+	ColdFactor        *float64  `yaml:"cold_factor"`
+	ColdExtra         *Duration `yaml:"cold_extra"`
+}
+
+func (y *diagnoseYAML) apply(d *Diagnosis) {
+	if y == nil {
+		return
+	}
+	setIf(&d.HighTTFTSteps, y.HighTTFTSteps)
+	setFrac(&d.WaitingShare, y.WaitingShare)
+	setIf(&d.LongPromptTokens, y.LongPromptTokens)
+	setFrac(&d.TPOTJitterCV, y.TPOTJitterCV)
+	setFrac(&d.ITLJitterCV, y.ITLJitterCV)
+	setIf(&d.MinJitterRequests, y.MinJitterRequests)
+	setFrac(&d.BatchSwing, y.BatchSwing)
+	setFrac(&d.SpecAcceptMin, y.SpecAcceptMin)
+	setFrac(&d.SpecAcceptDrop, y.SpecAcceptDrop)
+	setFrac(&d.KVHigh, y.KVHigh)
+	setFrac(&d.KVFree, y.KVFree)
+	setFrac(&d.SmallBatchShare, y.SmallBatchShare)
+	setFrac(&d.ThroughputShare, y.ThroughputShare)
+	setIf(&d.ColdFactor, y.ColdFactor)
+	setDur(&d.ColdExtra, y.ColdExtra)
 }
