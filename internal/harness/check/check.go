@@ -13,9 +13,11 @@ package check
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -153,15 +155,49 @@ func (c *checker) requests() Result {
 	if reason, bad := s.Inconclusive(); bad {
 		return Result{Name: "requests", Status: Inconclusive, Detail: reason + said}
 	}
-	rate := float64(s.Failed) / float64(s.Requests)
+	rate, over := FailureRate(s, c.scope.MaxErrorRate)
 	detail := fmt.Sprintf("%d of %d requests failed (%.1f%%; limit %.1f%%)", s.Failed, s.Requests, 100*rate, 100*c.scope.MaxErrorRate)
 	if s.Failed > 0 {
 		detail += ": " + failedKinds(s.FailedByKind) + said
 	}
-	if rate > c.scope.MaxErrorRate {
+	if over {
 		return fail("requests", "%s", detail)
 	}
 	return pass("requests", "%s", detail)
+}
+
+// FailureRate is the one rule on failed requests, the suite's requests
+// check's and vllmperf run's: the share of the measured requests that
+// failed (err-%'s failed / sent, interrupted ones counted apart), over
+// when above limit (a fraction).
+func FailureRate(s *stats.Summary, limit float64) (rate float64, over bool) {
+	if s.Requests == 0 {
+		return 0, false
+	}
+	rate = float64(s.Failed) / float64(s.Requests)
+	return rate, rate > limit
+}
+
+// FailureError is FailureRate's verdict in words for a command whose
+// limit is the flag named: nil when the rate is within it, else the rate,
+// the most common failure and an example of it.
+func FailureError(s *stats.Summary, limit float64, flag string) error {
+	rate, over := FailureRate(s, limit)
+	if !over {
+		return nil
+	}
+	var top sample.ErrorKind
+	for k, n := range s.FailedByKind {
+		if n > s.FailedByKind[top] || (n == s.FailedByKind[top] && k < top) {
+			top = k
+		}
+	}
+	msg := fmt.Sprintf("failure rate %.1f%% (%d of %d measured requests failed) is above %s %s; most failed with %s (%d)",
+		100*rate, s.Failed, s.Requests, flag, strconv.FormatFloat(100*limit, 'f', -1, 64)+"%", top, s.FailedByKind[top])
+	if e, ok := s.ErrorExamples[top]; ok {
+		msg += ", e.g. " + e.Detail()
+	}
+	return errors.New(msg)
 }
 
 // maxSaidWidth clips each server message in a check's detail.
