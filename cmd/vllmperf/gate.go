@@ -95,7 +95,7 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	if o.jsonFile != "" {
-		if err := writeReportFile(o.jsonFile, rep, "json"); err != nil {
+		if err := rep.WriteFile(o.jsonFile, "json"); err != nil {
 			return err
 		}
 	}
@@ -107,22 +107,6 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 	return gateResult(rep)
 }
 
-// writeReportFile writes the report in format to path.
-func writeReportFile(path string, rep *gate.Report, format string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write the %s report: %w", format, err)
-	}
-	werr := rep.WriteFormat(f, format)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("write the %s report %s: %w", format, path, werr)
-	}
-	return nil
-}
-
 // loadThresholds reads the file given, else ./thresholds.yaml when it
 // exists, else the shipped one (built in).
 func loadThresholds(path string) (*thresholds.Set, error) {
@@ -132,19 +116,8 @@ func loadThresholds(path string) (*thresholds.Set, error) {
 // appendStepSummary adds the markdown report to the GitHub Actions job
 // summary, after intro (markdown, may be empty).
 func appendStepSummary(path, intro string, rep *gate.Report) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
+	if err := rep.AppendMarkdown(path, intro); err != nil {
 		return fmt.Errorf("%s: %w", StepSummaryEnv, err)
-	}
-	_, werr := io.WriteString(f, intro)
-	if werr == nil {
-		werr = rep.WriteMarkdown(f)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("%s %s: %w", StepSummaryEnv, path, werr)
 	}
 	return nil
 }
@@ -152,19 +125,11 @@ func appendStepSummary(path, intro string, rep *gate.Report) error {
 // gateResult maps the report to the command's result: nil (exit 0), an
 // error (exit 1) or an inconclusiveError (exit 3).
 func gateResult(rep *gate.Report) error {
-	headline := rep.Headline()
 	switch rep.Outcome() {
 	case gate.OutcomeFail:
-		return errors.New(headline)
+		return errors.New(rep.Headline())
 	case gate.OutcomeInconclusive:
-		reason := strings.TrimPrefix(headline, string(gate.OutcomeInconclusive)+": ")
-		switch need := rep.RunsNeeded(); {
-		case need > 0:
-			reason += fmt.Sprintf("; about %d runs a side would decide (go test -count %d)", need, need)
-		case need < 0:
-			reason += fmt.Sprintf("; some rows need more than %d runs a side: see the report", gate.MaxRunsEstimate)
-		}
-		return inconclusiveError{reason}
+		return inconclusiveError{rep.InconclusiveReason()}
 	}
 	return nil
 }

@@ -519,27 +519,11 @@ func (o *runOptions) finish(ctx context.Context, res *harness.Result, in *runInp
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
 	}
-	if err := writeSummary(stdout, res, srv); err != nil {
+	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
 		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
 	}
 	verdict := o.judge(ctx, res, in, outs)
 	return errors.Join(append(verdict[:len(verdict):len(verdict)], problems...)...)
-}
-
-// writeSummary writes the text summary and the server's side to w.
-func writeSummary(w io.Writer, res *harness.Result, srv server.Server) error {
-	if err := report.WriteText(w, res.Summary); err != nil {
-		return err
-	}
-	if err := report.WriteServer(w, res.Delta, res.Series, res.ScrapeErr); err != nil {
-		return err
-	}
-	if srvReady := srv.ReadyIn(); srvReady > 0 {
-		if _, err := fmt.Fprintf(w, "%-40s %.1f\n", "Server time to ready (ms):", float64(srvReady)/float64(time.Millisecond)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // judge says what was wrong with the run, most serious first: an
@@ -560,11 +544,11 @@ func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInpu
 		out = append(out, interruptedError{cause: cause, msg: fmt.Sprintf("interrupted (%v) after %d requests (%d cut short, counted apart from failures): partial results above%s",
 			cause, len(res.Samples()), sum.Interrupted, saved)})
 	}
-	if res.ServerDown != nil {
-		out = append(out, res.ServerDown)
-	}
-	if st := res.Load.Streak; st != nil {
-		out = append(out, fmt.Errorf("%w (--max-consecutive-failures %d; 0 never stops early)", st, o.maxConsecutiveFailures))
+	for _, e := range check.Ended(res) {
+		if e == error(res.Load.Streak) {
+			e = fmt.Errorf("%w (--max-consecutive-failures %d; 0 never stops early)", e, o.maxConsecutiveFailures)
+		}
+		out = append(out, e)
 	}
 	if err := check.FailureError(sum, in.maxFailureRate, "--max-failure-rate"); err != nil {
 		out = append(out, err)

@@ -152,6 +152,9 @@ func (c *checker) delta() (*scrape.Delta, error) {
 func (c *checker) requests() Result {
 	s := c.res.Summary
 	said := serverSaid(s)
+	if ended := Ended(c.res); len(ended) > 0 {
+		return fail("requests", "%s%s", errors.Join(ended...), said)
+	}
 	if reason, bad := s.Inconclusive(); bad {
 		return Result{Name: "requests", Status: Inconclusive, Detail: reason + said}
 	}
@@ -164,6 +167,21 @@ func (c *checker) requests() Result {
 		return fail("requests", "%s", detail)
 	}
 	return pass("requests", "%s", detail)
+}
+
+// Ended lists what ended the run badly, in the one run-verdict policy of
+// the suite's requests check and vllmperf run: the server went down, or the
+// run stopped early on a streak of identical failures. Either fails the run,
+// before its failure rate or a lack of successes is weighed.
+func Ended(res *harness.Result) []error {
+	var out []error
+	if res.ServerDown != nil {
+		out = append(out, res.ServerDown)
+	}
+	if st := res.Load.Streak; st != nil {
+		out = append(out, st)
+	}
+	return out
 }
 
 // FailureRate is the one rule on failed requests, the suite's requests

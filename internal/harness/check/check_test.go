@@ -258,3 +258,16 @@ func TestTTFTGapTooWide(t *testing.T) {
 		t.Errorf("ttft gap: %s", r)
 	}
 }
+
+// TestRequestsEnded: a server that went down fails the requests check,
+// even when no request succeeded (never only INCONCLUSIVE), as it fails
+// vllmperf run (check.Ended is the policy both read).
+func TestRequestsEnded(t *testing.T) {
+	t.Parallel()
+	res := run{failed: 3, before: zero, after: zero, drained: true}.result(t)
+	res.ServerDown = errors.New("server no longer healthy: /health answered 503")
+	got := find(t, All(res, thresholds.Empty().Scope("p", "s"), Facts{}), "requests")
+	if got.Status != Fail || !strings.Contains(got.Detail, "no longer healthy") {
+		t.Errorf("requests = %s: %s, want FAIL naming the server", got.Status, got.Detail)
+	}
+}
