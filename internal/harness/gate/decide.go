@@ -218,11 +218,11 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 	switch {
 	case sig && bad >= g.MinEffect:
 		row.Verdict = Regression
-		row.Reason = fmt.Sprintf("%s: worse by at least the %s minimum effect; %s < α %g", fmtDelta(row.DeltaPct), effect, test, g.Alpha)
+		row.Reason = fmt.Sprintf("%s: worse by at least the %s minimum effect; %s < α %g", FormatDelta(row.DeltaPct), effect, test, g.Alpha)
 		return
 	case sig && bad <= -g.MinEffect:
 		row.Verdict = Improvement
-		row.Reason = fmt.Sprintf("%s: better by at least the %s minimum effect; %s < α %g", fmtDelta(row.DeltaPct), effect, test, g.Alpha)
+		row.Reason = fmt.Sprintf("%s: better by at least the %s minimum effect; %s < α %g", FormatDelta(row.DeltaPct), effect, test, g.Alpha)
 		return
 	}
 
@@ -230,7 +230,7 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 	if worst < limit {
 		row.Verdict = NoChange
 		row.Reason = fmt.Sprintf("%s; at worst %s within the %g%% intervals, under the %s minimum effect",
-			fmtDelta(row.DeltaPct), fmtDelta(100*fromLog(d, worst)), 100*g.Confidence, effect)
+			FormatDelta(row.DeltaPct), FormatDelta(100*fromLog(d, worst)), 100*g.Confidence, effect)
 		if sig {
 			row.Reason += " (a significant change, smaller than the minimum effect)"
 		}
@@ -243,24 +243,24 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 	if math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) || math.IsInf(n.Lo, 0) || math.IsInf(n.Hi, 0) {
 		row.RunsNeeded = floor
 		row.Reason = fmt.Sprintf("%s; %d and %d runs give no finite %g%% interval for the median: at least %d runs a side are needed",
-			fmtDelta(row.DeltaPct), b.N, n.N, 100*g.Confidence, floor)
+			FormatDelta(row.DeltaPct), b.N, n.N, 100*g.Confidence, floor)
 		return
 	}
 	if math.IsInf(worst, 1) && absolute {
 		row.Verdict, row.RunsNeeded = NotGated, 0
 		row.Reason = fmt.Sprintf("%s; with a median or interval bound at 0 (baseline %s, new %s) a relative change has no bound: its absolute limit judges it (see the limits)",
-			fmtDelta(row.DeltaPct), fmtRange(row.Unit, b), fmtRange(row.Unit, n))
+			FormatDelta(row.DeltaPct), fmtRange(row.Unit, b), fmtRange(row.Unit, n))
 		return
 	}
 	if math.IsInf(worst, 1) {
 		row.RunsNeeded = -1
 		row.Reason = fmt.Sprintf("%s; with a median or interval bound at 0 (baseline %s, new %s) a relative change has no bound, and more runs will not give one: give %s an absolute limit (slo:) in thresholds.yaml",
-			fmtDelta(row.DeltaPct), fmtRange(row.Unit, b), fmtRange(row.Unit, n), row.Unit)
+			FormatDelta(row.DeltaPct), fmtRange(row.Unit, b), fmtRange(row.Unit, n), row.Unit)
 		return
 	}
 	if bad >= g.MinEffect {
 		row.RunsNeeded = atLeast(runsToDetect(theta, g.Alpha, m, now), floor)
-		row.Reason = fmt.Sprintf("%s: worse by at least the %s minimum effect, but not significant (%s ≥ α %g)", fmtDelta(row.DeltaPct), effect, test, g.Alpha)
+		row.Reason = fmt.Sprintf("%s: worse by at least the %s minimum effect, but not significant (%s ≥ α %g)", FormatDelta(row.DeltaPct), effect, test, g.Alpha)
 	} else {
 		r := math.Log(n.Median / b.Median)
 		if d == units.Higher {
@@ -268,7 +268,7 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 		}
 		row.RunsNeeded = atLeast(runsToBound(d, b, n, limit-r, g.Confidence), floor)
 		row.Reason = fmt.Sprintf("%s, but the intervals allow %s: not under the %s minimum effect",
-			fmtDelta(row.DeltaPct), fmtDelta(100*fromLog(d, worst)), effect)
+			FormatDelta(row.DeltaPct), FormatDelta(100*fromLog(d, worst)), effect)
 	}
 	row.Reason += "; " + runsAdvice(row.RunsNeeded)
 }

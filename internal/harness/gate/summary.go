@@ -64,7 +64,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			line = append(line, dotIfZero(k))
 		}
 		if worst != nil {
-			line = append(line, worst.Unit+" "+fmtDelta(worst.DeltaPct))
+			line = append(line, worst.Unit+" "+FormatDelta(worst.DeltaPct))
 		} else {
 			line = append(line, "—")
 		}

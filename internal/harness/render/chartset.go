@@ -16,6 +16,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // The report's charts, built from its folder. A chart that has no data is
@@ -154,10 +155,11 @@ func throughputChart(sws []Sweep) (Chart, error) {
 	for i, sw := range sws {
 		var xys plotter.XYs
 		for _, p := range sw.Points {
-			xys = append(xys, plotter.XY{X: float64(p.Concurrency), Y: p.TokPerSec})
+			tokS := p.Value(units.TokPerSec)
+			xys = append(xys, plotter.XY{X: float64(p.Concurrency), Y: tokS})
 			cs = append(cs, p.Concurrency)
-			if sw.isKnee(p.Concurrency) && !math.IsNaN(p.TokPerSec) {
-				knees = append(knees, plotter.XY{X: float64(p.Concurrency), Y: p.TokPerSec})
+			if sw.isKnee(p.Concurrency) && !math.IsNaN(tokS) {
+				knees = append(knees, plotter.XY{X: float64(p.Concurrency), Y: tokS})
 				kneeColors = append(kneeColors, i)
 			}
 		}
@@ -207,21 +209,29 @@ func latencyChart(sw Sweep) (Chart, error) {
 	b.width = narrowChartWidth
 	logAxis(&b.p.Y)
 	var cs []int
-	get := func(f func(SweepPoint) float64) plotter.XYs {
+	get := func(unit string) plotter.XYs {
 		var xys plotter.XYs
 		for _, p := range sw.Points {
-			xys = append(xys, plotter.XY{X: float64(p.Concurrency), Y: f(p)})
+			xys = append(xys, plotter.XY{X: float64(p.Concurrency), Y: p.Value(unit)})
 		}
 		return xys
 	}
 	for _, p := range sw.Points {
 		cs = append(cs, p.Concurrency)
 	}
-	b.series("TTFT p50", 0, get(func(p SweepPoint) float64 { return p.TTFTP50 }), look{marks: true})
-	b.series("TTFT p99", 0, get(func(p SweepPoint) float64 { return p.TTFTP99 }), look{dashed: true, marks: true})
-	b.series("TPOT p50", 1, get(func(p SweepPoint) float64 { return p.TPOTP50 }), look{marks: true})
-	b.series("TPOT p99", 1, get(func(p SweepPoint) float64 { return p.TPOTP99 }), look{dashed: true, marks: true})
-	b.series("E2EL p99", 2, get(func(p SweepPoint) float64 { return p.E2ELP99 }), look{dashed: true, marks: true})
+	for _, s := range []struct {
+		unit  string
+		color int
+		look  look
+	}{
+		{units.TTFTP50, 0, look{marks: true}},
+		{units.TTFTP99, 0, look{dashed: true, marks: true}},
+		{units.TPOTP50, 1, look{marks: true}},
+		{units.TPOTP99, 1, look{dashed: true, marks: true}},
+		{units.E2ELP99, 2, look{dashed: true, marks: true}},
+	} {
+		b.series(units.Label(s.unit), s.color, get(s.unit), s.look)
+	}
 	b.caption = "From summary.json: each sweep point's client-side percentiles (vLLM's definitions); dashed lines are P99."
 	slices.Sort(cs)
 	concurrencyAxis(&b.p.X, slices.Compact(cs))

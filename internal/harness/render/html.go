@@ -8,19 +8,12 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num":       fmtNum,
-	"ms":        fmtMS,
-	"pct":       fmtPct,
-	"unit":      fmtUnit,
-	"delta":     fmtDelta,
-	"p":         fmtP,
 	"join":      strings.Join,
 	"fired":     FiredOn,
 	"advice":    func(f diagnose.Finding, a diagnose.Advice) string { return AdviceNote(f, a) },
@@ -29,28 +22,35 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"ornorun":   orNoRun,
 }).Parse(htmlSource))
 
-// htmlView is what the template reads.
+// htmlView is what the template reads: the report, its charts and its
+// tables (table.go).
 type htmlView struct {
-	R    *Report
-	C    *Charts
-	Runs []runRow
-}
-
-// runRow is a run of the runs table, its figures formatted.
-type runRow struct {
-	Name, TokS, ReqS, TTFTP50, TTFTP99, TPOTP50, TPOTP99, Err, Checks string
+	R                                 *Report
+	C                                 *Charts
+	Profiles, Runs, Failed            table
+	Sweeps                            []table
+	GateNotable, GateRows, GateChecks *table
 }
 
 // HTML writes the report as one self-contained HTML page: inline SVG
 // charts drawn with gonum.org/v1/plot, no script, nothing fetched.
 func HTML(w io.Writer, r *Report) error {
-	c := r.BuildCharts()
-	v := htmlView{R: r, C: c}
-	for _, run := range r.Runs {
-		m := run.Metrics
-		v.Runs = append(v.Runs, runRow{Name: run.Name, TokS: num(m, units.TokPerSec, 1), ReqS: num(m, units.ReqPerSec, 2),
-			TTFTP50: ms(m, units.TTFTP50), TTFTP99: ms(m, units.TTFTP99), TPOTP50: ms(m, units.TPOTP50), TPOTP99: ms(m, units.TPOTP99),
-			Err: pct(m, units.ErrPct), Checks: checks(run.Checks)})
+	v := htmlView{R: r, C: r.BuildCharts(),
+		Profiles: makeTable(profileColumns, r.Profiles, nil),
+		Runs:     makeTable(runColumns, r.Runs, nil),
+		Failed:   makeTable(failedCheckColumns, r.Checks.Failed, nil),
+	}
+	v.Profiles.Class = "config"
+	for _, sw := range r.Sweeps {
+		v.Sweeps = append(v.Sweeps, sweepTable(sw))
+	}
+	if g := r.Gate; g != nil {
+		if notable := g.Notable(); len(notable) > 0 {
+			t := makeTable(gateRowColumns, notable, nil)
+			v.GateNotable = &t
+		}
+		rows, checks := makeTable(gateRowColumns, g.Rows, nil), makeTable(gateCheckColumns, g.Checks, nil)
+		v.GateRows, v.GateChecks = &rows, &checks
 	}
 	if err := htmlTemplate.Execute(w, v); err != nil {
 		return fmt.Errorf("report.html: %w", err)

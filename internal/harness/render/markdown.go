@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown: the same
@@ -17,11 +17,7 @@ func Markdown(w io.Writer, r *Report) error {
 	m := &md{w: bw}
 	m.line("# vllmperf report: %s", r.Name)
 	m.line("")
-	m.table([]string{"profile", "backend", "gpu", "model", "vLLM", "image", "flags"}, func(row func(...string)) {
-		for _, p := range r.Profiles {
-			row(p.Name, p.Backend, p.GPU, p.Model, p.VLLMVersion, p.Image, p.Flags)
-		}
-	})
+	m.table(makeTable(profileColumns, r.Profiles, nil))
 	for _, g := range r.Glance() {
 		m.line("- %s", g)
 	}
@@ -40,25 +36,26 @@ type md struct{ w io.Writer }
 
 func (m *md) line(format string, args ...any) { fmt.Fprintf(m.w, format+"\n", args...) }
 
-// table writes a Markdown table with header and the rows fill gives.
-func (m *md) table(header []string, fill func(row func(...string))) {
-	m.line("| %s |", strings.Join(header, " | "))
-	sep := make([]string, len(header))
+// table writes t as a Markdown table.
+func (m *md) table(t table) {
+	m.line("| %s |", strings.Join(t.Header, " | "))
+	sep := make([]string, len(t.Header))
 	for i := range sep {
 		sep[i] = "---"
 	}
 	m.line("| %s |", strings.Join(sep, " | "))
-	fill(func(cells ...string) {
-		for i, c := range cells {
-			cells[i] = cell(c)
+	for _, row := range t.Rows {
+		cells := make([]string, len(row.Cells))
+		for i, c := range row.Cells {
+			cells[i] = mdCell(c.String())
 		}
 		m.line("| %s |", strings.Join(cells, " | "))
-	})
+	}
 	m.line("")
 }
 
-// cell escapes a table cell: pipes and line breaks would end it.
-func cell(s string) string {
+// mdCell escapes a table cell: pipes and line breaks would end it.
+func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }
@@ -136,12 +133,7 @@ func (m *md) sweeps(sws []Sweep) {
 		m.line("")
 		m.line("%s.", capitalize(sw.KneeLine()))
 		m.line("")
-		m.table([]string{"concurrency", units.Label(units.TokPerSec), units.Label(units.TTFTP50), units.Label(units.TTFTP99), units.Label(units.TPOTP50), units.Label(units.TPOTP99), units.Label(units.E2ELP99), units.Label(units.RunningPeak), units.Label(units.WaitingPeak), units.Label(units.KVPeakPct), ""}, func(row func(...string)) {
-			for _, p := range sw.Points {
-				row(fmt.Sprint(p.Concurrency), fmtNum(p.TokPerSec, 1), fmtMS(p.TTFTP50), fmtMS(p.TTFTP99), fmtMS(p.TPOTP50), fmtMS(p.TPOTP99),
-					fmtMS(p.E2ELP99), fmtNum(p.RunningPeak, 0), fmtNum(p.WaitingPeak, 0), fmtPct(p.KVPeakPct), strings.Join(sw.Marks(p.Concurrency), ", "))
-			}
-		})
+		m.table(sweepTable(sw))
 		if sw.Knee != nil && len(sw.Knee.Explanation) > 0 {
 			for _, e := range sw.Knee.Explanation {
 				m.line("- %s", e)
@@ -151,27 +143,19 @@ func (m *md) sweeps(sws []Sweep) {
 	}
 }
 
-func (m *md) gate(g *Gate) {
+func (m *md) gate(g *gate.JSONReport) {
 	m.line("## Gate")
 	m.line("")
 	m.line("**%s** (exit %d): `%s` against the baseline `%s`%s.", g.Summary, g.ExitCode, g.New, g.Baseline, thresholdsNote(g.Thresholds))
 	m.line("")
 	notable := g.Notable()
 	if len(notable) > 0 {
-		m.table([]string{"benchmark", "unit", "baseline", "new", "change", "p (Holm)", "verdict", "reason"}, func(row func(...string)) {
-			for _, r := range notable {
-				row(r.Name, r.Unit, fmtUnit(r.Unit, r.BaselineMedian), fmtUnit(r.Unit, r.NewMedian), fmtDelta(r.DeltaPct), fmtP(r.PHolm), r.Verdict, r.Reason)
-			}
-		})
+		m.table(makeTable(gateRowColumns, notable, nil))
 	}
 	m.line("%d of %d rows are NO CHANGE or NOT GATED and are not listed.", len(g.Rows)-len(notable), len(g.Rows))
 	m.line("")
 	if len(g.Checks) > 0 {
-		m.table([]string{"limit", "benchmark", "unit", "bound", "value", "status", "reason"}, func(row func(...string)) {
-			for _, c := range g.Checks {
-				row(c.Kind, c.Name, c.Unit, c.Limit, fmtUnit(c.Unit, c.Value), c.Status, c.Reason)
-			}
-		})
+		m.table(makeTable(gateCheckColumns, g.Checks, nil))
 	}
 	for _, w := range g.Warnings {
 		m.line("- warning: %s", w)
@@ -196,24 +180,13 @@ func (m *md) checks(c ChecksSummary) {
 	if len(c.Failed) == 0 {
 		return
 	}
-	m.table([]string{"run", "check", "status", "detail"}, func(row func(...string)) {
-		for _, f := range c.Failed {
-			row(f.Run, f.Name, string(f.Status), f.Detail)
-		}
-	})
+	m.table(makeTable(failedCheckColumns, c.Failed, nil))
 }
 
 func (m *md) runs(r *Report) {
 	m.line("## Runs")
 	m.line("")
-	m.table([]string{"run", units.Label(units.TokPerSec), units.Label(units.ReqPerSec), units.Label(units.TTFTP50), units.Label(units.TTFTP99), units.Label(units.TPOTP50), units.Label(units.TPOTP99), units.Label(units.ErrPct), "checks"}, func(row func(...string)) {
-		for _, run := range r.Runs {
-			x := run.Metrics
-			row(run.Name, num(x, units.TokPerSec, 1), num(x, units.ReqPerSec, 2),
-				ms(x, units.TTFTP50), ms(x, units.TTFTP99), ms(x, units.TPOTP50), ms(x, units.TPOTP99),
-				pct(x, units.ErrPct), checks(run.Checks))
-		}
-	})
+	m.table(makeTable(runColumns, r.Runs, nil))
 }
 
 func capitalize(s string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -42,7 +43,7 @@ type Report struct {
 	// Diagnosis is what the rules found.
 	Diagnosis *diagnose.Diagnosis
 	// Gate is gate.json, nil when the folder has none.
-	Gate *Gate
+	Gate *gate.JSONReport
 
 	folder *results.Folder
 }
@@ -66,18 +67,27 @@ type Sweep struct {
 	Knee *results.Knee
 }
 
-// SweepPoint is one concurrency of a sweep; a figure the run did not
-// report is NaN.
+// SweepPoint is one concurrency of a sweep.
 type SweepPoint struct {
 	Run         string
 	Concurrency int
-	TokPerSec   float64
-	// Latency percentiles in milliseconds.
-	TTFTP50, TTFTP99, TPOTP50, TPOTP99, E2ELP99 float64
-	// The sampler's peaks: running and waiting requests, KV-cache usage (%).
-	RunningPeak, WaitingPeak, KVPeakPct float64
+	// Metrics are the run's figures by bench unit.
+	Metrics map[string]float64
 
 	key results.RunKey
+}
+
+// Value is the point's figure of unit as a chart or table shows it:
+// milliseconds for a duration, else as reported; NaN when missing.
+func (p SweepPoint) Value(unit string) float64 {
+	v, ok := p.Metrics[unit]
+	switch {
+	case !ok:
+		return math.NaN()
+	case units.KindOf(unit) == units.KindNanoseconds:
+		return v / 1e6
+	}
+	return v
 }
 
 // ChecksSummary counts checks by status.
@@ -109,12 +119,12 @@ func (c ChecksSummary) Statuses() []check.Status {
 
 // Build assembles the report of folder f, with the gate's verdict when
 // gate is not nil, and runs the diagnosis.
-func Build(f *results.Folder, gate *Gate) (*Report, error) {
+func Build(f *results.Folder, g *gate.JSONReport) (*Report, error) {
 	d, err := diagnose.Run(f, thresholds.DefaultDiagnosis)
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Name: filepath.Base(f.Dir), Runs: LastRuns(f.Summary), Diagnosis: d, Gate: gate, folder: f}
+	r := &Report{Name: filepath.Base(f.Dir), Runs: LastRuns(f.Summary), Diagnosis: d, Gate: g, folder: f}
 	r.Profiles = profileConfigs(f.Summary)
 	r.Sweeps = sweeps(f.Summary, r.Runs)
 	r.Checks = summariseChecks(r.Runs)
@@ -189,21 +199,7 @@ func distinctConcurrencies(pts []SweepPoint) bool {
 }
 
 func sweepPoint(r results.Run) SweepPoint {
-	m := func(unit string, scale float64) float64 {
-		if v, ok := r.Metrics[unit]; ok {
-			return v / scale
-		}
-		return math.NaN()
-	}
-	return SweepPoint{
-		Run: r.Name, Concurrency: r.Concurrency, key: r.Key(),
-		TokPerSec: m(units.TokPerSec, 1),
-		TTFTP50:   m(units.TTFTP50, 1e6), TTFTP99: m(units.TTFTP99, 1e6),
-		TPOTP50: m(units.TPOTP50, 1e6), TPOTP99: m(units.TPOTP99, 1e6),
-		E2ELP99:     m(units.E2ELP99, 1e6),
-		RunningPeak: m(units.RunningPeak, 1), WaitingPeak: m(units.WaitingPeak, 1),
-		KVPeakPct: m(units.KVPeakPct, 1),
-	}
+	return SweepPoint{Run: r.Name, Concurrency: r.Concurrency, key: r.Key(), Metrics: r.Metrics}
 }
 
 func summariseChecks(runs []results.Run) ChecksSummary {

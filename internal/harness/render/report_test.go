@@ -158,13 +158,13 @@ func TestReadGate(t *testing.T) {
 
 	g, err := ReadGate(dir)
 	require.NoError(t, err)
-	got, want := g.Result, string(rep.Outcome())
+	got, want := string(g.Result), string(rep.Outcome())
 	assert.Equal(t, want, got)
 	assert.Equal(t, rep.Headline(), g.Summary)
 	assert.Len(t, g.Rows, len(rep.Rows))
 	assert.Len(t, g.Notable(), rep.Count(gate.Regression)+rep.Count(gate.Improvement)+rep.Count(gate.Inconclusive)+rep.Count(gate.Missing))
 	for i, row := range rep.Rows {
-		assert.Equal(t, string(row.Verdict), g.Rows[i].Verdict)
+		assert.Equal(t, row.Verdict, g.Rows[i].Verdict)
 		assert.Equal(t, row.Unit, g.Rows[i].Unit)
 	}
 

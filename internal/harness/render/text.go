@@ -10,10 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Text writes one line per run (the last repetition of each name) with its
@@ -21,13 +19,14 @@ import (
 // behind it.
 func Text(w io.Writer, s *results.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\ttok/s\treq/s\tTTFT p50\tTTFT p99\tTPOT p50\tTPOT p99\terr\tchecks\t")
-	for _, r := range LastRuns(s) {
-		m := r.Metrics
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name,
-			num(m, units.TokPerSec, 1), num(m, units.ReqPerSec, 2),
-			ms(m, units.TTFTP50), ms(m, units.TTFTP99), ms(m, units.TPOTP50), ms(m, units.TPOTP99),
-			pct(m, units.ErrPct), checks(r.Checks))
+	t := makeTable(runColumns, LastRuns(s), nil)
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.Header, "\t"))
+	for _, row := range t.Rows {
+		var cells []string
+		for _, c := range row.Cells {
+			cells = append(cells, c.String())
+		}
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -93,45 +92,6 @@ func LastKnees(s *results.Summary) []results.Knee {
 		out = append(out, k)
 	}
 	return out
-}
-
-func num(m map[string]float64, unit string, prec int) string {
-	v, ok := m[unit]
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%.*f", prec, v)
-}
-
-func ms(m map[string]float64, unit string) string {
-	v, ok := m[unit]
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%.1fms", v/1e6)
-}
-
-func pct(m map[string]float64, unit string) string {
-	v, ok := m[unit]
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", v)
-}
-
-// checks summarises a run's checks: "12/12 ok", or the ones that did not
-// pass by name and status.
-func checks(rs []check.Result) string {
-	var bad []string
-	for _, c := range rs {
-		if c.Status != check.Pass {
-			bad = append(bad, c.Name+" "+string(c.Status))
-		}
-	}
-	if len(bad) == 0 {
-		return fmt.Sprintf("%d/%d ok", len(rs), len(rs))
-	}
-	return strings.Join(bad, ", ")
 }
 
 func orNone(n int) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -73,6 +74,24 @@ func fmtMS(v float64) string {
 	}
 }
 
+// fmtMetric writes a bench unit's value from metrics for a table, by the
+// unit's kind: durations in milliseconds (fmtMS), percentages (fmtPct),
+// numbers with the unit's digits; "-" when missing.
+func fmtMetric(unit string, metrics map[string]float64) string {
+	v, ok := metrics[unit]
+	if !ok {
+		return "-"
+	}
+	switch units.KindOf(unit) {
+	case units.KindNanoseconds:
+		return fmtMS(v / 1e6)
+	case units.KindPercent:
+		return fmtPct(v)
+	default:
+		return fmtNum(v, units.Digits(unit))
+	}
+}
+
 // fmtNum writes v with prec decimals; "-" when missing.
 func fmtNum(v float64, prec int) string {
 	if math.IsNaN(v) {
@@ -102,7 +121,7 @@ func fmtDelta(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%+.1f%%", *v)
+	return gate.FormatDelta(*v)
 }
 
 // fmtP writes a p-value; "-" when nil.
@@ -110,7 +129,7 @@ func fmtP(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.3g", *v)
+	return gate.FormatP(*v)
 }
 
 // isKnee reports whether concurrency c is the sweep's knee.

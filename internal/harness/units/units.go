@@ -28,6 +28,9 @@ type Unit struct {
 	Better Direction
 	// Label names the unit in a report's table heading: "TTFT p99".
 	Label string
+	// Digits is how many decimals a report's table shows of a plain
+	// number (KindNumber); durations and percentages have their own.
+	Digits int
 }
 
 // Kind is how the unit's values are scaled (from its name).
@@ -39,8 +42,8 @@ func (u Unit) Gated() bool { return u.Better == Lower || u.Better == Higher }
 var all []Unit
 
 // def declares a unit: the one line that adds one.
-func def(name string, better Direction, label string) string {
-	all = append(all, Unit{Name: name, Better: better, Label: label})
+func def(name string, better Direction, label string, digits int) string {
+	all = append(all, Unit{Name: name, Better: better, Label: label, Digits: digits})
 	return name
 }
 
@@ -48,35 +51,35 @@ func def(name string, better Direction, label string) string {
 // the whole declaration of a unit; TestDocsTable ties it to the docs.
 var (
 	// Per run: latency percentiles (per class too, prefixed "<class>-").
-	TTFTP50 = def("ttft-p50-ns", Lower, "TTFT p50")
-	TTFTP99 = def("ttft-p99-ns", Lower, "TTFT p99")
-	TPOTP50 = def("tpot-p50-ns", Lower, "TPOT p50")
-	TPOTP99 = def("tpot-p99-ns", Lower, "TPOT p99")
-	ITLP99  = def("itl-p99-ns", Lower, "ITL p99")
-	E2ELP99 = def("e2el-p99-ns", Lower, "E2EL p99")
+	TTFTP50 = def("ttft-p50-ns", Lower, "TTFT p50", 0)
+	TTFTP99 = def("ttft-p99-ns", Lower, "TTFT p99", 0)
+	TPOTP50 = def("tpot-p50-ns", Lower, "TPOT p50", 0)
+	TPOTP99 = def("tpot-p99-ns", Lower, "TPOT p99", 0)
+	ITLP99  = def("itl-p99-ns", Lower, "ITL p99", 0)
+	E2ELP99 = def("e2el-p99-ns", Lower, "E2EL p99", 0)
 	// Per run: throughput and failures.
-	TokPerSec = def("tok/s", Higher, "tok/s")
-	ReqPerSec = def("req/s", Higher, "req/s")
-	Goodput   = def("goodput-req/s", Higher, "goodput")
-	ErrPct    = def("err-%", Lower, "err")
+	TokPerSec = def("tok/s", Higher, "tok/s", 1)
+	ReqPerSec = def("req/s", Higher, "req/s", 2)
+	Goodput   = def("goodput-req/s", Higher, "goodput", 2)
+	ErrPct    = def("err-%", Lower, "err", 0)
 	// Per run: read from the server's /metrics.
-	KVPeakPct    = def("kv-peak-%", None, "KV peak")
-	PrefixHitPct = def("prefix-hit-%", Higher, "prefix hit")
-	Preemptions  = def("preemptions", Lower, "preemptions")
-	RunningPeak  = def("running-peak", None, "running peak")
-	WaitingPeak  = def("waiting-peak", None, "waiting peak")
-	JitterPct    = def("tok/s-cv-%", Lower, "tok/s CV")
-	TokPerChunk  = def("tok/chunk", None, "tok/chunk")
-	SpecAccept   = def("spec-accept-%", Higher, "spec accept")
+	KVPeakPct    = def("kv-peak-%", None, "KV peak", 0)
+	PrefixHitPct = def("prefix-hit-%", Higher, "prefix hit", 0)
+	Preemptions  = def("preemptions", Lower, "preemptions", 0)
+	RunningPeak  = def("running-peak", None, "running peak", 0)
+	WaitingPeak  = def("waiting-peak", None, "waiting peak", 0)
+	JitterPct    = def("tok/s-cv-%", Lower, "tok/s CV", 0)
+	TokPerChunk  = def("tok/chunk", None, "tok/chunk", 2)
+	SpecAccept   = def("spec-accept-%", Higher, "spec accept", 0)
 	// The start-up point (scenario=startup).
-	Ready        = def("ready-ns", Lower, "ready")
-	ColdTTFT     = def("cold-ttft-ns", Lower, "cold TTFT")
-	BlocksPerGiB = def("kv-blocks/GiB", None, "KV blocks/GiB")
+	Ready        = def("ready-ns", Lower, "ready", 0)
+	ColdTTFT     = def("cold-ttft-ns", Lower, "cold TTFT", 0)
+	BlocksPerGiB = def("kv-blocks/GiB", None, "KV blocks/GiB", 1)
 	// The sweep's knee (summary=knee).
-	Knee        = def("knee-conc", Higher, "knee")
-	Saturation  = def("saturation-conc", Higher, "saturation")
-	SLOConc     = def("slo-conc", Higher, "SLO concurrency")
-	Recommended = def("recommended-conc", Higher, "recommended")
+	Knee        = def("knee-conc", Higher, "knee", 0)
+	Saturation  = def("saturation-conc", Higher, "saturation", 0)
+	SLOConc     = def("slo-conc", Higher, "SLO concurrency", 0)
+	Recommended = def("recommended-conc", Higher, "recommended", 0)
 )
 
 // NsPerOp is benchfmt's own unit: the wall time of one iteration.
@@ -102,6 +105,13 @@ func Lookup(name string) (u Unit, ok bool) {
 		return Unit{}, false
 	}
 	return all[i], true
+}
+
+// Digits returns the decimals a table shows of the unit's plain numbers
+// (0 for a unit the suite does not declare).
+func Digits(name string) int {
+	u, _ := Lookup(name)
+	return u.Digits
 }
 
 // Label returns the unit's column label, or its name when it has none.
