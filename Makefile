@@ -148,12 +148,20 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Everything runs under the race detector except the TestTiming* tests, which
-# assert millisecond accuracy: they run on their own, without -race,
-# after the rest, so that no other package's tests compete for the 2 cores.
+# Everything runs under the race detector except, after the rest and
+# without -race, so that no other package's tests compete for the 2 cores:
+# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality,
+# a measurement (docs/history.md) that skips itself under -race, where it
+# would take minutes; and the suite's tests against servers it did not start
+# (TestRealServer*: our simulator and llm-d-inference-sim, built from
+# tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
+# go test processes with containers, watched so that no two exist at once),
+# which run the suite's own tests in go test processes of their own.
+SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet)$$
 unit:
-	$(GO) test -race -count=1 -timeout 15m -skip '^TestTiming' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^TestTiming' $(PKGS)
+	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
+	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet)$$' .
 
 # No container started by the tests may outlive them.
 leak-check:
@@ -162,6 +170,16 @@ leak-check:
 	  if [ -n "$$left" ]; then echo "leaked containers:"; docker ps -a --filter label=$(LABEL); exit 1; fi; \
 	  echo "leak-check: no container labelled $(LABEL) left"; \
 	fi
+
+# make llmd: bin/llm-d-inference-sim, the llm-d project's vLLM simulator at
+# the version tools/llmd/go.mod pins, static (a third-party server for tests:
+# internal/thirdparty/llmd reuses this file; docs/third-party-servers.md).
+# A few minutes cold. GOWORK=off: tools/llmd is a module of its own.
+LLMD_PKG := github.com/llm-d/llm-d-inference-sim/cmd/llm-d-inference-sim
+.PHONY: llmd
+llmd:
+	@mkdir -p bin
+	cd tools/llmd && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -o ../../bin/llm-d-inference-sim $(LLMD_PKG)
 
 sim-image:
 	CGO_ENABLED=0 $(GO) build -trimpath -o build/sim/vllm-sim ./cmd/vllm-sim

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,7 +78,7 @@ type containerWatch struct {
 	cmd *exec.Cmd
 
 	mu       sync.Mutex
-	live     map[string]bool
+	live     map[string]string // id → session and profile
 	peak     int
 	starts   int
 	overlaps []string
@@ -89,7 +91,7 @@ type containerWatch struct {
 // holds the GPUs (and the name) for all of that.
 func watchContainers(ctx context.Context) (*containerWatch, error) {
 	cmd := exec.CommandContext(ctx, "docker", "events", "--filter", "type=container", "--filter", "label="+managedLabel,
-		"--format", "{{.Action}} {{.Actor.ID}}")
+		"--format", `{{.Action}} {{.Actor.ID}} {{index .Actor.Attributes "org.vllmperf.session"}} {{index .Actor.Attributes "org.vllmperf.profile"}}`)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -97,30 +99,34 @@ func watchContainers(ctx context.Context) (*containerWatch, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("docker events: %w (the docker CLI comes with docker.io)", err)
 	}
-	w := &containerWatch{cmd: cmd, live: map[string]bool{}, done: make(chan struct{})}
+	w := &containerWatch{cmd: cmd, live: map[string]string{}, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			action, id, _ := strings.Cut(sc.Text(), " ")
-			w.event(action, id)
+			f := strings.Fields(sc.Text())
+			if len(f) >= 2 {
+				w.event(f[0], f[1], strings.Join(f[2:], " "))
+			}
 		}
 	}()
 	return w, nil
 }
 
-func (w *containerWatch) event(action, id string) {
+// event counts a container's create or destroy; who names its session
+// (process) and profile labels, for the overlap message.
+func (w *containerWatch) event(action, id, who string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch action {
 	case "create":
-		w.live[id] = true
+		w.live[id] = id[:min(12, len(id))] + " (session " + who + ")"
 		w.starts++
 		if len(w.live) > w.peak {
 			w.peak = len(w.live)
 		}
 		if len(w.live) > 1 {
-			w.overlaps = append(w.overlaps, fmt.Sprintf("%s: %d containers exist (%s created)", time.Now().Format(time.TimeOnly), len(w.live), id[:min(12, len(id))]))
+			w.overlaps = append(w.overlaps, fmt.Sprintf("%s: %d containers exist: %s", time.Now().Format(time.TimeOnly), len(w.live), strings.Join(slices.Sorted(maps.Values(w.live)), ", ")))
 		}
 	case "destroy":
 		delete(w.live, id)

@@ -13,12 +13,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary;
 // the gate appends its markdown report there when it is set.
-const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
+const StepSummaryEnv = cli.StepSummaryEnv
 
 // gateOptions are the flags of `vllmperf gate`.
 type gateOptions struct {

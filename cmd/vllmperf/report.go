@@ -10,7 +10,8 @@ import (
 )
 
 func newReportCommand(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var store string
+	cmd := &cobra.Command{
 		Use:   "report RESULTS_DIR",
 		Short: "Print a results folder's runs, knees and diagnosis, and write its report.html and report.md",
 		Long: `Report reads a results folder written by the suite (make bench, or
@@ -23,8 +24,11 @@ It then writes report.html (charts of throughput and latency against
 concurrency, TTFT and TPOT distributions, the server's time series, the gate's
 verdict when the folder has gate.json, the checks and the diagnosis; one
 self-contained file) and report.md into the folder, from the folder alone.
-See docs/report.md.`,
-		Example: `  vllmperf report results/20261203T061500Z`,
+With --history STORE, report.html also shows the history of the folder's
+setup (change points, trends) and history.html is written next to it.
+See docs/report.md and docs/history.md.`,
+		Example: `  vllmperf report results/20261203T061500Z
+  vllmperf report results/20261203T061500Z --history history`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("report takes one argument, the results folder (got %d)", len(args))
@@ -42,6 +46,17 @@ See docs/report.md.`,
 			if err := render.DiagnosisText(stdout, r.Diagnosis); err != nil {
 				return err
 			}
+			if store != "" {
+				set, err := loadThresholds("")
+				if err != nil {
+					return usageError{err}
+				}
+				page, err := r.AddHistory(store, render.HistoryOptions{Thresholds: set})
+				if err != nil {
+					return historyErr(err)
+				}
+				fmt.Fprintf(stdout, "history: %s\nwrote %s\n", r.History.Check.Headline(), page)
+			}
 			paths, err := render.WriteFiles(r)
 			if err != nil {
 				return err
@@ -52,4 +67,6 @@ See docs/report.md.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&store, "history", "", "a history store (vllmperf history add): add the history of this setup to report.html and write history.html")
+	return cmd
 }

@@ -233,8 +233,9 @@ func (r *Result) probe(ctx context.Context, srv server.Server) {
 	}
 }
 
-// drain polls /metrics until running and waiting are 0 or the timeout
-// passes; the last snapshot is the run's after snapshot.
+// drain polls /metrics until running and waiting are 0 and the server has
+// counted the completed requests (counted), or the timeout passes; the
+// last snapshot is the run's after snapshot.
 func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Duration) {
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -252,7 +253,9 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 		}
 		if running == 0 && waiting == 0 {
 			r.Drained = true
-			break
+			if r.counted(snap) {
+				break
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			break
@@ -263,6 +266,34 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 	if r.Before != nil && r.After != nil {
 		r.Delta, r.ScrapeErr = scrape.Diff(r.Before, r.After)
 	}
+}
+
+// counted reports whether the server's request_success_total has moved by
+// at least the requests the client saw complete since the run's first
+// snapshot. Servers may count a request after its response has ended
+// (llm-d-inference-sim updates its counters asynchronously), so the drain
+// waits for it, up to its timeout, before the counters are compared: a
+// server that never counts them still fails the reconciliation. Without
+// that counter, or without a first snapshot, there is nothing to wait for.
+func (r *Result) counted(after *scrape.Snapshot) bool {
+	if r.Before == nil || r.Load == nil {
+		return true
+	}
+	d, err := scrape.Diff(r.Before, after)
+	if err != nil {
+		return true // a reset: the reconciliation says so
+	}
+	v, err := d.Counter(scrape.RequestSuccessTotal)
+	if err != nil {
+		return true
+	}
+	completed := 0
+	for _, s := range r.Load.Samples {
+		if s.OK() {
+			completed++
+		}
+	}
+	return v >= float64(completed)
 }
 
 // summarize computes the statistics, per class too when there are several.

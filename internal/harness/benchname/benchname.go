@@ -16,6 +16,9 @@ import (
 // and benchfmt write a run as Perf/NAME.
 const Bench = "Perf"
 
+// Short drops the "Perf/" the gate and benchfmt write before a run name.
+func Short(name string) string { return strings.TrimPrefix(name, Bench+"/") }
+
 // StartupScenario names a profile's start point: ready time and cold TTFT.
 const StartupScenario = "startup"
 

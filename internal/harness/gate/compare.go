@@ -318,11 +318,5 @@ func (d *directions) of(profile, scenario, unit string) (units.Direction, string
 	if dir, m := d.base.fileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
-	if dir, m := d.next.fileDirection(unit); m != nil {
-		return dir, "Unit line"
-	}
-	if dir := d.set.Better(profile, scenario, unit); dir != units.Unset {
-		return dir, "thresholds"
-	}
-	return units.DefaultDirection(unit), "default"
+	return d.next.Direction(d.set, profile, scenario, unit)
 }

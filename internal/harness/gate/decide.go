@@ -290,5 +290,5 @@ func runsAdvice(n int) string {
 
 // fmtRange writes a median with its interval: "0 (0 – 1.562%)".
 func fmtRange(unit string, s *Summary) string {
-	return fmt.Sprintf("%s (%s – %s)", fmtValue(unit, s.Median), fmtValue(unit, s.Lo), fmtValue(unit, s.Hi))
+	return fmt.Sprintf("%s (%s – %s)", FormatValue(unit, s.Median), FormatValue(unit, s.Lo), FormatValue(unit, s.Hi))
 }

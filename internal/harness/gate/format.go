@@ -166,7 +166,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
 		for _, c := range bad {
-			ew.printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(fmtValue(c.Unit, c.Value)), mdCell(c.Reason))
+			ew.printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
 		}
 		ew.printf("\n")
 	}
@@ -370,17 +370,20 @@ func fmtSummary(unit string, s *Summary) string {
 		return "—"
 	}
 	rng := benchmath.Summary{Center: s.Median, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
-	return fmtValue(unit, s.Median) + " ±" + rng
+	return FormatValue(unit, s.Median) + " ±" + rng
 }
 
-func fmtValue(unit string, v float64) string {
+// FormatValue writes a value in its unit's natural form (thresholds'), "—"
+// for none (NaN).
+func FormatValue(unit string, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
 	return units.FormatValue(unit, v)
 }
 
-// fmtDelta writes a change in percent as benchstat does (+1.23%).
+// FormatDelta writes a change in percent as benchstat does (+1.23%), "—"
+// for none (NaN).
 func FormatDelta(pct float64) string {
 	switch {
 	case math.IsNaN(pct):

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -130,10 +131,11 @@ type chartInfo struct {
 	XLabel string   `json:"xlabel"`
 	YLabel string   `json:"ylabel"`
 	Legend []string `json:"legend"`
+	Marks  []string `json:"marks"`
 	Colors []string `json:"colors"`
-	// Marks counts, by series colour, the drawn data marks (paths outside
+	// Drawn counts, by series colour, the drawn data marks (paths outside
 	// the legend with a non-empty box); Longest is the longest one (px).
-	Marks   map[string]int `json:"marks"`
+	Drawn   map[string]int `json:"drawn"`
 	Longest float64        `json:"longest"`
 }
 
@@ -143,7 +145,8 @@ const chartsJS = `Array.from(document.querySelectorAll('figure.chart')).map(f =>
   const info = {id: f.id, hasSVG: !!svg, width: 0, height: 0, title: '', texts: [],
     xlabel: f.dataset.xlabel || '', ylabel: f.dataset.ylabel || '',
     legend: (f.dataset.legend || '').split('\n').filter(Boolean),
-    colors: (f.dataset.colors || '').split(',').filter(Boolean), marks: {}, longest: 0};
+    marks: (f.dataset.marks || '').split('\n').filter(Boolean),
+    colors: (f.dataset.colors || '').split(',').filter(Boolean), drawn: {}, longest: 0};
   if (!svg) return info;
   const r = svg.getBoundingClientRect();
   info.width = r.width; info.height = r.height;
@@ -156,7 +159,7 @@ const chartsJS = `Array.from(document.querySelectorAll('figure.chart')).map(f =>
     if (b.width === 0 && b.height === 0) continue;
     for (const c of new Set(info.colors)) {
       if (st.includes('STROKE:' + c) || st.includes('FILL:' + c)) {
-        info.marks[c] = (info.marks[c] || 0) + 1;
+        info.drawn[c] = (info.drawn[c] || 0) + 1;
         info.longest = Math.max(info.longest, p.getTotalLength());
       }
     }
@@ -167,7 +170,9 @@ const chartsJS = `Array.from(document.querySelectorAll('figure.chart')).map(f =>
 // TestReportInBrowser opens report.html in headless Chromium: the page
 // loads with no console error and no request for anything outside the
 // file, every chart is drawn with its title, axis labels, legend and data
-// marks, and a screenshot is not blank.
+// marks, and a screenshot is not blank. The report carries the history
+// section (report --history) drawn from the history package's testdata
+// store.
 func TestReportInBrowser(t *testing.T) {
 	exe := chromium(t)
 	dir := os.Getenv(envReportDir)
@@ -176,11 +181,55 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	r, err := Load(dir)
 	require.NoError(t, err)
+	r.History, err = LoadHistory(testStore, HistoryOptions{MaxBenchmarks: ReportBenchmarks, Thresholds: repoThresholds(t)})
+	require.NoError(t, err)
 	paths, err := WriteFiles(r)
 	require.NoError(t, err)
-	htmlPath, err := filepath.Abs(paths[0])
-	require.NoError(t, err)
+	trends := 0
+	for _, c := range openInBrowser(t, exe, paths[0], r.BuildCharts().All(), dir) {
+		if strings.HasPrefix(c.ID, "trend-") {
+			trends++
+		}
+	}
+	assert.Equal(t, ReportBenchmarks*len(TrendUnits), trends, "the history section's trend charts")
+}
 
+// TestHistoryInBrowser opens history.html of the testdata store (16 runs
+// of an unchanged simulator, then 8 with --sim-slowdown 1.04, a note at
+// the first slowed run): every chart drawn as in the report, the change
+// points and the known event marked where the check found them.
+func TestHistoryInBrowser(t *testing.T) {
+	exe := chromium(t)
+	h, err := LoadHistory(testStore, HistoryOptions{Thresholds: repoThresholds(t)})
+	require.NoError(t, err)
+	path, err := WriteHistory(t.TempDir(), h)
+	require.NoError(t, err)
+	charts := openInBrowser(t, exe, path, h.Charts(), testStore)
+	changeHex := hexColor(changeColor)
+	changed, evented := 0, 0
+	for _, c := range charts {
+		if slices.Contains(c.Colors, changeHex) {
+			changed++
+			assert.Positive(t, c.Drawn[changeHex], "%s: the change point's line is drawn", c.ID)
+		}
+		if slices.Contains(c.Colors, hexColor(markColor)) {
+			evented++
+		}
+	}
+	t.Logf("%d charts, %d with a change point, %d with the event", len(charts), changed, evented)
+	assert.Positive(t, changed, "some chart shows a change point")
+	assert.Equal(t, len(charts), evented, "every chart shows the known event")
+}
+
+// openInBrowser opens the page at path in Chromium and checks it: no
+// error, nothing fetched, every chart of want drawn with its texts, marks
+// and data, a screenshot that is not blank (written to
+// VLLMPERF_SCREENSHOT when set). It returns what the page says of its
+// charts.
+func openInBrowser(t *testing.T, exe, path string, want []Chart, source string) []chartInfo {
+	t.Helper()
+	htmlPath, err := filepath.Abs(path)
+	require.NoError(t, err)
 	ctx := browser(t, exe)
 	var problems pageProblems
 	require.NoError(t, problems.listen(ctx), "start %s", exe)
@@ -201,7 +250,6 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Empty(t, problems.requests, "the page asked for something outside itself")
 	problems.mu.Unlock()
 
-	want := r.BuildCharts().All()
 	require.Len(t, charts, len(want), "charts on the page")
 	for i, c := range charts {
 		t.Run(c.ID, func(t *testing.T) {
@@ -210,12 +258,12 @@ func TestReportInBrowser(t *testing.T) {
 			assert.Greater(t, c.Width, 300.0, "drawn width (px)")
 			assert.Greater(t, c.Height, 150.0, "drawn height (px)")
 			assert.NotEmpty(t, c.Title)
-			for _, text := range append([]string{c.Title, c.XLabel, c.YLabel}, c.Legend...) {
+			for _, text := range append(append([]string{c.Title, c.XLabel, c.YLabel}, c.Legend...), c.Marks...) {
 				assert.Contains(t, c.Texts, text, "the chart draws %q", text)
 			}
 			require.NotEmpty(t, c.Colors, "no data series")
 			for _, col := range c.Colors {
-				assert.Positive(t, c.Marks[col], "no data mark drawn in %s", col)
+				assert.Positive(t, c.Drawn[col], "no data mark drawn in %s", col)
 			}
 			assert.Greater(t, c.Longest, 20.0, "the longest data mark (px)")
 		})
@@ -230,8 +278,9 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Greater(t, colours, 50, "the screenshot is blank: too few colours")
 	if out := os.Getenv(envScreenshot); out != "" {
 		require.NoError(t, os.WriteFile(out, shot, 0o644))
-		t.Logf("screenshot of %s written to %s", dir, out)
+		t.Logf("screenshot of %s written to %s", source, out)
 	}
+	return charts
 }
 
 // pixelStats returns the mean and standard deviation of the image's

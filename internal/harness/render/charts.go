@@ -36,6 +36,9 @@ type Chart struct {
 	// title: axis labels with units, and the legend's entries.
 	XLabel, YLabel string
 	Legend         []string
+	// Marks are the texts of the chart's annotations (a change point's
+	// size, an event's name): the browser test finds each drawn.
+	Marks []string
 }
 
 // palette is Okabe and Ito's colour-blind safe palette (yellow darkened
@@ -76,6 +79,7 @@ type chartBuilder struct {
 	p      *plot.Plot
 	colors []string
 	legend []string
+	marks  []string
 	points int
 	logX   bool
 	logY   bool
@@ -330,7 +334,7 @@ func (b *chartBuilder) render() (Chart, error) {
 	svg = strings.Replace(svg, "<svg ", fmt.Sprintf(`<svg role="img" aria-labelledby="%s-title" `, b.id), 1)
 	svg = strings.Replace(svg, ">", fmt.Sprintf(`><title id="%s-title">%s</title>`, b.id, template.HTMLEscapeString(b.title)), 1)
 	return Chart{ID: b.id, Title: b.title, SVG: template.HTML(svg), Colors: b.colors, Points: b.points, Caption: b.caption,
-		XLabel: b.p.X.Label.Text, YLabel: b.p.Y.Label.Text, Legend: b.legend}, nil
+		XLabel: b.p.X.Label.Text, YLabel: b.p.Y.Label.Text, Legend: b.legend, Marks: b.marks}, nil
 }
 
 // svgEnd is how vgsvg closes a canvas: the group that flips the y axis,

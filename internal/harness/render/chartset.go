@@ -44,7 +44,9 @@ type Charts struct {
 	// report's sweep index (nil where there is no data).
 	Latency  []*Chart
 	Profiles []ProfileCharts
-	Missing  []string
+	// Trends are the history's trend charts (report --history).
+	Trends  []Chart
+	Missing []string
 }
 
 // All returns every chart, in page order.
@@ -68,7 +70,7 @@ func (c *Charts) All() []Chart {
 	for _, p := range c.Profiles {
 		out = append(out, p.Timeline...)
 	}
-	return out
+	return append(out, c.Trends...)
 }
 
 // BuildCharts draws the report's charts.
@@ -93,6 +95,9 @@ func (r *Report) BuildCharts() *Charts {
 	}
 	for _, p := range r.Profiles {
 		c.Profiles = append(c.Profiles, r.profileCharts(p.Name))
+	}
+	if r.History != nil {
+		c.Trends = r.History.Charts()
 	}
 	return c
 }

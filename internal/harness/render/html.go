@@ -13,14 +13,17 @@ import (
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+//go:embed common.html.tmpl
+var commonSource string
+
+var htmlTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
 	"join":      strings.Join,
 	"fired":     FiredOn,
 	"advice":    func(f diagnose.Finding, a diagnose.Advice) string { return AdviceNote(f, a) },
 	"runs":      runCount,
 	"notjudged": func(c diagnose.Coverage) string { return notJudgedNote(c) },
 	"ornorun":   orNoRun,
-}).Parse(htmlSource))
+}).Funcs(historyFuncs).Parse(htmlSource)).Parse(commonSource))
 
 // htmlView is what the template reads: the report, its charts and its
 // tables (table.go).

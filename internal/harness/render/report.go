@@ -12,6 +12,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -44,6 +45,11 @@ type Report struct {
 	Diagnosis *diagnose.Diagnosis
 	// Gate is gate.json, nil when the folder has none.
 	Gate *gate.JSONReport
+	// History is the history of the folder's setup (vllmperf report
+	// --history), nil without one; HistoryLink is the history page's
+	// address relative to the report, "" when none was written.
+	History     *History
+	HistoryLink string
 
 	folder *results.Folder
 }
@@ -225,4 +231,20 @@ func (sw Sweep) KneeLine() string {
 	}
 	return fmt.Sprintf("recommended concurrency limit %s (knee %s, saturation %s, SLO %s)",
 		orNone(k.Recommended), orNone(k.Knee), orNone(k.Saturation), orNone(k.SLOMax))
+}
+
+// Key is the folder's setup as a history key filter (history.Filter.Key):
+// the configuration lines of its first profile that make a key.
+func (r *Report) Key() map[string]string {
+	out := map[string]string{}
+	if len(r.Profiles) == 0 {
+		return out
+	}
+	cfg := r.folder.Summary.Config[r.Profiles[0].Name]
+	for _, k := range history.KeyConfig {
+		if v := cfg[k]; v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -83,3 +83,11 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// mkdir makes dir and its parents.
+func mkdir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}

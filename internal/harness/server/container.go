@@ -89,7 +89,10 @@ func (r containerRequest) GoString() string { return r.String() }
 // any tag works) or `python3 -m vllm.entrypoints.openai.api_server --model
 // MODEL ...` (entrypointAPIServer). The container gets --ipc=host, the GPU
 // device request, the host's Hugging Face cache, HF_TOKEN when set, and
-// usage statistics turned off. For the simulator image the command is
+// usage statistics turned off. With entrypointImage the image keeps its
+// own ENTRYPOINT and gets `--model MODEL --port 8000 FLAGS...` (no --host:
+// llm-d-inference-sim has none and listens on every interface), with the
+// same container settings. For the simulator image the command is
 // `/vllm-sim MODEL --host 0.0.0.0 --port 8000 FLAGS... SIMFLAGS...`.
 func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	p = p.WithModel(s.model)
@@ -114,6 +117,8 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		return r, nil
 	}
 	switch s.entrypoint {
+	case entrypointImage:
+		r.cmd = append([]string{"--model", p.Model, "--port", strconv.Itoa(containerPort)}, p.Args()...)
 	case entrypointAPIServer:
 		r.entrypoint = []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}
 		r.cmd = append(append([]string{"--model", p.Model}, listen...), p.Args()...)
@@ -140,8 +145,7 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 	for k, v := range r.env {
 		env[k] = string(v)
 	}
-	return []testcontainers.ContainerCustomizer{
-		testcontainers.WithEntrypoint(r.entrypoint...),
+	opts := []testcontainers.ContainerCustomizer{
 		testcontainers.WithCmd(r.cmd...),
 		testcontainers.WithEnv(env),
 		testcontainers.WithLabels(r.labels),
@@ -151,6 +155,11 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 		// strategy's own timeout (vllm-reference.md §4).
 		testcontainers.WithWaitStrategyAndDeadline(r.startupTimeout, healthStrategy{port: containerPortSpec, timeout: r.startupTimeout}),
 	}
+	if len(r.entrypoint) > 0 {
+		// None (entrypointImage): the image's own ENTRYPOINT runs.
+		opts = append(opts, testcontainers.WithEntrypoint(r.entrypoint...))
+	}
+	return opts
 }
 
 // modifyHostConfig applies GPUs, --ipc=host, the cache mount and a
@@ -252,7 +261,7 @@ func newStartFailure(s settings, req containerRequest, err error, lines []string
 		fmt.Fprintf(&sb, "\n%s", hint)
 	}
 	if why := argparseError(lines); why != "" {
-		fmt.Fprintf(&sb, "\nvLLM rejected its command line: %s", why)
+		fmt.Fprintf(&sb, "\nthe server rejected its command line: %s", why)
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(&sb, "\nlast %d log lines of the container:\n  %s", len(lines), strings.Join(lines, "\n  "))
@@ -264,11 +273,13 @@ func newStartFailure(s settings, req containerRequest, err error, lines []string
 }
 
 // argparseError picks the line where vLLM's argument parser says what it
-// rejected ("vllm serve: error: unrecognized arguments: --max-num-seq 8").
+// rejected ("vllm serve: error: unrecognized arguments: --max-num-seq 8"),
+// or a Go server's flag parser (pflag: `unknown flag: --dtype`;
+// llm-d-inference-sim logs it and exits 0).
 func argparseError(lines []string) string {
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := lines[i]
-		if strings.Contains(l, ": error: ") || strings.Contains(l, "unrecognized arguments") {
+		if strings.Contains(l, ": error: ") || strings.Contains(l, "unrecognized arguments") || strings.Contains(l, "unknown flag: ") {
 			return strings.TrimSpace(l)
 		}
 	}

@@ -60,19 +60,25 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 		opts       []Option
 		entrypoint []string
 		cmdHead    []string // the command's first elements
+		wholeHead  bool     // cmdHead is all that comes before the profile's flags
 		devices    []container.DeviceRequest
 	}{
 		// Defaults: pinned image, vllm serve with the model positional, all GPUs.
 		{"defaults", []Option{WithBackend(KindContainer)},
-			[]string{"vllm", "serve"}, []string{profile.DefaultModel, "--host", "0.0.0.0", "--port", "8000"},
+			[]string{"vllm", "serve"}, []string{profile.DefaultModel, "--host", "0.0.0.0", "--port", "8000"}, true,
 			[]container.DeviceRequest{{Count: -1, Capabilities: [][]string{{"gpu"}}}}},
 		// Two device ids, model overridden.
 		{"device ids", []Option{WithBackend(KindContainer), withGPUs("0,1"), WithModel("org/big")},
-			[]string{"vllm", "serve"}, []string{"org/big", "--host", "0.0.0.0"},
+			[]string{"vllm", "serve"}, []string{"org/big", "--host", "0.0.0.0"}, false,
 			[]container.DeviceRequest{{DeviceIDs: []string{"0", "1"}, Capabilities: [][]string{{"gpu"}}}}},
 		// No GPUs; the old python entrypoint with --model.
 		{"none, api_server", []Option{WithBackend(KindContainer), withGPUs("none"), withEntrypoint(entrypointAPIServer)},
-			[]string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, []string{"--model", profile.DefaultModel, "--host"},
+			[]string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, []string{"--model", profile.DefaultModel, "--host"}, false,
+			nil},
+		// A third-party image (llm-d-inference-sim): its own ENTRYPOINT (none
+		// set), --model and --port only (it has no --host), then the flags.
+		{"image", []Option{WithBackend(KindContainer), WithEntrypoint("image"), withGPUs("none")},
+			nil, []string{"--model", profile.DefaultModel, "--port", "8000"}, true,
 			nil},
 	}
 	for _, tt := range tests {
@@ -96,6 +102,9 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 			}
 			if got, want := strings.Join(r.cmd, " "), strings.Join(p.Args(), " "); !strings.HasSuffix(got, want) {
 				t.Errorf("cmd %q does not end with the profile's flags %q", got, want)
+			}
+			if want := append(slices.Clone(tt.cmdHead), p.Args()...); tt.wholeHead && !slices.Equal(r.cmd, want) {
+				t.Errorf("cmd = %q, want %q", r.cmd, want)
 			}
 			req, hc := applyOptions(t, r)
 			if !slices.Equal(req.Entrypoint, tt.entrypoint) || !slices.Equal(req.Cmd, r.cmd) {
@@ -220,6 +229,8 @@ func TestArgparseError(t *testing.T) {
 		{[]string{"usage: vllm serve [model_tag] [options]", "vllm serve: error: unrecognized arguments: --max-num-seq 8"}, "vllm serve: error: unrecognized arguments: --max-num-seq 8"},
 		// A crash without argparse output.
 		{[]string{"Traceback (most recent call last):", "RuntimeError: CUDA out of memory"}, ""},
+		// A Go server's pflag complaint (llm-d-inference-sim, which exits 0).
+		{[]string{`I1203 main.go:38] "Starting vLLM simulator"`, `E1203 main.go:44] "failed to read configuration" err="unknown flag: --dtype"`}, `E1203 main.go:44] "failed to read configuration" err="unknown flag: --dtype"`},
 		// No output at all.
 		{nil, ""},
 	}

@@ -10,7 +10,13 @@
 //     simulator in a FROM scratch image (build/sim), so that CI exercises
 //     the same code path end to end. The simulator image is built from an
 //     embedded Dockerfile and VLLMPERF_SIM_BINARY (any directory) or the
-//     checkout, and reused when it exists.
+//     checkout, and reused when it exists. The command line has three
+//     layouts (WithEntrypoint, VLLMPERF_ENTRYPOINT): serve (`vllm serve
+//     MODEL --host 0.0.0.0 --port 8000 FLAGS...`, the default), api_server
+//     (`python3 -m vllm.entrypoints.openai.api_server --model MODEL ...`,
+//     old vLLM images) and image (the image's own ENTRYPOINT with `--model
+//     MODEL --port 8000 FLAGS...`: a vLLM-compatible server that is not
+//     vLLM, such as llm-d-inference-sim, internal/thirdparty/llmd).
 //   - external: an existing deployment (e.g. a vLLM fleet on Kubernetes);
 //     nothing is started or stopped.
 //
@@ -28,6 +34,9 @@
 //   - Run, Option, FromEnv, WithBackend, WithTarget, WithImage, WithModel,
 //     WithAPIKey, WithLog: cmd/vllmperf (run.go: flags over the
 //     environment), perf_test.go (startProfile), the suite.
+//   - WithEntrypoint, BuildImage: internal/thirdparty/llmd and its tests
+//     (the llm-d-inference-sim image, built FROM scratch like the
+//     simulator's, run with the image entrypoint).
 //   - Server (BaseURL, MetricsURL, Model, ReadyIn, Logs, Describe, Close),
 //     Description: cmd/vllmperf, perf_test.go, the suite (Describe gives
 //     its benchfmt configuration lines).

@@ -154,6 +154,16 @@ func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = secre
 // w, secrets redacted. Default: none.
 func WithLog(w io.Writer) Option { return func(s *settings) { s.log = w } }
 
+// WithEntrypoint says how the container backend lays out the command line
+// of an image (VLLMPERF_ENTRYPOINT): "serve" (the default: `vllm serve
+// MODEL --host 0.0.0.0 --port 8000 FLAGS...`), "api_server" (`python3 -m
+// vllm.entrypoints.openai.api_server --model MODEL ...`, vLLM images older
+// than 0.5) or "image" (the image's own ENTRYPOINT with `--model MODEL
+// --port 8000 FLAGS...`, for a vLLM-compatible server that is not vLLM,
+// such as llm-d-inference-sim). Run rejects any other name with ErrSettings.
+// The simulator image (SimImage) ignores it.
+func WithEntrypoint(name string) Option { return withEntrypoint(entrypoint(name)) }
+
 // The settings FromEnv reads that callers set no other way.
 
 func withGPUs(gpus string) Option               { return func(s *settings) { s.gpus = gpus } }

@@ -26,7 +26,8 @@ func (s secret) GoString() string { return `"` + s.String() + `"` }
 // entrypoint says how a vLLM container's command line is laid out.
 type entrypoint string
 
-// The entrypoints of vLLM images.
+// The entrypoints of vLLM images, and of vLLM-compatible images that are
+// not vLLM.
 const (
 	// entrypointServe runs `vllm serve MODEL FLAGS...` (vLLM >= 0.5; the
 	// image's own ENTRYPOINT is overridden so that any tag works).
@@ -34,14 +35,20 @@ const (
 	// entrypointAPIServer runs `python3 -m vllm.entrypoints.openai.api_server
 	// --model MODEL FLAGS...`, for old images without the vllm CLI.
 	entrypointAPIServer entrypoint = "api_server"
+	// entrypointImage keeps the image's own ENTRYPOINT and passes it
+	// `--model MODEL --port 8000 FLAGS...`: a vLLM-compatible server that
+	// is not vLLM, such as llm-d-inference-sim, which takes no --host and
+	// listens on every interface of the container itself.
+	entrypointImage entrypoint = "image"
 )
 
-// check reports an entrypoint that is neither serve nor api_server.
+// check reports an entrypoint that is not one of the three.
 func (e entrypoint) check() error {
-	if e != entrypointServe && e != entrypointAPIServer {
-		return fmt.Errorf("entrypoint %q: use serve (vllm serve MODEL, vLLM >= 0.5) or api_server (python3 -m vllm.entrypoints.openai.api_server)", e)
+	switch e {
+	case entrypointServe, entrypointAPIServer, entrypointImage:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("entrypoint %q: use serve (vllm serve MODEL ..., vLLM >= 0.5), api_server (python3 -m vllm.entrypoints.openai.api_server --model MODEL ..., older vLLM images) or image (the image's own ENTRYPOINT with --model MODEL --port 8000 ..., a vLLM-compatible server such as llm-d-inference-sim)", e)
 }
 
 // settings are Run's settings, defaults first (defaultSettings), then the

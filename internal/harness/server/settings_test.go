@@ -72,8 +72,17 @@ func TestFromEnv(t *testing.T) {
 		{"negative timeout", map[string]string{envStartupTimeout: "-5m"}, nil, "positive"},
 		// GPU list with a space inside an id.
 		{"bad gpus", map[string]string{envGPUs: "0, ,1"}, nil, "device ids"},
-		// An unknown entrypoint.
+		// A third-party image with its own ENTRYPOINT (llm-d-inference-sim).
+		{"image entrypoint", map[string]string{envBackend: "container", envImage: "vllmperf/llm-d-inference-sim:v0.10.2", envEntrypoint: "image", envGPUs: "none"},
+			func(t *testing.T, s settings) {
+				if s.entrypoint != entrypointImage || s.gpuList() != "none" {
+					t.Errorf("entrypoint %q gpus %s", s.entrypoint, s.gpuList())
+				}
+			}, ""},
+		// An unknown entrypoint: the message lists the three.
 		{"bad entrypoint", map[string]string{envEntrypoint: "python"}, nil, "VLLMPERF_ENTRYPOINT: entrypoint \"python\": use serve"},
+		// The list names the third one.
+		{"bad entrypoint lists image", map[string]string{envEntrypoint: "own"}, nil, "or image (the image's own ENTRYPOINT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +124,8 @@ func TestRunRefusesSettings(t *testing.T) {
 		{"bad target", []Option{WithBackend(KindExternal), WithTarget("127.0.0.1:8000")}, "want the server's base URL"},
 		// The last backend wins: the external one, still without a target.
 		{"later option wins", []Option{WithBackend(KindSim), WithBackend(KindExternal)}, "needs VLLMPERF_TARGET"},
+		// An entrypoint that is none of serve, api_server, image.
+		{"unknown entrypoint", []Option{WithBackend(KindContainer), WithEntrypoint("entrypoint.sh")}, `entrypoint "entrypoint.sh": use serve`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,10 +9,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -165,7 +167,17 @@ func moduleRoot() (string, error) {
 
 // buildSimImage builds the image tag from the embedded Dockerfile and bin.
 func buildSimImage(ctx context.Context, tag string, bin []byte) error {
-	buildCtx, err := simBuildContext(bin)
+	return BuildImage(ctx, tag, simimage.Dockerfile, map[string][]byte{"vllm-sim": bin})
+}
+
+// BuildImage builds the image tag (repo:version) from dockerfile and
+// executables (file name to content, mode 0755) put next to it in an
+// in-memory build context, the way the simulator image is built: a FROM
+// scratch Dockerfile pulls nothing. The image is kept; an existing one of
+// that tag is replaced. Users: the simulator image (SimImage) and
+// internal/thirdparty/llmd (the llm-d-inference-sim image).
+func BuildImage(ctx context.Context, tag string, dockerfile []byte, executables map[string][]byte) error {
+	buildCtx, err := buildContext(dockerfile, executables)
 	if err != nil {
 		return err
 	}
@@ -189,20 +201,23 @@ func buildSimImage(ctx context.Context, tag string, bin []byte) error {
 	return nil
 }
 
-// simBuildContext is the build context as a tar archive: the Dockerfile
-// and the binary.
-func simBuildContext(bin []byte) ([]byte, error) {
+// buildContext is a build context as a tar archive: the Dockerfile and
+// the executables, in name order.
+func buildContext(dockerfile []byte, executables map[string][]byte) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	for _, f := range []struct {
-		name string
-		mode int64
-		data []byte
-	}{{"Dockerfile", 0o644, simimage.Dockerfile}, {"vllm-sim", 0o755, bin}} {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data))}); err != nil {
-			return nil, err
+	write := func(name string, mode int64, data []byte) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(data))}); err != nil {
+			return err
 		}
-		if _, err := tw.Write(f.data); err != nil {
+		_, err := tw.Write(data)
+		return err
+	}
+	if err := write("Dockerfile", 0o644, dockerfile); err != nil {
+		return nil, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(executables)) {
+		if err := write(name, 0o755, executables[name]); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,10 @@
 //	                     has its own flags
 //	VLLMPERF_LABEL       the name results give an external deployment
 //	                     (default: external)
+//	VLLMPERF_STRICT      true or false: whether a metric the server does not
+//	                     expose fails its check, over the thresholds file's
+//	                     checks.strict (false for a vLLM-compatible server
+//	                     that lacks some of vLLM's metrics)
 //	VLLMPERF_SCENARIOS   comma-separated scenarios (default: all built in)
 //	VLLMPERF_THRESHOLDS  the thresholds file (default: thresholds.yaml at the
 //	                     module root when present)
@@ -31,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -49,6 +54,7 @@ const (
 	EnvSimArgs    = "VLLMPERF_SIM_ARGS"
 	EnvGPUName    = "VLLMPERF_GPU_NAME"
 	EnvLabel      = "VLLMPERF_LABEL"
+	EnvStrict     = "VLLMPERF_STRICT"
 	// EnvAPIKey is read for the API key, as vLLM's benchmark clients do.
 	EnvAPIKey = "OPENAI_API_KEY"
 )
@@ -111,6 +117,14 @@ func FromEnv(short bool) (Config, error) {
 	}
 	if c.Thresholds, err = thresholdsFromEnv(); err != nil {
 		errs = append(errs, err)
+	}
+	if v := strings.TrimSpace(os.Getenv(EnvStrict)); v != "" && c.Thresholds != nil {
+		strict, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: want true or false", EnvStrict, v))
+		} else {
+			c.Thresholds = c.Thresholds.WithStrict(strict)
+		}
 	}
 	c.ResultsDir = strings.TrimSpace(os.Getenv(EnvResults))
 	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))

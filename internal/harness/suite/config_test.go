@@ -36,9 +36,11 @@ func TestFromEnv(t *testing.T) {
 		{"bad label", map[string]string{"VLLMPERF_BACKEND": "external", "VLLMPERF_TARGET": "http://127.0.0.1:8000", EnvLabel: "prod/h100"}, `VLLMPERF_LABEL: label "prod/h100": use letters, digits`},
 		// A label without a deployment to name.
 		{"label without external", map[string]string{EnvLabel: "prod"}, "VLLMPERF_LABEL=prod names a deployment the suite did not start, but the backend is sim"},
+		// Strictness is a boolean.
+		{"bad strict", map[string]string{EnvStrict: "maybe"}, `VLLMPERF_STRICT="maybe": want true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, k := range []string{EnvSize, EnvProfiles, EnvScenarios, EnvThresholds, EnvResults, EnvSimArgs, EnvGPUName, EnvLabel, "VLLMPERF_BACKEND", "VLLMPERF_TARGET"} {
+			for _, k := range []string{EnvSize, EnvProfiles, EnvScenarios, EnvThresholds, EnvResults, EnvSimArgs, EnvGPUName, EnvLabel, EnvStrict, "VLLMPERF_BACKEND", "VLLMPERF_TARGET"} {
 				t.Setenv(k, "")
 			}
 			for k, v := range tc.env {
@@ -101,6 +103,20 @@ func TestFromEnvExternal(t *testing.T) {
 		}
 		if !s.External() || s.StartsServers() || !s.Shares() {
 			t.Errorf("external %v, starts servers %v, shares %v", s.External(), s.StartsServers(), s.Shares())
+		}
+	}
+}
+
+// TestFromEnvStrict: VLLMPERF_STRICT overrides the file's checks.strict.
+func TestFromEnvStrict(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "false": false, "true": true} {
+		t.Setenv(EnvStrict, v)
+		cfg, err := FromEnv(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.Thresholds.Scope("basic", "ttft-tpot").Checks.Strict; got != want {
+			t.Errorf("VLLMPERF_STRICT=%q: strict %v, want %v", v, got, want)
 		}
 	}
 }

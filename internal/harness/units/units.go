@@ -68,9 +68,9 @@ var (
 	Preemptions  = def("preemptions", Lower, "preemptions", 0)
 	RunningPeak  = def("running-peak", None, "running peak", 0)
 	WaitingPeak  = def("waiting-peak", None, "waiting peak", 0)
-	JitterPct    = def("tok/s-cv-%", Lower, "tok/s CV", 0)
+	JitterPct    = def("tok/s-cv-%", None, "tok/s CV", 0)
 	TokPerChunk  = def("tok/chunk", None, "tok/chunk", 2)
-	SpecAccept   = def("spec-accept-%", Higher, "spec accept", 0)
+	SpecAccept   = def("spec-accept-%", None, "spec accept", 0)
 	// The start-up point (scenario=startup).
 	Ready        = def("ready-ns", Lower, "ready", 0)
 	ColdTTFT     = def("cold-ttft-ns", Lower, "cold TTFT", 0)

@@ -174,6 +174,9 @@ func (c *Config) fill() error {
 	if _, err := os.Stat(filepath.Join(c.Dir, OldFile)); err == nil {
 		return fmt.Errorf("%w: %s already holds %s: give a new folder, so that two gates' runs never mix", ErrSettings, c.Dir, OldFile)
 	}
+	if c.Servers == Keep && c.Old.backend() != server.KindSim {
+		return fmt.Errorf("%w: servers %s keeps OLD's and NEW's containers up together, but one server per GPU set runs at a time (a vLLM container takes most of its GPUs' memory): use %s", ErrSettings, Keep, Restart)
+	}
 	return checkSides([2]Side{c.Old, c.New})
 }
 

@@ -246,6 +246,10 @@ func TestRunErrors(t *testing.T) {
 		{"no pairs", func(c *Config, _ *fakeStarter) { c.MinPairs = -1 }, "min pairs -1: want at least 1", ErrSettings},
 		// An unknown lifecycle.
 		{"servers", func(c *Config, _ *fakeStarter) { c.Servers = "both" }, `servers "both": want restart`, ErrSettings},
+		// Two containers up together would share the GPUs.
+		{"keep containers", func(c *Config, _ *fakeStarter) {
+			c.Servers, c.Old, c.New = Keep, Side{Image: "sim"}, Side{Image: "sim"}
+		}, "one server per GPU set runs at a time", ErrSettings},
 		// A point that does not exist.
 		{"point", func(c *Config, _ *fakeStarter) { c.Points = []string{"profile=basic/scenario=poison"} }, `point "profile=basic/scenario=poison" matches none`, ErrSettings},
 		// Simulator arguments for a vLLM image.

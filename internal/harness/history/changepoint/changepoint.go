@@ -1,0 +1,291 @@
+// Package changepoint finds the points where a series of measurements
+// changes its distribution, with E-divisive means and a permutation test:
+//
+//   - D. S. Matteson and N. A. James, "A Nonparametric Approach for
+//     Multiple Change Point Analysis of Multivariate Data", Journal of the
+//     American Statistical Association 109(505):334–345, 2014. The
+//     divergence statistic Q̂ (their eq. 5 with exponent α = 1), the
+//     hierarchical bisection (their section 3) and the permutation test
+//     (section 3.2: permute within every current segment, compare the
+//     largest Q̂ of the permuted series with the observed one).
+//   - D. Daly, W. Brown, H. Ingo, J. O'Leary and D. Bradford, "The Use of
+//     Change Point Detection to Identify Software Performance Regressions
+//     in a Continuous Integration System", ICPE 2020, and its open-source
+//     descendant Hunter (M. Fleming et al., ICPE 2023): the same method on
+//     CI performance series.
+//   - J. Besag and P. Clifford, "Sequential Monte Carlo p-values",
+//     Biometrika 78(2):301–304, 1991: the permutations stop once h of them
+//     reach the observed statistic (p = h/L after L permutations), so that a
+//     series without a change costs a few hundred permutations and one
+//     with a clear change gets the full count.
+//
+// A Detector holds one series; Next proposes the best split of the current
+// segments with its p-value, and Accept keeps it. Segment runs the usual
+// loop at one significance level; callers that test many series at once
+// (package history) call Next and Accept themselves to share one level.
+package changepoint
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Options tune the detector. The zero value of a field means its default.
+type Options struct {
+	// MinSize is the fewest observations a segment may hold (at least 2:
+	// Q̂ needs two points on each side to measure their spread).
+	MinSize int
+	// Permutations is the most random permutations of one test; the
+	// smallest p it can give is 1/(Permutations+1).
+	Permutations int
+	// Exceedances stops a test early once this many permutations reach
+	// the observed statistic (Besag and Clifford's h).
+	Exceedances int
+	// Seed seeds the permutations: the same series, options and seed give
+	// the same p-values.
+	Seed uint64
+}
+
+// The defaults of Options.
+const (
+	DefaultMinSize      = 3
+	DefaultPermutations = 9999
+	DefaultExceedances  = 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.MinSize == 0 {
+		o.MinSize = DefaultMinSize
+	}
+	if o.Permutations == 0 {
+		o.Permutations = DefaultPermutations
+	}
+	if o.Exceedances == 0 {
+		o.Exceedances = DefaultExceedances
+	}
+	return o
+}
+
+// Candidate is a proposed change point.
+type Candidate struct {
+	// Index is the first observation after the change (0-based).
+	Index int
+	// Stat is Matteson and James's Q̂ of the split: how far apart the
+	// distributions on the two sides are, weighted by their sizes.
+	Stat float64
+	// P is the permutation p-value: the chance that a series with no
+	// change in the current segments splits at least as clearly.
+	P float64
+	// Permutations is how many permutations the test ran; Exceeded how
+	// many of them reached Stat.
+	Permutations, Exceeded int
+}
+
+// Detector finds change points in one series.
+type Detector struct {
+	xs   []float64
+	opts Options
+	cps  []int // accepted change points, sorted
+	rng  *rand.Rand
+	buf  []float64
+	sums pairSums
+}
+
+// ErrConstant is returned for a series whose values are all equal: it has
+// no change to find.
+var ErrConstant = errors.New("changepoint: the series is constant")
+
+// New starts a detector on xs (copied). A series with a NaN or an
+// infinity, options out of range, and a constant series are errors.
+func New(xs []float64, opts Options) (*Detector, error) {
+	opts = opts.withDefaults()
+	switch {
+	case opts.MinSize < 2:
+		return nil, fmt.Errorf("changepoint: MinSize %d: a segment needs at least 2 observations", opts.MinSize)
+	case opts.Permutations < 1:
+		return nil, fmt.Errorf("changepoint: Permutations %d: want at least 1", opts.Permutations)
+	case opts.Exceedances < 1:
+		return nil, fmt.Errorf("changepoint: Exceedances %d: want at least 1", opts.Exceedances)
+	}
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("changepoint: observation %d is %v", i, x)
+		}
+	}
+	if len(xs) > 0 && slices.Min(xs) == slices.Max(xs) {
+		return nil, ErrConstant
+	}
+	return &Detector{
+		xs:   slices.Clone(xs),
+		opts: opts,
+		rng:  rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15)),
+		buf:  make([]float64, len(xs)),
+	}, nil
+}
+
+// ChangePoints are the accepted change points, in order.
+func (d *Detector) ChangePoints() []int { return slices.Clone(d.cps) }
+
+// Segments are the current segments' bounds [start, end).
+func (d *Detector) Segments() [][2]int {
+	var out [][2]int
+	start := 0
+	for _, c := range d.cps {
+		out = append(out, [2]int{start, c})
+		start = c
+	}
+	return append(out, [2]int{start, len(d.xs)})
+}
+
+// Next proposes the best split of the current segments and tests it; ok
+// is false when no segment is long enough to split (2·MinSize) or none
+// has any spread.
+func (d *Detector) Next() (c Candidate, ok bool) {
+	segs := d.Segments()
+	idx, stat := d.best(d.xs, segs)
+	if idx < 0 {
+		return Candidate{}, false
+	}
+	c = Candidate{Index: idx, Stat: stat}
+	// Ties: a permutation that reproduces the observed split gives the
+	// same Q̂ up to rounding; it counts as reaching it.
+	reach := stat - 1e-9*math.Abs(stat)
+	for c.Permutations < d.opts.Permutations {
+		copy(d.buf, d.xs)
+		for _, s := range segs {
+			part := d.buf[s[0]:s[1]]
+			d.rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+		}
+		c.Permutations++
+		if _, q := d.best(d.buf, segs); q >= reach {
+			c.Exceeded++
+			if c.Exceeded == d.opts.Exceedances {
+				c.P = float64(c.Exceeded) / float64(c.Permutations)
+				return c, true
+			}
+		}
+	}
+	c.P = float64(c.Exceeded+1) / float64(c.Permutations+1)
+	return c, true
+}
+
+// Accept keeps c as a change point.
+func (d *Detector) Accept(c Candidate) {
+	if c.Index <= 0 || c.Index >= len(d.xs) || slices.Contains(d.cps, c.Index) {
+		return
+	}
+	d.cps = append(d.cps, c.Index)
+	slices.Sort(d.cps)
+}
+
+// best is the split with the largest Q̂ over the segments of xs; -1 when
+// none can be split.
+func (d *Detector) best(xs []float64, segs [][2]int) (int, float64) {
+	d.sums.reset(xs)
+	idx, stat := -1, math.Inf(-1)
+	for _, s := range segs {
+		tau, _, q := d.sums.bestSplit(s[0], s[1], d.opts.MinSize)
+		if tau >= 0 && q > stat {
+			idx, stat = tau, q
+		}
+	}
+	return idx, stat
+}
+
+// BestSplit returns the split of v with the largest Q̂ (exponent α = 1):
+// τ and κ such that v[:τ] and v[τ:κ], each at least minSize long, are the
+// farthest apart, and that Q̂; τ is -1 when v is shorter than 2·minSize.
+// For sizes m = τ and n = κ − τ:
+//
+//	Q̂(τ, κ) = mn/(m+n) · ( 2/(mn)·Σ|xᵢ−yⱼ| − Σ_{i<k}|xᵢ−xₖ|/C(m,2) − Σ_{j<k}|yⱼ−yₖ|/C(n,2) )
+//
+// Maximising over κ as well as τ (Matteson and James, section 3.1) finds a
+// change that is later undone (a regression, then its fix), where the two
+// ends of the series look alike. Every (τ, κ) costs O(1) from the
+// distances' two-dimensional prefix sums, O(len(v)²) in all.
+func BestSplit(v []float64, minSize int) (tau, kappa int, q float64) {
+	var s pairSums
+	s.reset(v)
+	return s.bestSplit(0, len(v), minSize)
+}
+
+// pairSums holds the prefix sums P[a][b] = Σ_{i<a, j<b} |xᵢ − xⱼ| of a
+// series, (n+1)² of them, row-major.
+type pairSums struct {
+	n int
+	p []float64
+}
+
+func (s *pairSums) reset(xs []float64) {
+	n := len(xs)
+	s.n = n
+	if cap(s.p) < (n+1)*(n+1) {
+		s.p = make([]float64, (n+1)*(n+1))
+	}
+	s.p = s.p[:(n+1)*(n+1)]
+	w := n + 1
+	for j := 0; j <= n; j++ {
+		s.p[j] = 0
+	}
+	for i := 1; i <= n; i++ {
+		row := 0.0
+		s.p[i*w] = 0
+		for j := 1; j <= n; j++ {
+			row += math.Abs(xs[i-1] - xs[j-1])
+			s.p[i*w+j] = s.p[(i-1)*w+j] + row
+		}
+	}
+}
+
+// block is Σ |xᵢ − xⱼ| over i in [a, b) and j in [c, d).
+func (s *pairSums) block(a, b, c, d int) float64 {
+	w := s.n + 1
+	return s.p[b*w+d] - s.p[a*w+d] - s.p[b*w+c] + s.p[a*w+c]
+}
+
+// bestSplit searches the segment [lo, hi): X = [lo, τ), Y = [τ, κ).
+func (s *pairSums) bestSplit(lo, hi, minSize int) (int, int, float64) {
+	if minSize < 2 || hi-lo < 2*minSize {
+		return -1, -1, math.NaN()
+	}
+	bestTau, bestKappa, bestQ := -1, -1, math.Inf(-1)
+	for tau := lo + minSize; tau <= hi-minSize; tau++ {
+		m := float64(tau - lo)
+		wx := s.block(lo, tau, lo, tau) / 2 / (m * (m - 1) / 2)
+		for kappa := tau + minSize; kappa <= hi; kappa++ {
+			n := float64(kappa - tau)
+			cross := s.block(lo, tau, tau, kappa)
+			wy := s.block(tau, kappa, tau, kappa) / 2
+			e := 2*cross/(m*n) - wx - wy/(n*(n-1)/2)
+			if q := m * n / (m + n) * e; q > bestQ {
+				bestTau, bestKappa, bestQ = tau, kappa, q
+			}
+		}
+	}
+	return bestTau, bestKappa, bestQ
+}
+
+// Segment finds the change points of xs at significance level alpha: the
+// best split is kept while its permutation p is at most alpha. A constant
+// series has none.
+func Segment(xs []float64, alpha float64, opts Options) ([]Candidate, error) {
+	d, err := New(xs, opts)
+	if errors.Is(err, ErrConstant) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Candidate
+	for {
+		c, ok := d.Next()
+		if !ok || c.P > alpha {
+			return out, nil
+		}
+		d.Accept(c)
+		out = append(out, c)
+	}
+}

@@ -1,0 +1,335 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+)
+
+// CheckFormats are the formats of `vllmperf history check --format`.
+var CheckFormats = []string{"text", "markdown", "json"}
+
+// WriteFormat writes the report as text, markdown or json.
+func (r *CheckReport) WriteFormat(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return r.WriteText(w)
+	case "markdown":
+		return r.WriteMarkdown(w)
+	case "json":
+		return r.WriteJSON(w)
+	}
+	return badInput("--format %q: want %s", format, strings.Join(CheckFormats, ", "))
+}
+
+// Headline is the one-line result: "FAIL: 6 change points, 6 regressions".
+func (r *CheckReport) Headline() string {
+	o := r.Outcome()
+	switch {
+	case o == gate.OutcomeInconclusive:
+		return fmt.Sprintf("%s: no series could be tested: %s; a series needs %d runs (2 × --min-size %d) and more than one value",
+			o, r.keyRuns(), 2*r.Options.MinSize, r.Options.MinSize)
+	case len(r.Changes) == 0:
+		return fmt.Sprintf("%s: no change point in %d series (%s)", o, r.Tested, r.keyRuns())
+	}
+	reg := "no regression"
+	switch n := r.Regressions(); n {
+	case 0:
+	case 1:
+		reg = "1 regression"
+	default:
+		reg = fmt.Sprintf("%d regressions", n)
+	}
+	return fmt.Sprintf("%s: %s in %d series, %s (largest %s %s of %s from run %d)", o, plural(len(r.Changes), "change point", "change points"),
+		r.Tested, reg, fmtPct(r.Changes[0].ChangePct), r.Changes[0].Unit, r.Changes[0].Benchmark, r.Changes[0].Run.Index+1)
+}
+
+func (r *CheckReport) keyRuns() string {
+	var parts []string
+	for _, k := range r.Keys {
+		parts = append(parts, fmt.Sprintf("%d runs of %s", k.Runs, k.Key))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Method describes the test in one sentence, with its numbers.
+func (r *CheckReport) Method() string {
+	o := r.Options
+	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, plainPct(o.Alpha), r.Tested)
+	if r.Tested > 0 {
+		if r.Cutoff > 0 {
+			s += fmt.Sprintf(": significant at p ≤ %.4g", r.Cutoff)
+		} else {
+			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %.4g)", r.FirstStep)
+		}
+	}
+	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
+}
+
+// WriteText writes the report for a terminal.
+func (r *CheckReport) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("history check: %s\n", r.Method())
+	for _, k := range r.Keys {
+		ew.printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
+			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Constant, k.Short, k.NotGated)
+		for _, e := range k.Events {
+			ew.printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
+		}
+	}
+	if len(r.Changes) > 0 {
+		ew.printf("\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
+		for _, c := range r.Changes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%.4g\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
+				c.Levels(), c.Run.Index+1, c.Run.ID, c.P, fmtConfidence(c.P), c.EventText())
+		}
+		if err := tw.Flush(); err != nil && ew.err == nil {
+			ew.err = err
+		}
+	}
+	ew.printf("\n%s\n", r.Headline())
+	return ew.err
+}
+
+// MarkdownDetails is how many changes, the largest, the markdown report
+// lists the runs around.
+const MarkdownDetails = 10
+
+// WriteMarkdown writes the report for GitHub's job summary: a warning
+// with the changes, and for the MarkdownDetails largest the runs around
+// them.
+func (r *CheckReport) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("### History check\n\n")
+	if len(r.Changes) > 0 {
+		ew.printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
+	} else {
+		ew.printf("**%s**\n\n", mdCell(r.Headline()))
+	}
+	ew.printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
+	for _, k := range r.Keys {
+		ew.printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
+		for _, e := range k.Events {
+			ew.printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
+		}
+	}
+	if len(r.Changes) == 0 {
+		return ew.err
+	}
+	ew.printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
+	for _, c := range r.Changes {
+		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %.4g | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
+			c.Run.Index+1, c.Run.ID, c.P, mdCell(c.EventText()))
+	}
+	for i, c := range r.Changes {
+		if i == MarkdownDetails {
+			ew.printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
+			break
+		}
+		ew.printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
+		ew.printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
+		for _, a := range c.Around {
+			mark := ""
+			if a.Index == c.Run.Index {
+				mark = " ← change"
+			}
+			ew.printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
+				a.Image, a.VLLMVersion, fmtValue(c.Unit, a.Value), mark)
+		}
+		ew.printf("\n</details>\n")
+	}
+	return ew.err
+}
+
+// Kind is REGRESSION or IMPROVEMENT.
+func (c Change) Kind() string {
+	if c.Regression {
+		return "REGRESSION"
+	}
+	return "IMPROVEMENT"
+}
+
+// Levels is "19.95ms → 20.79ms (8 | 8 runs)".
+func (c Change) Levels() string {
+	return fmt.Sprintf("%s → %s (%d | %d runs)", fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), c.BeforeRuns, c.AfterRuns)
+}
+
+// EventText lists the known events near the change, "" for none.
+func (c Change) EventText() string {
+	var parts []string
+	for _, e := range c.Events {
+		parts = append(parts, fmt.Sprintf("run %d: %s", e.Run+1, e.Text))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// fmtValue and fmtPct are the gate's: a history reads like a gate's table.
+var (
+	fmtValue = gate.FormatValue
+	fmtPct   = gate.FormatDelta
+)
+
+// plainPct writes a fraction as a percentage without a sign: 0.05 → 5%.
+func plainPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// fmtConfidence is 1 − p in percent, to the precision p has.
+func fmtConfidence(p float64) string {
+	return fmt.Sprintf("%.2f%%", 100*(1-p))
+}
+
+type jsonReport struct {
+	Outcome    gate.Outcome `json:"outcome"`
+	Headline   string       `json:"headline"`
+	Store      string       `json:"store,omitempty"`
+	Thresholds string       `json:"thresholds,omitempty"`
+	Method     struct {
+		Alpha        float64 `json:"alpha"`
+		MinChange    float64 `json:"min_change"`
+		MinSize      int     `json:"min_size"`
+		Permutations int     `json:"permutations"`
+		Seed         uint64  `json:"seed"`
+		Tested       int     `json:"series_tested"`
+		Cutoff       float64 `json:"p_cutoff"`
+		FirstStep    float64 `json:"p_first_step"`
+	} `json:"method"`
+	Keys    []jsonKey    `json:"keys"`
+	Changes []jsonChange `json:"changes"`
+}
+
+type jsonKey struct {
+	Key      string      `json:"key"`
+	Runs     int         `json:"runs"`
+	First    RunRef      `json:"first"`
+	Last     RunRef      `json:"last"`
+	Tested   int         `json:"series_tested"`
+	Constant int         `json:"series_constant"`
+	Short    int         `json:"series_short"`
+	NotGated int         `json:"series_not_gated"`
+	Events   []jsonEvent `json:"events"`
+}
+
+type jsonEvent struct {
+	Run   int    `json:"run"`
+	RunID string `json:"run_id"`
+	Kind  string `json:"kind"`
+	Text  string `json:"text"`
+}
+
+type jsonChange struct {
+	Kind       string      `json:"kind"`
+	Key        string      `json:"key"`
+	Benchmark  string      `json:"benchmark"`
+	Unit       string      `json:"unit"`
+	Better     string      `json:"better"`
+	Run        RunRef      `json:"run"`
+	Before     float64     `json:"before"`
+	After      float64     `json:"after"`
+	BeforeRuns int         `json:"before_runs"`
+	AfterRuns  int         `json:"after_runs"`
+	ChangePct  *float64    `json:"change_pct"`
+	P          float64     `json:"p"`
+	Confidence float64     `json:"confidence"`
+	Perms      int         `json:"permutations"`
+	Events     []jsonEvent `json:"events"`
+	Around     []jsonRun   `json:"around"`
+}
+
+type jsonRun struct {
+	Run         int       `json:"run"`
+	ID          string    `json:"id"`
+	Date        time.Time `json:"date"`
+	Commit      string    `json:"commit"`
+	Image       string    `json:"image,omitempty"`
+	VLLMVersion string    `json:"vllm_version,omitempty"`
+	Value       *float64  `json:"value"`
+	After       bool      `json:"after"`
+}
+
+func jsonEvents(es []Event) []jsonEvent {
+	out := []jsonEvent{}
+	for _, e := range es {
+		out = append(out, jsonEvent{Run: e.Run + 1, RunID: e.RunID, Kind: e.Kind, Text: e.Text})
+	}
+	return out
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// WriteJSON writes the report as JSON; run numbers count from 1, as the
+// other formats print them (RunRef.Index counts from 0).
+func (r *CheckReport) WriteJSON(w io.Writer) error {
+	j := jsonReport{Outcome: r.Outcome(), Headline: r.Headline(), Store: r.Store, Thresholds: r.Thresholds, Keys: []jsonKey{}, Changes: []jsonChange{}}
+	o := r.Options
+	j.Method.Alpha, j.Method.MinChange, j.Method.MinSize, j.Method.Permutations, j.Method.Seed = o.Alpha, o.MinChange, o.MinSize, o.Permutations, o.Seed
+	j.Method.Tested, j.Method.Cutoff, j.Method.FirstStep = r.Tested, r.Cutoff, r.FirstStep
+	for _, k := range r.Keys {
+		j.Keys = append(j.Keys, jsonKey{Key: k.Key, Runs: k.Runs, First: k.First, Last: k.Last, Tested: k.Tested, Constant: k.Constant,
+			Short: k.Short, NotGated: k.NotGated, Events: jsonEvents(k.Events)})
+	}
+	for _, c := range r.Changes {
+		jc := jsonChange{Kind: c.Kind(), Key: c.Key, Benchmark: c.Benchmark, Unit: c.Unit, Better: c.Direction.String(), Run: c.Run,
+			Before: c.Before, After: c.After, BeforeRuns: c.BeforeRuns, AfterRuns: c.AfterRuns, ChangePct: finite(c.ChangePct),
+			P: c.P, Confidence: c.Confidence(), Perms: c.Permutations, Events: jsonEvents(c.Events), Around: []jsonRun{}}
+		for _, a := range c.Around {
+			jc.Around = append(jc.Around, jsonRun{Run: a.Index + 1, ID: a.ID, Date: a.Date, Commit: a.Commit, Image: a.Image,
+				VLLMVersion: a.VLLMVersion, Value: finite(a.Value), After: a.After})
+		}
+		j.Changes = append(j.Changes, jc)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
