@@ -20,11 +20,11 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/progress"
 )
@@ -510,10 +510,10 @@ func interrupted(ctx context.Context, err error) error {
 func (o *runOptions) finish(ctx context.Context, res *harness.Result, in *runInput, outs *outputs, srv server.Server, stdout, stderr io.Writer) error {
 	sum := res.Summary
 	var problems []error
-	if err := outs.json.Write(func(w io.Writer) error { return report.WriteJSON(w, sum, res.ReportMeta()) }); err != nil {
+	if err := outs.json.Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, sum, res.ReportMeta()) }); err != nil {
 		problems = append(problems, err)
 	}
-	if err := outs.samples.Write(func(w io.Writer) error { return report.WriteSamples(w, res.Samples()) }); err != nil {
+	if err := outs.samples.Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }); err != nil {
 		problems = append(problems, err)
 	}
 	for _, w := range res.Warnings {

@@ -6,10 +6,10 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // distUnits are the latency percentiles reported per run, and per class
@@ -123,7 +123,7 @@ func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
 // "openai-chat" for chat and "vllm" for completions (vLLM's names), and a
 // closed loop of N as vLLM's request rate inf with max_concurrency N; and
 // with vllmperf's: interrupted, and why the run stopped early.
-func (r *Result) ReportMeta() report.Meta {
+func (r *Result) ReportMeta() vllmfmt.Meta {
 	backend := "openai-chat"
 	if r.Endpoint == openai.Completions {
 		backend = "vllm"
@@ -140,7 +140,7 @@ func (r *Result) ReportMeta() report.Meta {
 	if r.Load.Streak != nil {
 		stopped = r.Load.Streak.Error()
 	}
-	return report.Meta{
+	return vllmfmt.Meta{
 		Interrupted:    r.Load.Canceled,
 		StoppedEarly:   stopped,
 		Date:           r.Load.Start,

@@ -5,16 +5,16 @@ import (
 	"io"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // WriteText writes the run's summary as vllm bench serve prints it, the
 // server's side of it, and ready, the server's time to ready, when known.
 func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
-	if err := report.WriteText(w, r.Summary); err != nil {
+	if err := vllmfmt.WriteText(w, r.Summary); err != nil {
 		return err
 	}
-	if err := report.WriteServer(w, r.Delta, r.Series, r.ScrapeErr); err != nil {
+	if err := vllmfmt.WriteServer(w, r.Delta, r.Series, r.ScrapeErr); err != nil {
 		return err
 	}
 	if ready > 0 {

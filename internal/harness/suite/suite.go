@@ -20,7 +20,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
@@ -58,7 +58,7 @@ func New(cfg Config) (*Suite, error) {
 func (s *Suite) Config() Config { return s.cfg }
 
 // Close writes the results folder's summary, then its report.html and
-// report.md (package render; `vllmperf report DIR` re-renders them).
+// report.md (package report; `vllmperf report DIR` re-renders them).
 func (s *Suite) Close() error {
 	if s.out == nil {
 		return nil
@@ -66,7 +66,7 @@ func (s *Suite) Close() error {
 	if err := s.out.Close(); err != nil {
 		return err
 	}
-	_, err := render.WriteFolder(s.out.Dir())
+	_, err := report.WriteFolder(s.out.Dir())
 	return err
 }
 
