@@ -323,25 +323,7 @@ const (
 // tokens/s per sampler window, running and waiting requests, and KV-cache
 // usage over them.
 func (r *Report) timeline(profile string) ([]Chart, error) {
-	var segs []runSeries
-	cursor := 0.0
-	for _, run := range r.Runs {
-		if run.Profile != profile || isStartup(run) {
-			continue
-		}
-		var pts []results.SeriesLine
-		for _, p := range r.folder.Series(run.Key()) {
-			if p.T >= 0 {
-				pts = append(pts, p)
-			}
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		seg := runSeries{label: shortLabel(run), offset: cursor - pts[0].T, points: pts}
-		segs = append(segs, seg)
-		cursor = seg.offset + pts[len(pts)-1].T + timelineGap
-	}
+	segs, cursor := r.timelineSegments(profile)
 	if len(segs) == 0 {
 		return nil, fmt.Errorf("%s: no sampler points during any run's load: the time series charts are left out", profile)
 	}
@@ -405,6 +387,30 @@ func (r *Report) timeline(profile string) ([]Chart, error) {
 		return out, fmt.Errorf("%s: %s", profile, strings.Join(errs, "; "))
 	}
 	return out, nil
+}
+
+// timelineSegments lays the profile's load runs end to end: each run's
+// sampler points (warm-up left out) from where the previous one ended, and
+// where the last one ends.
+func (r *Report) timelineSegments(profile string) (segs []runSeries, cursor float64) {
+	for _, run := range r.Runs {
+		if run.Profile != profile || isStartup(run) {
+			continue
+		}
+		var pts []results.SeriesLine
+		for _, p := range r.folder.Series(run.Key()) {
+			if p.T >= 0 {
+				pts = append(pts, p)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		seg := runSeries{label: shortLabel(run), offset: cursor - pts[0].T, points: pts}
+		segs = append(segs, seg)
+		cursor = seg.offset + pts[len(pts)-1].T + timelineGap
+	}
+	return segs, cursor
 }
 
 // seriesBroken adds a line that may hold NaN breaks: each unbroken stretch

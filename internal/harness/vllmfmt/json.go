@@ -77,6 +77,24 @@ type Meta struct {
 // percentiles), inconclusive (the reason, or null) and warnings (strings).
 func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 	var o object
+	saveResultKeys(&o, s, meta)
+	ownKeys(&o, s, meta)
+
+	raw, err := o.marshal()
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// saveResultKeys adds vLLM's --save-result keys, in its order.
+func saveResultKeys(o *object, s *stats.Summary, meta Meta) {
 	o.add("date", meta.Date.Format(DateLayout))
 	o.add("backend", meta.Backend)
 	o.add("model_id", meta.ModelID)
@@ -117,8 +135,10 @@ func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 			o.add("p"+pctWord(p.P)+"_"+m.name+"_ms", figure(m.d, p.Value))
 		}
 	}
+}
 
-	// vllmperf's own keys.
+// ownKeys adds vllmperf's own keys, after vLLM's.
+func ownKeys(o *object, s *stats.Summary, meta Meta) {
 	if s.ColdTTFTOK {
 		o.add("cold_ttft_ms", num(s.ColdTTFT))
 	} else {
@@ -159,18 +179,6 @@ func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 		warnings = append(warnings, w.Error())
 	}
 	o.add("warnings", warnings)
-
-	raw, err := o.marshal()
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	buf.WriteByte('\n')
-	_, err = w.Write(buf.Bytes())
-	return err
 }
 
 // orNull is text, or null when it is empty.
