@@ -2,12 +2,8 @@ package suite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -328,7 +324,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"backend", string(d.Backend)},
 		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
-		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
+		{"vllm-version", server.Version(ctx, ss.Server.BaseURL())},
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},
@@ -354,11 +350,8 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 		return "sim:" + simGPU(p.SimArgs())
 	}
 	if d.Backend == server.KindContainer {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(qctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
-		if names := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "_")); err == nil && len(names) > 0 {
-			return fmt.Sprintf("%s x%d", strings.ReplaceAll(names[0], "_", " "), len(names))
+		if gpus := server.LocalGPUs(ctx); gpus != "" {
+			return gpus
 		}
 	}
 	return "unknown"
@@ -375,28 +368,6 @@ func simGPU(args []string) string {
 		}
 	}
 	return gpu
-}
-
-// serverVersion asks GET /version; "unknown" when the server does not say.
-func serverVersion(ctx context.Context, base string) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/version", nil)
-	if err != nil {
-		return "unknown"
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "unknown"
-	}
-	defer resp.Body.Close()
-	var v struct {
-		Version string `json:"version"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v) != nil || v.Version == "" {
-		return "unknown"
-	}
-	return v.Version
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit
