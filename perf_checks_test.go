@@ -12,11 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // noiseFree turns the simulator's run-to-run noise off (vllm-sim's
@@ -40,10 +42,15 @@ func (r *runs) add(profile string, run *suite.Run) {
 	r.m[profile][run.Name] = run
 }
 
+// closed names a closed-loop point below its profile, as the suite does.
+func closed(scenario, class string, concurrency int) string {
+	return benchname.Name{Scenario: scenario, Point: benchname.ClosedPoint(class, concurrency)}.Sub()
+}
+
 // metric returns a unit of a run, failing the test when it is missing.
 func (r *runs) metric(t *testing.T, profile, name, unit string) float64 {
 	t.Helper()
-	run := r.m[profile]["profile="+profile+"/"+name]
+	run := r.m[profile][benchname.ProfileElem(profile)+"/"+name]
 	require.NotNil(t, run, "no run %s on %s", name, profile)
 	v, ok := run.Metrics[unit]
 	require.True(t, ok, "%s on %s reported no %s", name, profile, unit)
@@ -128,25 +135,25 @@ func hasProfiles(s *suite.Suite, names ...string) bool {
 func profilesDiffer(t *testing.T, all *runs) {
 	// Prefix caching is on by default in V1, so basic hits the cache too.
 	for _, p := range []string{"basic", "high-throughput", "memory-saving"} {
-		hit := all.metric(t, p, "scenario=prefix-reuse/conc=8", harness.UnitPrefixHitPct)
+		hit := all.metric(t, p, closed("prefix-reuse", "", 8), units.PrefixHitPct)
 		assert.Greater(t, hit, 50.0, "%s: prefix-reuse hit rate", p)
 	}
 	// At concurrency 32, max-num-seqs 64 runs all 32 at once; max-num-seqs
 	// 16 runs 16 and its waiting queue shows why.
-	const sweep32 = "scenario=concurrency-sweep/conc=32"
-	assert.Equal(t, 32.0, all.metric(t, "high-throughput", sweep32, harness.UnitRunningPeak))
-	assert.Equal(t, 16.0, all.metric(t, "low-latency", sweep32, harness.UnitRunningPeak))
-	assert.GreaterOrEqual(t, all.metric(t, "low-latency", sweep32, harness.UnitWaitingPeak), 8.0,
+	sweep32 := closed("concurrency-sweep", "", 32)
+	assert.Equal(t, 32.0, all.metric(t, "high-throughput", sweep32, units.RunningPeak))
+	assert.Equal(t, 16.0, all.metric(t, "low-latency", sweep32, units.RunningPeak))
+	assert.GreaterOrEqual(t, all.metric(t, "low-latency", sweep32, units.WaitingPeak), 8.0,
 		"low-latency at conc 32 should queue the 16 requests above max-num-seqs")
 	// FP8 KV cache: about twice the blocks per GiB of cache.
-	ratio := all.metric(t, "memory-saving", "scenario=startup", suite.UnitBlocksPerGiB) / all.metric(t, "basic", "scenario=startup", suite.UnitBlocksPerGiB)
+	ratio := all.metric(t, "memory-saving", benchname.ScenarioElem(benchname.StartupScenario), units.BlocksPerGiB) / all.metric(t, "basic", benchname.ScenarioElem(benchname.StartupScenario), units.BlocksPerGiB)
 	assert.InDelta(t, 2.0, ratio, 0.05, "memory-saving / basic KV blocks per GiB")
 	// Speculative decoding: several tokens per chunk, and an acceptance rate.
-	assert.Greater(t, all.metric(t, "speculative", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitTokPerChunk), 1.5)
-	acc := all.metric(t, "speculative", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitSpecAccept)
+	assert.Greater(t, all.metric(t, "speculative", closed("ttft-tpot", "medium", 1), units.TokPerChunk), 1.5)
+	acc := all.metric(t, "speculative", closed("ttft-tpot", "medium", 1), units.SpecAccept)
 	assert.Greater(t, acc, 0.0)
 	assert.LessOrEqual(t, acc, 100.0)
-	assert.InDelta(t, 1.0, all.metric(t, "basic", "scenario=ttft-tpot/prompt=medium/conc=1", harness.UnitTokPerChunk), 0.05, "basic: one token per chunk")
+	assert.InDelta(t, 1.0, all.metric(t, "basic", closed("ttft-tpot", "medium", 1), units.TokPerChunk), 0.05, "basic: one token per chunk")
 }
 
 // timedReps is how many times each timed comparison runs each side,
@@ -164,7 +171,7 @@ func timedDifferences(t *testing.T, s *suite.Suite) {
 	// At concurrency 32, max-num-seqs 64 out-produces max-num-seqs 16. On
 	// the default preset (the seed's setup, saturating near 16-20
 	// streams) the gain is small: about 6% noise-free.
-	ht, ll := timedPair(t, s, "concurrency-sweep", "conc=32", "high-throughput", "low-latency", harness.UnitTokPerSec, slices.Max)
+	ht, ll := timedPair(t, s, "concurrency-sweep", "conc=32", "high-throughput", "low-latency", units.TokPerSec, slices.Max)
 	assert.Greater(t, ht, ll, "conc 32: high-throughput %.0f tok/s vs low-latency %.0f (best of %d)", ht, ll, timedReps)
 	// Chunked prefill with a 512-token budget keeps a long prompt's
 	// prefill from stalling the others' decode: the short requests' P99
@@ -172,7 +179,7 @@ func timedDifferences(t *testing.T, s *suite.Suite) {
 	// vLLM V1 schedules the running partial prefill first, so a 1542-token
 	// prompt holds the whole 512-token budget for 4 steps while new short
 	// prompts wait; README, "The suite".)
-	itlLL, itlBasic := timedPair(t, s, "long-prefill-mix", "conc=16", "low-latency", "basic", "short-"+harness.UnitITLP99, slices.Min)
+	itlLL, itlBasic := timedPair(t, s, "long-prefill-mix", "conc=16", "low-latency", "basic", "short-"+units.ITLP99, slices.Min)
 	assert.Less(t, itlLL, itlBasic, "short-request P99 ITL: low-latency %.1f ms vs basic %.1f ms (best of %d)", itlLL/1e6, itlBasic/1e6, timedReps)
 }
 
@@ -233,7 +240,7 @@ func TestPerfPrefixCachingOff(t *testing.T) {
 	r, err := ss.Run(ctx, pts[0])
 	require.NoError(t, err)
 	requireChecks(t, r)
-	hit, ok := r.Metrics[harness.UnitPrefixHitPct]
+	hit, ok := r.Metrics[units.PrefixHitPct]
 	if ok { // vLLM counts no queries with caching off: no rate at all is fine too
 		assert.Less(t, hit, 1.0)
 	}

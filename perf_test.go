@@ -24,8 +24,10 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // newSuite reads the suite's configuration from the environment; simArgs
@@ -89,7 +91,7 @@ func BenchmarkPerf(b *testing.B) {
 	s := newSuite(b, testing.Short())
 	fmt.Println(strings.Join(s.UnitLines(), "\n"))
 	for _, name := range s.Config().Profiles {
-		b.Run("profile="+name, func(b *testing.B) { benchProfile(b, s, name) })
+		b.Run(benchname.ProfileElem(name), func(b *testing.B) { benchProfile(b, s, name) })
 	}
 }
 
@@ -101,7 +103,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		fmt.Printf("%s: %s\n", kv[0], kv[1])
 	}
 	fresh := true // the session just started: its startup run is unreported
-	b.Run("scenario="+suite.StartupScenario, func(b *testing.B) {
+	b.Run(benchname.ScenarioElem(benchname.StartupScenario), func(b *testing.B) {
 		var runs []*suite.Run
 		for range b.N {
 			if !fresh { // a repetition measures a start of its own
@@ -114,7 +116,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		report(b, runs)
 		// ns/op of the startup point is the server's start, not the
 		// timer's (the start happens before the loop, for every profile).
-		b.ReportMetric(runs[len(runs)-1].Metrics[suite.UnitReady], "ns/op")
+		b.ReportMetric(runs[len(runs)-1].Metrics[units.Ready], "ns/op")
 	})
 	for _, scName := range s.Config().Scenarios {
 		sc, err := ss.Scenario(scName)
@@ -124,7 +126,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		latest := map[string]*suite.Run{}
 		var order []string
 		for _, pt := range sc.Points(s.Config().Size) {
-			b.Run("scenario="+scName+"/"+pt.Key, func(b *testing.B) {
+			b.Run(benchname.Name{Scenario: scName, Point: pt.Key}.Sub(), func(b *testing.B) {
 				var runs []*suite.Run
 				b.ResetTimer()
 				for range b.N {
@@ -148,7 +150,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 			})
 		}
 		if sc.Knee {
-			b.Run("scenario="+scName+"/summary=knee", func(b *testing.B) {
+			b.Run(benchname.Name{Scenario: scName, Point: benchname.Knee}.Sub(), func(b *testing.B) {
 				var runs []*suite.Run
 				for _, k := range order {
 					runs = append(runs, latest[k])

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	vllmperf "github.com/vllmperf/vllmperf"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -87,7 +89,7 @@ func startLLMD(t *testing.T, s serverSetup) string {
 // its results folder to dir.
 func externalSuite(t *testing.T, target, label string, strict bool, dir string) *suite.Suite {
 	t.Helper()
-	th, err := thresholds.Load(suite.DefaultThresholdsFile)
+	th, err := thresholds.Load(vllmperf.ThresholdsFile)
 	require.NoError(t, err)
 	s, err := suite.New(suite.Config{
 		Server:     []server.Option{server.WithBackend(server.KindExternal), server.WithTarget(target)},

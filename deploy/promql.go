@@ -7,26 +7,35 @@ import (
 	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 // Renames maps each vLLM metric that was renamed (by its current base name,
 // without _total or the histogram suffixes) to the name vLLM exposed before:
 // deprecated in X.Y, hidden in X.Y+1 unless --show-hidden-metrics-for-version,
-// removed in X.Y+2.
-var Renames = map[string]string{
-	"vllm:kv_cache_usage_perc":         "vllm:gpu_cache_usage_perc",          // deprecated 0.9, gone by 0.12
-	"vllm:prefix_cache_queries":        "vllm:gpu_prefix_cache_queries",      // deprecated 0.9, gone by 0.12
-	"vllm:prefix_cache_hits":           "vllm:gpu_prefix_cache_hits",         // deprecated 0.9, gone by 0.12
-	"vllm:inter_token_latency_seconds": "vllm:time_per_output_token_seconds", // deprecated 0.11, removed 0.13
+// removed in X.Y+2. It is package scrape's rename table (the one the suite's
+// scraper reads) written as PromQL names.
+var Renames = renames()
+
+func renames() map[string]string {
+	out := map[string]string{}
+	for old, current := range scrape.Renames() {
+		out[scrape.Prefix+baseName(current)] = scrape.Prefix + baseName(old)
+	}
+	return out
 }
 
 // Removed lists metrics of vLLM's V0 engine that no V1 server exposes (vLLM's
 // own example dashboard still reads some of them): an expression on them is
-// always empty.
-var Removed = []string{
-	"vllm:num_requests_swapped",
-	"vllm:cpu_cache_usage_perc",
-	"vllm:gpu_prefix_cache_hit_rate",
+// always empty. It is package scrape's list.
+var Removed = removed()
+
+func removed() []string {
+	var out []string
+	for _, name := range scrape.RemovedV0() {
+		out = append(out, scrape.Prefix+name)
+	}
+	return out
 }
 
 // ParseExpr parses a PromQL expression with the grammar of Prometheus 2.42,
@@ -82,8 +91,8 @@ func baseName(name string) string {
 
 // CheckNames applies the renames rule to one expression: a metric vLLM
 // renamed is read under both names (the current `or` the old one, so the
-// expression works on every version from 0.9), and no removed V0 metric is
-// read. It returns one error per violation.
+// expression works on every version from 0.9), no removed V0 metric is
+// read, and every vLLM name read is one package scrape knows. It returns one error per violation.
 func CheckNames(expr parser.Expr) []error {
 	names := MetricNames(expr)
 	bases := map[string]bool{}
@@ -100,6 +109,9 @@ func CheckNames(expr parser.Expr) []error {
 		}
 	}
 	for _, n := range names {
+		if strings.HasPrefix(n, scrape.Prefix) && !scrape.Known(n) {
+			errs = append(errs, fmt.Errorf("reads %s, a name vLLM does not expose (package scrape does not know it): misspelt?", n))
+		}
 		for _, gone := range Removed {
 			if n == gone {
 				errs = append(errs, fmt.Errorf("reads %s, a V0-engine metric no V1 server exposes: drop it", n))

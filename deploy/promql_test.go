@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/deploy"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 func TestExpandVariables(t *testing.T) {
@@ -60,6 +61,8 @@ func TestCheckNames(t *testing.T) {
 		{"old only", `rate(vllm:time_per_output_token_seconds_sum[1m])`, []string{"reads vllm:time_per_output_token_seconds, which vLLM renamed to vllm:inter_token_latency_seconds"}},
 		// V0-only metrics are always empty on V1.
 		{"removed", `vllm:num_requests_swapped + vllm:cpu_cache_usage_perc`, []string{"reads vllm:cpu_cache_usage_perc, a V0-engine metric", "reads vllm:num_requests_swapped, a V0-engine metric"}},
+		// A name package scrape does not know is a misspelling.
+		{"misspelt", `rate(vllm:num_preemption_total[5m])`, []string{"reads vllm:num_preemption_total, a name vLLM does not expose"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -92,5 +95,27 @@ func TestSelectors(t *testing.T) {
 	}
 	if got, want := strings.Join(deploy.MetricNames(e), " "), "a_total b"; got != want {
 		t.Errorf("MetricNames: got %s, want %s", got, want)
+	}
+}
+
+// TestRenamesAreScrapes: deploy's renames are package scrape's table in
+// PromQL's names, both ways: each side of each pair is a name scrape
+// reads, and the scraper maps the old name to the current one.
+func TestRenamesAreScrapes(t *testing.T) {
+	t.Parallel()
+	if got, want := len(deploy.Renames), len(scrape.Renames()); got != want || got == 0 {
+		t.Fatalf("deploy has %d renames, scrape %d", got, want)
+	}
+	for current, old := range deploy.Renames {
+		if !scrape.Known(current) || !scrape.Known(old) {
+			t.Errorf("%s or %s: a name scrape does not know", current, old)
+		}
+		for _, s := range []string{"", "_total"} {
+			if c := scrape.Canonical(old + s); c != strings.TrimPrefix(old+s, scrape.Prefix) {
+				if want := strings.TrimPrefix(current+s, scrape.Prefix); c != want {
+					t.Errorf("scrape reads %s%s as %s, deploy as %s", old, s, c, want)
+				}
+			}
+		}
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
@@ -54,7 +54,7 @@ func runJSON(t *testing.T, args ...string) (map[string]any, []sample.Sample) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	samples, err := report.ReadSamples(f)
+	samples, err := vllmfmt.ReadSamples(f)
 	if err != nil {
 		t.Fatal(err)
 	}

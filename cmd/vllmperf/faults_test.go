@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // The tests of issue 11's rows at the command line (docs/reliability.md).
@@ -72,7 +72,7 @@ func countSamples(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := report.ReadSamples(f)
+	s, err := vllmfmt.ReadSamples(f)
 	if err != nil {
 		t.Fatal(err)
 	}

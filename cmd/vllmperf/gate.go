@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
+
+	vllmperf "github.com/vllmperf/vllmperf"
 
 	"github.com/spf13/cobra"
 
@@ -15,10 +16,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
-
-// DefaultThresholdsFile is read when --thresholds is not given and the
-// file exists in the working directory.
-const DefaultThresholdsFile = "thresholds.yaml"
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary;
 // the gate appends its markdown report there when it is set.
@@ -63,7 +60,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 	f := cmd.Flags()
 	f.StringVar(&o.baseline, "baseline", "", "the stored results to compare against (benchfmt)")
 	f.StringVar(&o.next, "new", "", "the results to judge (benchfmt)")
-	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+DefaultThresholdsFile+" if present, else the built-in defaults)")
+	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")
 	f.StringVar(&o.format, "format", "text", "report format: "+strings.Join(gate.Formats, ", "))
 	f.BoolVar(&o.force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
 	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+", GitHub Actions' job summary; empty for none)")
@@ -99,7 +96,7 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	if o.jsonFile != "" {
-		if err := writeReportFile(o.jsonFile, rep, "json"); err != nil {
+		if err := rep.WriteFile(o.jsonFile, "json"); err != nil {
 			return err
 		}
 	}
@@ -111,51 +108,17 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 	return gateResult(rep)
 }
 
-// writeReportFile writes the report in format to path.
-func writeReportFile(path string, rep *gate.Report, format string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write the %s report: %w", format, err)
-	}
-	werr := rep.WriteFormat(f, format)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("write the %s report %s: %w", format, path, werr)
-	}
-	return nil
-}
-
 // loadThresholds reads the file given, else ./thresholds.yaml when it
-// exists, else returns the defaults.
+// exists, else the shipped one (built in).
 func loadThresholds(path string) (*thresholds.Set, error) {
-	if path != "" {
-		return thresholds.Load(path)
-	}
-	set, err := thresholds.Load(DefaultThresholdsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return thresholds.Default(), nil
-	}
-	return set, err
+	return thresholds.Resolve(path, ".")
 }
 
 // appendStepSummary adds the markdown report to the GitHub Actions job
 // summary, after intro (markdown, may be empty).
 func appendStepSummary(path, intro string, rep *gate.Report) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
+	if err := rep.AppendMarkdown(path, intro); err != nil {
 		return fmt.Errorf("%s: %w", StepSummaryEnv, err)
-	}
-	_, werr := io.WriteString(f, intro)
-	if werr == nil {
-		werr = rep.WriteMarkdown(f)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("%s %s: %w", StepSummaryEnv, path, werr)
 	}
 	return nil
 }
@@ -163,19 +126,11 @@ func appendStepSummary(path, intro string, rep *gate.Report) error {
 // gateResult maps the report to the command's result: nil (exit 0), an
 // error (exit 1) or an inconclusiveError (exit 3).
 func gateResult(rep *gate.Report) error {
-	headline := rep.Headline()
 	switch rep.Outcome() {
 	case gate.OutcomeFail:
-		return errors.New(headline)
+		return errors.New(rep.Headline())
 	case gate.OutcomeInconclusive:
-		reason := strings.TrimPrefix(headline, string(gate.OutcomeInconclusive)+": ")
-		switch need := rep.RunsNeeded(); {
-		case need > 0:
-			reason += fmt.Sprintf("; about %d runs a side would decide (go test -count %d)", need, need)
-		case need < 0:
-			reason += fmt.Sprintf("; some rows need more than %d runs a side: see the report", gate.MaxRunsEstimate)
-		}
-		return inconclusiveError{reason}
+		return inconclusiveError{rep.InconclusiveReason()}
 	}
 	return nil
 }

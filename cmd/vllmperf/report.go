@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
 )
 
 func newReportCommand(stdout io.Writer) *cobra.Command {
@@ -36,14 +36,14 @@ See docs/report.md and docs/history.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := render.Load(args[0])
+			r, err := report.Load(args[0])
 			if err != nil {
 				return err
 			}
-			if err := render.Text(stdout, r.Folder().Summary); err != nil {
+			if err := report.Text(stdout, r.Folder().Summary); err != nil {
 				return err
 			}
-			if err := render.DiagnosisText(stdout, r.Diagnosis); err != nil {
+			if err := report.DiagnosisText(stdout, r.Diagnosis); err != nil {
 				return err
 			}
 			if store != "" {
@@ -51,13 +51,13 @@ See docs/report.md and docs/history.md.`,
 				if err != nil {
 					return usageError{err}
 				}
-				page, err := r.AddHistory(store, render.HistoryOptions{Thresholds: set})
+				page, err := r.AddHistory(store, report.HistoryOptions{Thresholds: set})
 				if err != nil {
 					return historyErr(err)
 				}
 				fmt.Fprintf(stdout, "history: %s\nwrote %s\n", r.History.Check.Headline(), page)
 			}
-			paths, err := render.WriteFiles(r)
+			paths, err := report.WriteFiles(r)
 			if err != nil {
 				return err
 			}

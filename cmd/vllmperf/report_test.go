@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// reportFolder copies the render package's results folder into a temporary
+// reportFolder copies the report package's results folder into a temporary
 // one (the command writes into it).
 func reportFolder(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "results")
-	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "internal", "harness", "render", "testdata", "results"))))
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "internal", "harness", "report", "testdata", "results"))))
 	return dst
 }
 

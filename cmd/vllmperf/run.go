@@ -11,22 +11,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/go-units"
-	"github.com/schollz/progressbar/v3"
+	dockerunits "github.com/docker/go-units"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/progress"
 )
 
 // DefaultAPIKeyEnv is the variable the API key is read from when
@@ -129,7 +129,7 @@ stop it with partial results (exit 130 or 143).`,
 	f.StringSliceVar(&o.goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
 	f.DurationVar(&o.requestTimeout, "request-timeout", openai.DefaultRequestTimeout, "deadline of one whole request (0: none)")
 	f.DurationVar(&o.idleTimeout, "idle-timeout", openai.DefaultIdleTimeout, "longest silence allowed inside a stream before the request counts as timed out (0: none)")
-	f.StringVar(&o.maxEventSize, "max-event-size", units.BytesSize(openai.DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
+	f.StringVar(&o.maxEventSize, "max-event-size", dockerunits.BytesSize(openai.DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
 	f.StringVar(&o.maxFailureRate, "max-failure-rate", "0", "fail the run (exit 1) when a larger share of the measured requests fails: a fraction (0.05) or a percentage (5%)")
 	f.IntVar(&o.maxConsecutiveFailures, "max-consecutive-failures", load.DefaultMaxConsecutiveFailures, "stop the run after this many requests in a row fail the same way (0: never stop early)")
 	f.StringVar(&o.jsonPath, "json", "", "write the summary as vLLM --save-result JSON to this file")
@@ -174,8 +174,8 @@ func (o *runOptions) parse(flags *pflag.FlagSet, stderr io.Writer) (*runInput, e
 	if err := o.checkSizes(flags); err != nil {
 		return nil, err
 	}
-	if in.slo, err = parseGoodput(o.goodput); err != nil {
-		return nil, err
+	if in.slo, err = stats.ParseSLO(o.goodput); err != nil {
+		return nil, usageError{fmt.Errorf("--goodput %w", err)}
 	}
 	in.endpoint = openai.Endpoint(o.endpoint)
 	if in.endpoint != openai.Chat && in.endpoint != openai.Completions {
@@ -329,7 +329,7 @@ const envBackend = "VLLMPERF_BACKEND"
 
 // parseSize reads a byte size such as 4MiB, 512KiB or 1048576.
 func parseSize(flag, v string) (int, error) {
-	n, err := units.RAMInBytes(strings.TrimSpace(v))
+	n, err := dockerunits.RAMInBytes(strings.TrimSpace(v))
 	if err != nil || n > math.MaxInt32 {
 		return 0, usagef("%s %q: want a size such as 4MiB or 512KiB (0: no cap)", flag, v)
 	}
@@ -348,32 +348,6 @@ func parseRate(flag, v string) (float64, error) {
 		return 0, usagef("%s %q: want a fraction from 0 to 1 (0.05) or a percentage from 0%% to 100%% (5%%)", flag, v)
 	}
 	return r / scale, nil
-}
-
-// parseGoodput reads vLLM-style SLOs: "ttft:200", "tpot:50", "e2el:2000" (ms).
-func parseGoodput(items []string) (stats.SLO, error) {
-	var slo stats.SLO
-	for _, item := range items {
-		for _, kv := range strings.Fields(item) {
-			name, val, ok := strings.Cut(kv, ":")
-			ms, err := strconv.ParseFloat(val, 64)
-			if !ok || err != nil || ms <= 0 || math.IsInf(ms, 0) {
-				return slo, usagef("--goodput %q: want NAME:MILLISECONDS with NAME one of ttft, tpot, e2el, e.g. ttft:200", kv)
-			}
-			d := time.Duration(ms * float64(time.Millisecond))
-			switch strings.ToLower(name) {
-			case "ttft":
-				slo.TTFT = d
-			case "tpot":
-				slo.TPOT = d
-			case "e2el":
-				slo.E2EL = d
-			default:
-				return slo, usagef("--goodput %q: unknown metric %q; use ttft, tpot or e2el", kv, name)
-			}
-		}
-	}
-	return slo, nil
 }
 
 func (o *runOptions) apiKey() (string, error) {
@@ -454,26 +428,19 @@ func (o *runOptions) startServer(ctx context.Context, in *runInput, stderr io.Wr
 	return nil, err
 }
 
-// checkContextLength compares the longest request the flags make with the
-// context length the server reports for model (max_model_len on
-// /v1/models), when it reports one: a run whose every request the server
-// would refuse is not sent. A key the server refuses is named here, before
-// any load.
-func (o *runOptions) checkContextLength(ctx context.Context, srv server.Server, key, model string, stderr io.Writer) error {
-	client := openai.New(srv.BaseURL(), openai.WithAPIKey(key))
-	defer client.CloseIdleConnections()
-	n, ok, err := client.MaxModelLen(ctx, model)
-	need := o.promptTokens + o.sharedPrefix + o.maxTokens
+// runError turns harness.Run's refusals into what the user can act on: a
+// point whose requests would not fit the server's context length (the
+// flags that make them), and a key the server refused (where it came from).
+func (o *runOptions) runError(err error) error {
+	var ce *harness.ContextError
 	switch {
+	case errors.As(err, &ce):
+		return usagef("--prompt-tokens %d + --shared-prefix-tokens %d + --max-tokens %d = %d tokens, more than the %d the server accepts for %s (max_model_len on /v1/models): every request would fail; lower them",
+			o.promptTokens, o.sharedPrefix, o.maxTokens, o.promptTokens+o.sharedPrefix+o.maxTokens, ce.MaxModelLen, ce.Model)
 	case errors.Is(err, openai.ErrKeyRejected):
 		return errors.Join(err, o.keyError())
-	case err != nil:
-		fmt.Fprintf(stderr, "vllmperf: warning: the prompt length is not checked against the server's context length: %v\n", err)
-	case ok && need > n:
-		return usagef("--prompt-tokens %d + --shared-prefix-tokens %d + --max-tokens %d = %d tokens, more than the %d the server accepts for %s (max_model_len on /v1/models): every request would fail; lower them",
-			o.promptTokens, o.sharedPrefix, o.maxTokens, need, n, model)
 	}
-	return nil
+	return err
 }
 
 func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stderr io.Writer) error {
@@ -508,11 +475,8 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if model == "" {
 		return usagef("no model to request: pass --model (the server's served model name)")
 	}
-	if err := o.checkContextLength(ctx, srv, key, model, stderr); err != nil {
-		return interrupted(ctx, err)
-	}
 
-	bar := newProgress(stderr, o.quiet, in.load)
+	bar := progress.New(stderr, o.quiet, in.load)
 	res, err := harness.Run(ctx, srv, o.point(in.load),
 		harness.WithModel(model),
 		harness.WithAPIKey(key),
@@ -521,11 +485,11 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 		harness.WithGoodput(in.slo),
 		harness.WithTimeouts(o.requestTimeout, o.idleTimeout),
 		harness.WithMaxEventSize(in.maxEventSize),
-		harness.WithProgress(bar.update),
+		harness.WithProgress(bar.Update),
 	)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
-		return interrupted(ctx, err)
+		return interrupted(ctx, o.runError(err))
 	}
 	return o.finish(ctx, res, in, outs, srv, stdout, stderr)
 }
@@ -546,36 +510,20 @@ func interrupted(ctx context.Context, err error) error {
 func (o *runOptions) finish(ctx context.Context, res *harness.Result, in *runInput, outs *outputs, srv server.Server, stdout, stderr io.Writer) error {
 	sum := res.Summary
 	var problems []error
-	if err := outs.json.write(func(w io.Writer) error { return report.WriteJSON(w, sum, res.ReportMeta()) }); err != nil {
+	if err := outs.json.Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, sum, res.ReportMeta()) }); err != nil {
 		problems = append(problems, err)
 	}
-	if err := outs.samples.write(func(w io.Writer) error { return report.WriteSamples(w, res.Samples()) }); err != nil {
+	if err := outs.samples.Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }); err != nil {
 		problems = append(problems, err)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
 	}
-	if err := writeSummary(stdout, res, srv); err != nil {
+	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
 		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
 	}
 	verdict := o.judge(ctx, res, in, outs)
 	return errors.Join(append(verdict[:len(verdict):len(verdict)], problems...)...)
-}
-
-// writeSummary writes the text summary and the server's side to w.
-func writeSummary(w io.Writer, res *harness.Result, srv server.Server) error {
-	if err := report.WriteText(w, res.Summary); err != nil {
-		return err
-	}
-	if err := report.WriteServer(w, res.Delta, res.Series, res.ScrapeErr); err != nil {
-		return err
-	}
-	if srvReady := srv.ReadyIn(); srvReady > 0 {
-		if _, err := fmt.Fprintf(w, "%-40s %.1f\n", "Server time to ready (ms):", float64(srvReady)/float64(time.Millisecond)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // judge says what was wrong with the run, most serious first: an
@@ -596,13 +544,13 @@ func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInpu
 		out = append(out, interruptedError{cause: cause, msg: fmt.Sprintf("interrupted (%v) after %d requests (%d cut short, counted apart from failures): partial results above%s",
 			cause, len(res.Samples()), sum.Interrupted, saved)})
 	}
-	if res.ServerDown != nil {
-		out = append(out, res.ServerDown)
+	for _, e := range check.Ended(res) {
+		if e == error(res.Load.Streak) {
+			e = fmt.Errorf("%w (--max-consecutive-failures %d; 0 never stops early)", e, o.maxConsecutiveFailures)
+		}
+		out = append(out, e)
 	}
-	if st := res.Load.Streak; st != nil {
-		out = append(out, fmt.Errorf("%w (--max-consecutive-failures %d; 0 never stops early)", st, o.maxConsecutiveFailures))
-	}
-	if err := failureRate(res, in.maxFailureRate); err != nil {
+	if err := check.FailureError(sum, in.maxFailureRate, "--max-failure-rate"); err != nil {
 		out = append(out, err)
 	}
 	if sum.FailedByKind[sample.ErrAuth] > 0 {
@@ -612,29 +560,6 @@ func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInpu
 		out = append(out, inconclusiveError{reason})
 	}
 	return out
-}
-
-// failureRate fails a run whose share of failed measured requests
-// (harness.UnitErrPct: failed / sent, interrupted ones counted apart) is
-// above limit, naming the most common failure with an example.
-func failureRate(res *harness.Result, limit float64) error {
-	s := res.Summary
-	pct, ok := res.Metrics()[harness.UnitErrPct]
-	if !ok || pct/100 <= limit {
-		return nil
-	}
-	var top sample.ErrorKind
-	for k, n := range s.FailedByKind {
-		if n > s.FailedByKind[top] || (n == s.FailedByKind[top] && k < top) {
-			top = k
-		}
-	}
-	msg := fmt.Sprintf("failure rate %.1f%% (%d of %d measured requests failed) is above --max-failure-rate %s; most failed with %s (%d)",
-		pct, s.Failed, s.Requests, strconv.FormatFloat(100*limit, 'f', -1, 64)+"%", top, s.FailedByKind[top])
-	if e, ok := s.ErrorExamples[top]; ok {
-		msg += ", e.g. " + e.Detail()
-	}
-	return errors.New(msg)
 }
 
 // point is the run as a scenario point: one class of random-word prompts
@@ -647,66 +572,4 @@ func (o *runOptions) point(cfg load.Config) scenario.Point {
 		SharedPrefixTokens: o.sharedPrefix,
 	}}
 	return scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.sampleInterval}
-}
-
-// progress shows how far a run is on stderr: a progress bar on a terminal,
-// and a plain line at every tenth of the run (or every 100 requests when
-// only --duration bounds it) elsewhere, so CI logs stay readable.
-type progress struct {
-	bar   *progressbar.ProgressBar
-	plain io.Writer
-	total int
-	next  int
-	start time.Time
-}
-
-func newProgress(w io.Writer, quiet bool, cfg load.Config) *progress {
-	if quiet {
-		return &progress{}
-	}
-	total := cfg.Warmup + cfg.Requests
-	if cfg.Requests == 0 {
-		total = -1 // a spinner: only the duration bounds the run
-	}
-	if f, ok := w.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
-		return &progress{plain: w, total: total, next: plainStep(total), start: time.Now()}
-	}
-	return &progress{bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("requests"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("req"),
-		progressbar.OptionThrottle(200*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)}
-}
-
-// plainStep is how many requests lie between two plain progress lines.
-func plainStep(total int) int {
-	if total <= 0 {
-		return 100
-	}
-	return max(1, total/10)
-}
-
-func (p *progress) update(done, _ int) {
-	switch {
-	case p.bar != nil:
-		_ = p.bar.Set(done)
-	case p.plain != nil && done >= p.next:
-		if p.total > 0 {
-			fmt.Fprintf(p.plain, "vllmperf: %d/%d requests done (%s)\n", done, p.total, time.Since(p.start).Round(100*time.Millisecond))
-		} else {
-			fmt.Fprintf(p.plain, "vllmperf: %d requests done (%s)\n", done, time.Since(p.start).Round(100*time.Millisecond))
-		}
-		p.next += plainStep(p.total)
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		_ = p.bar.Clear()
-	}
 }

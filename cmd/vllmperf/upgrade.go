@@ -81,7 +81,7 @@ gate.txt and gate.json (the last comparison) and each side's results folder
 	f.IntVar(&o.minPairs, "min-pairs", upgrade.DefaultMinPairs, "pairs before the first comparison")
 	f.IntVar(&o.maxPair, "max-pairs", upgrade.DefaultMaxPairs, "the most pairs: UNKNOWN after that")
 	f.StringVar(&o.servers, "servers", string(upgrade.DefaultServers), "restart: one server at a time, restarted per block (one GPU); keep: both up at once")
-	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the built-in defaults)")
+	f.StringVar(&o.thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one, built in)")
 	f.StringVar(&o.results, "results", "", "results folder (default results/upgrade-<UTC timestamp>)")
 	f.StringVar(&o.format, "format", "text", "report format on stdout: "+strings.Join(gate.Formats, ", "))
 	f.StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+"; empty for none)")
@@ -108,14 +108,12 @@ func runUpgrade(cmd *cobra.Command, o *upgradeOptions, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "\nupgrade gate %s → %s: %s\n", o.old, o.next, res.Headline())
 	fmt.Fprintf(stdout, "results: %s\n", cfg.Dir)
 	for name, format := range map[string]string{upgradeReportText: "text", upgradeReportJSON: "json"} {
-		if err := writeReportFile(filepath.Join(cfg.Dir, name), res.Report, format); err != nil {
+		if err := res.Report.WriteFile(filepath.Join(cfg.Dir, name), format); err != nil {
 			return err
 		}
 	}
 	if o.summary != "" {
-		intro := fmt.Sprintf("## Upgrade gate `%s` → `%s`: %s\n\n%d pairs interleaved (%s), %d server starts.\n\n",
-			mdInline(o.old), mdInline(o.next), res.Decision(), res.Pairs, roundsWords(res), res.Starts)
-		if err := appendStepSummary(o.summary, intro, res.Report); err != nil {
+		if err := appendStepSummary(o.summary, res.SummaryIntro(o.old, o.next), res.Report); err != nil {
 			fmt.Fprintf(stderr, "vllmperf upgrade-gate: warning: %v\n", err)
 		}
 	}
@@ -175,17 +173,3 @@ func upgradeConfig(cmd *cobra.Command, o *upgradeOptions, stderr io.Writer) (upg
 		Log:      stderr,
 	}, nil
 }
-
-// roundsWords describes the adaptive rounds: "compared at 6, 9 and 14".
-func roundsWords(res *upgrade.Result) string {
-	var at []string
-	for _, rd := range res.Rounds {
-		at = append(at, fmt.Sprint(rd.Pairs))
-	}
-	if len(at) == 1 {
-		return "compared once"
-	}
-	return "compared at " + strings.Join(at[:len(at)-1], ", ") + " and " + at[len(at)-1]
-}
-
-func mdInline(s string) string { return strings.ReplaceAll(s, "`", "'") }

@@ -43,4 +43,47 @@
 // no model). Failed requests are samples with an error; a scrape failure is
 // Result.ScrapeErr, which every check that needs the metrics reports as a
 // failure, never a pass.
+//
+// # The map
+//
+// One package per job, and one home per name (design.md): a name that more
+// than one package speaks is declared in one of the leaves below and
+// imported.
+//
+// The names, leaves that import nothing of the pipeline:
+//
+//	units       every bench unit: name, direction, kind, table label and
+//	            digits; docs/bench-format.md's table is tested against it
+//	benchname   the one builder and parser of profile=P/scenario=S/POINT
+//	scrape      vLLM's /metrics: the metric names (constants), the one rename
+//	            table (deploy/ is checked against it), the parser, the sampler
+//	thresholds  thresholds.yaml, embedded as the defaults (gate, checks,
+//	            knee, diagnose); a file given must exist
+//
+// One run, along the flow:
+//
+//	profile, server, workload, scenario, openai, load, sample, stats
+//	            the stages above; harness.Run wires them
+//	check       the server-side assertions and the one run verdict
+//	            (Ended, FailureRate) that vllmperf run shares
+//	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
+//	            --save-result JSON, samples as JSON lines
+//
+// Many runs:
+//
+//	suite       the suite's sessions (perf_test.go is its wiring)
+//	knee        a sweep's knee
+//	results     the results folder: write and read it
+//	diagnose    the seed article's bottleneck rules over a results folder
+//	report      a results folder as people read it: text, report.md,
+//	            report.html (its tables declared once, as columns)
+//	gate        benchmark files against a baseline (benchmath), and the
+//	            benchfmt config lines both sides must share (benchconfig.go)
+//	upgrade     the interleaved old-versus-new image gate
+//	history     every run kept; change points over time
+//	capacity    the client's own capacity
+//
+// Outside the harness: internal/outfile (a command's output files, written
+// atomically), internal/progress (the run's progress line), and
+// cmd/vllmperf, which parses flags and calls these packages.
 package harness

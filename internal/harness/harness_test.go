@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // startSim starts the basic profile's in-process simulator with extra
@@ -66,12 +67,12 @@ func TestRunAgainstSimulator(t *testing.T) {
 		t.Fatalf("delta %v, scrape error %v, drained %v", res.Delta != nil, res.ScrapeErr, res.Drained)
 	}
 	m := res.Metrics()
-	for _, unit := range []string{harness.UnitTTFTP99, harness.UnitTPOTP50, harness.UnitTokPerSec, harness.UnitErrPct, harness.UnitKVPeakPct, harness.UnitPreemptions, harness.UnitRunningPeak, harness.UnitTokPerChunk} {
+	for _, unit := range []string{units.TTFTP99, units.TPOTP50, units.TokPerSec, units.ErrPct, units.KVPeakPct, units.Preemptions, units.RunningPeak, units.TokPerChunk} {
 		if _, ok := m[unit]; !ok {
 			t.Errorf("no %s among %v", unit, m)
 		}
 	}
-	if _, ok := m[harness.UnitSpecAccept]; ok {
+	if _, ok := m[units.SpecAccept]; ok {
 		t.Error("spec-accept-% reported without speculative decoding")
 	}
 	scope := thresholds.Default().Scope("basic", "concurrency-sweep")
@@ -101,7 +102,7 @@ func TestRunWithBrokenMetrics(t *testing.T) {
 	if res.ScrapeErr == nil || !strings.Contains(res.ScrapeErr.Error(), "line") {
 		t.Fatalf("scrape error %v, want the offending line named", res.ScrapeErr)
 	}
-	for _, c := range check.All(res, thresholds.Default().Scope("basic", "x"), check.Facts{}) {
+	for _, c := range check.All(res, thresholds.Empty().Scope("basic", "x"), check.Facts{}) {
 		if c.Name == "requests" {
 			continue
 		}
@@ -122,7 +123,7 @@ func TestRunWithoutMetrics(t *testing.T) {
 	if res.Before != nil || res.Series != nil || res.Delta != nil {
 		t.Error("WithoutMetrics scraped anyway")
 	}
-	if _, ok := res.Metrics()[harness.UnitKVPeakPct]; ok {
+	if _, ok := res.Metrics()[units.KVPeakPct]; ok {
 		t.Error("a server figure without metrics")
 	}
 }

@@ -6,30 +6,10 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
-)
-
-// The bench units a run reports (docs/bench-format.md).
-const (
-	UnitTTFTP50      = "ttft-p50-ns"
-	UnitTTFTP99      = "ttft-p99-ns"
-	UnitTPOTP50      = "tpot-p50-ns"
-	UnitTPOTP99      = "tpot-p99-ns"
-	UnitITLP99       = "itl-p99-ns"
-	UnitE2ELP99      = "e2el-p99-ns"
-	UnitTokPerSec    = "tok/s"
-	UnitReqPerSec    = "req/s"
-	UnitGoodput      = "goodput-req/s"
-	UnitErrPct       = "err-%"
-	UnitKVPeakPct    = "kv-peak-%"
-	UnitPrefixHitPct = "prefix-hit-%"
-	UnitPreemptions  = "preemptions"
-	UnitRunningPeak  = "running-peak"
-	UnitWaitingPeak  = "waiting-peak"
-	UnitJitterPct    = "tok/s-cv-%"
-	UnitTokPerChunk  = "tok/chunk"
-	UnitSpecAccept   = "spec-accept-%"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // distUnits are the latency percentiles reported per run, and per class
@@ -39,12 +19,12 @@ var distUnits = []struct {
 	dist func(*stats.Summary) stats.Dist
 	p    float64
 }{
-	{UnitTTFTP50, func(s *stats.Summary) stats.Dist { return s.TTFT }, 50},
-	{UnitTTFTP99, func(s *stats.Summary) stats.Dist { return s.TTFT }, 99},
-	{UnitTPOTP50, func(s *stats.Summary) stats.Dist { return s.TPOT }, 50},
-	{UnitTPOTP99, func(s *stats.Summary) stats.Dist { return s.TPOT }, 99},
-	{UnitITLP99, func(s *stats.Summary) stats.Dist { return s.ITL }, 99},
-	{UnitE2ELP99, func(s *stats.Summary) stats.Dist { return s.E2EL }, 99},
+	{units.TTFTP50, func(s *stats.Summary) stats.Dist { return s.TTFT }, 50},
+	{units.TTFTP99, func(s *stats.Summary) stats.Dist { return s.TTFT }, 99},
+	{units.TPOTP50, func(s *stats.Summary) stats.Dist { return s.TPOT }, 50},
+	{units.TPOTP99, func(s *stats.Summary) stats.Dist { return s.TPOT }, 99},
+	{units.ITLP99, func(s *stats.Summary) stats.Dist { return s.ITL }, 99},
+	{units.E2ELP99, func(s *stats.Summary) stats.Dist { return s.E2EL }, 99},
 }
 
 // Metrics returns the run's figures by bench unit. A figure the run could
@@ -60,17 +40,17 @@ func (r *Result) Metrics() map[string]float64 {
 		}
 	}
 	if s.Completed > 0 {
-		m[UnitTokPerSec] = s.OutputThroughput
-		m[UnitReqPerSec] = s.RequestThroughput
+		m[units.TokPerSec] = s.OutputThroughput
+		m[units.ReqPerSec] = s.RequestThroughput
 		if s.SLO.Set() {
-			m[UnitGoodput] = s.RequestGoodput
+			m[units.Goodput] = s.RequestGoodput
 		}
 		if chunks := r.chunks(); chunks > 0 {
-			m[UnitTokPerChunk] = float64(s.TotalOutputTokens) / float64(chunks)
+			m[units.TokPerChunk] = float64(s.TotalOutputTokens) / float64(chunks)
 		}
 	}
 	if s.Requests > 0 {
-		m[UnitErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
+		m[units.ErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
 	}
 	r.serverMetrics(m)
 	return m
@@ -99,16 +79,16 @@ func (r *Result) chunks() int {
 func (r *Result) serverMetrics(m map[string]float64) {
 	if ts := r.Series; ts != nil {
 		if v, err := ts.PeakKVUsage(); err == nil {
-			m[UnitKVPeakPct] = 100 * v
+			m[units.KVPeakPct] = 100 * v
 		}
 		if v, err := ts.PeakRunning(); err == nil {
-			m[UnitRunningPeak] = v
+			m[units.RunningPeak] = v
 		}
 		if v, err := ts.PeakWaiting(); err == nil {
-			m[UnitWaitingPeak] = v
+			m[units.WaitingPeak] = v
 		}
 		if v, err := ts.Jitter(); err == nil {
-			m[UnitJitterPct] = 100 * v
+			m[units.JitterPct] = 100 * v
 		}
 	}
 	d := r.Delta
@@ -116,15 +96,15 @@ func (r *Result) serverMetrics(m map[string]float64) {
 		return
 	}
 	if hits, q, ok := r.PrefixCache(); ok && q > 0 {
-		m[UnitPrefixHitPct] = 100 * hits / q
+		m[units.PrefixHitPct] = 100 * hits / q
 	}
-	if v, err := d.Counter("num_preemptions_total"); err == nil {
-		m[UnitPreemptions] = v
+	if v, err := d.Counter(scrape.NumPreemptionsTotal); err == nil {
+		m[units.Preemptions] = v
 	}
-	acc, errA := d.Counter("spec_decode_num_accepted_tokens_total")
-	drafts, errD := d.Counter("spec_decode_num_draft_tokens_total")
+	acc, errA := d.Counter(scrape.SpecDecodeAcceptedTokens)
+	drafts, errD := d.Counter(scrape.SpecDecodeDraftTokens)
 	if errA == nil && errD == nil && drafts > 0 {
-		m[UnitSpecAccept] = 100 * acc / drafts
+		m[units.SpecAccept] = 100 * acc / drafts
 	}
 }
 
@@ -134,8 +114,8 @@ func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
 	if r.Delta == nil {
 		return 0, 0, false
 	}
-	h, errH := r.Delta.Counter("prefix_cache_hits_total")
-	q, errQ := r.Delta.Counter("prefix_cache_queries_total")
+	h, errH := r.Delta.Counter(scrape.PrefixCacheHitsTotal)
+	q, errQ := r.Delta.Counter(scrape.PrefixCacheQueriesTotal)
 	return h, q, errH == nil && errQ == nil
 }
 
@@ -143,7 +123,7 @@ func (r *Result) PrefixCache() (hits, queries float64, ok bool) {
 // "openai-chat" for chat and "vllm" for completions (vLLM's names), and a
 // closed loop of N as vLLM's request rate inf with max_concurrency N; and
 // with vllmperf's: interrupted, and why the run stopped early.
-func (r *Result) ReportMeta() report.Meta {
+func (r *Result) ReportMeta() vllmfmt.Meta {
 	backend := "openai-chat"
 	if r.Endpoint == openai.Completions {
 		backend = "vllm"
@@ -160,7 +140,7 @@ func (r *Result) ReportMeta() report.Meta {
 	if r.Load.Streak != nil {
 		stopped = r.Load.Streak.Error()
 	}
-	return report.Meta{
+	return vllmfmt.Meta{
 		Interrupted:    r.Load.Canceled,
 		StoppedEarly:   stopped,
 		Date:           r.Load.Start,

@@ -246,8 +246,8 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 			return
 		}
 		r.After = snap
-		running, errR := snap.Gauge("num_requests_running")
-		waiting, errW := snap.Gauge("num_requests_waiting")
+		running, errR := snap.Gauge(scrape.NumRequestsRunning)
+		waiting, errW := snap.Gauge(scrape.NumRequestsWaiting)
 		if errR != nil || errW != nil {
 			break // the drain check reports the missing gauge by name
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // clientTotals sums what the client received over every request of the
@@ -52,11 +53,11 @@ func (c *checker) reconcile() []Result {
 		return func() (float64, error) { return d.Counter(metric) }
 	}
 	pairs := []pair{
-		{"reconcile/generation_tokens", "generation_tokens_total", float64(t.completion), counter("generation_tokens_total")},
-		{"reconcile/prompt_tokens", "prompt_tokens_total", float64(t.prompt), counter("prompt_tokens_total")},
-		{"reconcile/request_success", "request_success_total", float64(t.completed), counter("request_success_total")},
-		{"reconcile/ttft_count", "time_to_first_token_seconds", float64(t.completed), func() (float64, error) {
-			h, err := d.Histogram("time_to_first_token_seconds")
+		{"reconcile/generation_tokens", scrape.GenerationTokensTotal, float64(t.completion), counter(scrape.GenerationTokensTotal)},
+		{"reconcile/prompt_tokens", scrape.PromptTokensTotal, float64(t.prompt), counter(scrape.PromptTokensTotal)},
+		{"reconcile/request_success", scrape.RequestSuccessTotal, float64(t.completed), counter(scrape.RequestSuccessTotal)},
+		{"reconcile/ttft_count", scrape.TimeToFirstTokenSeconds, float64(t.completed), func() (float64, error) {
+			h, err := d.Histogram(scrape.TimeToFirstTokenSeconds)
 			if err != nil {
 				return 0, err
 			}
@@ -97,7 +98,7 @@ func (c *checker) ttftGap() Result {
 	if err != nil {
 		return unavailable(name, err)
 	}
-	h, err := d.Histogram("time_to_first_token_seconds")
+	h, err := d.Histogram(scrape.TimeToFirstTokenSeconds)
 	if err != nil {
 		return unavailable(name, err)
 	}
@@ -165,12 +166,12 @@ func (c *checker) missingSeries() error {
 
 // preemptions: no more than the scope allows at nominal load.
 func (c *checker) preemptions() Result {
-	const name = "preemptions"
+	name := units.Preemptions // the check is named after the unit it bounds
 	d, err := c.delta()
 	if err != nil {
 		return unavailable(name, err)
 	}
-	v, err := d.Counter("num_preemptions_total")
+	v, err := d.Counter(scrape.NumPreemptionsTotal)
 	if err != nil {
 		return unavailable(name, err)
 	}
@@ -187,14 +188,14 @@ func (c *checker) drain() Result {
 	if c.res.After == nil {
 		return unavailable(name, c.missingSeries())
 	}
-	for _, g := range []string{"num_requests_running", "num_requests_waiting"} {
+	for _, g := range []string{scrape.NumRequestsRunning, scrape.NumRequestsWaiting} {
 		if _, err := c.res.After.Gauge(g); err != nil {
 			return unavailable(name, err)
 		}
 	}
 	if !c.res.Drained {
-		r, _ := c.res.After.Gauge("num_requests_running")
-		w, _ := c.res.After.Gauge("num_requests_waiting")
+		r, _ := c.res.After.Gauge(scrape.NumRequestsRunning)
+		w, _ := c.res.After.Gauge(scrape.NumRequestsWaiting)
 		return fail(name, "running %g and waiting %g still not 0 %s after the load (limit %s)", r, w, c.res.DrainWait.Round(time.Millisecond), c.scope.Checks.DrainTimeout)
 	}
 	return pass(name, "running and waiting at 0 within %s of the load's end", c.res.DrainWait.Round(time.Millisecond))
@@ -206,7 +207,7 @@ func (c *checker) prefixHit() Result {
 	if c.res.After == nil {
 		return unavailable(name, c.missingSeries())
 	}
-	info, err := c.res.After.Info("cache_config_info")
+	info, err := c.res.After.Info(scrape.CacheConfigInfo)
 	if err != nil {
 		return unavailable(name, err)
 	}
@@ -218,8 +219,8 @@ func (c *checker) prefixHit() Result {
 	if err != nil {
 		return unavailable(name, err)
 	}
-	hits, errH := d.Counter("prefix_cache_hits_total")
-	queries, errQ := d.Counter("prefix_cache_queries_total")
+	hits, errH := d.Counter(scrape.PrefixCacheHitsTotal)
+	queries, errQ := d.Counter(scrape.PrefixCacheQueriesTotal)
 	if errH != nil {
 		return unavailable(name, errH)
 	}

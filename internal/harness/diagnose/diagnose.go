@@ -22,8 +22,8 @@
 //   - cold-start: the first request after start is much slower than warm
 //     ones → send warm-up requests.
 //
-// The limits the rules fire at are Thresholds (DefaultThresholds), each
-// with its reason.
+// The limits the rules fire at are thresholds.yaml's diagnose: (package
+// thresholds' Diagnosis, each with its reason).
 package diagnose
 
 import (
@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // Rule is one bottleneck the diagnosis looks for.
@@ -49,7 +50,7 @@ type Rule struct {
 	Profiles []Advice
 
 	// fire reads one run (and its profile's other runs).
-	fire func(x *facts, p *profileFacts, th Thresholds) reading
+	fire func(x *facts, p *profileFacts, th thresholds.Diagnosis) reading
 }
 
 // outcome is what a rule made of one run.
@@ -151,7 +152,7 @@ type Diagnosis struct {
 	// figures they need (Missing says which), or none was of their kind.
 	Unchecked []Checked
 	// Thresholds are the limits the rules were held to.
-	Thresholds Thresholds
+	Thresholds thresholds.Diagnosis
 }
 
 // profileFacts are the facts of one profile's runs, for rules that compare
@@ -163,7 +164,7 @@ type profileFacts struct {
 
 // Run applies every rule to every run of folder f (the last repetition of
 // each name is what a report shows, but every repetition is judged).
-func Run(f *results.Folder, th Thresholds) (*Diagnosis, error) {
+func Run(f *results.Folder, th thresholds.Diagnosis) (*Diagnosis, error) {
 	profiles := map[string]*profileFacts{}
 	var order []*facts
 	for _, r := range f.Summary.Runs {
@@ -238,7 +239,7 @@ func Folder(dir string) (*Diagnosis, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Run(f, DefaultThresholds)
+	return Run(f, thresholds.DefaultDiagnosis)
 }
 
 // Finding returns the finding of the rule with id, if it fired.

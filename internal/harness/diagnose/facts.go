@@ -7,19 +7,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
-)
-
-// The suite's start point and its cold-TTFT unit (suite.StartupScenario
-// and suite.UnitColdTTFT: the suite imports this package's user, package
-// render, so the names are repeated here).
-const (
-	startupScenario = "startup"
-	unitColdTTFT    = "cold-ttft-ns"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // facts are the measured figures of one run that the rules read. A figure
@@ -91,8 +86,8 @@ func metric(r results.Run, unit string) float64 {
 }
 
 // newFacts measures one run of folder f.
-func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
-	x := &facts{run: r, startup: r.Scenario == startupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
+func newFacts(f *results.Folder, r results.Run, th thresholds.Diagnosis) (*facts, error) {
+	x := &facts{run: r, startup: r.Scenario == benchname.StartupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
 		checks: map[string]check.Result{}}
 	var res vllmResult
 	if len(r.Result) > 0 {
@@ -101,22 +96,22 @@ func newFacts(f *results.Folder, r results.Run, th Thresholds) (*facts, error) {
 		}
 	}
 	x.duration = val(res.Duration)
-	x.ttftP50 = metric(r, harness.UnitTTFTP50) / 1e6
-	x.ttftP99 = metric(r, harness.UnitTTFTP99) / 1e6
-	x.tpotP50 = metric(r, harness.UnitTPOTP50) / 1e6
+	x.ttftP50 = metric(r, units.TTFTP50) / 1e6
+	x.ttftP99 = metric(r, units.TTFTP99) / 1e6
+	x.tpotP50 = metric(r, units.TPOTP50) / 1e6
 	x.itlMedian = val(res.MedianITL)
-	x.tokS = metric(r, harness.UnitTokPerSec)
+	x.tokS = metric(r, units.TokPerSec)
 	x.promptMean = math.NaN()
 	if res.Completed > 0 {
 		x.promptMean = float64(res.TotalInputTokens) / float64(res.Completed)
 	}
 	x.coldTTFT = val(res.ColdTTFT)
-	if v := metric(r, unitColdTTFT); has(v) {
+	if v := metric(r, units.ColdTTFT); has(v) {
 		x.coldTTFT = v / 1e6
 	}
-	x.preemptions = metric(r, harness.UnitPreemptions)
-	x.specAccept = metric(r, harness.UnitSpecAccept) / 100
-	x.tokPerChunk = metric(r, harness.UnitTokPerChunk)
+	x.preemptions = metric(r, units.Preemptions)
+	x.specAccept = metric(r, units.SpecAccept) / 100
+	x.tokPerChunk = metric(r, units.TokPerChunk)
 	x.serverTimes(r.Server)
 	x.sampleSpread(f.Samples(r.Key()))
 	x.seriesFigures(r, f.Series(r.Key()), th)
@@ -135,9 +130,9 @@ func (x *facts) serverTimes(s results.Server) {
 		}
 		return *h.Mean * 1e3
 	}
-	x.queueMean = mean("request_queue_time_seconds")
-	x.prefillMean = mean("request_prefill_time_seconds")
-	x.serverTTFTMean = mean("time_to_first_token_seconds")
+	x.queueMean = mean(scrape.RequestQueueTimeSeconds)
+	x.prefillMean = mean(scrape.RequestPrefillTimeSeconds)
+	x.serverTTFTMean = mean(scrape.TimeToFirstTokenSeconds)
 }
 
 // sampleSpread measures the spread of per-request TPOT and of the gaps
@@ -175,7 +170,7 @@ func (x *facts) sampleSpread(samples []sample.Sample) {
 // timeseries.jsonl writes a gauge the server did not expose as 0, so a
 // gauge counts only when the run reported its peak (running-peak,
 // waiting-peak, kv-peak-%: left out when unavailable).
-func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th Thresholds) {
+func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th thresholds.Diagnosis) {
 	x.waitingPeak, x.waitingMean, x.waitingShare = math.NaN(), math.NaN(), math.NaN()
 	x.runningPeak, x.runningP25, x.runningP75 = math.NaN(), math.NaN(), math.NaN()
 	x.kvPeak, x.kvHighShare = math.NaN(), math.NaN()
@@ -192,16 +187,16 @@ func (x *facts) seriesFigures(r results.Run, series []results.SeriesLine, th Thr
 	if x.points == 0 {
 		return
 	}
-	if has(metric(r, harness.UnitWaitingPeak)) {
+	if has(metric(r, units.WaitingPeak)) {
 		x.waitingPeak, x.waitingMean = slices.Max(waiting), stats.Mean(waiting)
 		x.waitingShare = share(waiting, func(v float64) bool { return v > 0 })
 	}
-	if has(metric(r, harness.UnitRunningPeak)) {
+	if has(metric(r, units.RunningPeak)) {
 		x.runningPeak = slices.Max(running)
 		slices.Sort(running)
 		x.runningP25, x.runningP75 = stats.Percentile(running, 25), stats.Percentile(running, 75)
 	}
-	if has(metric(r, harness.UnitKVPeakPct)) {
+	if has(metric(r, units.KVPeakPct)) {
 		x.kvPeak = slices.Max(kv)
 		x.kvHighShare = share(kv, func(v float64) bool { return v >= th.KVHigh })
 	}

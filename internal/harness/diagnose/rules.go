@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // The rules' IDs.
@@ -106,7 +107,7 @@ func Rules() []*Rule { return slices.Clone(rules) }
 
 // highTTFT: TTFT p99 of many decode steps, with a waiting queue or long
 // prompts behind it.
-func highTTFT(x *facts, _ *profileFacts, th Thresholds) reading {
+func highTTFT(x *facts, _ *profileFacts, th thresholds.Diagnosis) reading {
 	if x.startup {
 		return skip()
 	}
@@ -143,7 +144,7 @@ func highTTFT(x *facts, _ *profileFacts, th Thresholds) reading {
 
 // tpotJitter: per-request TPOT or chunk gaps that vary, and which of the
 // seed's causes the metrics show.
-func tpotJitter(x *facts, p *profileFacts, th Thresholds) reading {
+func tpotJitter(x *facts, p *profileFacts, th thresholds.Diagnosis) reading {
 	if x.startup {
 		return skip()
 	}
@@ -171,7 +172,7 @@ func tpotJitter(x *facts, p *profileFacts, th Thresholds) reading {
 }
 
 // jitterCauses lists the seed's causes of TPOT jitter that the run shows.
-func jitterCauses(x *facts, p *profileFacts, th Thresholds) []string {
+func jitterCauses(x *facts, p *profileFacts, th thresholds.Diagnosis) []string {
 	var out []string
 	if has(x.runningP75) && x.runningP75 > 0 {
 		if swing := (x.runningP75 - x.runningP25) / x.runningP75; swing >= th.BatchSwing {
@@ -215,7 +216,7 @@ func (p *profileFacts) medianAccept() float64 {
 }
 
 // kvPressure: KV-cache usage at the ceiling.
-func kvPressure(x *facts, _ *profileFacts, th Thresholds) reading {
+func kvPressure(x *facts, _ *profileFacts, th thresholds.Diagnosis) reading {
 	if x.startup {
 		return skip()
 	}
@@ -241,7 +242,7 @@ func kvPressure(x *facts, _ *profileFacts, th Thresholds) reading {
 
 // smallBatch: requests wait while the running batch is small, the KV cache
 // is mostly free and the tokens/s falls short of the offered concurrency.
-func smallBatch(x *facts, _ *profileFacts, th Thresholds) reading {
+func smallBatch(x *facts, _ *profileFacts, th thresholds.Diagnosis) reading {
 	if x.startup || x.concurrency <= 0 {
 		return skip()
 	}
@@ -269,7 +270,7 @@ func smallBatch(x *facts, _ *profileFacts, th Thresholds) reading {
 
 // coldStart: the first request after the server started against the
 // profile's warm TTFT.
-func coldStart(x *facts, p *profileFacts, th Thresholds) reading {
+func coldStart(x *facts, p *profileFacts, th thresholds.Diagnosis) reading {
 	if !x.startup {
 		return skip()
 	}
@@ -301,7 +302,7 @@ func (p *profileFacts) warmTTFT() (float64, string) {
 		if r.startup || !has(r.ttftP50) {
 			continue
 		}
-		if strings.HasSuffix(r.run.Name, "/prompt=short/conc=1") {
+		if pt := benchname.ParsePoint(r.run.Point); pt.Class == "short" && pt.Concurrency == 1 && pt.Rate == "" {
 			return r.ttftP50, "TTFT p50 of " + r.run.Name
 		}
 		if !has(best) || r.ttftP50 < best {

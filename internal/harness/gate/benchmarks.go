@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Benchmark is one benchmark of an Input, grouped as Compare groups it.
@@ -42,17 +43,17 @@ func (in *Input) Benchmarks(configKeys []string) ([]Benchmark, error) {
 // Direction is the better direction of unit in a benchmark of profile and
 // scenario, resolved as Compare resolves it: the input's `Unit unit
 // better=` line, else set's better: (nil for the defaults), else
-// thresholds.DefaultDirection. from says which decided ("Unit line",
+// units.DefaultDirection. from says which decided ("Unit line",
 // "thresholds" or "default"). Only Lower and Higher are gated.
-func (in *Input) Direction(set *thresholds.Set, profile, scenario, unit string) (dir thresholds.Direction, from string) {
+func (in *Input) Direction(set *thresholds.Set, profile, scenario, unit string) (dir units.Direction, from string) {
 	if dir, m := in.fileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
 	if set == nil {
-		set = thresholds.Default()
+		set = thresholds.Empty()
 	}
-	if dir := set.Better(profile, scenario, unit); dir != thresholds.Unset {
+	if dir := set.Better(profile, scenario, unit); dir != units.Unset {
 		return dir, "thresholds"
 	}
-	return thresholds.DefaultDirection(unit), "default"
+	return units.DefaultDirection(unit), "default"
 }

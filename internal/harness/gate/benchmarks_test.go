@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 func TestInputBenchmarks(t *testing.T) {
@@ -53,6 +54,6 @@ func TestInputDirection(t *testing.T) {
 		assert.Equal(t, tc.from, from, tc.unit)
 	}
 	dir, from := in.Direction(nil, "basic", "ttft-tpot", "ns/op")
-	assert.Equal(t, thresholds.Lower, dir, "nil: the built-in defaults")
+	assert.Equal(t, units.Lower, dir, "nil: the built-in defaults")
 	assert.Equal(t, "default", from)
 }

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/perf/benchproc"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Options tune a comparison beyond thresholds.yaml.
@@ -26,8 +27,8 @@ type Options struct {
 // metric the medians, their confidence intervals and the Mann-Whitney U
 // test (benchmath, the numbers benchstat prints), a direction, Holm's
 // correction over all gated tests, and a Verdict; then the absolute
-// limits of thresholds.yaml on the new results. set may be nil for the
-// defaults.
+// limits of thresholds.yaml on the new results. A nil set is an empty file
+// (thresholds.Empty: the shipped settings, no limits).
 //
 // The error is about the input, never about the performance: a
 // *ConfigError when the sides were measured on different setups (unless
@@ -38,7 +39,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 		return nil, errors.New("gate: both sides need benchmark results")
 	}
 	if set == nil {
-		set = thresholds.Default()
+		set = thresholds.Empty()
 	}
 	keys := opts.ConfigKeys
 	if keys == nil {
@@ -150,7 +151,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		row := &rep.Rows[t.row]
 		row.PHolm = adj
 		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
-		decide(row, len(gated), t.theta, slo || row.Unit == ErrorRateUnit)
+		decide(row, len(gated), t.theta, slo || row.Unit == units.ErrPct)
 	}
 }
 
@@ -183,7 +184,7 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 	if inNew {
 		row.New, nsam = summarize(nv, row.Settings.Confidence)
 	}
-	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	switch {
 	case !inNew && gated:
 		row.Verdict = Missing
@@ -284,7 +285,7 @@ func example(s *sideData) string {
 }
 
 // directions resolves each unit's better direction: the files' Unit lines
-// first, then thresholds.yaml, then thresholds.DefaultDirection.
+// first, then thresholds.yaml, then units.DefaultDirection.
 type directions struct {
 	base, next *Input
 	set        *thresholds.Set
@@ -313,7 +314,7 @@ func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) 
 
 // of returns the direction of unit in a benchmark of profile and scenario
 // and what decided it.
-func (d *directions) of(profile, scenario, unit string) (thresholds.Direction, string) {
+func (d *directions) of(profile, scenario, unit string) (units.Direction, string) {
 	if dir, m := d.base.fileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 const header = "goos: linux\nbackend: sim\ngpu: sim:rtx4090\nmodel: Qwen/Qwen3-0.6B\nimage: in-process\n"
@@ -242,7 +243,7 @@ func TestRunsEstimatesMove(t *testing.T) {
 		return &Summary{N: 10, Median: med, Lo: lo, Hi: hi, Values: []float64{lo, hi}}
 	}
 	b, n := s(100, 98, 102), s(100, 98, 102)
-	wide, narrow := runsToBound(thresholds.Lower, b, n, 0.02, 0.95), runsToBound(thresholds.Lower, b, n, 0.04, 0.95)
+	wide, narrow := runsToBound(units.Lower, b, n, 0.02, 0.95), runsToBound(units.Lower, b, n, 0.04, 0.95)
 	if !(narrow < wide) || narrow < 1 {
 		t.Errorf("margin 4%% needs %d runs, 2%% %d: want fewer with more room", narrow, wide)
 	}

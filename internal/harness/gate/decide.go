@@ -6,9 +6,8 @@ import (
 	"slices"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"golang.org/x/perf/benchmath"
-
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // MaxRunsEstimate caps the runs-a-side estimate of an inconclusive row:
@@ -81,17 +80,17 @@ func relChange(base, next float64) float64 {
 
 // badChange is the relative change in the metric's bad direction: a rise
 // of a lower-is-better metric, a fall of a higher-is-better one.
-func badChange(d thresholds.Direction, base, next float64) float64 {
+func badChange(d units.Direction, base, next float64) float64 {
 	c := relChange(base, next)
-	if d == thresholds.Higher {
+	if d == units.Higher {
 		return -c
 	}
 	return c
 }
 
 // logLimit is the minimum effect as a log ratio in the bad direction.
-func logLimit(d thresholds.Direction, minEffect float64) float64 {
-	if d == thresholds.Higher {
+func logLimit(d units.Direction, minEffect float64) float64 {
+	if d == units.Higher {
 		return -math.Log1p(-minEffect)
 	}
 	return math.Log1p(minEffect)
@@ -99,8 +98,8 @@ func logLimit(d thresholds.Direction, minEffect float64) float64 {
 
 // fromLog turns a log ratio in the bad direction back into a signed
 // relative change of the metric.
-func fromLog(d thresholds.Direction, w float64) float64 {
-	if d == thresholds.Higher {
+func fromLog(d units.Direction, w float64) float64 {
+	if d == units.Higher {
 		return math.Expm1(-w)
 	}
 	return math.Expm1(w)
@@ -109,8 +108,8 @@ func fromLog(d thresholds.Direction, w float64) float64 {
 // halfWidths are the two intervals' half-widths towards the bad
 // direction, as log ratios: for a lower-is-better metric how far the new
 // median's interval reaches up and the baseline's down.
-func halfWidths(d thresholds.Direction, b, n *Summary) (hb, hn float64) {
-	if d == thresholds.Higher {
+func halfWidths(d units.Direction, b, n *Summary) (hb, hn float64) {
+	if d == units.Higher {
 		return math.Log(b.Hi / b.Median), math.Log(n.Median / n.Lo)
 	}
 	return math.Log(b.Median / b.Lo), math.Log(n.Hi / n.Median)
@@ -120,12 +119,12 @@ func halfWidths(d thresholds.Direction, b, n *Summary) (hb, hn float64) {
 // intervals allow, as a log ratio: the observed log ratio plus the two
 // half-widths combined in quadrature (independent samples). +Inf when an
 // interval is unbounded or the ratio is undefined (a zero median).
-func worstCase(d thresholds.Direction, b, n *Summary) float64 {
+func worstCase(d units.Direction, b, n *Summary) float64 {
 	if constantAndEqual(b, n) {
 		return 0
 	}
 	r := math.Log(n.Median / b.Median)
-	if d == thresholds.Higher {
+	if d == units.Higher {
 		r = -r
 	}
 	hb, hn := halfWidths(d, b, n)
@@ -191,7 +190,7 @@ func runsToDetect(theta, alpha float64, m, now int) int {
 // the margin L between the observed change and the minimum effect with
 // z(power) standard errors to spare: H(n)·(z(c) + z(power))/z(c) ≤ L — the
 // usual sample size of an equivalence test.
-func runsToBound(d thresholds.Direction, b, n *Summary, margin, confidence float64) int {
+func runsToBound(d units.Direction, b, n *Summary, margin, confidence float64) int {
 	hb, hn := halfWidths(d, b, n)
 	if margin <= 0 || math.IsNaN(hb+hn) || math.IsInf(hb+hn, 0) {
 		return -1
@@ -264,7 +263,7 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 		row.Reason = fmt.Sprintf("%s: worse by at least the %s minimum effect, but not significant (%s ≥ α %g)", FormatDelta(row.DeltaPct), effect, test, g.Alpha)
 	} else {
 		r := math.Log(n.Median / b.Median)
-		if d == thresholds.Higher {
+		if d == units.Higher {
 			r = -r
 		}
 		row.RunsNeeded = atLeast(runsToBound(d, b, n, limit-r, g.Confidence), floor)

@@ -12,7 +12,7 @@
 //     and the Mann-Whitney U test's p-value. Compare's medians, intervals
 //     and p are the numbers benchstat prints for the same files.
 //   - Direction: a `Unit X better=` line, else thresholds.yaml's better:,
-//     else thresholds.DefaultDirection. Metrics without one are shown,
+//     else units.DefaultDirection. Metrics without one are shown,
 //     never gated.
 //   - Holm's correction over every gated test of the run, so that fifty
 //     metrics do not give fifty chances of a false alarm.

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // judgeOne decides one lower-is-better row alone (Holm over one test).
 func judgeOne(base, next []float64, g thresholds.Gate) Row {
-	row := Row{Unit: "ttft-p50-ns", Direction: thresholds.Lower, Settings: g}
+	row := Row{Unit: "ttft-p50-ns", Direction: units.Lower, Settings: g}
 	b, bsam := summarize(base, g.Confidence)
 	n, nsam := summarize(next, g.Confidence)
 	row.Baseline, row.New = b, n

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"golang.org/x/perf/benchmath"
-
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // Formats lists the report formats WriteFormat accepts.
@@ -70,8 +69,8 @@ func (row *Row) cells() cells {
 		base:    fmtSummary(row.Unit, row.Baseline),
 		next:    fmtSummary(row.Unit, row.New),
 		delta:   FormatDelta(row.DeltaPct),
-		p:       fmtP(row.P),
-		holm:    fmtP(row.PHolm),
+		p:       FormatP(row.P),
+		holm:    FormatP(row.PHolm),
 		verdict: string(row.Verdict),
 	}
 	switch {
@@ -83,7 +82,7 @@ func (row *Row) cells() cells {
 		c.n = fmt.Sprintf("0+%d", row.New.N)
 	}
 	// Unchanged rows and metrics without a direction need no words.
-	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	if row.Verdict != NoChange && (row.Verdict != NotGated || gated) {
 		c.note = row.Reason
 	}
@@ -245,8 +244,8 @@ func ciWords(r *Report) string {
 	return "confidence intervals"
 }
 
-// jsonRow is a Row as --format json writes it.
-type jsonRow struct {
+// JSONRow is a Row as --format json writes it (gate.json's rows).
+type JSONRow struct {
 	Name           string     `json:"name"`
 	Profile        string     `json:"profile,omitempty"`
 	Scenario       string     `json:"scenario,omitempty"`
@@ -273,7 +272,8 @@ type jsonRow struct {
 	RunsNeeded     *int       `json:"runs_needed"`
 }
 
-type jsonCheck struct {
+// JSONCheck is a Check as --format json writes it.
+type JSONCheck struct {
 	Kind   CheckKind   `json:"kind"`
 	Name   string      `json:"name"`
 	Unit   string      `json:"unit"`
@@ -283,7 +283,9 @@ type jsonCheck struct {
 	Reason string      `json:"reason,omitempty"`
 }
 
-type jsonReport struct {
+// JSONReport is the report as --format json writes it: gate.json, which
+// vllmperf report reads back with this type.
+type JSONReport struct {
 	Baseline     string      `json:"baseline"`
 	New          string      `json:"new"`
 	Thresholds   string      `json:"thresholds"`
@@ -293,8 +295,8 @@ type jsonReport struct {
 	Summary      string      `json:"summary"`
 	Comparisons  int         `json:"comparisons"`
 	RunsNeeded   *int        `json:"runs_needed"`
-	Rows         []jsonRow   `json:"rows"`
-	Checks       []jsonCheck `json:"checks"`
+	Rows         []JSONRow   `json:"rows"`
+	Checks       []JSONCheck `json:"checks"`
 	OnlyBaseline []string    `json:"only_baseline"`
 	OnlyNew      []string    `json:"only_new"`
 	Warnings     []string    `json:"warnings"`
@@ -306,10 +308,10 @@ type jsonReport struct {
 // runs_needed) and one per check. Values are in the unit's own scale;
 // a number that is not finite (an unbounded interval) is null.
 func (r *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{
+	out := JSONReport{
 		Baseline: r.Baseline, New: r.New, Thresholds: r.Thresholds, Result: r.Outcome(), ExitCode: r.Outcome().ExitCode(),
 		Decision: r.Decision(), Summary: r.Headline(), Comparisons: r.Comparisons,
-		Rows: []jsonRow{}, Checks: []jsonCheck{},
+		Rows: []JSONRow{}, Checks: []JSONCheck{},
 		OnlyBaseline: nonNil(r.OnlyBaseline), OnlyNew: nonNil(r.OnlyNew), Warnings: nonNil(r.Warnings),
 	}
 	if need := r.RunsNeeded(); need != 0 {
@@ -317,7 +319,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		j := jsonRow{
+		j := JSONRow{
 			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit,
 			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
 			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
@@ -338,7 +340,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.Rows = append(out.Rows, j)
 	}
 	for _, c := range r.Checks {
-		out.Checks = append(out.Checks, jsonCheck{Kind: c.Kind, Name: c.Name, Unit: c.Unit, Limit: c.Limit, Value: finite(c.Value), Status: c.Status, Reason: c.Reason})
+		out.Checks = append(out.Checks, JSONCheck{Kind: c.Kind, Name: c.Name, Unit: c.Unit, Limit: c.Limit, Value: finite(c.Value), Status: c.Status, Reason: c.Reason})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -377,7 +379,7 @@ func FormatValue(unit string, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
-	return thresholds.FormatValue(unit, v)
+	return units.FormatValue(unit, v)
 }
 
 // FormatDelta writes a change in percent as benchstat does (+1.23%), "—"
@@ -399,7 +401,8 @@ func fmtPct(pct float64) string {
 	return strconv.FormatFloat(pct, 'f', -1, 64) + "%"
 }
 
-func fmtP(p float64) string {
+// FormatP writes a p-value with three decimals.
+func FormatP(p float64) string {
 	if math.IsNaN(p) {
 		return "—"
 	}
@@ -466,4 +469,16 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// Notable returns the rows whose verdict is not NO CHANGE or NOT GATED:
+// the ones that need a reader's attention.
+func (j *JSONReport) Notable() []JSONRow {
+	var out []JSONRow
+	for _, r := range j.Rows {
+		if r.Verdict != NoChange && r.Verdict != NotGated {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"golang.org/x/perf/benchproc"
 )
 
@@ -32,7 +33,7 @@ func newGrouping() (*grouping, error) {
 	if g.procs, err = named.Parse("/gomaxprocs", nil); err != nil {
 		return nil, err
 	}
-	if g.scope, err = scoped.Parse("/profile,/scenario", nil); err != nil {
+	if g.scope, err = scoped.Parse("/"+benchname.KeyProfile+",/"+benchname.KeyScenario, nil); err != nil {
 		return nil, err
 	}
 	g.field.name = g.name.Fields()[0]

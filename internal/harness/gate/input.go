@@ -8,9 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"golang.org/x/perf/benchfmt"
-
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // Input is one side of a comparison: the benchmark results of one file (or
@@ -82,13 +81,13 @@ func Read(r io.Reader, name string) (*Input, error) {
 }
 
 // checkUnitLines refuses a `better=` value the gate cannot read.
-func checkUnitLines(units benchfmt.UnitMetadataMap) error {
+func checkUnitLines(meta benchfmt.UnitMetadataMap) error {
 	var errs []error
-	for _, m := range sortedMetadata(units) {
+	for _, m := range sortedMetadata(meta) {
 		if m.Key != "better" {
 			continue
 		}
-		if _, err := thresholds.ParseDirection(m.Value); err != nil {
+		if _, err := units.ParseDirection(m.Value); err != nil {
 			file, line := m.Pos()
 			errs = append(errs, fmt.Errorf("%s:%d: Unit %s better=%s: want better=lower, better=higher or better=none", file, line, m.OrigUnit, m.Value))
 		}
@@ -98,24 +97,24 @@ func checkUnitLines(units benchfmt.UnitMetadataMap) error {
 
 // fileDirection is the direction the input's `Unit unit better=` line
 // gives, Unset without one. unit is written as in the benchmark lines.
-func (in *Input) fileDirection(unit string) (thresholds.Direction, *benchfmt.UnitMetadata) {
+func (in *Input) fileDirection(unit string) (units.Direction, *benchfmt.UnitMetadata) {
 	if in == nil || in.Units == nil {
-		return thresholds.Unset, nil
+		return units.Unset, nil
 	}
 	m := in.Units.Get(unit, "better")
 	if m == nil {
-		return thresholds.Unset, nil
+		return units.Unset, nil
 	}
-	d, err := thresholds.ParseDirection(m.Value)
+	d, err := units.ParseDirection(m.Value)
 	if err != nil {
-		return thresholds.Unset, nil
+		return units.Unset, nil
 	}
 	return d, m
 }
 
-func sortedMetadata(units benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
-	out := make([]*benchfmt.UnitMetadata, 0, len(units))
-	for _, m := range units {
+func sortedMetadata(meta benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
+	out := make([]*benchfmt.UnitMetadata, 0, len(meta))
+	for _, m := range meta {
 		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool {

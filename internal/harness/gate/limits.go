@@ -5,11 +5,8 @@ import (
 	"slices"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
-
-// ErrorRateUnit is the bench output's failed-request percentage, checked
-// against thresholds.yaml's max_error_rate.
-const ErrorRateUnit = "err-%"
 
 // checkLimits tests thresholds.yaml's absolute limits on the new results,
 // every benchmark of them (those without a baseline too):
@@ -58,7 +55,7 @@ func checkLimits(base, next *sideData, set *thresholds.Set) []Check {
 			}
 			checks = append(checks, c)
 		}
-		if values, ok := nb.values[ErrorRateUnit]; ok {
+		if values, ok := nb.values[units.ErrPct]; ok {
 			checks = append(checks, errorRateCheck(nb.name, values, scope.MaxErrorRate))
 		}
 	}
@@ -84,12 +81,12 @@ func errorRateCheck(name string, values []float64, maxRate float64) Check {
 			over++
 		}
 	}
-	c := Check{Kind: ErrorRateCheck, Name: name, Unit: ErrorRateUnit,
-		Limit: "≤ " + thresholds.FormatValue(ErrorRateUnit, limit), Value: worst, Status: CheckPass}
+	c := Check{Kind: ErrorRateCheck, Name: name, Unit: units.ErrPct,
+		Limit: "≤ " + units.FormatValue(units.ErrPct, limit), Value: worst, Status: CheckPass}
 	if over > 0 {
 		c.Status = CheckFail
 		c.Reason = fmt.Sprintf("%d of %d runs failed more requests than max_error_rate allows (worst %s)",
-			over, len(values), thresholds.FormatValue(ErrorRateUnit, worst))
+			over, len(values), units.FormatValue(units.ErrPct, worst))
 	}
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Verdict is the gate's reading of one metric of one benchmark.
@@ -51,8 +52,8 @@ type Row struct {
 	// Unit is the metric as the bench output writes it (ttft-p99-ns).
 	Unit string
 	// Direction is the better direction: from the files' Unit lines,
-	// else thresholds.yaml's better:, else thresholds.DefaultDirection.
-	Direction thresholds.Direction
+	// else thresholds.yaml's better:, else units.DefaultDirection.
+	Direction units.Direction
 	// DirectionFrom says which of the three decided it.
 	DirectionFrom string
 	// Baseline and New are nil when the metric is on one side only.

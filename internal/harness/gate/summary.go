@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // tooFewRuns reports whether the row is inconclusive only because a side
@@ -117,7 +117,7 @@ func (r *Report) benchmarks() [][]*Row {
 // badChange is the row's relative change in its bad direction, for a gated
 // row with both sides.
 func (row *Row) badChange() (float64, bool) {
-	gated := row.Direction == thresholds.Lower || row.Direction == thresholds.Higher
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	if !gated || row.Baseline == nil || row.New == nil || math.IsNaN(row.DeltaPct) {
 		return 0, false
 	}

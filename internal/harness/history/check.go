@@ -13,7 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history/changepoint"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // CheckOptions tune `vllmperf history check` (docs/history.md).
@@ -99,7 +99,7 @@ type Change struct {
 	Key                     string
 	Benchmark               string
 	Profile, Scenario, Unit string
-	Direction               thresholds.Direction
+	Direction               units.Direction
 	// Run is the first run after the change.
 	Run RunRef
 	// Before and After are the medians of the runs' medians in the
@@ -314,7 +314,7 @@ func (t *tested) changes(o CheckOptions) []Change {
 			Before: before, After: after, BeforeRuns: c.Index - lo, AfterRuns: hi - c.Index,
 			ChangePct: 100 * relChange(before, after), P: c.P, Permutations: c.Permutations,
 		}
-		ch.Regression = (ch.Direction == thresholds.Lower && after > before) || (ch.Direction == thresholds.Higher && after < before)
+		ch.Regression = (ch.Direction == units.Lower && after > before) || (ch.Direction == units.Higher && after < before)
 		for _, e := range t.kh.Events {
 			if e.Run >= run-1 && e.Run <= run+1 {
 				ch.Events = append(ch.Events, e)

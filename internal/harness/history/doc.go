@@ -23,6 +23,6 @@
 //     and maps to the gate's exit statuses.
 //   - Show lists and exports (CSV, JSON) what Group selected.
 //
-// package render draws the series (history.html, and report.html's trend
+// package report draws the series (history.html, and report.html's trend
 // section).
 package history

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // simConfig is the suite's configuration lines for the simulator.
@@ -70,7 +70,7 @@ func resultsDir(t *testing.T, bench string, checks []check.Result, date time.Tim
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, BenchFile), []byte(bench), 0o644))
 	if checks != nil {
-		res, _ := json.Marshal(map[string]any{"date": date.In(time.Local).Format(report.DateLayout)})
+		res, _ := json.Marshal(map[string]any{"date": date.In(time.Local).Format(vllmfmt.DateLayout)})
 		sum := results.Summary{Config: map[string]map[string]string{"basic": simConfig()},
 			Runs: []results.Run{{Name: "profile=basic/scenario=ttft-tpot/prompt=short/conc=1", Profile: "basic", Result: res, Checks: checks}}}
 		data, err := json.Marshal(sum)

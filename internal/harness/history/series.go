@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Filter selects runs, benchmarks and units. The zero value selects all.
@@ -62,9 +64,9 @@ func (f Filter) keepBenchmark(name string) bool {
 	if len(f.Benchmarks) == 0 {
 		return true
 	}
-	elems := strings.Split(strings.TrimPrefix(name, "Perf/"), "/")
+	elems := strings.Split(benchname.Short(name), "/")
 	for _, p := range f.Benchmarks {
-		pe := strings.Split(strings.TrimPrefix(p, "Perf/"), "/")
+		pe := strings.Split(benchname.Short(p), "/")
 		if len(pe) > len(elems) {
 			continue
 		}
@@ -146,7 +148,7 @@ type Series struct {
 	// Direction is the unit's better direction as the gate resolves it
 	// (the newest run's Unit line, thresholds.yaml's better:, the unit's
 	// name); DirectionFrom says which decided.
-	Direction     thresholds.Direction
+	Direction     units.Direction
 	DirectionFrom string
 	// Points are the runs that measured the unit, oldest first.
 	Points []Point
@@ -155,7 +157,7 @@ type Series struct {
 // Gated reports whether the series has a direction, so that a change can
 // be a regression.
 func (s *Series) Gated() bool {
-	return s.Direction == thresholds.Lower || s.Direction == thresholds.Higher
+	return s.Direction == units.Lower || s.Direction == units.Higher
 }
 
 // Medians are the points' medians.

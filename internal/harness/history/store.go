@@ -16,8 +16,8 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // The store's layout (docs/history.md):
@@ -379,7 +379,7 @@ func readSummary(dir string) (*Checks, time.Time, error) {
 			Date string `json:"date"`
 		}
 		if json.Unmarshal(r.Result, &meta) == nil && meta.Date != "" {
-			if t, err := time.ParseInLocation(report.DateLayout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
+			if t, err := time.ParseInLocation(vllmfmt.DateLayout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
 				first = t
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // Point is one sweep point: its concurrency and its reported metrics by
@@ -78,8 +79,8 @@ func Find(points []Point, k thresholds.Knee, slo map[string]thresholds.Limit) Re
 			r.Saturation, r.Knee = b.Concurrency, a.Concurrency
 			r.Explanation = append(r.Explanation, fmt.Sprintf("saturation at concurrency %d: going from %d to %d bought %+.0f%% %s (%s → %s, below the %.0f%% that pays) while %s grew %+.0f%% (%s → %s)",
 				b.Concurrency, a.Concurrency, b.Concurrency, 100*s.Gain, k.Throughput,
-				thresholds.FormatValue(k.Throughput, a.Metrics[k.Throughput]), thresholds.FormatValue(k.Throughput, b.Metrics[k.Throughput]), 100*k.MinGain,
-				k.Latency, 100*s.LatencyGrowth, thresholds.FormatValue(k.Latency, a.Metrics[k.Latency]), thresholds.FormatValue(k.Latency, b.Metrics[k.Latency])))
+				units.FormatValue(k.Throughput, a.Metrics[k.Throughput]), units.FormatValue(k.Throughput, b.Metrics[k.Throughput]), 100*k.MinGain,
+				k.Latency, 100*s.LatencyGrowth, units.FormatValue(k.Latency, a.Metrics[k.Latency]), units.FormatValue(k.Latency, b.Metrics[k.Latency])))
 		}
 		r.Steps = append(r.Steps, s)
 	}

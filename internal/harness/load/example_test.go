@@ -37,7 +37,7 @@ var echo = load.SenderFunc(func(ctx context.Context, req openai.Request, s *samp
 })
 
 // ExampleRun wires the stages: workload builds the prompts, load drives
-// them through a Sender, stats summarizes (report.WriteText would print
+// them through a Sender, stats summarizes (vllmfmt.WriteText would print
 // the full block, whose timings vary from run to run).
 func ExampleRun() {
 	gen, err := workload.New(workload.Config{Model: "Qwen/Qwen3-0.6B", PromptTokens: 64, MaxTokens: 4, Seed: 1})

@@ -3,242 +3,263 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
-	"reflect"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-var t0 = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+// testdata/results is a results folder from
+//
+//	VLLMPERF_SIZE=quick VLLMPERF_PROFILES=basic,low-latency VLLMPERF_SCENARIOS=concurrency-sweep \
+//	  VLLMPERF_RESULTS=DIR go test -run '^$' -bench Perf -benchtime 1x .
+//
+// with the gate.json of
+//
+//	vllmperf gate --baseline internal/harness/gate/testdata/bench/base.txt \
+//	  --new internal/harness/gate/testdata/bench/regression.txt \
+//	  --thresholds internal/harness/gate/testdata/thresholds.yaml --format json
 
-func msd(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-
-// fixture is a small run: a cold warm-up request, three successes (one of
-// them a single token) and one timeout.
-func fixture() []sample.Sample {
-	mk := func(index int, sentMS, queueMS float64, chunks []float64, prompt, completion int) sample.Sample {
-		s := sample.Sample{Index: index, Scheduled: t0.Add(msd(sentMS - queueMS)), Sent: t0.Add(msd(sentMS)),
-			Header: t0.Add(msd(sentMS + 5)), PromptTokens: prompt, CompletionTokens: completion, FinishReason: "length"}
-		for _, c := range chunks {
-			s.Chunks = append(s.Chunks, sample.Chunk{At: msd(c), Tokens: 1})
-		}
-		s.Done = s.Sent.Add(msd(chunks[len(chunks)-1] + 1))
-		return s
-	}
-	warm := mk(0, 0, 0, []float64{355, 365}, 100, 2)
-	warm.Warmup = true
-	bad := mk(4, 1200, 0, []float64{5}, 0, 0)
-	bad.Chunks, bad.FinishReason = nil, ""
-	bad.Fail(sample.ErrTimeout, 0, "no chunk for 30s")
-	spec := mk(2, 1000, 5, []float64{60, 80, 100}, 200, 5)
-	spec.Chunks[2].Tokens = 3 // a speculative chunk with three tokens
-	return []sample.Sample{
-		warm,
-		mk(1, 1000, 0, []float64{40, 50, 60, 70}, 100, 4),
-		spec,
-		mk(3, 1100, 15, []float64{20}, 50, 1),
-		bad,
-	}
-}
-
-func summary(t *testing.T, samples []sample.Sample, slo stats.SLO) *stats.Summary {
+// copyFolder copies a results folder into a temporary one, so that a test
+// can write reports into it.
+func copyFolder(t *testing.T, src string) string {
 	t.Helper()
-	s, err := stats.Summarize(samples, t0.Add(time.Second), t0.Add(3*time.Second), slo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+	return dst
 }
 
-var meta = Meta{Date: t0, Backend: "openai-chat", ModelID: "Qwen/Qwen3-0.6B", NumPrompts: 4, RequestRate: math.Inf(1), Burstiness: 1, MaxConcurrency: 2}
+// copyWithout copies src leaving out the named files.
+func copyWithout(t *testing.T, src string, leave ...string) string {
+	t.Helper()
+	dst := copyFolder(t, src)
+	for _, f := range leave {
+		require.NoError(t, os.Remove(filepath.Join(dst, f)))
+	}
+	return dst
+}
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	path := filepath.Join("testdata", "golden", name)
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	require.NoError(t, err, "run go test -update to create it")
+	assert.Equal(t, string(want), string(got), "%s differs: go test ./internal/harness/report/ -run %s -update rewrites it", path, t.Name())
 }
 
-func TestWriteTextGolden(t *testing.T) {
-	tests := []struct {
-		file    string
-		samples []sample.Sample
-		slo     stats.SLO
+// TestMarkdownGolden renders report.md of testdata's folder, with and
+// without its gate.json.
+func TestMarkdownGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		leave  []string // files left out of the folder
+		golden string
 	}{
-		// A normal run with goodput, a failure and too few samples.
-		{"summary.txt", fixture(), stats.SLO{TTFT: msd(50), E2EL: msd(1000)}},
-		// Every measured request failed: INCONCLUSIVE, no figures.
-		{"inconclusive.txt", fixture()[4:], stats.SLO{}},
-	}
-	for _, tt := range tests {
-		var b bytes.Buffer
-		if err := WriteText(&b, summary(t, tt.samples, tt.slo)); err != nil {
-			t.Fatal(err)
-		}
-		golden(t, tt.file, b.Bytes())
+		// The whole folder: sweeps, diagnosis, checks and the gate.
+		{"with gate", nil, "report.md"},
+		// No gate.json: no gate section, nothing else changes.
+		{"without gate", []string{GateFile}, "report-nogate.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyWithout(t, "testdata/results", tc.leave...)
+			r, err := Load(dir)
+			require.NoError(t, err)
+			r.Name = "results" // the temporary folder's name varies
+			var buf bytes.Buffer
+			require.NoError(t, Markdown(&buf, r))
+			golden(t, tc.golden, buf.Bytes())
+		})
 	}
 }
 
-func TestWriteJSONGolden(t *testing.T) {
-	tests := []struct {
-		file    string
-		samples []sample.Sample
-		slo     stats.SLO
-		meta    Meta
+// TestWriteFiles writes both files into the folder; the HTML holds every
+// chart inline and fetches nothing.
+func TestWriteFiles(t *testing.T) {
+	dir := copyFolder(t, "testdata/results")
+	r, err := Load(dir)
+	require.NoError(t, err)
+	paths, err := WriteFiles(r)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, HTMLFile), filepath.Join(dir, MarkdownFile)}, paths)
+	html, err := os.ReadFile(paths[0])
+	require.NoError(t, err)
+	page := string(html)
+
+	charts := r.BuildCharts().All()
+	// 1 throughput + 2 latency + 2 profiles × (2 CDFs + 3 time series).
+	assert.Len(t, charts, 13)
+	assert.Equal(t, len(charts), strings.Count(page, `<figure class="chart"`))
+	assert.Equal(t, len(charts), strings.Count(page, "<svg "))
+	for _, marker := range []string{`id="curves"`, `id="diagnosis"`, `id="distributions"`, `id="timeseries"`, `id="gate"`, `id="checks"`, `id="runs"`, "rule-high-ttft", "FAIL: 4 regressions"} {
+		assert.Contains(t, page, marker)
+	}
+	// Self-contained: no script, stylesheet, image or font from anywhere.
+	for _, re := range []string{`<script`, `<link`, `<img`, `<iframe`, `@import`, `url\(`, `(?i)(src|href)="(https?:)?//`} {
+		assert.NotRegexp(t, regexp.MustCompile(re), page)
+	}
+	// Every link is to the page itself.
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		assert.True(t, strings.HasPrefix(m[1], "#"), "link %q leaves the page", m[1])
+	}
+	// No temporary file left behind.
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.HasPrefix(e.Name(), "."), "left behind: %s", e.Name())
+	}
+}
+
+// TestChartsLabelled: every chart has a title, axis labels with units and
+// a legend, and plots data.
+func TestChartsLabelled(t *testing.T) {
+	r, err := Load(copyFolder(t, "testdata/results"))
+	require.NoError(t, err)
+	units := regexp.MustCompile(`\((ms|s|%)[;,) ]|\(requests|tokens/s|share of requests|^requests$|\(%\)`)
+	for _, c := range r.BuildCharts().All() {
+		assert.NotEmpty(t, c.Title, c.ID)
+		assert.Regexp(t, units, c.XLabel, "%s: x axis label names its unit", c.ID)
+		assert.Regexp(t, units, c.YLabel, "%s: y axis label names its unit", c.ID)
+		assert.NotEmpty(t, c.Legend, "%s: legend", c.ID)
+		assert.Positive(t, c.Points, "%s: data points", c.ID)
+		assert.Contains(t, string(c.SVG), "<title id=\""+c.ID+"-title\">", c.ID)
+	}
+}
+
+// TestReadGate reads what vllmperf gate --format json writes, and refuses
+// what it does not.
+func TestReadGate(t *testing.T) {
+	dir := t.TempDir()
+	base, err := gate.ReadFile("../gate/testdata/bench/base.txt")
+	require.NoError(t, err)
+	next, err := gate.ReadFile("../gate/testdata/bench/regression.txt")
+	require.NoError(t, err)
+	set, err := thresholds.Load("../gate/testdata/thresholds.yaml")
+	require.NoError(t, err)
+	rep, err := gate.Compare(base, next, set, gate.Options{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&buf))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, GateFile), buf.Bytes(), 0o644))
+
+	g, err := ReadGate(dir)
+	require.NoError(t, err)
+	got, want := string(g.Result), string(rep.Outcome())
+	assert.Equal(t, want, got)
+	assert.Equal(t, rep.Headline(), g.Summary)
+	assert.Len(t, g.Rows, len(rep.Rows))
+	assert.Len(t, g.Notable(), rep.Count(gate.Regression)+rep.Count(gate.Improvement)+rep.Count(gate.Inconclusive)+rep.Count(gate.Missing))
+	for i, row := range rep.Rows {
+		assert.Equal(t, row.Verdict, g.Rows[i].Verdict)
+		assert.Equal(t, row.Unit, g.Rows[i].Unit)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		content string // "" leaves the file out
+		err     string // "" for no error
 	}{
-		// A normal run: rate inf written "inf", goodput set.
-		{"result.json", fixture(), stats.SLO{TTFT: msd(50)}, meta},
-		// Every measured request failed: figures null, no cap, finite rate.
-		{"inconclusive.json", fixture()[4:], stats.SLO{}, Meta{Date: t0, Backend: "vllm", ModelID: "m", RequestRate: 2.5, Burstiness: 1}},
-	}
-	for _, tt := range tests {
-		var b bytes.Buffer
-		if err := WriteJSON(&b, summary(t, tt.samples, tt.slo), tt.meta); err != nil {
-			t.Fatal(err)
-		}
-		if !json.Valid(b.Bytes()) {
-			t.Fatalf("%s: invalid JSON:\n%s", tt.file, b.Bytes())
-		}
-		golden(t, tt.file, b.Bytes())
-	}
-}
-
-// vllmKeys are the keys of vLLM's --save-result JSON that WriteJSON writes.
-var vllmKeys = []string{
-	"date", "backend", "model_id", "num_prompts", "request_rate", "burstiness", "max_concurrency",
-	"duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput",
-	"request_goodput", "output_throughput", "total_token_throughput", "max_concurrent_requests",
-}
-
-func TestJSONKeys(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	if err := WriteJSON(&b, summary(t, fixture(), stats.SLO{}), meta); err != nil {
-		t.Fatal(err)
-	}
-	var got map[string]any
-	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
-	want := append([]string{}, vllmKeys...)
-	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
-		for _, st := range []string{"mean", "median", "std", "p50", "p90", "p95", "p99", "p99.9"} {
-			want = append(want, st+"_"+m+"_ms")
-		}
-	}
-	ours := []string{"cold_ttft_ms", "good_requests", "failed_by_kind", "error_examples", "errors", "other_errors", "interrupted", "interrupted_requests",
-		"stopped_early", "expected_output_tokens", "short_outputs", "token_itl_ms", "queue_time_ms", "inconclusive", "warnings"}
-	for _, k := range append(want, ours...) {
-		if _, ok := got[k]; !ok {
-			t.Errorf("key %q missing", k)
-		}
-	}
-	if len(got) != len(want)+len(ours) {
-		t.Errorf("%d keys, want %d", len(got), len(want)+len(ours))
-	}
-	// Spot checks of values and vLLM's conventions.
-	checks := []struct {
-		key  string
-		want any
-	}{
-		{"date", "20261202-120000"}, // vLLM's %Y%m%d-%H%M%S
-		{"request_rate", "inf"},     // +Inf as vLLM writes it
-		{"max_concurrency", 2.0},    // the cap
-		{"request_goodput", nil},    // no SLO: null, like vLLM's None
-		{"completed", 3.0},          // three successes
-		{"failed", 1.0},             // one timeout
-		{"duration", 2.0},           // seconds
-		{"mean_ttft_ms", 40.0},      // (40 + 60 + 20)/3
-		{"cold_ttft_ms", 355.0},     // the warm-up request 0
-		{"failed_by_kind", map[string]any{"timeout": 1.0}},
-		{"error_examples", map[string]any{"timeout": "no chunk for 30s"}},                                 // the first timeout's message
-		{"errors", []any{map[string]any{"kind": "timeout", "message": "no chunk for 30s", "count": 1.0}}}, // distinct messages, counted
-		{"other_errors", 0.0},           // none beyond them
-		{"interrupted", false},          // ran to its end
-		{"interrupted_requests", 0.0},   // none canceled
-		{"stopped_early", nil},          // not stopped early
-		{"expected_output_tokens", nil}, // not checked
-		{"short_outputs", 0.0},          // so none counted
-	}
-	for _, c := range checks {
-		if !reflect.DeepEqual(got[c.key], c.want) {
-			t.Errorf("%s = %#v, want %#v", c.key, got[c.key], c.want)
-		}
-	}
-}
-
-func TestSamplesRoundTrip(t *testing.T) {
-	t.Parallel()
-	in := fixture()
-	var b bytes.Buffer
-	if err := WriteSamples(&b, in); err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(b.String(), "\n"); n != len(in) {
-		t.Errorf("%d lines for %d samples", n, len(in))
-	}
-	out, err := ReadSamples(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(in, out) {
-		t.Errorf("round trip changed the samples:\n in %+v\nout %+v", in, out)
-	}
-	// Wall-clock times from time.Now survive as the same instants.
-	now := sample.Sample{Index: 9, Sent: time.Now(), Done: time.Now().Add(time.Second)}
-	b.Reset()
-	_ = WriteSamples(&b, []sample.Sample{now})
-	back, err := ReadSamples(&b)
-	if err != nil || len(back) != 1 || !back[0].Sent.Equal(now.Sent) || !back[0].Done.Equal(now.Done) {
-		t.Errorf("time.Now round trip: %v %+v", err, back)
-	}
-}
-
-func TestReadSamplesErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in string
-		line     int
-	}{
+		// No gate.json: no gate, no error.
+		{"absent", "", ""},
 		// Not JSON at all.
-		{"garbage", `{"index":0}` + "\nnot json\n", 2},
-		// A field Sample does not have (a different file format).
-		{"unknown field", `{"index":0,"ttft":3}` + "\n", 1},
-		// Two values on one line.
-		{"two values", `{"index":0} {"index":1}` + "\n", 1},
-		// Blank lines are skipped but still counted.
-		{"after blank", "\n\n{\n", 3},
+		{"not json", "FAIL: 4 regressions\n", "gate.json: invalid character"},
+		// JSON, but not the gate's.
+		{"other json", `{"runs": []}`, `has no "result" or "rows"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.content != "" {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, GateFile), []byte(tc.content), 0o644))
+			}
+			g, err := ReadGate(dir)
+			if tc.err == "" {
+				assert.NoError(t, err)
+				assert.Nil(t, g)
+				return
+			}
+			assert.ErrorContains(t, err, tc.err)
+		})
 	}
-	for _, tt := range tests {
-		_, err := ReadSamples(strings.NewReader(tt.in))
-		var se *SyntaxError
-		if !errors.As(err, &se) || se.Line != tt.line {
-			t.Errorf("%s: err = %v, want a SyntaxError on line %d", tt.name, err, tt.line)
+}
+
+// TestLoadErrors: a folder that is not a results folder, or is one in
+// part, is an error naming the file.
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave []string // files removed from testdata's folder
+		edit  func(t *testing.T, dir string)
+		err   string
+	}{
+		// Not a results folder.
+		{"no summary", []string{"summary.json"}, nil, "a results folder? make bench writes them"},
+		// A folder without its samples.
+		{"no samples", []string{"samples.jsonl"}, nil, "samples.jsonl is missing"},
+		// A broken line names the file and the line.
+		{"bad series line", nil, func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, "timeseries.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.WriteString("{\"run\": \n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}, "timeseries.jsonl:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyWithout(t, "testdata/results", tc.leave...)
+			if tc.edit != nil {
+				tc.edit(t, dir)
+			}
+			_, err := Load(dir)
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+// TestWithoutSweep: a folder with no concurrency sweep (one point per
+// profile, no knee) still has its distributions, time series and
+// diagnosis, and says that it has no sweep.
+func TestWithoutSweep(t *testing.T) {
+	dir := copyWithout(t, "testdata/results", GateFile)
+	f, err := results.ReadFolder(dir)
+	require.NoError(t, err)
+	s := f.Summary
+	var keep []results.Run
+	for _, r := range s.Runs {
+		if r.Point == "" || r.Point == "conc=8" {
+			keep = append(keep, r)
 		}
 	}
-	got, err := ReadSamples(strings.NewReader(""))
-	if err != nil || len(got) != 0 {
-		t.Errorf("empty input: %v, %v", got, err)
-	}
+	s.Runs, s.Knees = keep, []results.Knee{}
+	data, err := json.Marshal(s)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, results.SummaryFile), data, 0o644))
+
+	r, err := Load(dir)
+	require.NoError(t, err)
+	assert.Empty(t, r.Sweeps)
+	c := r.BuildCharts()
+	assert.Nil(t, c.Throughput)
+	assert.Empty(t, c.Latency)
+	// 2 profiles × (2 CDFs + 3 time series).
+	assert.Len(t, c.All(), 10)
+	var html, md bytes.Buffer
+	require.NoError(t, HTML(&html, r))
+	require.NoError(t, Markdown(&md, r))
+	assert.Contains(t, html.String(), "The folder has no concurrency sweep.")
+	assert.Contains(t, md.String(), "The folder has no concurrency sweep.")
+	assert.NotContains(t, html.String(), `id="gate"`)
 }

@@ -1,130 +1,102 @@
-// Package report writes a run's results: a text summary in the layout of
-// `vllm bench serve` (WriteText), the JSON that vLLM's --save-result writes,
-// with the same keys (WriteJSON), and the raw samples as JSON Lines
-// (WriteSamples, read back by ReadSamples).
+// Package report turns a results folder (package results) into what people
+// read: a short text table with the knees and the diagnosis (make bench,
+// `vllmperf report`), report.md, and report.html with its charts (inline
+// SVG drawn with gonum.org/v1/plot). docs/report.md describes them.
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
+	"text/tabwriter"
 
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
 )
 
-// textWidth is the width of vLLM's summary block.
-const textWidth = 50
-
-// WriteText writes s as a block laid out like `vllm bench serve`'s
-// "Serving Benchmark Result", with vllmperf's additions (failures by kind
-// with an example message each, interrupted requests, cold-start TTFT, per-token ITL, client queue time, warnings) and, for an
-// inconclusive run, an INCONCLUSIVE line first.
-func WriteText(w io.Writer, s *stats.Summary) error {
-	bw := bufio.NewWriter(w)
-	line := func(label string, value any) {
-		var v string
-		switch x := value.(type) {
-		case float64:
-			v = strconv.FormatFloat(x, 'f', 2, 64)
-		default:
-			v = fmt.Sprint(x)
+// Text writes one line per run (the last repetition of each name) with its
+// headline figures and checks, then each sweep's knee with the numbers
+// behind it.
+func Text(w io.Writer, s *results.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	t := makeTable(runColumns, LastRuns(s), nil)
+	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.Header, "\t"))
+	for _, row := range t.Rows {
+		var cells []string
+		for _, c := range row.Cells {
+			cells = append(cells, c.String())
 		}
-		fmt.Fprintf(bw, "%-40s %s\n", label, v)
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(cells, "\t"))
 	}
-	header := func(title string, fill byte) { fmt.Fprintln(bw, centered(title, fill)) }
-
-	header(" Serving Benchmark Result ", '=')
-	if reason, inc := s.Inconclusive(); inc {
-		line("Result:", "INCONCLUSIVE: "+reason)
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	line("Successful requests:", s.Completed)
-	line("Failed requests:", s.Failed)
-	for _, kv := range sortedKinds(s) {
-		line("  "+kv.kind+":", kv.n)
-		if e, ok := s.ErrorExamples[sample.ErrorKind(kv.kind)]; ok {
-			fmt.Fprintf(bw, "    e.g. %s\n", clipText(e.Detail(), maxExampleText))
+	for _, k := range LastKnees(s) {
+		fmt.Fprintf(w, "\n%s/%s: recommended concurrency limit %s (knee %s, saturation %s, SLO %s)\n",
+			k.Profile, k.Scenario, orNone(k.Recommended), orNone(k.Knee), orNone(k.Saturation), orNone(k.SLOMax))
+		for _, line := range k.Explanation {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
-	if s.Interrupted > 0 {
-		line("Interrupted requests:", s.Interrupted)
+	return nil
+}
+
+// DiagnosisText writes the diagnosis in short: each rule that fired, the
+// profiles it fired on, its first piece of evidence and the profiles of
+// ours that address it. report.md and report.html have every number.
+func DiagnosisText(w io.Writer, d *diagnose.Diagnosis) error {
+	if _, err := fmt.Fprintf(w, "\ndiagnosis: %s\n", d); err != nil {
+		return err
 	}
-	line("Benchmark duration (s):", s.Duration.Seconds())
-	line("Total input tokens:", s.TotalInputTokens)
-	line("Total generated tokens:", s.TotalOutputTokens)
-	line("Request throughput (req/s):", s.RequestThroughput)
-	if s.SLO.Set() {
-		line("Request goodput (req/s):", s.RequestGoodput)
-		line("Goodput SLO:", sloText(s.SLO))
+	for _, f := range d.Findings {
+		var advice []string
+		for _, a := range f.Rule.Profiles {
+			advice = append(advice, a.Profile)
+		}
+		h := f.Hits[0]
+		if _, err := fmt.Fprintf(w, "  %s: %s; fired on %s\n    e.g. %s: %s\n    profiles: %s\n",
+			f.Rule.ID, f.Rule.Title, FiredOn(f), h.Run, h.Evidence[0], strings.Join(advice, ", ")); err != nil {
+			return err
+		}
 	}
-	line("Output token throughput (tok/s):", s.OutputThroughput)
-	line("Total Token throughput (tok/s):", s.TotalTokenThroughput)
-	line("Max concurrent requests:", s.MaxConcurrentRequests)
-	if s.ColdTTFTOK {
-		line("Cold-start TTFT (ms):", s.ColdTTFT)
-	} else {
-		line("Cold-start TTFT (ms):", "n/a")
-	}
-	for _, m := range []struct {
-		title, name string
-		d           stats.Dist
-	}{
-		{"Time to First Token", "TTFT", s.TTFT},
-		{"Time per Output Token (excl. 1st token)", "TPOT", s.TPOT},
-		{"Inter-token Latency", "ITL", s.ITL},
-		{"End-to-end Latency", "E2EL", s.E2EL},
-		{"Inter-token Latency per Token", "ITL/token", s.TokenITL},
-		{"Client Queue Time", "queue time", s.QueueTime},
-	} {
-		header(m.title, '-')
-		if m.d.N == 0 {
-			line(fmt.Sprintf("%s (ms):", m.name), "n/a (no samples)")
+	return nil
+}
+
+// LastRuns returns the last repetition of each run name, in first-seen
+// order.
+func LastRuns(s *results.Summary) []results.Run {
+	idx := map[string]int{}
+	var out []results.Run
+	for _, r := range s.Runs {
+		if i, ok := idx[r.Name]; ok {
+			out[i] = r
 			continue
 		}
-		line(fmt.Sprintf("Mean %s (ms):", m.name), m.d.Mean)
-		line(fmt.Sprintf("Median %s (ms):", m.name), m.d.Median)
-		for _, p := range m.d.Pcts {
-			line(fmt.Sprintf("P%s %s (ms):", pctWord(p.P), m.name), p.Value)
-		}
+		idx[r.Name] = len(out)
+		out = append(out, r)
 	}
-	if len(s.Warnings) > 0 {
-		header("Warnings", '-')
-		for _, w := range s.Warnings {
-			fmt.Fprintf(bw, "- %v\n", w)
-		}
-	}
-	header("", '=')
-	return bw.Flush()
+	return out
 }
 
-// maxExampleText bounds an error example in the text summary (the JSON
-// has it whole).
-const maxExampleText = 300
-
-// clipText cuts s to at most n runes, marking the cut.
-func clipText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// LastKnees returns the last knee of each profile and scenario.
+func LastKnees(s *results.Summary) []results.Knee {
+	idx := map[string]int{}
+	var out []results.Knee
+	for _, k := range s.Knees {
+		key := k.Profile + "/" + k.Scenario
+		if i, ok := idx[key]; ok {
+			out[i] = k
+			continue
+		}
+		idx[key] = len(out)
+		out = append(out, k)
 	}
-	return string([]rune(s)[:n]) + "…"
+	return out
 }
 
-// pctWord names a percentile as vLLM does: 99 → "99", 99.9 → "99.9".
-func pctWord(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
-
-func sloText(slo stats.SLO) string {
-	var parts []string
-	for _, l := range []struct {
-		name string
-		d    time.Duration
-	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"e2el", slo.E2EL}} {
-		if l.d > 0 {
-			parts = append(parts, fmt.Sprintf("%s ≤ %s ms", l.name, strconv.FormatFloat(float64(l.d)/float64(time.Millisecond), 'f', -1, 64)))
-		}
+func orNone(n int) string {
+	if n == 0 {
+		return "none"
 	}
-	return strings.Join(parts, ", ")
+	return fmt.Sprint(n)
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // The files of a results folder.
@@ -232,7 +232,7 @@ func newRun(name, profile string, rep int, res *harness.Result, metrics map[stri
 		run.Rate = scenario.FormatRate(p.Load.Rate)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteJSON(&buf, res.Summary, res.ReportMeta()); err != nil {
+	if err := vllmfmt.WriteJSON(&buf, res.Summary, res.ReportMeta()); err != nil {
 		return run, err
 	}
 	run.Result = json.RawMessage(bytes.Clone(bytes.TrimSpace(buf.Bytes())))
@@ -242,7 +242,7 @@ func newRun(name, profile string, rep int, res *harness.Result, metrics map[stri
 			continue
 		}
 		buf.Reset()
-		if err := report.WriteJSON(&buf, cs, res.ReportMeta()); err != nil {
+		if err := vllmfmt.WriteJSON(&buf, cs, res.ReportMeta()); err != nil {
 			return run, err
 		}
 		if run.Classes == nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -96,7 +96,7 @@ func TestWriteAndRead(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := render.Text(&out, s); err != nil {
+	if err := report.Text(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{name, "basic/concurrency-sweep: recommended concurrency limit 8 (knee 8, saturation 16, SLO none)", "  why"} {

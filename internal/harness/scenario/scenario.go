@@ -46,6 +46,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vllmperf/vllmperf/fixtures"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
@@ -197,16 +198,16 @@ func (s *Scenario) Points(z Size) []Point {
 	}
 	var out []Point
 	for _, g := range groups {
-		prefix := ""
+		class := ""
 		if s.EachClass {
-			prefix = "prompt=" + g[0].Name + "/"
+			class = g[0].Name
 		}
 		for _, c := range s.Concurrency {
-			out = append(out, Point{Scenario: s, Key: prefix + "conc=" + strconv.Itoa(c), Classes: g, SamplerInterval: sz.SamplerInterval,
+			out = append(out, Point{Scenario: s, Key: benchname.ClosedPoint(class, c), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: warmup}})
 		}
 		for _, r := range s.Rates {
-			out = append(out, Point{Scenario: s, Key: prefix + "rate=" + FormatRate(r), Classes: g, SamplerInterval: sz.SamplerInterval,
+			out = append(out, Point{Scenario: s, Key: benchname.OpenPoint(class, FormatRate(r)), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
 		}
 	}

@@ -1,6 +1,10 @@
 package scrape
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Prefix starts every vLLM metric name in the exposition.
 const Prefix = "vllm:"
@@ -154,4 +158,30 @@ func kindByName(canonical string) Kind {
 		return KindInfo
 	}
 	return KindUntyped
+}
+
+// Renames returns the names vLLM deprecated, each mapped to its V1
+// replacement (both without Prefix): the one rename table, which deploy/
+// reads for its rules and dashboard.
+func Renames() map[string]string { return maps.Clone(renamed) }
+
+// RemovedV0 returns the V0-engine metrics no V1 server exposes (without
+// Prefix), sorted.
+func RemovedV0() []string { return slices.Sorted(maps.Keys(removedV0)) }
+
+// Known reports whether name (with or without Prefix) is a vLLM metric
+// this package knows: a V1 name, a renamed or a removed one, or a series
+// of one (a counter's _total written without it, a histogram's _bucket,
+// _sum or _count).
+func Known(name string) bool {
+	name = strings.TrimPrefix(name, Prefix)
+	if _, ok := known[Canonical(name)]; ok || removedV0[name] || known[Canonical(name+"_total")] == KindCounter {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok && known[Canonical(base)] == KindHistogram {
+			return true
+		}
+	}
+	return false
 }

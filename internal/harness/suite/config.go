@@ -59,10 +59,6 @@ const (
 	EnvAPIKey = "OPENAI_API_KEY"
 )
 
-// DefaultThresholdsFile is the thresholds file looked for at the module
-// root when VLLMPERF_THRESHOLDS is unset.
-const DefaultThresholdsFile = "thresholds.yaml"
-
 // Config is what a suite run needs.
 type Config struct {
 	// Server selects and configures the backend (the environment's
@@ -80,7 +76,8 @@ type Config struct {
 	// Profiles and Scenarios are run in order.
 	Profiles  []string
 	Scenarios []string
-	// Thresholds holds the SLOs and checks' settings.
+	// Thresholds holds the SLOs and checks' settings; nil is an empty
+	// file (thresholds.Empty), FromEnv reads thresholds.yaml.
 	Thresholds *thresholds.Set
 	// ResultsDir, when set, receives the results folder.
 	ResultsDir string
@@ -175,21 +172,14 @@ func list(env string, known []string) ([]string, error) {
 	return out, nil
 }
 
-// thresholdsFromEnv loads VLLMPERF_THRESHOLDS, or thresholds.yaml at the
-// module root, or the defaults when there is none.
+// thresholdsFromEnv loads VLLMPERF_THRESHOLDS (an error when it names no
+// file), or thresholds.yaml at the module root, or the shipped one.
 func thresholdsFromEnv() (*thresholds.Set, error) {
-	if f := strings.TrimSpace(os.Getenv(EnvThresholds)); f != "" {
-		return thresholds.Load(f)
-	}
 	root, err := moduleRoot()
 	if err != nil {
-		return thresholds.Default(), nil
+		root = ""
 	}
-	f := filepath.Join(root, DefaultThresholdsFile)
-	if _, err := os.Stat(f); err != nil {
-		return thresholds.Default(), nil
-	}
-	return thresholds.Load(f)
+	return thresholds.Resolve(strings.TrimSpace(os.Getenv(EnvThresholds)), root)
 }
 
 // moduleRoot finds the directory of go.mod above the working directory

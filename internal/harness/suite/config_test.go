@@ -1,10 +1,13 @@
 package suite
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -118,20 +121,22 @@ func TestFromEnvStrict(t *testing.T) {
 	}
 }
 
+// TestUnitLines: the bench output's Unit lines are package units' gated
+// units, in its order, with its directions (thresholds.yaml names none).
 func TestUnitLines(t *testing.T) {
 	t.Parallel()
 	s, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(s.UnitLines(), "\n")
-	for _, want := range []string{"Unit ttft-p99-ns better=lower", "Unit tok/s better=higher", "Unit recommended-conc better=higher"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("unit lines lack %q:\n%s", want, got)
+	var want []string
+	for _, u := range units.All() {
+		if u.Gated() {
+			want = append(want, fmt.Sprintf("Unit %s better=%s", u.Name, u.Better))
 		}
 	}
-	if strings.Contains(got, "kv-peak-%") {
-		t.Error("kv-peak-% has no direction: no Unit line")
+	if got := s.UnitLines(); !slices.Equal(got, want) {
+		t.Errorf("unit lines\n got %q\nwant %q", got, want)
 	}
 }
 

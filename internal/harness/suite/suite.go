@@ -2,12 +2,8 @@ package suite
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,37 +11,22 @@ import (
 
 	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
-
-// The startup point's units.
-const (
-	UnitReady        = "ready-ns"
-	UnitColdTTFT     = "cold-ttft-ns"
-	UnitBlocksPerGiB = "kv-blocks/GiB"
-)
-
-// The knee's units.
-const (
-	UnitKnee        = "knee-conc"
-	UnitSaturation  = "saturation-conc"
-	UnitSLOConc     = "slo-conc"
-	UnitRecommended = "recommended-conc"
-)
-
-// StartupScenario names the profile's start: ready time and cold TTFT.
-const StartupScenario = "startup"
 
 // Suite runs scenarios on profiles and collects the results folder.
 type Suite struct {
@@ -57,7 +38,7 @@ type Suite struct {
 func New(cfg Config) (*Suite, error) {
 	s := &Suite{cfg: cfg}
 	if cfg.Thresholds == nil {
-		s.cfg.Thresholds = thresholds.Default()
+		s.cfg.Thresholds = thresholds.Empty()
 	}
 	if cfg.ResultsDir != "" {
 		w, err := results.Create(cfg.ResultsDir)
@@ -73,7 +54,7 @@ func New(cfg Config) (*Suite, error) {
 func (s *Suite) Config() Config { return s.cfg }
 
 // Close writes the results folder's summary, then its report.html and
-// report.md (package render; `vllmperf report DIR` re-renders them).
+// report.md (package report; `vllmperf report DIR` re-renders them).
 func (s *Suite) Close() error {
 	if s.out == nil {
 		return nil
@@ -81,7 +62,7 @@ func (s *Suite) Close() error {
 	if err := s.out.Close(); err != nil {
 		return err
 	}
-	_, err := render.WriteFolder(s.out.Dir())
+	_, err := report.WriteFolder(s.out.Dir())
 	return err
 }
 
@@ -161,7 +142,7 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		return nil, err
 	}
 	ss := &Session{suite: s, Profile: p, Server: srv, scenarios: map[string]*scenario.Scenario{}}
-	ss.Startup, err = ss.run(ctx, startupPoint(), StartupScenario)
+	ss.Startup, err = ss.run(ctx, startupPoint(), benchname.StartupScenario)
 	if err != nil {
 		_ = srv.Close(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("profile %s: first request: %w", p.Name, err)
@@ -227,10 +208,7 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 	if err != nil {
 		return nil, err
 	}
-	name := "profile=" + ss.Profile.Name + "/scenario=" + scenarioName
-	if p.Key != "" {
-		name += "/" + p.Key
-	}
+	name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: p.Key}.String()
 	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
 	r.Checks = check.All(res, scope, ss.facts())
 	return r, nil
@@ -263,7 +241,7 @@ func startupPoint() scenario.Point {
 		panic(err) // the fixture is embedded: its absence is a build defect
 	}
 	return scenario.Point{
-		Scenario:        &scenario.Scenario{Name: StartupScenario, Description: "the server's first request after its start"},
+		Scenario:        &scenario.Scenario{Name: benchname.StartupScenario, Description: "the server's first request after its start"},
 		Classes:         []workload.Class{{Name: "cold", Weight: 1, Config: workload.Config{Body: body, MaxTokens: 16, IgnoreEOS: true}}},
 		Load:            load.Config{Concurrency: 1, Requests: 1},
 		SamplerInterval: scenario.DefaultQuickSamplerInterval,
@@ -273,12 +251,12 @@ func startupPoint() scenario.Point {
 // addStartupMetrics adds ready-ns, cold-ttft-ns and kv-blocks/GiB.
 func (ss *Session) addStartupMetrics() {
 	m := ss.Startup.Metrics
-	m[UnitReady] = float64(ss.Server.ReadyIn())
+	m[units.Ready] = float64(ss.Server.ReadyIn())
 	if sum := ss.Startup.Result.Summary; sum.ColdTTFTOK {
-		m[UnitColdTTFT] = sum.ColdTTFT * float64(time.Millisecond)
+		m[units.ColdTTFT] = sum.ColdTTFT * float64(time.Millisecond)
 	}
 	if v, ok := ss.blocksPerGiB(); ok {
-		m[UnitBlocksPerGiB] = v
+		m[units.BlocksPerGiB] = v
 	}
 }
 
@@ -293,7 +271,7 @@ func (ss *Session) blocksPerGiB() (float64, bool) {
 	if res.After == nil {
 		return 0, false
 	}
-	info, err := res.After.Info("cache_config_info")
+	info, err := res.After.Info(scrape.CacheConfigInfo)
 	if err != nil {
 		return 0, false
 	}
@@ -328,7 +306,7 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 	}
 	k := knee.Find(pts, scope.Knee, slo)
 	m := map[string]float64{}
-	for unit, v := range map[string]int{UnitKnee: k.Knee, UnitSaturation: k.Saturation, UnitSLOConc: k.SLOMax, UnitRecommended: k.Recommended} {
+	for unit, v := range map[string]int{units.Knee: k.Knee, units.Saturation: k.Saturation, units.SLOConc: k.SLOMax, units.Recommended: k.Recommended} {
 		if v > 0 {
 			m[unit] = float64(v)
 		}
@@ -346,7 +324,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"backend", string(d.Backend)},
 		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
-		{"vllm-version", serverVersion(ctx, ss.Server.BaseURL())},
+		{"vllm-version", server.Version(ctx, ss.Server.BaseURL())},
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},
@@ -372,11 +350,8 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 		return "sim:" + simGPU(p.SimArgs())
 	}
 	if d.Backend == server.KindContainer {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		out, err := exec.CommandContext(qctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
-		if names := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "_")); err == nil && len(names) > 0 {
-			return fmt.Sprintf("%s x%d", strings.ReplaceAll(names[0], "_", " "), len(names))
+		if gpus := server.LocalGPUs(ctx); gpus != "" {
+			return gpus
 		}
 	}
 	return "unknown"
@@ -395,51 +370,18 @@ func simGPU(args []string) string {
 	return gpu
 }
 
-// serverVersion asks GET /version; "unknown" when the server does not say.
-func serverVersion(ctx context.Context, base string) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/version", nil)
-	if err != nil {
-		return "unknown"
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "unknown"
-	}
-	defer resp.Body.Close()
-	var v struct {
-		Version string `json:"version"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v) != nil || v.Version == "" {
-		return "unknown"
-	}
-	return v.Version
-}
-
-// Units lists every unit the suite reports, in the order of
-// docs/bench-format.md.
-var Units = []string{
-	harness.UnitTTFTP50, harness.UnitTTFTP99, harness.UnitTPOTP50, harness.UnitTPOTP99, harness.UnitITLP99, harness.UnitE2ELP99,
-	harness.UnitTokPerSec, harness.UnitReqPerSec, harness.UnitGoodput, harness.UnitErrPct,
-	harness.UnitKVPeakPct, harness.UnitPrefixHitPct, harness.UnitPreemptions, harness.UnitRunningPeak, harness.UnitWaitingPeak,
-	harness.UnitJitterPct, harness.UnitTokPerChunk, harness.UnitSpecAccept,
-	UnitReady, UnitColdTTFT, UnitBlocksPerGiB,
-	UnitKnee, UnitSaturation, UnitSLOConc, UnitRecommended,
-}
-
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit
-// with a direction (thresholds.DefaultDirection, unless the thresholds
+// with a direction (units.DefaultDirection, unless the thresholds
 // file says otherwise at its top level), so benchstat and the gate read
 // the direction from the file.
 func (s *Suite) UnitLines() []string {
 	var out []string
-	for _, u := range Units {
+	for _, u := range units.Names() {
 		d := s.cfg.Thresholds.Better("", "", u)
-		if d == thresholds.Unset {
-			d = thresholds.DefaultDirection(u)
+		if d == units.Unset {
+			d = units.DefaultDirection(u)
 		}
-		if d == thresholds.Lower || d == thresholds.Higher {
+		if d == units.Lower || d == units.Higher {
 			out = append(out, fmt.Sprintf("Unit %s better=%s", u, d))
 		}
 	}

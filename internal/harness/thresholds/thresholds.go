@@ -27,15 +27,20 @@
 package thresholds
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	vllmperf "github.com/vllmperf/vllmperf"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 )
 
@@ -54,9 +59,8 @@ type Gate struct {
 	Confidence float64
 }
 
-// DefaultGate: α 0.05, a 5% minimum effect, 6 runs a side (benchmath
-// needs ≥ 6 for a finite 95% interval), 95% intervals.
-var DefaultGate = Gate{Alpha: 0.05, MinEffect: 0.05, MinSamples: 6, Confidence: 0.95}
+// DefaultGate is the top-level gate: of the shipped thresholds.yaml.
+var DefaultGate = func() (g Gate) { builtin.top.applyGate(&g); return g }()
 
 // Checks holds the suite's server-side assertions.
 type Checks struct {
@@ -84,17 +88,9 @@ type Checks struct {
 	DrainTimeout time.Duration
 }
 
-// DefaultChecks are the checks' settings when the file says nothing.
-var DefaultChecks = Checks{
-	Strict:          true,
-	TTFTGapMax:      100 * time.Millisecond,
-	KVPeakMax:       0.90,
-	PreemptionsMax:  0,
-	PrefixHitMin:    0.50,
-	PrefixHitOffMax: 0.01,
-	RunningMinShare: 1.0,
-	DrainTimeout:    10 * time.Second,
-}
+// DefaultChecks are the top-level checks: of the shipped thresholds.yaml,
+// what applies where a file says nothing.
+var DefaultChecks = builtinRun().Checks
 
 // Knee says how a concurrency sweep's knee is found: saturation is the
 // first point where doubling concurrency bought less than MinGain more
@@ -117,9 +113,9 @@ type Knee struct {
 	SLO map[string]Limit
 }
 
-// DefaultKnee: a doubling that buys under 25% more tok/s while P99 E2EL
-// grows by 25% or more.
-var DefaultKnee = Knee{Throughput: "tok/s", Latency: "e2el-p99-ns", MinGain: 0.25, MinLatencyGrowth: 0.25}
+// DefaultKnee is the top-level knee: of the shipped thresholds.yaml,
+// without its slo: (a file's own slo: decides slo-conc).
+var DefaultKnee = func() Knee { k := builtinRun().Knee; k.SLO = nil; return k }()
 
 // Goodput is the per-request SLO behind goodput-req/s (vLLM's --goodput);
 // a zero limit is not checked.
@@ -167,14 +163,38 @@ func glob(pattern, name string) bool {
 // Set is a parsed thresholds file. The zero value is not usable: use
 // Default, Load or Parse.
 type Set struct {
-	// Source is the file the set came from ("" for Default).
-	Source string
-	top    layer
-	rules  []rule
+	// Source is the file the set came from ("" for Empty).
+	Source   string
+	top      layer
+	diagnose *diagnoseYAML
+	rules    []rule
 }
 
-// Default returns the built-in settings, as if the file were empty.
-func Default() *Set { return &Set{} }
+// builtin is the shipped thresholds.yaml (embedded): the defaults. Its
+// top-level gate:, checks: and knee: settings (not its limits) apply where
+// another file says nothing; TestBuiltinSetsEverything keeps it complete.
+var builtin = func() *Set {
+	s, err := Parse(vllmperf.ThresholdsFile+" (built in)", vllmperf.Thresholds)
+	if err != nil {
+		panic(err) // the shipped file is tested; a broken one stops every run
+	}
+	return s
+}()
+
+// builtinRun is the built-in file's top-level run settings.
+func builtinRun() Scope {
+	var sc Scope
+	builtin.top.applyRun(&sc)
+	return sc
+}
+
+// Default returns the shipped thresholds.yaml (embedded): its settings,
+// limits and rules, as if the file were read from the module root.
+func Default() *Set { return builtin }
+
+// Empty returns the set of an empty file: the shipped top-level settings
+// (DefaultGate, DefaultChecks, DefaultKnee) and no limits or rules.
+func Empty() *Set { return &Set{} }
 
 // WithStrict returns a copy of s whose checks are strict (or not)
 // everywhere, over every rule: as if the file ended with a rule matching
@@ -183,6 +203,23 @@ func (s *Set) WithStrict(strict bool) *Set {
 	c := *s
 	c.rules = append(slices.Clone(s.rules), rule{layer: layer{Checks: &checksYAML{Strict: &strict}}})
 	return &c
+}
+
+// Resolve finds the thresholds that apply: file when one is given (a
+// missing one is an error, never a fallback), else thresholds.yaml in dir
+// when it exists (dir "" for none), else the shipped file (Default).
+func Resolve(file, dir string) (*Set, error) {
+	if file != "" {
+		return Load(file)
+	}
+	if dir == "" {
+		return Default(), nil
+	}
+	s, err := Load(filepath.Join(dir, vllmperf.ThresholdsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	return s, err
 }
 
 // Load reads the thresholds file at path.
@@ -194,15 +231,17 @@ func Load(file string) (*Set, error) {
 	return Parse(file, data)
 }
 
-// Parse parses a thresholds file; source names it in errors. An empty file
-// gives the defaults.
+// Parse parses a thresholds file; source names it in errors. What the file
+// leaves out of gate:, checks: and knee: (its slo: aside) is the shipped
+// thresholds.yaml's top level (DefaultGate, DefaultChecks, DefaultKnee);
+// its limits (slo:, max_error_rate, goodput:, better:, rules:) are its own.
 func Parse(source string, data []byte) (*Set, error) {
 	var f fileYAML
 	root, err := strictyaml.DecodeNode(source, data, &f, strictyaml.AllowEmpty())
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{Source: source, top: f.layer}
+	s := &Set{Source: source, top: f.layer, diagnose: f.Diagnose}
 	items := strictyaml.Lookup(root, "rules")
 	for i, r := range f.Rules {
 		at := &yaml.Node{}
@@ -260,10 +299,10 @@ func (s *Set) Gate(profile, scenario, metric string) Gate {
 	return g
 }
 
-// Better returns the direction the file gives metric, or Unset when it
-// gives none (the caller then reads the bench output's Unit lines, then
-// DefaultDirection).
-func (s *Set) Better(profile, scenario, metric string) Direction {
+// Better returns the direction the file gives metric, or units.Unset when
+// it gives none (the caller then reads the bench output's Unit lines, then
+// units.DefaultDirection).
+func (s *Set) Better(profile, scenario, metric string) units.Direction {
 	d := s.top.Better[metric]
 	for i := range s.rules {
 		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
@@ -274,7 +313,7 @@ func (s *Set) Better(profile, scenario, metric string) Direction {
 			}
 		}
 	}
-	return d
+	return units.Direction(d)
 }
 
 // Units lists every unit the file names in slo: or better:, sorted.
@@ -314,10 +353,10 @@ func mergeLimit(a, b Limit) Limit {
 // passes).
 func (l Limit) Check(unit string, v float64) string {
 	if l.Max != nil && v > *l.Max {
-		return fmt.Sprintf("%s = %s is above the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Max))
+		return fmt.Sprintf("%s = %s is above the limit %s", unit, units.FormatValue(unit, v), units.FormatValue(unit, *l.Max))
 	}
 	if l.Min != nil && v < *l.Min {
-		return fmt.Sprintf("%s = %s is below the limit %s", unit, FormatValue(unit, v), FormatValue(unit, *l.Min))
+		return fmt.Sprintf("%s = %s is below the limit %s", unit, units.FormatValue(unit, v), units.FormatValue(unit, *l.Min))
 	}
 	return ""
 }
@@ -326,30 +365,14 @@ func (l Limit) Check(unit string, v float64) string {
 func (l Limit) String(unit string) string {
 	switch {
 	case l.Max != nil && l.Min != nil:
-		return FormatValue(unit, *l.Min) + " – " + FormatValue(unit, *l.Max)
+		return units.FormatValue(unit, *l.Min) + " – " + units.FormatValue(unit, *l.Max)
 	case l.Max != nil:
-		return "≤ " + FormatValue(unit, *l.Max)
+		return "≤ " + units.FormatValue(unit, *l.Max)
 	case l.Min != nil:
-		return "≥ " + FormatValue(unit, *l.Min)
+		return "≥ " + units.FormatValue(unit, *l.Min)
 	default:
 		return "none"
 	}
-}
-
-// DefaultDirection is the direction of a unit nothing else decides:
-// latencies (-ns), errors and preemptions lower; throughputs, goodput and
-// hit rates higher; anything else none (shown, not gated).
-func DefaultDirection(unit string) Direction {
-	switch unit {
-	case "tok/s", "req/s", "goodput-req/s", "total-tok/s", "prefix-hit-%", "knee-conc", "saturation-conc", "slo-conc", "recommended-conc":
-		return Higher
-	case "err-%", "preemptions", "ns/op":
-		return Lower
-	}
-	if KindOf(unit) == KindNanoseconds {
-		return Lower
-	}
-	return None
 }
 
 // yaml shapes ---------------------------------------------------------------
@@ -362,12 +385,13 @@ type layer struct {
 	Goodput      *goodputYAML         `yaml:"goodput"`
 	MaxErrorRate *Fraction            `yaml:"max_error_rate"`
 	SLO          sloYAML              `yaml:"slo"`
-	Better       map[string]Direction `yaml:"better"`
+	Better       map[string]direction `yaml:"better"`
 }
 
 type fileYAML struct {
-	layer `yaml:",inline"`
-	Rules []ruleYAML `yaml:"rules"`
+	layer    `yaml:",inline"`
+	Diagnose *diagnoseYAML `yaml:"diagnose"`
+	Rules    []ruleYAML    `yaml:"rules"`
 }
 
 type ruleYAML struct {
@@ -446,7 +470,7 @@ func (m *sloYAML) UnmarshalYAML(n *yaml.Node) error {
 			}
 		}
 		if lim.Max != nil && lim.Min != nil && *lim.Min > *lim.Max {
-			return strictyaml.Errorf(v, "slo: %s: min %s is above max %s", k.Value, FormatValue(k.Value, *lim.Min), FormatValue(k.Value, *lim.Max))
+			return strictyaml.Errorf(v, "slo: %s: min %s is above max %s", k.Value, units.FormatValue(k.Value, *lim.Min), units.FormatValue(k.Value, *lim.Max))
 		}
 		out[k.Value] = lim
 	}

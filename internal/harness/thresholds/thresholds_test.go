@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 func load(t *testing.T, name string) (*Set, error) {
@@ -111,16 +113,16 @@ func TestGateAndBetter(t *testing.T) {
 	for _, tc := range []struct {
 		profile, scenario, metric string
 		wantEffect                float64
-		wantBetter                Direction
+		wantBetter                units.Direction
 	}{
 		// Top-level gate settings apply everywhere.
-		{"basic", "poisson", "ttft-p99-ns", 0.03, Unset},
+		{"basic", "poisson", "ttft-p99-ns", 0.03, units.Unset},
 		// The itl rule raises the minimum effect and drops the direction.
-		{"basic", "ttft-tpot", "itl-p99-ns", 0.10, None},
+		{"basic", "ttft-tpot", "itl-p99-ns", 0.10, units.None},
 		// Its scenario glob does not match the sweep.
-		{"basic", "concurrency-sweep", "itl-p99-ns", 0.03, Unset},
+		{"basic", "concurrency-sweep", "itl-p99-ns", 0.03, units.Unset},
 		// The top level's better: entry.
-		{"basic", "poisson", "kv-peak-%", 0.03, Lower},
+		{"basic", "poisson", "kv-peak-%", 0.03, units.Lower},
 	} {
 		g := s.Gate(tc.profile, tc.scenario, tc.metric)
 		if g.MinEffect != tc.wantEffect || g.Alpha != 0.01 || g.MinSamples != 8 || g.Confidence != DefaultGate.Confidence {
@@ -144,24 +146,6 @@ func TestDefaults(t *testing.T) {
 	}
 	if g := s.Gate("basic", "x", "tok/s"); g != DefaultGate {
 		t.Errorf("empty file gate = %+v, want %+v", g, DefaultGate)
-	}
-}
-
-func TestDefaultDirection(t *testing.T) {
-	t.Parallel()
-	for unit, want := range map[string]Direction{
-		"ttft-p99-ns":   Lower,
-		"ready-ns":      Lower,
-		"tok/s":         Higher,
-		"goodput-req/s": Higher,
-		"err-%":         Lower,
-		"prefix-hit-%":  Higher,
-		"kv-peak-%":     None,
-		"preemptions":   Lower,
-	} {
-		if got := DefaultDirection(unit); got != want {
-			t.Errorf("DefaultDirection(%s) = %v, want %v", unit, got, want)
-		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package thresholds
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 )
 
@@ -69,120 +69,28 @@ func parsePercent(n *yaml.Node) (float64, error) {
 	return v, nil
 }
 
-// Direction says which way a metric is better.
-type Direction int
-
-// The directions. Unset means nothing decided it yet; None means the metric
-// is shown but never gated.
-const (
-	Unset Direction = iota
-	Lower
-	Higher
-	None
-)
-
-// String returns the word used in YAML and in benchfmt's `better=` key.
-func (d Direction) String() string {
-	switch d {
-	case Lower:
-		return "lower"
-	case Higher:
-		return "higher"
-	case None:
-		return "none"
-	default:
-		return "unset"
-	}
-}
-
-// ParseDirection reads lower, higher or none (benchfmt's better= values
-// and the thresholds file's better: entries).
-func ParseDirection(s string) (Direction, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "lower":
-		return Lower, nil
-	case "higher":
-		return Higher, nil
-	case "none":
-		return None, nil
-	default:
-		return Unset, fmt.Errorf("direction %q: want lower, higher or none", s)
-	}
-}
+// direction is a units.Direction read from YAML.
+type direction units.Direction
 
 // UnmarshalYAML reads lower, higher or none.
-func (d *Direction) UnmarshalYAML(n *yaml.Node) error {
-	v, err := ParseDirection(n.Value)
+func (d *direction) UnmarshalYAML(n *yaml.Node) error {
+	v, err := units.ParseDirection(n.Value)
 	if err != nil || n.Kind != yaml.ScalarNode {
 		return strictyaml.Errorf(n, "better: %q: want lower, higher or none (shown, not gated)", n.Value)
 	}
-	*d = v
+	*d = direction(v)
 	return nil
-}
-
-// Kind says how a metric's values are written in the bench output and in
-// the thresholds file. It follows from the unit's name.
-type Kind int
-
-// The metric kinds.
-const (
-	// KindNumber: a plain number (tok/s, req/s, preemptions).
-	KindNumber Kind = iota
-	// KindNanoseconds: a unit ending in -ns; limits are durations (200ms).
-	KindNanoseconds
-	// KindPercent: a unit ending in -%; values are percentages 0–100,
-	// limits are written with a % sign (5%).
-	KindPercent
-)
-
-// KindOf returns the kind of a bench unit.
-func KindOf(unit string) Kind {
-	switch {
-	case strings.HasSuffix(unit, "-ns") || unit == "ns/op" || unit == "ns":
-		return KindNanoseconds
-	case strings.HasSuffix(unit, "-%") || unit == "%":
-		return KindPercent
-	default:
-		return KindNumber
-	}
-}
-
-// FormatValue writes v (in the unit's own scale) for a person: durations
-// as such, percentages with a %, numbers with 4 significant digits.
-func FormatValue(unit string, v float64) string {
-	switch KindOf(unit) {
-	case KindNanoseconds:
-		return time.Duration(v).Round(durationRounding(v)).String()
-	case KindPercent:
-		return strconv.FormatFloat(v, 'g', 4, 64) + "%"
-	default:
-		return strconv.FormatFloat(v, 'g', 4, 64)
-	}
-}
-
-// durationRounding keeps about 4 significant digits of a duration in ns.
-func durationRounding(ns float64) time.Duration {
-	switch a := math.Abs(ns); {
-	case a >= 10e9:
-		return 10 * time.Millisecond
-	case a >= 10e6:
-		return 10 * time.Microsecond
-	case a >= 10e3:
-		return 10 * time.Nanosecond
-	default:
-		return 1
-	}
 }
 
 // parseMetricValue reads a limit for unit: a duration for -ns units, a
 // percentage for -% units, a number otherwise. The result is in the
 // unit's own scale (nanoseconds, percent points, the number).
 func parseMetricValue(unit string, n *yaml.Node) (float64, error) {
-	switch KindOf(unit) {
-	case KindNanoseconds:
+	switch units.KindOf(unit) {
+	case units.KindNanoseconds:
 		d, err := parseDuration(n)
 		return float64(d), err
-	case KindPercent:
+	case units.KindPercent:
 		return parsePercent(n)
 	default:
 		v, err := strconv.ParseFloat(n.Value, 64)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -39,7 +40,7 @@ func createBenchFile(path string, unitLines []string) (*benchFile, error) {
 // only when they change), then the line BenchmarkPerf/NAME-N 1 v unit …,
 // named as `go test` names it (N is GOMAXPROCS when it is not 1).
 func (b *benchFile) add(config [][2]string, name string, metrics map[string]float64) error {
-	r := &benchfmt.Result{Name: benchfmt.Name("Perf/" + name + procSuffix()), Iters: 1}
+	r := &benchfmt.Result{Name: benchfmt.Name(benchname.Bench + "/" + name + procSuffix()), Iters: 1}
 	for _, kv := range config {
 		r.Config = append(r.Config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 )
@@ -16,10 +17,10 @@ import (
 // chats). An upgrade that slows any of these shows in TTFT, TPOT,
 // throughput or hit rate.
 var DefaultPoints = []string{
-	"profile=basic/scenario=ttft-tpot/prompt=long/conc=1",
-	"profile=basic/scenario=concurrency-sweep/conc=8",
-	"profile=basic/scenario=poisson/rate=4",
-	"profile=basic/scenario=prefix-reuse/conc=8",
+	benchname.Name{Profile: "basic", Scenario: "ttft-tpot", Point: benchname.ClosedPoint("long", 1)}.String(),
+	benchname.Name{Profile: "basic", Scenario: "concurrency-sweep", Point: benchname.ClosedPoint("", 8)}.String(),
+	benchname.Name{Profile: "basic", Scenario: "poisson", Point: benchname.OpenPoint("", "4")}.String(),
+	benchname.Name{Profile: "basic", Scenario: "prefix-reuse", Point: benchname.ClosedPoint("", 8)}.String(),
 }
 
 // Target is one point the gate runs on both sides.
@@ -71,7 +72,7 @@ func SelectPoints(c Catalog, size scenario.Size, patterns []string) ([]Target, e
 				return nil, err
 			}
 			for _, pt := range sc.Points(size) {
-				t := Target{Profile: prof, Point: pt, Name: "profile=" + prof + "/scenario=" + scName + "/" + pt.Key}
+				t := Target{Profile: prof, Point: pt, Name: benchname.Name{Profile: prof, Scenario: scName, Point: pt.Key}.String()}
 				all = append(all, t)
 				hit := false
 				for i, p := range patterns {

@@ -353,3 +353,24 @@ func (r *runner) close(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// SummaryIntro heads the job summary's markdown report: the images, the
+// decision, the pairs, the rounds and the server starts.
+func (r *Result) SummaryIntro(old, next string) string {
+	return fmt.Sprintf("## Upgrade gate `%s` → `%s`: %s\n\n%d pairs interleaved (%s), %d server starts.\n\n",
+		mdInline(old), mdInline(next), r.Decision(), r.Pairs, roundsWords(r), r.Starts)
+}
+
+// roundsWords describes the adaptive rounds: "compared at 6, 9 and 14".
+func roundsWords(res *Result) string {
+	var at []string
+	for _, rd := range res.Rounds {
+		at = append(at, fmt.Sprint(rd.Pairs))
+	}
+	if len(at) == 1 {
+		return "compared once"
+	}
+	return "compared at " + strings.Join(at[:len(at)-1], ", ") + " and " + at[len(at)-1]
+}
+
+func mdInline(s string) string { return strings.ReplaceAll(s, "`", "'") }

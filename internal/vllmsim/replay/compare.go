@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
@@ -27,13 +28,14 @@ const (
 	// MetricTPOT is TPOT, or ITL where the source publishes no TPOT (the
 	// replay forces every output length, so the two measure the same pace).
 	MetricTPOT Metric = "TPOT"
-	// MetricThroughput is output tokens/s, or input + output tokens/s
-	// where only that is published (Stat "total").
-	MetricThroughput Metric = "tok/s"
 	// MetricE2EL is compared only for rows that publish no TTFT, TPOT or ITL
 	// (the offline latency benchmark's batch latency).
 	MetricE2EL Metric = "E2EL"
 )
+
+// MetricThroughput is output tokens/s (the bench unit), or input +
+// output tokens/s where only that is published (Stat "total").
+var MetricThroughput = Metric(units.TokPerSec)
 
 // Metrics are the compared metrics in table order.
 var Metrics = []Metric{MetricTTFT, MetricTPOT, MetricThroughput, MetricE2EL}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
-	"github.com/vllmperf/vllmperf/internal/harness/render"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -68,8 +68,8 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 	f.StringArrayVar(&o.notes, "event", nil, "a known event to mark at this run (repeatable), e.g. 'driver 550 → 560'")
 	show := sub("show", "List the store's runs, or export their values (--format csv|json)", cobra.NoArgs, func([]string) error { return runHistoryShow(o, stdout) })
 	check := sub("check", "Find change points in every gated unit's series; exit 1 on one in the bad direction", cobra.NoArgs, func([]string) error { return runHistoryCheck(o, stdout, stderr) })
-	report := sub("report", "Write history.html: the trends of the headline units with the change points and events marked", cobra.NoArgs, func([]string) error { return runHistoryReport(o, stdout) })
-	for _, c := range []*cobra.Command{show, check, report} {
+	reportCmd := sub("report", "Write history.html: the trends of the headline units with the change points and events marked", cobra.NoArgs, func([]string) error { return runHistoryReport(o, stdout) })
+	for _, c := range []*cobra.Command{show, check, reportCmd} {
 		f := c.Flags()
 		f.StringVar(&o.key, "key", "", "keep runs with these configuration lines, e.g. gpu=sim:rtx4090-seed,size=quick")
 		f.StringSliceVar(&o.bench, "bench", nil, "keep these benchmarks (run names, globs per element, e.g. profile=basic/scenario=ttft-tpot)")
@@ -89,8 +89,8 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 	show.Flags().StringVar(&o.showFormat, "format", "table", "table, csv or json")
 	check.Flags().StringVar(&o.format, "format", "text", "text, markdown or json")
 	check.Flags().StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+")")
-	report.Flags().StringVar(&o.out, "out", ".", "the folder to write history.html into")
-	report.Flags().IntVar(&o.maxBench, "max-benchmarks", render.DefaultMaxBenchmarks, "most benchmarks drawn per key (those with a change point first)")
+	reportCmd.Flags().StringVar(&o.out, "out", ".", "the folder to write history.html into")
+	reportCmd.Flags().IntVar(&o.maxBench, "max-benchmarks", report.DefaultMaxBenchmarks, "most benchmarks drawn per key (those with a change point first)")
 	return root
 }
 
@@ -128,12 +128,12 @@ func runHistoryAdd(o *historyFlags, src string, stdout io.Writer) error {
 	return nil
 }
 
-func (o *historyFlags) options() (render.HistoryOptions, error) {
+func (o *historyFlags) options() (report.HistoryOptions, error) {
 	key, err := history.ParseKey(o.key)
 	if err != nil {
-		return render.HistoryOptions{}, err
+		return report.HistoryOptions{}, err
 	}
-	h := render.HistoryOptions{Filter: history.Filter{Key: key, Benchmarks: o.bench, Units: o.units, Since: o.since, Until: o.until, Last: o.last},
+	h := report.HistoryOptions{Filter: history.Filter{Key: key, Benchmarks: o.bench, Units: o.units, Since: o.since, Until: o.until, Last: o.last},
 		Check: o.check, MaxBenchmarks: o.maxBench}
 	if h.Thresholds, err = o.load(o.thresholds); err != nil {
 		return h, fmt.Errorf("%w: %w", history.ErrBadInput, err)
@@ -169,7 +169,7 @@ func runHistoryCheck(o *historyFlags, stdout, stderr io.Writer) error {
 	if o.format != "text" && o.format != "markdown" && o.format != "json" {
 		return fmt.Errorf("%w: --format %q: want %s", history.ErrBadInput, o.format, strings.Join(history.CheckFormats, ", "))
 	}
-	_, rep, err := render.CheckStore(o.store, h)
+	_, rep, err := report.CheckStore(o.store, h)
 	if err != nil {
 		return err
 	}
@@ -195,11 +195,11 @@ func runHistoryReport(o *historyFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	page, err := render.LoadHistory(o.store, h)
+	page, err := report.LoadHistory(o.store, h)
 	if err != nil {
 		return err
 	}
-	path, err := render.WriteHistory(o.out, page)
+	path, err := report.WriteHistory(o.out, page)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Version asks a server's GET /version (vLLM's); "unknown" when the
+// server does not say.
+func Version(ctx context.Context, base string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/version", nil)
+	if err != nil {
+		return "unknown"
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "unknown"
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Version string `json:"version"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&v) != nil || v.Version == "" {
+		return "unknown"
+	}
+	return v.Version
+}
+
+// LocalGPUs names this machine's GPUs as nvidia-smi lists them, "NAME xN"
+// (the first GPU's name and the count); "" without nvidia-smi or a GPU.
+func LocalGPUs(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
+	if names := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "_")); err == nil && len(names) > 0 {
+		return fmt.Sprintf("%s x%d", strings.ReplaceAll(names[0], "_", " "), len(names))
+	}
+	return ""
+}

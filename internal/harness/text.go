@@ -1,0 +1,26 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
+)
+
+// WriteText writes the run's summary as vllm bench serve prints it, the
+// server's side of it, and ready, the server's time to ready, when known.
+func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
+	if err := vllmfmt.WriteText(w, r.Summary); err != nil {
+		return err
+	}
+	if err := vllmfmt.WriteServer(w, r.Delta, r.Series, r.ScrapeErr); err != nil {
+		return err
+	}
+	if ready > 0 {
+		if _, err := fmt.Fprintf(w, "%-40s %.1f\n", "Server time to ready (ms):", float64(ready)/float64(time.Millisecond)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
