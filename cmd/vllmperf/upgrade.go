@@ -94,7 +94,7 @@ func runUpgrade(cmd *cobra.Command, o *upgradeOptions, stdout, stderr io.Writer)
 		return err
 	}
 	res, err := upgrade.Run(cmd.Context(), cfg)
-	var cerr *gate.ConfigError
+	var cerr *gate.MismatchError
 	switch {
 	case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.As(err, &cerr):
 		return usageError{err}
