@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -77,19 +78,19 @@ func runGate(o *gateOptions, stdout, stderr io.Writer) error {
 	}
 	set, err := loadThresholds(o.thresholds)
 	if err != nil {
-		return usageError{err}
+		return exitstatus.Usage(err)
 	}
 	base, err := gate.ReadFile(o.baseline)
 	if err != nil {
-		return usageError{err}
+		return exitstatus.Usage(err)
 	}
 	next, err := gate.ReadFile(o.next)
 	if err != nil {
-		return usageError{err}
+		return exitstatus.Usage(err)
 	}
 	rep, err := gate.Compare(base, next, set, gate.Options{Force: o.force})
 	if err != nil {
-		return usageError{err}
+		return exitstatus.Usage(err)
 	}
 
 	if err := rep.WriteFormat(stdout, o.format); err != nil {
@@ -130,7 +131,7 @@ func gateResult(rep *gate.Report) error {
 	case gate.OutcomeFail:
 		return errors.New(rep.Headline())
 	case gate.OutcomeInconclusive:
-		return inconclusiveError{rep.InconclusiveReason()}
+		return exitstatus.Inconclusive(rep.InconclusiveReason())
 	}
 	return nil
 }

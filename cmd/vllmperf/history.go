@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 )
@@ -26,9 +27,9 @@ func historyErr(err error) error {
 	var inc *cli.Inconclusive
 	switch {
 	case errors.Is(err, history.ErrBadInput):
-		return usageError{err}
+		return exitstatus.Usage(err)
 	case errors.As(err, &inc):
-		return inconclusiveError{inc.Reason}
+		return exitstatus.Inconclusive(inc.Reason)
 	}
 	return err
 }

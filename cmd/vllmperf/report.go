@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 )
 
@@ -49,7 +50,7 @@ See docs/report.md and docs/history.md.`,
 			if store != "" {
 				set, err := loadThresholds("")
 				if err != nil {
-					return usageError{err}
+					return exitstatus.Usage(err)
 				}
 				page, err := r.AddHistory(store, report.HistoryOptions{Thresholds: set})
 				if err != nil {

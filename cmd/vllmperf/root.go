@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
@@ -26,7 +27,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		return exitstatus.Usage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	return root

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -97,7 +98,7 @@ func runUpgrade(cmd *cobra.Command, o *upgradeOptions, stdout, stderr io.Writer)
 	var cerr *gate.MismatchError
 	switch {
 	case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.As(err, &cerr):
-		return usageError{err}
+		return exitstatus.Usage(err)
 	case err != nil:
 		return fmt.Errorf("upgrade gate: %w", err)
 	}
@@ -121,7 +122,7 @@ func runUpgrade(cmd *cobra.Command, o *upgradeOptions, stdout, stderr io.Writer)
 	case gate.Different:
 		return errors.New(res.Headline())
 	case gate.Unknown:
-		return inconclusiveError{fmt.Sprintf("%s; raise --max-pairs (now %d) or thresholds.yaml's min_effect for the undecided metrics", res.Headline(), res.Pairs)}
+		return exitstatus.Inconclusive(fmt.Sprintf("%s; raise --max-pairs (now %d) or thresholds.yaml's min_effect for the undecided metrics", res.Headline(), res.Pairs))
 	}
 	return nil
 }
@@ -137,11 +138,11 @@ func upgradeConfig(cmd *cobra.Command, o *upgradeOptions, stderr io.Writer) (upg
 	}
 	servers, err := upgrade.ParseServers(o.servers)
 	if err != nil {
-		return upgrade.Config{}, usageError{err}
+		return upgrade.Config{}, exitstatus.Usage(err)
 	}
 	base, err := suite.FromEnv(false)
 	if err != nil {
-		return upgrade.Config{}, usageError{err}
+		return upgrade.Config{}, exitstatus.Usage(err)
 	}
 	if cmd.Flags().Changed("size") {
 		if base.Size, err = scenario.ParseSize(o.size); err != nil {
@@ -150,7 +151,7 @@ func upgradeConfig(cmd *cobra.Command, o *upgradeOptions, stderr io.Writer) (upg
 	}
 	if o.thresholds != "" {
 		if base.Thresholds, err = loadThresholds(o.thresholds); err != nil {
-			return upgrade.Config{}, usageError{err}
+			return upgrade.Config{}, exitstatus.Usage(err)
 		}
 	}
 	maxPairs := o.maxPair
