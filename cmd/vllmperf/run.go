@@ -14,29 +14,18 @@ import (
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/progress"
 )
 
-// runOptions are the flags of `vllmperf run`, each group bound and checked
-// by the package it configures.
+// runOptions are the flags of `vllmperf run`: one run's (package harness)
+// and the verdict's and output files' own.
 type runOptions struct {
-	server   server.Flags
-	load     load.Flags
-	request  workload.Flags
-	client   openai.Flags
-	goodput  []string
-	failRate string
-	files    outputFlags
-	quiet    bool
-	interval time.Duration
+	harness.Flags
+	failRate      string
+	json, samples string
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -67,15 +56,10 @@ stop it with partial results (exit 130 or 143).`,
 		},
 	}
 	f := cmd.Flags()
-	o.server.Register(f)
-	o.load.Register(f)
-	o.request.Register(f)
-	o.client.Register(f)
-	f.StringSliceVar(&o.goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
+	o.Register(f)
 	f.StringVar(&o.failRate, "max-failure-rate", "0", "fail the run (exit 1) when a larger share of the measured requests fails: a fraction (0.05) or a percentage (5%)")
-	o.files.register(f)
-	f.BoolVar(&o.quiet, "quiet", false, "no progress bar on stderr")
-	f.DurationVar(&o.interval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
+	f.StringVar(&o.json, "json", "", "write the summary as vLLM --save-result JSON to this file")
+	f.StringVar(&o.samples, "samples", "", "write every request's record as JSON lines to this file")
 	return cmd
 }
 
@@ -92,101 +76,56 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return usagef("unexpected argument %q: %s takes flags only (%s)", args[0], cmd.CommandPath(), hint)
 }
 
-// runInput is what the flags ask for, checked by the packages that own them.
-type runInput struct {
-	point   scenario.Point
-	slo     stats.SLO
-	client  openai.Settings
-	limits  check.RunLimits
-	profile profile.Profile
-	servers []server.Option
-}
-
-// parse checks every flag; its errors are usage errors naming the flag.
-func (o *runOptions) parse(flags *pflag.FlagSet, stderr io.Writer) (*runInput, error) {
-	in := &runInput{limits: check.RunLimits{FailureRateFlag: "--max-failure-rate", StreakFlag: "--max-consecutive-failures", MaxStreak: o.load.MaxConsecutiveFailures}}
-	cfg, err := o.load.Config(flags)
-	if err != nil {
-		return nil, err
-	}
-	class, err := o.request.Class("run")
-	if err != nil {
-		return nil, err
-	}
-	if o.interval <= 0 {
-		return nil, fmt.Errorf("--sample-interval %s: want a positive duration such as 2s", o.interval)
-	}
-	in.point = scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.interval}
-	if in.slo, err = stats.ParseSLO(o.goodput); err != nil {
-		return nil, fmt.Errorf("--goodput %w", err)
-	}
-	if in.client, err = o.client.Settings(); err != nil {
-		return nil, err
-	}
-	if in.limits.MaxFailureRate, err = check.ParseShare("--max-failure-rate", o.failRate); err != nil {
-		return nil, err
-	}
-	in.profile, in.servers, err = o.server.Options(flags, in.client.APIKey, stderr, o.quiet)
-	return in, err
-}
-
 func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stderr io.Writer) error {
-	in, err := o.parse(flags, stderr)
+	in, err := o.Parse(flags, stderr)
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
-	outs, err := o.files.open()
-	if err != nil {
-		return err
+	limits := check.RunLimits{FailureRateFlag: "--max-failure-rate", StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures}
+	if limits.MaxFailureRate, err = check.ParseShare("--max-failure-rate", o.failRate); err != nil {
+		return exitstatus.Usage(err)
 	}
-	defer outs.discard()
-	srv, err := server.Run(ctx, in.profile, in.servers...)
+	outs, err := outfile.OpenSet("--json", o.json, "--samples", o.samples)
 	if err != nil {
-		return exitstatus.Interrupted(ctx, o.startError(err))
+		return exitstatus.Usage(err)
+	}
+	defer outs.Discard()
+	srv, err := server.Run(ctx, in.Profile, in.Servers...)
+	if err != nil {
+		return exitstatus.Interrupted(ctx, o.explain(err))
 	}
 	defer closeServer(ctx, srv, stderr)
-	model := o.server.Model
-	if model == "" {
-		model = srv.Model()
+	bar := progress.New(stderr, o.Quiet, in.Point.Load)
+	opts, err := o.Options(in, srv, bar.Update)
+	if err != nil {
+		return exitstatus.Usage(err)
 	}
-	if model == "" {
-		return usagef("no model to request: pass --model (the server's served model name)")
-	}
-	bar := progress.New(stderr, o.quiet, in.point.Load)
-	res, err := harness.Run(ctx, srv, in.point, harness.WithModel(model), harness.WithAPIKey(in.client.APIKey),
-		harness.WithEndpoint(in.client.Endpoint), harness.WithSeed(o.load.Seed), harness.WithGoodput(in.slo),
-		harness.WithTimeouts(o.client.RequestTimeout, o.client.IdleTimeout), harness.WithMaxEventSize(in.client.MaxEventSize),
-		harness.WithProgress(bar.Update))
+	res, err := harness.Run(ctx, srv, in.Point, opts...)
 	bar.Finish()
 	if err != nil {
-		return exitstatus.Interrupted(ctx, o.runError(err))
+		return exitstatus.Interrupted(ctx, o.explain(err))
 	}
-	return o.finish(ctx, res, in, outs, srv, stdout, stderr)
+	problems := []error{
+		outs[0].Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, res.Summary, res.ReportMeta()) }),
+		outs[1].Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }),
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
+	}
+	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
+		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
+	}
+	return errors.Join(append(o.judge(ctx, res, limits, outs), problems...)...)
 }
 
-// startError turns server.Run's errors into what the user can act on.
-func (o *runOptions) startError(err error) error {
-	switch {
-	case errors.Is(err, server.ErrSettings):
-		return exitstatus.Usage(err)
-	case errors.Is(err, server.ErrKeyRejected):
-		return errors.Join(err, o.client.KeyError())
+// explain is harness.Flags.Explain with the exit status: a usage error
+// for what the flags or settings got wrong.
+func (o *runOptions) explain(err error) error {
+	explained, usage := o.Explain(err)
+	if usage {
+		return exitstatus.Usage(explained)
 	}
-	return o.server.StartError(err)
-}
-
-// runError turns harness.Run's refusals into what the user can act on: a
-// point whose requests would not fit the server's context length (the
-// flags that make them), and a key the server refused (where it came from).
-func (o *runOptions) runError(err error) error {
-	var ce *harness.ContextError
-	switch {
-	case errors.As(err, &ce):
-		return exitstatus.Usage(o.request.TooLong(ce.MaxModelLen, ce.Model))
-	case errors.Is(err, openai.ErrKeyRejected):
-		return errors.Join(err, o.client.KeyError())
-	}
-	return err
+	return explained
 }
 
 // closeServer stops the server (a container removed) even when the run
@@ -199,42 +138,25 @@ func closeServer(ctx context.Context, srv server.Server, stderr io.Writer) {
 	}
 }
 
-// finish writes the outputs (files first, each on its own, then the
-// summary on stdout) and judges the run. The error lists every problem,
-// the one that sets the exit status first.
-func (o *runOptions) finish(ctx context.Context, res *harness.Result, in *runInput, outs *outputs, srv server.Server, stdout, stderr io.Writer) error {
-	problems := []error{
-		outs.json.Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, res.Summary, res.ReportMeta()) }),
-		outs.samples.Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }),
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
-	}
-	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
-		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
-	}
-	return errors.Join(append(o.judge(ctx, res, in, outs), problems...)...)
-}
-
-// judge says what was wrong with the run, most serious first: an
-// interruption, then check.Judge's verdict (a server that went down, an
-// early stop, a failure rate above the limit, a refused key, and last an
-// inconclusive result).
-func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInput, outs *outputs) []error {
+// judge says what was wrong with the run, most serious first, the one
+// that sets the exit status first: an interruption, then check.Judge's
+// verdict (a server that went down, an early stop, a failure rate above
+// the limit, a refused key, and last an inconclusive result).
+func (o *runOptions) judge(ctx context.Context, res *harness.Result, limits check.RunLimits, outs outfile.Set) []error {
 	var out []error
 	if res.Load.Canceled {
 		saved := ""
-		if ps := outs.paths(); len(ps) > 0 {
+		if ps := outs.Paths(); len(ps) > 0 {
 			saved = " and in " + strings.Join(ps, ", ")
 		}
 		cause := exitstatus.Cause(ctx)
 		out = append(out, exitstatus.InterruptedError{Cause: cause, Msg: fmt.Sprintf("interrupted (%v) after %d requests (%d cut short, counted apart from failures): partial results above%s",
 			cause, len(res.Samples()), res.Summary.Interrupted, saved)})
 	}
-	v := check.Judge(res, in.limits)
+	v := check.Judge(res, limits)
 	out = append(out, v.Failures...)
 	if v.KeyRefused {
-		out = append(out, o.client.KeyError())
+		out = append(out, o.Client.KeyError())
 	}
 	if v.Inconclusive != "" {
 		out = append(out, exitstatus.Inconclusive(v.Inconclusive))
