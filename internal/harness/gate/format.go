@@ -13,22 +13,17 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Formats lists the report formats WriteFormat accepts.
-var Formats = []string{"text", "summary", "markdown", "json"}
+// Formats are the ways the report is written.
+func (r *Report) Formats() []Format {
+	return []Format{{"text", r.WriteText}, {"summary", r.WriteSummary}, {"markdown", r.WriteMarkdown}, {"json", r.WriteJSON}}
+}
+
+// Formats lists the names of the report's formats.
+var Formats = FormatNames((&Report{}).Formats())
 
 // WriteFormat writes the report in format: text, summary, markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
-	switch format {
-	case "text":
-		return r.WriteText(w)
-	case "summary":
-		return r.WriteSummary(w)
-	case "markdown":
-		return r.WriteMarkdown(w)
-	case "json":
-		return r.WriteJSON(w)
-	}
-	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(Formats, ", "))
+	return WriteAs(w, format, r.Formats())
 }
 
 // Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,20 +14,21 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 )
 
-// CheckFormats are the formats of `vllmperf history check --format`.
-var CheckFormats = []string{"text", "markdown", "json"}
+// Formats are the ways the report is written (gate.Output publishes it).
+func (r *CheckReport) Formats() []gate.Format {
+	return []gate.Format{{Name: "text", Write: r.WriteText}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
+}
 
-// WriteFormat writes the report as text, markdown or json.
+// CheckFormats are the formats of `vllmperf history check --format`.
+var CheckFormats = gate.FormatNames((&CheckReport{}).Formats())
+
+// WriteFormat writes the report as text, markdown or json; another format
+// is ErrBadInput.
 func (r *CheckReport) WriteFormat(w io.Writer, format string) error {
-	switch format {
-	case "text":
-		return r.WriteText(w)
-	case "markdown":
-		return r.WriteMarkdown(w)
-	case "json":
-		return r.WriteJSON(w)
+	if !slices.Contains(CheckFormats, format) {
+		return badInput("--format %q: want %s", format, strings.Join(CheckFormats, ", "))
 	}
-	return badInput("--format %q: want %s", format, strings.Join(CheckFormats, ", "))
+	return gate.WriteAs(w, format, r.Formats())
 }
 
 // Headline is the one-line result: "FAIL: 6 change points, 6 regressions".
