@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,16 +37,6 @@ func newProfilesCommand(stdout io.Writer) *cobra.Command {
 		Use:   "profiles",
 		Short: "List the built-in server profiles and the vLLM flags each one sets",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, name := range profile.Names() {
-				p, err := profile.Builtin(name)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "%-16s %s\n", p.Name, p.Description)
-				fmt.Fprintf(stdout, "%-16s vllm serve %s %s\n\n", "", p.Model, strings.Join(p.Args(), " "))
-			}
-			return nil
-		},
+		RunE:  func(*cobra.Command, []string) error { return profile.WriteList(stdout) },
 	}
 }

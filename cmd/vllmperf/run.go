@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -81,7 +80,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
-	limits := check.RunLimits{FailureRateFlag: "--max-failure-rate", StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures}
+	limits := check.RunLimits{FailureRateFlag: "--max-failure-rate", StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures, KeyError: o.Client.KeyError()}
 	if limits.MaxFailureRate, err = check.ParseShare("--max-failure-rate", o.failRate); err != nil {
 		return exitstatus.Usage(err)
 	}
@@ -90,20 +89,25 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 		return exitstatus.Usage(err)
 	}
 	defer outs.Discard()
+	limits.Saved = outs.Paths()
 	srv, err := server.Run(ctx, in.Profile, in.Servers...)
 	if err != nil {
-		return exitstatus.Interrupted(ctx, o.explain(err))
+		return exitstatus.Interrupted(ctx, o.Explain(err))
 	}
-	defer closeServer(ctx, srv, stderr)
+	defer func() {
+		if err := server.Stop(ctx, srv); err != nil {
+			fmt.Fprintln(stderr, "vllmperf: stopping the server:", err)
+		}
+	}()
 	bar := progress.New(stderr, o.Quiet, in.Point.Load)
 	opts, err := o.Options(in, srv, bar.Update)
 	if err != nil {
-		return exitstatus.Usage(err)
+		return err
 	}
 	res, err := harness.Run(ctx, srv, in.Point, opts...)
 	bar.Finish()
 	if err != nil {
-		return exitstatus.Interrupted(ctx, o.explain(err))
+		return exitstatus.Interrupted(ctx, o.Explain(err))
 	}
 	problems := []error{
 		outs[0].Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, res.Summary, res.ReportMeta()) }),
@@ -115,51 +119,5 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
 		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
 	}
-	return errors.Join(append(o.judge(ctx, res, limits, outs), problems...)...)
-}
-
-// explain is harness.Flags.Explain with the exit status: a usage error
-// for what the flags or settings got wrong.
-func (o *runOptions) explain(err error) error {
-	explained, usage := o.Explain(err)
-	if usage {
-		return exitstatus.Usage(explained)
-	}
-	return explained
-}
-
-// closeServer stops the server (a container removed) even when the run
-// was interrupted.
-func closeServer(ctx context.Context, srv server.Server, stderr io.Writer) {
-	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	if err := srv.Close(closeCtx); err != nil {
-		fmt.Fprintln(stderr, "vllmperf: stopping the server:", err)
-	}
-}
-
-// judge says what was wrong with the run, most serious first, the one
-// that sets the exit status first: an interruption, then check.Judge's
-// verdict (a server that went down, an early stop, a failure rate above
-// the limit, a refused key, and last an inconclusive result).
-func (o *runOptions) judge(ctx context.Context, res *harness.Result, limits check.RunLimits, outs outfile.Set) []error {
-	var out []error
-	if res.Load.Canceled {
-		saved := ""
-		if ps := outs.Paths(); len(ps) > 0 {
-			saved = " and in " + strings.Join(ps, ", ")
-		}
-		cause := exitstatus.Cause(ctx)
-		out = append(out, exitstatus.InterruptedError{Cause: cause, Msg: fmt.Sprintf("interrupted (%v) after %d requests (%d cut short, counted apart from failures): partial results above%s",
-			cause, len(res.Samples()), res.Summary.Interrupted, saved)})
-	}
-	v := check.Judge(res, limits)
-	out = append(out, v.Failures...)
-	if v.KeyRefused {
-		out = append(out, o.Client.KeyError())
-	}
-	if v.Inconclusive != "" {
-		out = append(out, exitstatus.Inconclusive(v.Inconclusive))
-	}
-	return out
+	return errors.Join(append(check.Judge(ctx, res, limits), problems...)...)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
+
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -84,7 +86,7 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 		model = srv.Model()
 	}
 	if model == "" {
-		return nil, errors.New("no model to request: pass --model (the server's served model name)")
+		return nil, exitstatus.Usagef("no model to request: pass --model (the server's served model name)")
 	}
 	return []Option{
 		WithModel(model), WithAPIKey(in.Client.APIKey), WithEndpoint(in.Client.Endpoint), WithSeed(o.Load.Seed),
@@ -94,18 +96,18 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 }
 
 // Explain turns server.Run's and Run's errors into what the user can act
-// on: the flags that make a request too long for the server's context, a
-// refused key with where it came from, a server still starting. usage
-// reports an error in the flags or settings (not in the server).
-func (o *Flags) Explain(err error) (explained error, usage bool) {
+// on: the flags that make a request too long for the server's context
+// and wrong settings (usage errors, package exitstatus), a refused key
+// with where it came from, a server still starting.
+func (o *Flags) Explain(err error) error {
 	var ce *ContextError
 	switch {
 	case errors.As(err, &ce):
-		return o.Request.TooLong(ce.MaxModelLen, ce.Model), true
+		return exitstatus.Usage(o.Request.TooLong(ce.MaxModelLen, ce.Model))
 	case errors.Is(err, server.ErrSettings):
-		return err, true
+		return exitstatus.Usage(err)
 	case errors.Is(err, server.ErrKeyRejected), errors.Is(err, openai.ErrKeyRejected):
-		return errors.Join(err, o.Client.KeyError()), false
+		return errors.Join(err, o.Client.KeyError())
 	}
-	return o.Server.StartError(err), false
+	return o.Server.StartError(err)
 }

@@ -1,12 +1,14 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
@@ -19,36 +21,47 @@ type RunLimits struct {
 	FailureRateFlag string  // "--max-failure-rate"
 	MaxStreak       int     // load.Config.MaxConsecutiveFailures
 	StreakFlag      string  // "--max-consecutive-failures"
+	// KeyError says where the refused API key came from.
+	KeyError error
+	// Saved lists the files the partial results of an interrupted run
+	// went to.
+	Saved []string
 }
 
-// Verdict is what was wrong with a finished run, in the one run-verdict
-// policy that the suite's requests check and vllmperf run share.
-type Verdict struct {
-	// Failures each fail the run, most serious first: the server went
-	// down, the run stopped early, the failure rate is above the limit.
-	Failures []error
-	// KeyRefused: requests failed because the server refused the API key.
-	KeyRefused bool
-	// Inconclusive says why nothing was measured that could pass or fail
-	// ("" when something was).
-	Inconclusive string
-}
-
-// Judge applies the policy to res under l.
-func Judge(res *harness.Result, l RunLimits) Verdict {
-	var v Verdict
+// Judge says what was wrong with a finished run, in the one run-verdict
+// policy of vllmperf run (the suite's requests check weighs the same
+// rules: Ended, FailureRate, stats.Summary.Inconclusive). Most serious
+// first, the first one setting the exit status (package exitstatus): an
+// interruption (ctx's cause), a server that went down, an early stop, a
+// failure rate above the limit, a refused key, and last an inconclusive
+// result.
+func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
+	var out []error
+	if res.Load.Canceled {
+		saved := ""
+		if len(l.Saved) > 0 {
+			saved = " and in " + strings.Join(l.Saved, ", ")
+		}
+		cause := exitstatus.Cause(ctx)
+		out = append(out, exitstatus.InterruptedError{Cause: cause, Msg: fmt.Sprintf("interrupted (%v) after %d requests (%d cut short, counted apart from failures): partial results above%s",
+			cause, len(res.Samples()), res.Summary.Interrupted, saved)})
+	}
 	for _, e := range Ended(res) {
 		if e == error(res.Load.Streak) && l.StreakFlag != "" {
 			e = fmt.Errorf("%w (%s %d; 0 never stops early)", e, l.StreakFlag, l.MaxStreak)
 		}
-		v.Failures = append(v.Failures, e)
+		out = append(out, e)
 	}
 	if err := FailureError(res.Summary, l.MaxFailureRate, l.FailureRateFlag); err != nil {
-		v.Failures = append(v.Failures, err)
+		out = append(out, err)
 	}
-	v.KeyRefused = res.Summary.FailedByKind[sample.ErrAuth] > 0
-	v.Inconclusive, _ = res.Summary.Inconclusive()
-	return v
+	if res.Summary.FailedByKind[sample.ErrAuth] > 0 && l.KeyError != nil {
+		out = append(out, l.KeyError)
+	}
+	if reason, bad := res.Summary.Inconclusive(); bad {
+		out = append(out, exitstatus.Inconclusive(reason))
+	}
+	return out
 }
 
 // ParseShare reads a share as a fraction (0.05) or a percentage (5%), for

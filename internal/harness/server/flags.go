@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -145,4 +146,15 @@ func (o *Flags) StartError(err error) error {
 		return fmt.Errorf("%w\nif the server is still starting, wait for it with --wait-ready, e.g. --wait-ready 5m", err)
 	}
 	return err
+}
+
+// StopTimeout bounds Stop.
+const StopTimeout = time.Minute
+
+// Stop closes srv (a container is removed) even when ctx was canceled, as
+// after an interrupted run, waiting at most StopTimeout.
+func Stop(ctx context.Context, srv Server) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StopTimeout)
+	defer cancel()
+	return srv.Close(ctx)
 }
