@@ -74,9 +74,9 @@ func (r *CheckReport) Method() string {
 	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, plainPct(o.Alpha), r.Tested)
 	if r.Tested > 0 {
 		if r.Cutoff > 0 {
-			s += fmt.Sprintf(": significant at p ≤ %.4g", r.Cutoff)
+			s += fmt.Sprintf(": significant at p ≤ %s", FormatP(r.Cutoff))
 		} else {
-			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %.4g)", r.FirstStep)
+			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %s)", FormatP(r.FirstStep))
 		}
 	}
 	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
@@ -98,8 +98,8 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
 		for _, c := range r.Changes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%.4g\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
-				c.Levels(), c.Run.Index+1, c.Run.ID, c.P, fmtConfidence(c.P), c.EventText())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
+				c.Levels(), c.Run.Index+1, c.Run.ID, FormatP(c.P), fmtConfidence(c.P), c.EventText())
 		}
 		if err := tw.Flush(); err != nil && ew.err == nil {
 			ew.err = err
@@ -136,8 +136,8 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 	}
 	ew.printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
 	for _, c := range r.Changes {
-		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %.4g | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
-			c.Run.Index+1, c.Run.ID, c.P, mdCell(c.EventText()))
+		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
+			c.Run.Index+1, c.Run.ID, FormatP(c.P), mdCell(c.EventText()))
 	}
 	for i, c := range r.Changes {
 		if i == MarkdownDetails {
@@ -193,6 +193,11 @@ var (
 	fmtValue = gate.FormatValue
 	fmtPct   = gate.FormatDelta
 )
+
+// FormatP writes a change point's p-value. Permutation tests reach p far
+// below the gate's (1/(permutations+1)), so it keeps four significant
+// digits where the gate's FormatP keeps three decimals.
+func FormatP(p float64) string { return strconv.FormatFloat(p, 'g', 4, 64) }
 
 // plainPct writes a fraction as a percentage without a sign: 0.05 → 5%.
 func plainPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }

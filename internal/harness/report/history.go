@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -433,8 +434,8 @@ var historySource string
 // historyFuncs are the functions of the history templates, in both pages.
 var historyFuncs = template.FuncMap{
 	"hunit":  units.FormatValue,
-	"hpct":   func(v float64) string { return fmt.Sprintf("%+.2f%%", v) },
-	"hp":     func(v float64) string { return fmt.Sprintf("%.4g", v) },
+	"hpct":   gate.FormatDelta,
+	"hp":     history.FormatP,
 	"plus1":  func(i int) int { return i + 1 },
 	"hbench": benchname.Short,
 	"hevents": func(es []history.Event) string {
