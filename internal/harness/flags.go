@@ -56,7 +56,7 @@ type Input struct {
 // the flag and the fix. Notes (a --target cut back to its base URL) go to
 // stderr, and so does the server's log unless Quiet.
 func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
-	cfg, err := o.Load.Config(fs)
+	cfg, err := o.Load.Parse(fs)
 	if err != nil {
 		return nil, err
 	}

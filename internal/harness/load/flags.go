@@ -4,52 +4,44 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/spf13/pflag"
 )
 
 // Flags are a command's load-shape flags (vllmperf run): the loop, what
-// bounds it, warm-up and the early stop. Register binds them; Config
+// bounds it, warm-up and the early stop. Register binds them; Parse
 // checks them and returns the Config they describe.
 type Flags struct {
-	Concurrency            int
-	Rate                   string
-	Burstiness             float64
-	MaxConcurrency         int
-	Requests               int
-	Duration               time.Duration
-	Grace                  time.Duration
-	Warmup                 int
-	Seed                   uint64
-	MaxConsecutiveFailures int
+	// Config holds the flags' values as they are bound; Parse sets its
+	// Rate and Burstiness from rate and burstiness once checked.
+	Config
+	rate       string
+	burstiness float64
 }
 
 // Register defines the flags on fs, with the CLI's defaults.
 func (o *Flags) Register(f *pflag.FlagSet) {
-	f.IntVar(&o.Concurrency, "concurrency", 0, "closed loop: keep N requests in flight (N ≥ 1)")
-	f.StringVar(&o.Rate, "rate", "", "open loop: requests per second (> 0), or \"inf\" to send all at once")
-	f.Float64Var(&o.Burstiness, "burstiness", DefaultBurstiness, "open loop: gamma shape of arrival gaps, > 0 (1: Poisson; <1 burstier; inf: constant rate)")
-	f.IntVar(&o.MaxConcurrency, "max-concurrency", 0, "open loop: cap on requests in flight (0: no cap); waiting on it is client queue time")
-	f.IntVar(&o.Requests, "requests", 0, "measured requests to send, ≥ 1 (warm-up comes on top)")
-	f.DurationVar(&o.Duration, "duration", 0, "stop dispatching this long after the measured phase starts (> 0)")
-	f.DurationVar(&o.Grace, "grace", DefaultGrace, "with --duration: how long in-flight requests may finish after the deadline (> 0)")
-	f.IntVar(&o.Warmup, "warmup", 1, "warm-up requests sent first, one at a time, excluded from the statistics (≥ 0; the cold first request is reported on its own)")
-	f.Uint64Var(&o.Seed, "seed", 0, "seed for prompt words and arrival times")
-	f.IntVar(&o.MaxConsecutiveFailures, "max-consecutive-failures", DefaultMaxConsecutiveFailures, "stop the run after this many requests in a row fail the same way (0: never stop early)")
+	f.IntVar(&o.Config.Concurrency, "concurrency", 0, "closed loop: keep N requests in flight (N ≥ 1)")
+	f.StringVar(&o.rate, "rate", "", "open loop: requests per second (> 0), or \"inf\" to send all at once")
+	f.Float64Var(&o.burstiness, "burstiness", DefaultBurstiness, "open loop: gamma shape of arrival gaps, > 0 (1: Poisson; <1 burstier; inf: constant rate)")
+	f.IntVar(&o.Config.MaxConcurrency, "max-concurrency", 0, "open loop: cap on requests in flight (0: no cap); waiting on it is client queue time")
+	f.IntVar(&o.Config.Requests, "requests", 0, "measured requests to send, ≥ 1 (warm-up comes on top)")
+	f.DurationVar(&o.Config.Duration, "duration", 0, "stop dispatching this long after the measured phase starts (> 0)")
+	f.DurationVar(&o.Config.Grace, "grace", DefaultGrace, "with --duration: how long in-flight requests may finish after the deadline (> 0)")
+	f.IntVar(&o.Config.Warmup, "warmup", 1, "warm-up requests sent first, one at a time, excluded from the statistics (≥ 0; the cold first request is reported on its own)")
+	f.Uint64Var(&o.Config.Seed, "seed", 0, "seed for prompt words and arrival times")
+	f.IntVar(&o.Config.MaxConsecutiveFailures, "max-consecutive-failures", DefaultMaxConsecutiveFailures, "stop the run after this many requests in a row fail the same way (0: never stop early)")
 }
 
-// Config checks the flags (fs says which were given) and turns them into
+// Parse checks the flags (fs says which were given) and turns them into
 // a Config; each error names the flag and the fix.
-func (o *Flags) Config(fs *pflag.FlagSet) (Config, error) {
-	cfg := Config{
-		Concurrency: o.Concurrency, MaxConcurrency: o.MaxConcurrency, Requests: o.Requests, Duration: o.Duration,
-		Grace: o.Grace, Warmup: o.Warmup, Seed: o.Seed, MaxConsecutiveFailures: o.MaxConsecutiveFailures,
-	}
-	if o.Rate != "" {
-		r, err := strconv.ParseFloat(o.Rate, 64)
+func (o *Flags) Parse(fs *pflag.FlagSet) (Config, error) {
+	cfg := o.Config
+	cfg.Rate, cfg.Burstiness = 0, 0
+	if o.rate != "" {
+		r, err := strconv.ParseFloat(o.rate, 64)
 		if err != nil || math.IsNaN(r) || r <= 0 {
-			return cfg, fmt.Errorf("--rate %q: want a positive number of requests per second, or inf", o.Rate)
+			return cfg, fmt.Errorf("--rate %q: want a positive number of requests per second, or inf", o.rate)
 		}
 		cfg.Rate = r
 	}
@@ -60,7 +52,7 @@ func (o *Flags) Config(fs *pflag.FlagSet) (Config, error) {
 		return cfg, err
 	}
 	if cfg.Rate != 0 {
-		cfg.Burstiness = o.Burstiness
+		cfg.Burstiness = o.burstiness
 	}
 	return cfg, nil
 }
@@ -78,9 +70,9 @@ func (o *Flags) checkLoop(set func(string) bool, rate float64) error {
 		return fmt.Errorf("--max-concurrency %d: want a positive cap, or 0 for none", o.MaxConcurrency)
 	case o.Concurrency != 0 && o.MaxConcurrency != 0:
 		return fmt.Errorf("--max-concurrency caps an open loop (--rate); with --concurrency the loop is already capped")
-	case math.IsNaN(o.Burstiness) || o.Burstiness <= 0:
+	case math.IsNaN(o.burstiness) || o.burstiness <= 0:
 		// vLLM asserts burstiness > 0: a gamma shape of 0 is no distribution.
-		return fmt.Errorf("--burstiness %v: want a positive gamma shape (1: Poisson, below 1 burstier, inf: constant rate)", o.Burstiness)
+		return fmt.Errorf("--burstiness %v: want a positive gamma shape (1: Poisson, below 1 burstier, inf: constant rate)", o.burstiness)
 	case set("burstiness") && rate == 0:
 		return fmt.Errorf("--burstiness shapes the arrivals of an open loop: use it with --rate, not --concurrency")
 	}

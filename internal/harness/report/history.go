@@ -259,13 +259,8 @@ var repColor = color.RGBA{0xA6, 0xC8, 0xE6, 0xff}
 
 // unitAxis is a unit's name and axis label, and the divisor to its scale.
 func unitAxis(unit string) (name, label string, scale float64) {
-	name = units.Label(unit)
+	name = units.Label(unit) // a class's latency too: "short TTFT p99"
 	if units.KindOf(unit) == units.KindNanoseconds {
-		if _, declared := units.Lookup(unit); !declared { // a class's latency
-			parts := strings.Split(strings.TrimSuffix(unit, "-ns"), "-")
-			parts[0] = strings.ToUpper(parts[0])
-			name = strings.Join(parts, " ")
-		}
 		return name, name + " (ms)", 1e6
 	}
 	if unit == units.TokPerSec {

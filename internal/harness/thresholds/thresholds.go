@@ -448,7 +448,7 @@ type sloYAML map[string]Limit
 // UnmarshalYAML reads `unit: {max: V, min: V}`.
 func (m *sloYAML) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return strictyaml.Errorf(n, "slo: want a mapping of metric unit to {max: ..., min: ...}, e.g. ttft-p99-ns: {max: 200ms}")
+		return strictyaml.Errorf(n, "slo: want a mapping of metric unit to {max: ..., min: ...}, e.g. %s: {max: 200ms}", units.TTFTP99)
 	}
 	out := sloYAML{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
