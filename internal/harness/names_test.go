@@ -88,3 +88,16 @@ func TestMetricNamesOnlyInScrape(t *testing.T) {
 		}
 	})
 }
+
+// TestBenchNamesOnlyInBenchname: benchmark names are built and parsed by
+// package benchname alone; no other file starts a literal with one of
+// their keys ("profile=", "/scenario=").
+func TestBenchNamesOnlyInBenchname(t *testing.T) {
+	t.Parallel()
+	key := regexp.MustCompile(`^/?(profile|scenario)=`)
+	stringLiterals(t, []string{"internal/harness/benchname"}, func(pos token.Position, s string) {
+		if key.MatchString(s) {
+			t.Errorf("%s: %q builds or parses a benchmark name: use package benchname", pos, s)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,15 +20,6 @@ func (r *CheckReport) Formats() []gate.Format {
 
 // CheckFormats are the formats of `vllmperf history check --format`.
 var CheckFormats = gate.FormatNames((&CheckReport{}).Formats())
-
-// WriteFormat writes the report as text, markdown or json; another format
-// is ErrBadInput.
-func (r *CheckReport) WriteFormat(w io.Writer, format string) error {
-	if !slices.Contains(CheckFormats, format) {
-		return badInput("--format %q: want %s", format, strings.Join(CheckFormats, ", "))
-	}
-	return gate.WriteAs(w, format, r.Formats())
-}
 
 // Headline is the one-line result: "FAIL: 6 change points, 6 regressions".
 func (r *CheckReport) Headline() string {
