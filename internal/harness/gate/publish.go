@@ -125,3 +125,26 @@ func appendTo(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// ErrWriter writes to W until a write fails and keeps the first error in
+// Err: a report's many writes are checked once, at the end.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
+}
+
+// Printf writes a formatted line unless a write failed before.
+func (e *ErrWriter) Printf(format string, args ...any) {
+	if e.Err == nil {
+		_, e.Err = fmt.Fprintf(e.W, format, args...)
+	}
+}
+
+func (e *ErrWriter) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
+	}
+	n, err := e.W.Write(p)
+	e.Err = err
+	return n, err
+}

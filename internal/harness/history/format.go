@@ -74,29 +74,29 @@ func (r *CheckReport) Method() string {
 
 // WriteText writes the report for a terminal.
 func (r *CheckReport) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("history check: %s\n", r.Method())
+	ew := &gate.ErrWriter{W: w}
+	ew.Printf("history check: %s\n", r.Method())
 	for _, k := range r.Keys {
-		ew.printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
+		ew.Printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
 			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Constant, k.Short, k.NotGated)
 		for _, e := range k.Events {
-			ew.printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
+			ew.Printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
 		}
 	}
 	if len(r.Changes) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
 		for _, c := range r.Changes {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
 				c.Levels(), c.Run.Index+1, c.Run.ID, FormatP(c.P), fmtConfidence(c.P), c.EventText())
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
+		if err := tw.Flush(); err != nil && ew.Err == nil {
+			ew.Err = err
 		}
 	}
-	ew.printf("\n%s\n", r.Headline())
-	return ew.err
+	ew.Printf("\n%s\n", r.Headline())
+	return ew.Err
 }
 
 // MarkdownDetails is how many changes, the largest, the markdown report
@@ -107,46 +107,46 @@ const MarkdownDetails = 10
 // with the changes, and for the MarkdownDetails largest the runs around
 // them.
 func (r *CheckReport) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("### History check\n\n")
+	ew := &gate.ErrWriter{W: w}
+	ew.Printf("### History check\n\n")
 	if len(r.Changes) > 0 {
-		ew.printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
+		ew.Printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
 	} else {
-		ew.printf("**%s**\n\n", mdCell(r.Headline()))
+		ew.Printf("**%s**\n\n", mdCell(r.Headline()))
 	}
-	ew.printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
+	ew.Printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
 	for _, k := range r.Keys {
-		ew.printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
+		ew.Printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
 		for _, e := range k.Events {
-			ew.printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
+			ew.Printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
 		}
 	}
 	if len(r.Changes) == 0 {
-		return ew.err
+		return ew.Err
 	}
-	ew.printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
+	ew.Printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
 	for _, c := range r.Changes {
-		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
+		ew.Printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
 			c.Run.Index+1, c.Run.ID, FormatP(c.P), mdCell(c.EventText()))
 	}
 	for i, c := range r.Changes {
 		if i == MarkdownDetails {
-			ew.printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
+			ew.Printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
 			break
 		}
-		ew.printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
-		ew.printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
+		ew.Printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
+		ew.Printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
 		for _, a := range c.Around {
 			mark := ""
 			if a.Index == c.Run.Index {
 				mark = " ← change"
 			}
-			ew.printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
+			ew.Printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
 				a.Image, a.VLLMVersion, fmtValue(c.Unit, a.Value), mark)
 		}
-		ew.printf("\n</details>\n")
+		ew.Printf("\n</details>\n")
 	}
-	return ew.err
+	return ew.Err
 }
 
 // Kind is REGRESSION or IMPROVEMENT.
@@ -308,25 +308,4 @@ func (r *CheckReport) WriteJSON(w io.Writer) error {
 
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }
