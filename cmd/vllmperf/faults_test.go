@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
@@ -461,7 +462,7 @@ func TestRow14_InterruptedRun(t *testing.T) {
 		for range 2 {
 			<-f.inFlight
 		}
-		cancel(signalError{syscall.SIGTERM})
+		cancel(exitstatus.SignalError{Sig: syscall.SIGTERM})
 	}()
 	r := runCLI(t, ctx, "run", "--quiet", "--target", base, "--concurrency", "2", "--requests", "10", "--warmup", "0",
 		"--json", jsonPath, "--samples", samples)

@@ -6,13 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 )
 
-// newHistoryCommand mounts `vllmperf history` (package cli) with the exit
-// statuses of the other commands: bad input 2, nothing testable 3, a
-// regression 1.
+// newHistoryCommand mounts `vllmperf history` (package cli), whose bad
+// input (history.ErrBadInput) is a usage error.
 func newHistoryCommand(stdout, stderr io.Writer) *cobra.Command {
 	c := cli.New(stdout, stderr, loadThresholds)
 	for _, sub := range c.Commands() {
@@ -23,12 +23,8 @@ func newHistoryCommand(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func historyErr(err error) error {
-	var inc *cli.Inconclusive
-	switch {
-	case errors.Is(err, history.ErrBadInput):
-		return usageError{err}
-	case errors.As(err, &inc):
-		return inconclusiveError{inc.Reason}
+	if errors.Is(err, history.ErrBadInput) {
+		return exitstatus.Usage(err)
 	}
 	return err
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -20,4 +23,33 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// maxCommandLines bounds this folder's non-test code: the command parses
+// flags and calls packages, whose logic lives along the data flow.
+const maxCommandLines = 600
+
+// TestCommandStaysThin counts the folder's non-test lines against
+// maxCommandLines.
+func TestCommandStaysThin(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines >= maxCommandLines {
+		t.Errorf("cmd/vllmperf has %d non-test lines, want fewer than %d: move logic into the packages it calls (a command file is cobra wiring)", lines, maxCommandLines)
+	}
+	t.Logf("cmd/vllmperf: %d non-test lines", lines)
 }

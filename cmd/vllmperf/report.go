@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 func newReportCommand(stdout io.Writer) *cobra.Command {
@@ -36,35 +37,14 @@ See docs/report.md and docs/history.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := report.Load(args[0])
-			if err != nil {
-				return err
-			}
-			if err := report.Text(stdout, r.Folder().Summary); err != nil {
-				return err
-			}
-			if err := report.DiagnosisText(stdout, r.Diagnosis); err != nil {
-				return err
-			}
+			var set *thresholds.Set
 			if store != "" {
-				set, err := loadThresholds("")
-				if err != nil {
-					return usageError{err}
+				var err error
+				if set, err = loadThresholds(""); err != nil {
+					return exitstatus.Usage(err)
 				}
-				page, err := r.AddHistory(store, report.HistoryOptions{Thresholds: set})
-				if err != nil {
-					return historyErr(err)
-				}
-				fmt.Fprintf(stdout, "history: %s\nwrote %s\n", r.History.Check.Headline(), page)
 			}
-			paths, err := report.WriteFiles(r)
-			if err != nil {
-				return err
-			}
-			for _, p := range paths {
-				fmt.Fprintf(stdout, "wrote %s\n", p)
-			}
-			return nil
+			return historyErr(report.Print(stdout, args[0], store, set))
 		},
 	}
 	cmd.Flags().StringVar(&store, "history", "", "a history store (vllmperf history add): add the history of this setup to report.html and write history.html")

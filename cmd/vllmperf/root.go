@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
@@ -26,7 +26,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		return exitstatus.Usage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	return root
@@ -37,16 +37,6 @@ func newProfilesCommand(stdout io.Writer) *cobra.Command {
 		Use:   "profiles",
 		Short: "List the built-in server profiles and the vLLM flags each one sets",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, name := range profile.Names() {
-				p, err := profile.Builtin(name)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "%-16s %s\n", p.Name, p.Description)
-				fmt.Fprintf(stdout, "%-16s vllm serve %s %s\n\n", "", p.Model, strings.Join(p.Args(), " "))
-			}
-			return nil
-		},
+		RunE:  func(*cobra.Command, []string) error { return profile.WriteList(stdout) },
 	}
 }

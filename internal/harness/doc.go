@@ -63,9 +63,13 @@
 // One run, along the flow:
 //
 //	profile, server, workload, scenario, openai, load, sample, stats
-//	            the stages above; harness.Run wires them
+//	            the stages above; harness.Run wires them. A stage a
+//	            command configures binds and checks its own flags (Flags:
+//	            server, load, workload, openai); harness.Flags gathers them
+//	            for one run, so a command that runs the load reuses them
 //	check       the server-side assertions and the one run verdict
-//	            (Ended, FailureRate) that vllmperf run shares
+//	            (Judge, built on Ended, FailureRate) that vllmperf run
+//	            and the suite's requests check share
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
 //	            --save-result JSON, samples as JSON lines
 //
@@ -77,13 +81,22 @@
 //	diagnose    the seed article's bottleneck rules over a results folder
 //	report      a results folder as people read it: text, report.md,
 //	            report.html (its tables declared once, as columns)
-//	gate        benchmark files against a baseline (benchmath), and the
-//	            benchfmt config lines both sides must share (benchconfig.go)
+//	gate        benchmark files against a baseline (benchmath), the
+//	            benchfmt config lines both sides must share (benchconfig.go),
+//	            and how a gate command publishes a report (Output: --format,
+//	            the step summary; history check uses it too)
 //	upgrade     the interleaved old-versus-new image gate
 //	history     every run kept; change points over time
 //	capacity    the client's own capacity
 //
-// Outside the harness: internal/outfile (a command's output files, written
-// atomically), internal/progress (the run's progress line), and
-// cmd/vllmperf, which parses flags and calls these packages.
+// Outside the harness: internal/exitstatus (the one exit-status policy:
+// usage 2, inconclusive 3, 128+N after a signal, and the signal handling),
+// internal/outfile (a command's output files, written atomically),
+// internal/progress (the run's progress line), and cmd/vllmperf: cobra
+// wiring of these packages, kept under 600 lines by a test.
+//
+// Words: thresholds.yaml's overrides: scope settings to profiles,
+// scenarios and metrics; the diagnosis's rules are the seed article's
+// bottleneck rules; deploy/'s rules are Prometheus recording and alerting
+// rules; the simulator's argument checks are package vllmsim/argcheck.
 package harness

@@ -75,6 +75,11 @@ func TestRunAgainstSimulator(t *testing.T) {
 	if _, ok := m[units.SpecAccept]; ok {
 		t.Error("spec-accept-% reported without speculative decoding")
 	}
+	for unit := range m { // the bench output speaks package units' names only
+		if _, ok := units.Lookup(unit); !ok {
+			t.Errorf("%s: reported, but not declared in package units", unit)
+		}
+	}
 	scope := thresholds.Default().Scope("basic", "concurrency-sweep")
 	for _, c := range check.All(res, scope, check.Facts{}) {
 		if c.Failed(true) {

@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/vllmperf/vllmperf/internal/suggest"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/rules"
 )
 
 // Every fault vllm-sim injects lives in this file:
@@ -60,7 +60,7 @@ func (f FaultOptions) validate() error {
 		flag string
 		v    float64
 	}{{"sim-fault-500-rate", f.Rate500}, {"sim-fault-429-rate", f.Rate429}, {"sim-fault-disconnect-rate", f.DisconnectRate}, {"sim-fault-stall-rate", f.StallRate}} {
-		if err := rules.Rate(r.v); err != nil {
+		if err := argcheck.Rate(r.v); err != nil {
 			return argErrorf("argument --%s: %v", r.flag, err)
 		}
 	}
@@ -68,7 +68,7 @@ func (f FaultOptions) validate() error {
 		flag string
 		v    time.Duration
 	}{{"sim-fault-stall", f.Stall}, {"sim-fault-metrics-delay", f.MetricsDelay}} {
-		if err := rules.NonNegative(d.v); err != nil {
+		if err := argcheck.NonNegative(d.v); err != nil {
 			return argErrorf("argument --%s: %v", d.flag, err)
 		}
 	}
@@ -76,7 +76,7 @@ func (f FaultOptions) validate() error {
 		flag string
 		v    int
 	}{{"sim-fault-restart-after", f.RestartAfter}, {"sim-fault-die-after", f.DieAfter}} {
-		if err := rules.IntRange(n.v, 0, anyInt); err != nil {
+		if err := argcheck.IntRange(n.v, 0, anyInt); err != nil {
 			return argErrorf("argument --%s: %v", n.flag, err)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/rules"
 )
 
 // Defaults of the listening address, as vllm serve's (host 127.0.0.1 rather
@@ -64,10 +64,10 @@ func DefaultOptions() Options {
 // argparse's words: the server's settings, the faults, then the engine's
 // (engine.Config.Validate).
 func (o Options) Validate() error {
-	if err := rules.IntRange(o.Port, 0, maxPort); err != nil {
+	if err := argcheck.IntRange(o.Port, 0, maxPort); err != nil {
 		return argErrorf("argument --port: %v", err)
 	}
-	if err := rules.NonNegative(o.Startup); err != nil {
+	if err := argcheck.NonNegative(o.Startup); err != nil {
 		return argErrorf("argument --sim-startup: %v", err)
 	}
 	if err := o.Faults.validate(); err != nil {

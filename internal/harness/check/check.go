@@ -13,11 +13,9 @@ package check
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -167,55 +165,6 @@ func (c *checker) requests() Result {
 		return fail("requests", "%s", detail)
 	}
 	return pass("requests", "%s", detail)
-}
-
-// Ended lists what ended the run badly, in the one run-verdict policy of
-// the suite's requests check and vllmperf run: the server went down, or the
-// run stopped early on a streak of identical failures. Either fails the run,
-// before its failure rate or a lack of successes is weighed.
-func Ended(res *harness.Result) []error {
-	var out []error
-	if res.ServerDown != nil {
-		out = append(out, res.ServerDown)
-	}
-	if st := res.Load.Streak; st != nil {
-		out = append(out, st)
-	}
-	return out
-}
-
-// FailureRate is the one rule on failed requests, the suite's requests
-// check's and vllmperf run's: the share of the measured requests that
-// failed (err-%'s failed / sent, interrupted ones counted apart), over
-// when above limit (a fraction).
-func FailureRate(s *stats.Summary, limit float64) (rate float64, over bool) {
-	if s.Requests == 0 {
-		return 0, false
-	}
-	rate = float64(s.Failed) / float64(s.Requests)
-	return rate, rate > limit
-}
-
-// FailureError is FailureRate's verdict in words for a command whose
-// limit is the flag named: nil when the rate is within it, else the rate,
-// the most common failure and an example of it.
-func FailureError(s *stats.Summary, limit float64, flag string) error {
-	rate, over := FailureRate(s, limit)
-	if !over {
-		return nil
-	}
-	var top sample.ErrorKind
-	for k, n := range s.FailedByKind {
-		if n > s.FailedByKind[top] || (n == s.FailedByKind[top] && k < top) {
-			top = k
-		}
-	}
-	msg := fmt.Sprintf("failure rate %.1f%% (%d of %d measured requests failed) is above %s %s; most failed with %s (%d)",
-		100*rate, s.Failed, s.Requests, flag, strconv.FormatFloat(100*limit, 'f', -1, 64)+"%", top, s.FailedByKind[top])
-	if e, ok := s.ErrorExamples[top]; ok {
-		msg += ", e.g. " + e.Detail()
-	}
-	return errors.New(msg)
 }
 
 // maxSaidWidth clips each server message in a check's detail.

@@ -32,13 +32,13 @@ type Mismatch struct {
 	Count     int
 }
 
-// ConfigError refuses a comparison of results measured on different setups.
-type ConfigError struct {
+// MismatchError refuses a comparison of results measured on different setups.
+type MismatchError struct {
 	Baseline, New string // the inputs' names
 	Mismatches    []Mismatch
 }
 
-func (e *ConfigError) Error() string {
+func (e *MismatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s and %s were not measured on the same setup:", e.Baseline, e.New)
 	for _, m := range e.Mismatches {

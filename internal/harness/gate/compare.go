@@ -31,7 +31,7 @@ type Options struct {
 // (thresholds.Empty: the shipped settings, no limits).
 //
 // The error is about the input, never about the performance: a
-// *ConfigError when the sides were measured on different setups (unless
+// *MismatchError when the sides were measured on different setups (unless
 // opts.Force), an error when no benchmark appears on both sides or when
 // the files' Unit lines disagree on a direction.
 func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, error) {
@@ -53,7 +53,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 
 	if mm := checkConfig(bs, ns, keys); len(mm) > 0 {
-		cerr := &ConfigError{Baseline: base.Name, New: next.Name, Mismatches: mm}
+		cerr := &MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
 		if !opts.Force {
 			return nil, cerr
 		}

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 )
@@ -19,26 +18,6 @@ func (r *Report) WriteFile(path, format string) error {
 	}
 	if werr != nil {
 		return fmt.Errorf("write the %s report %s: %w", format, path, werr)
-	}
-	return nil
-}
-
-// AppendMarkdown appends intro (markdown, may be empty) and the markdown
-// report to path: GitHub Actions' job summary ($GITHUB_STEP_SUMMARY).
-func (r *Report) AppendMarkdown(path, intro string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	_, werr := io.WriteString(f, intro)
-	if werr == nil {
-		werr = r.WriteMarkdown(f)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("%s: %w", path, werr)
 	}
 	return nil
 }

@@ -13,22 +13,17 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Formats lists the report formats WriteFormat accepts.
-var Formats = []string{"text", "summary", "markdown", "json"}
+// Formats are the ways the report is written.
+func (r *Report) Formats() []Format {
+	return []Format{{"text", r.WriteText}, {"summary", r.WriteSummary}, {"markdown", r.WriteMarkdown}, {"json", r.WriteJSON}}
+}
+
+// Formats lists the names of the report's formats.
+var Formats = FormatNames((&Report{}).Formats())
 
 // WriteFormat writes the report in format: text, summary, markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
-	switch format {
-	case "text":
-		return r.WriteText(w)
-	case "summary":
-		return r.WriteSummary(w)
-	case "markdown":
-		return r.WriteMarkdown(w)
-	case "json":
-		return r.WriteJSON(w)
-	}
-	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(Formats, ", "))
+	return WriteAs(w, format, r.Formats())
 }
 
 // Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit
@@ -92,9 +87,9 @@ func (row *Row) cells() cells {
 // WriteText writes the report for a terminal: one block per benchmark,
 // then the limits, what was not compared, warnings and the verdict.
 func (r *Report) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
-	ew.printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
+	ew := &ErrWriter{W: w}
+	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
+	ew.Printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
 
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
@@ -107,50 +102,50 @@ func (r *Report) WriteText(w io.Writer) error {
 		row := &r.Rows[i]
 		if row.Name != name {
 			if name != "" {
-				ew.printf("\n")
+				ew.Printf("\n")
 			}
 			name = row.Name
-			ew.printf("%s\n", name)
-			ew.printf("  %s\n", strings.TrimRight(width.line(head), " "))
+			ew.Printf("%s\n", name)
+			ew.Printf("  %s\n", strings.TrimRight(width.line(head), " "))
 		}
-		ew.printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
+		ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
 	}
 
 	r.writeTail(ew)
-	return ew.err
+	return ew.Err
 }
 
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
-func (r *Report) writeTail(ew *errWriter) {
+func (r *Report) writeTail(ew *ErrWriter) {
 	if bad := r.problemChecks(); len(bad) > 0 {
-		ew.printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
+		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
-			ew.printf("  %-9s %s\n", c.Status, checkLine(c))
+			ew.Printf("  %-9s %s\n", c.Status, checkLine(c))
 		}
 	} else if len(r.Checks) > 0 {
-		ew.printf("\nlimits on the new results: all %d passed\n", len(r.Checks))
+		ew.Printf("\nlimits on the new results: all %d passed\n", len(r.Checks))
 	}
 	if len(r.OnlyBaseline) > 0 {
-		ew.printf("\nin the baseline only (not compared):\n  %s\n", strings.Join(r.OnlyBaseline, "\n  "))
+		ew.Printf("\nin the baseline only (not compared):\n  %s\n", strings.Join(r.OnlyBaseline, "\n  "))
 	}
 	if len(r.OnlyNew) > 0 {
-		ew.printf("\nin the new results only (no baseline; limits checked):\n  %s\n", strings.Join(r.OnlyNew, "\n  "))
+		ew.Printf("\nin the new results only (no baseline; limits checked):\n  %s\n", strings.Join(r.OnlyNew, "\n  "))
 	}
 	for _, warn := range r.Warnings {
-		ew.printf("\nwarning: %s\n", warn)
+		ew.Printf("\nwarning: %s\n", warn)
 	}
-	ew.printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
+	ew.Printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
 }
 
 // WriteMarkdown writes the report for a pull request or
 // $GITHUB_STEP_SUMMARY: the verdict, the rows that need attention, failed
 // limits, and every row in a collapsed table.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️"}[r.Outcome()]
-	ew.printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
-	ew.printf("`%s` (baseline) → `%s` (new): %s. %d tests, Holm-corrected; medians with %s; settings from %s.\n\n",
+	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
+	ew.Printf("`%s` (baseline) → `%s` (new): %s. %d tests, Holm-corrected; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.Comparisons, ciWords(r), mdCode(r.thresholdsName()))
 
 	var attention []*Row
@@ -161,47 +156,47 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if len(attention) > 0 {
 		mdRows(ew, attention, true)
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 	if bad := r.problemChecks(); len(bad) > 0 {
-		ew.printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
+		ew.Printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
 		for _, c := range bad {
-			ew.printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
+			ew.Printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 	if len(r.OnlyBaseline) > 0 {
-		ew.printf("Not in the new results: %s\n\n", mdList(r.OnlyBaseline))
+		ew.Printf("Not in the new results: %s\n\n", mdList(r.OnlyBaseline))
 	}
 	if len(r.OnlyNew) > 0 {
-		ew.printf("New, without baseline: %s\n\n", mdList(r.OnlyNew))
+		ew.Printf("New, without baseline: %s\n\n", mdList(r.OnlyNew))
 	}
 	for _, warn := range r.Warnings {
-		ew.printf("> **warning**: %s\n\n", mdCell(warn))
+		ew.Printf("> **warning**: %s\n\n", mdCell(warn))
 	}
-	ew.printf("<details><summary>All %d rows, %d limits checked</summary>\n\n", len(r.Rows), len(r.Checks))
+	ew.Printf("<details><summary>All %d rows, %d limits checked</summary>\n\n", len(r.Rows), len(r.Checks))
 	all := make([]*Row, len(r.Rows))
 	for i := range r.Rows {
 		all[i] = &r.Rows[i]
 	}
 	mdRows(ew, all, false)
-	ew.printf("\n</details>\n")
-	return ew.err
+	ew.Printf("\n</details>\n")
+	return ew.Err
 }
 
-func mdRows(ew *errWriter, rows []*Row, withWhy bool) {
+func mdRows(ew *ErrWriter, rows []*Row, withWhy bool) {
 	if withWhy {
-		ew.printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
+		ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
 	} else {
-		ew.printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict |\n|---|---|---|---|--:|--:|---|\n")
+		ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict |\n|---|---|---|---|--:|--:|---|\n")
 	}
 	for _, row := range rows {
 		c := row.cells()
-		ew.printf("| %s | %s | %s | %s | %s | %s (%s) | %s |", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict)
+		ew.Printf("| %s | %s | %s | %s | %s | %s (%s) | %s |", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict)
 		if withWhy {
-			ew.printf(" %s |", mdCell(row.Reason))
+			ew.Printf(" %s |", mdCell(row.Reason))
 		}
-		ew.printf("\n")
+		ew.Printf("\n")
 	}
 }
 
@@ -457,18 +452,6 @@ func mdList(names []string) string {
 		quoted[i] = "`" + mdCode(n) + "`"
 	}
 	return strings.Join(quoted, ", ")
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
 }
 
 // Notable returns the rows whose verdict is not NO CHANGE or NOT GATED:

@@ -63,7 +63,7 @@ func checkLimits(base, next *sideData, set *thresholds.Set) []Check {
 		if !reported[unit] {
 			checks = append(checks, Check{
 				Kind: SLOCheck, Unit: unit, Limit: applies[unit], Value: nan(), Status: CheckUnchecked,
-				Reason: fmt.Sprintf("thresholds.yaml limits %s (%s) but no benchmark of the new results reports it: check the unit's spelling (docs/bench-format.md), or scope the limit with a rule", unit, applies[unit]),
+				Reason: fmt.Sprintf("thresholds.yaml limits %s (%s) but no benchmark of the new results reports it: check the unit's spelling (docs/bench-format.md), or scope the limit with an override", unit, applies[unit]),
 			})
 		}
 	}

@@ -25,9 +25,9 @@ func (row *Row) tooFewRuns() bool {
 // (rows short of runs are counted once: the remedy is the same) — then the
 // limits, what was not compared, warnings and the verdict.
 func (r *Report) WriteSummary(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
-	ew.printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
+	ew := &ErrWriter{W: w}
+	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
+	ew.Printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
 
 	lines := [][]string{{"benchmark", "gated", "regression", "missing", "improvement", "no change", "inconclusive", "worst change"}}
 	var attention []*Row
@@ -73,7 +73,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	writeColumns(ew, lines)
 
 	if len(attention) > 0 {
-		ew.printf("\nrows that need attention:\n")
+		ew.Printf("\nrows that need attention:\n")
 		head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 		all := []cells{head}
 		for _, row := range attention {
@@ -84,9 +84,9 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for i, row := range attention {
 			if row.Name != name {
 				name = row.Name
-				ew.printf("%s\n  %s\n", name, strings.TrimRight(width.line(head), " "))
+				ew.Printf("%s\n  %s\n", name, strings.TrimRight(width.line(head), " "))
 			}
-			ew.printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
+			ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
 		}
 	}
 	if len(short) > 0 {
@@ -94,11 +94,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for _, row := range short {
 			need = max(need, row.RunsNeeded)
 		}
-		ew.printf("\n%d rows are INCONCLUSIVE for too few runs (%s): run at least %d a side (-count %d)\n",
+		ew.Printf("\n%d rows are INCONCLUSIVE for too few runs (%s): run at least %d a side (-count %d)\n",
 			len(short), runCounts(short), need, need)
 	}
 	r.writeTail(ew)
-	return ew.err
+	return ew.Err
 }
 
 // benchmarks groups the rows by benchmark, in order.
@@ -151,7 +151,7 @@ func dotIfZero(n int) string {
 
 // writeColumns writes a table padded to its columns, numbers (all but the
 // first and last column) right-aligned.
-func writeColumns(ew *errWriter, lines [][]string) {
+func writeColumns(ew *ErrWriter, lines [][]string) {
 	var width []int
 	for _, l := range lines {
 		for i, c := range l {
@@ -172,6 +172,6 @@ func writeColumns(ew *errWriter, lines [][]string) {
 			}
 			b.WriteString("  ")
 		}
-		ew.printf("%s\n", strings.TrimRight(b.String(), " "))
+		ew.Printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
 }

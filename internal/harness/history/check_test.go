@@ -211,7 +211,7 @@ func TestReportFormats(t *testing.T) {
 	require.Len(t, rep.Changes, 1)
 
 	var text bytes.Buffer
-	require.NoError(t, rep.WriteFormat(&text, "text"))
+	require.NoError(t, gate.WriteAs(&text, "text", rep.Formats()))
 	out := text.String()
 	for _, want := range []string{"E-divisive means", "Benjamini-Hochberg at 5% over 1 series", "event at run 9", "new scheduler",
 		"REGRESSION", "tpot-p50-ns", "Perf/" + short, "ms → ", "(8 | 8 runs)", "\nFAIL: 1 change point in 1 series, 1 regression"} {
@@ -219,14 +219,14 @@ func TestReportFormats(t *testing.T) {
 	}
 
 	var md bytes.Buffer
-	require.NoError(t, rep.WriteFormat(&md, "markdown"))
+	require.NoError(t, gate.WriteAs(&md, "markdown", rep.Formats()))
 	assert.Contains(t, md.String(), "> [!WARNING]")
 	assert.Contains(t, md.String(), "<details><summary>Runs around the change of tpot-p50-ns")
 	assert.Equal(t, 6, strings.Count(md.String(), "| `2026"), "six runs around the change, with their dates")
 	assert.Contains(t, md.String(), "← change")
 
 	var js bytes.Buffer
-	require.NoError(t, rep.WriteFormat(&js, "json"))
+	require.NoError(t, gate.WriteAs(&js, "json", rep.Formats()))
 	var got struct {
 		Outcome string
 		Changes []struct {
@@ -247,5 +247,5 @@ func TestReportFormats(t *testing.T) {
 	assert.NotNil(t, got.Changes[0].Around[0].Value)
 	assert.Equal(t, 9, got.Changes[0].Events[0].Run)
 
-	assert.ErrorIs(t, rep.WriteFormat(&js, "yaml"), ErrBadInput)
+	assert.Equal(t, []string{"text", "markdown", "json"}, CheckFormats)
 }

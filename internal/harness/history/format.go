@@ -13,21 +13,13 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 )
 
-// CheckFormats are the formats of `vllmperf history check --format`.
-var CheckFormats = []string{"text", "markdown", "json"}
-
-// WriteFormat writes the report as text, markdown or json.
-func (r *CheckReport) WriteFormat(w io.Writer, format string) error {
-	switch format {
-	case "text":
-		return r.WriteText(w)
-	case "markdown":
-		return r.WriteMarkdown(w)
-	case "json":
-		return r.WriteJSON(w)
-	}
-	return badInput("--format %q: want %s", format, strings.Join(CheckFormats, ", "))
+// Formats are the ways the report is written (gate.Output publishes it).
+func (r *CheckReport) Formats() []gate.Format {
+	return []gate.Format{{Name: "text", Write: r.WriteText}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
+
+// CheckFormats are the formats of `vllmperf history check --format`.
+var CheckFormats = gate.FormatNames((&CheckReport{}).Formats())
 
 // Headline is the one-line result: "FAIL: 6 change points, 6 regressions".
 func (r *CheckReport) Headline() string {
@@ -72,9 +64,9 @@ func (r *CheckReport) Method() string {
 	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, plainPct(o.Alpha), r.Tested)
 	if r.Tested > 0 {
 		if r.Cutoff > 0 {
-			s += fmt.Sprintf(": significant at p ≤ %.4g", r.Cutoff)
+			s += fmt.Sprintf(": significant at p ≤ %s", FormatP(r.Cutoff))
 		} else {
-			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %.4g)", r.FirstStep)
+			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %s)", FormatP(r.FirstStep))
 		}
 	}
 	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
@@ -82,29 +74,29 @@ func (r *CheckReport) Method() string {
 
 // WriteText writes the report for a terminal.
 func (r *CheckReport) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("history check: %s\n", r.Method())
+	ew := &gate.ErrWriter{W: w}
+	ew.Printf("history check: %s\n", r.Method())
 	for _, k := range r.Keys {
-		ew.printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
+		ew.Printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
 			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Constant, k.Short, k.NotGated)
 		for _, e := range k.Events {
-			ew.printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
+			ew.Printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
 		}
 	}
 	if len(r.Changes) > 0 {
-		ew.printf("\n")
+		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
 		for _, c := range r.Changes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%.4g\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
-				c.Levels(), c.Run.Index+1, c.Run.ID, c.P, fmtConfidence(c.P), c.EventText())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
+				c.Levels(), c.Run.Index+1, c.Run.ID, FormatP(c.P), fmtConfidence(c.P), c.EventText())
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
+		if err := tw.Flush(); err != nil && ew.Err == nil {
+			ew.Err = err
 		}
 	}
-	ew.printf("\n%s\n", r.Headline())
-	return ew.err
+	ew.Printf("\n%s\n", r.Headline())
+	return ew.Err
 }
 
 // MarkdownDetails is how many changes, the largest, the markdown report
@@ -115,46 +107,46 @@ const MarkdownDetails = 10
 // with the changes, and for the MarkdownDetails largest the runs around
 // them.
 func (r *CheckReport) WriteMarkdown(w io.Writer) error {
-	ew := &errWriter{w: w}
-	ew.printf("### History check\n\n")
+	ew := &gate.ErrWriter{W: w}
+	ew.Printf("### History check\n\n")
 	if len(r.Changes) > 0 {
-		ew.printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
+		ew.Printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
 	} else {
-		ew.printf("**%s**\n\n", mdCell(r.Headline()))
+		ew.Printf("**%s**\n\n", mdCell(r.Headline()))
 	}
-	ew.printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
+	ew.Printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
 	for _, k := range r.Keys {
-		ew.printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
+		ew.Printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
 		for _, e := range k.Events {
-			ew.printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
+			ew.Printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
 		}
 	}
 	if len(r.Changes) == 0 {
-		return ew.err
+		return ew.Err
 	}
-	ew.printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
+	ew.Printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
 	for _, c := range r.Changes {
-		ew.printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %.4g | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
-			c.Run.Index+1, c.Run.ID, c.P, mdCell(c.EventText()))
+		ew.Printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
+			c.Run.Index+1, c.Run.ID, FormatP(c.P), mdCell(c.EventText()))
 	}
 	for i, c := range r.Changes {
 		if i == MarkdownDetails {
-			ew.printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
+			ew.Printf("\n%d more changes: the runs around them are in `vllmperf history check --format json`.\n", len(r.Changes)-i)
 			break
 		}
-		ew.printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
-		ew.printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
+		ew.Printf("\n<details><summary>Runs around the change of %s in %s (%s)</summary>\n\n", c.Unit, c.Benchmark, fmtPct(c.ChangePct))
+		ew.Printf("| run | id | date | commit | image | vLLM | %s |\n|--:|---|---|---|---|---|--:|\n", c.Unit)
 		for _, a := range c.Around {
 			mark := ""
 			if a.Index == c.Run.Index {
 				mark = " ← change"
 			}
-			ew.printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
+			ew.Printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
 				a.Image, a.VLLMVersion, fmtValue(c.Unit, a.Value), mark)
 		}
-		ew.printf("\n</details>\n")
+		ew.Printf("\n</details>\n")
 	}
-	return ew.err
+	return ew.Err
 }
 
 // Kind is REGRESSION or IMPROVEMENT.
@@ -191,6 +183,11 @@ var (
 	fmtValue = gate.FormatValue
 	fmtPct   = gate.FormatDelta
 )
+
+// FormatP writes a change point's p-value. Permutation tests reach p far
+// below the gate's (1/(permutations+1)), so it keeps four significant
+// digits where the gate's FormatP keeps three decimals.
+func FormatP(p float64) string { return strconv.FormatFloat(p, 'g', 4, 64) }
 
 // plainPct writes a fraction as a percentage without a sign: 0.05 → 5%.
 func plainPct(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
@@ -311,25 +308,4 @@ func (r *CheckReport) WriteJSON(w io.Writer) error {
 
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// errWriter keeps the first write error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
-	}
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }

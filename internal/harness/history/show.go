@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 )
 
 // ShowFormats are the formats of `vllmperf history show --format`.
@@ -31,12 +33,12 @@ func Show(w io.Writer, khs []*KeyHistory, format string) error {
 }
 
 func showTable(w io.Writer, khs []*KeyHistory) error {
-	ew := &errWriter{w: w}
+	ew := &gate.ErrWriter{W: w}
 	for i, kh := range khs {
 		if i > 0 {
-			ew.printf("\n")
+			ew.Printf("\n")
 		}
-		ew.printf("%s: %d runs, %d series\n", kh.Key, len(kh.Runs), len(kh.Series))
+		ew.Printf("%s: %d runs, %d series\n", kh.Key, len(kh.Runs), len(kh.Series))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "run\tid\tdate (UTC)\tcommit\timage\tvLLM\tbenchmarks\tchecks\tevents")
 		events := map[int][]string{}
@@ -47,11 +49,11 @@ func showTable(w io.Writer, khs []*KeyHistory) error {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", j+1, r.ID, r.Date.Format(time.DateTime), shortCommit(r.Commit),
 				r.Config["image"], r.Config["vllm-version"], r.Record.Benchmarks, r.Checks.String(), strings.Join(events[j], "; "))
 		}
-		if err := tw.Flush(); err != nil && ew.err == nil {
-			ew.err = err
+		if err := tw.Flush(); err != nil && ew.Err == nil {
+			ew.Err = err
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // CSVHeader is the header row of `history show --format csv`.

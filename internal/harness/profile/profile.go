@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -401,4 +402,19 @@ func Resolve(ref string) (Profile, error) {
 		return Load(ref)
 	}
 	return Builtin(ref)
+}
+
+// WriteList lists the built-in profiles on w (vllmperf profiles): each
+// one's name, description and the vllm serve command it runs.
+func WriteList(w io.Writer) error {
+	for _, name := range Names() {
+		p, err := Builtin(name)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%-16s %s\n%-16s vllm serve %s %s\n\n", p.Name, p.Description, "", p.Model, strings.Join(p.Args(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -258,13 +259,8 @@ var repColor = color.RGBA{0xA6, 0xC8, 0xE6, 0xff}
 
 // unitAxis is a unit's name and axis label, and the divisor to its scale.
 func unitAxis(unit string) (name, label string, scale float64) {
-	name = units.Label(unit)
+	name = units.Label(unit) // a class's latency too: "short TTFT p99"
 	if units.KindOf(unit) == units.KindNanoseconds {
-		if _, declared := units.Lookup(unit); !declared { // a class's latency
-			parts := strings.Split(strings.TrimSuffix(unit, "-ns"), "-")
-			parts[0] = strings.ToUpper(parts[0])
-			name = strings.Join(parts, " ")
-		}
 		return name, name + " (ms)", 1e6
 	}
 	if unit == units.TokPerSec {
@@ -433,8 +429,8 @@ var historySource string
 // historyFuncs are the functions of the history templates, in both pages.
 var historyFuncs = template.FuncMap{
 	"hunit":  units.FormatValue,
-	"hpct":   func(v float64) string { return fmt.Sprintf("%+.2f%%", v) },
-	"hp":     func(v float64) string { return fmt.Sprintf("%.4g", v) },
+	"hpct":   gate.FormatDelta,
+	"hp":     history.FormatP,
 	"plus1":  func(i int) int { return i + 1 },
 	"hbench": benchname.Short,
 	"hevents": func(es []history.Event) string {

@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // Load reads the results folder dir (and its gate.json, when there is one)
@@ -90,4 +92,33 @@ func mkdir(dir string) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+// Print is `vllmperf report`: it prints the folder dir's runs, knees and
+// diagnosis on w, adds the history of store to the report when store is
+// given (history.html is written, its headline printed), writes
+// report.html and report.md, and says which files it wrote.
+func Print(w io.Writer, dir, store string, th *thresholds.Set) error {
+	r, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	if err := Text(w, r.Folder().Summary); err != nil {
+		return err
+	}
+	if err := DiagnosisText(w, r.Diagnosis); err != nil {
+		return err
+	}
+	if store != "" {
+		page, err := r.AddHistory(store, HistoryOptions{Thresholds: th})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "history: %s\nwrote %s\n", r.History.Check.Headline(), page)
+	}
+	paths, err := WriteFiles(r)
+	for _, p := range paths {
+		fmt.Fprintf(w, "wrote %s\n", p)
+	}
+	return err
 }

@@ -177,94 +177,121 @@ func Summarize(samples []sample.Sample, start, end time.Time, slo SLO) (*Summary
 // cannot describe a run: end before start, a negative SLO limit or
 // expected token count.
 func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) (*Summary, error) {
-	slo := opts.SLO
+	if err := opts.check(start, end); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	s := &Summary{Start: start, End: end, Duration: end.Sub(start), SLO: opts.SLO, ExpectedOutputTokens: opts.ExpectedOutputTokens,
+		FailedByKind: map[sample.ErrorKind]int{}, ErrorExamples: map[sample.ErrorKind]sample.Error{}}
+	var acc accumulator
+	for i := range samples {
+		s.add(&samples[i], &acc)
+	}
+	s.finish(&acc)
+	s.warn(&acc)
+	return s, nil
+}
+
+// check refuses inputs that cannot describe a run.
+func (opts Options) check(start, end time.Time) error {
 	var errs []error
 	if end.Before(start) {
 		errs = append(errs, fmt.Errorf("end %v is before start %v: pass the measured phase's bounds (load.Result Start, End)", end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano)))
 	}
-	if slo.TTFT < 0 || slo.TPOT < 0 || slo.E2EL < 0 {
+	if slo := opts.SLO; slo.TTFT < 0 || slo.TPOT < 0 || slo.E2EL < 0 {
 		errs = append(errs, fmt.Errorf("SLO %+v has a negative limit: use a positive duration, or 0 for no limit", slo))
 	}
 	if opts.ExpectedOutputTokens < 0 {
 		errs = append(errs, fmt.Errorf("ExpectedOutputTokens = %d: pass the max_tokens sent with ignore_eos, or 0 not to check", opts.ExpectedOutputTokens))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
-	}
+	return errors.Join(errs...)
+}
 
-	s := &Summary{Start: start, End: end, Duration: end.Sub(start), SLO: slo, ExpectedOutputTokens: opts.ExpectedOutputTokens,
-		FailedByKind: map[sample.ErrorKind]int{}, ErrorExamples: map[sample.ErrorKind]sample.Error{}}
-	var ttft, tpot, e2el, queue []time.Duration
-	var itl, tokITL []time.Duration
-	itlSources, noUsage := 0, 0
-	var cold *sample.Sample
-	var measured []*sample.Sample
-	for i := range samples {
-		x := &samples[i]
-		if x.Index == 0 {
-			cold = x
-			if len(x.Chunks) > 0 {
-				s.ColdTTFT, s.ColdTTFTOK = ms(x.Chunks[0].At), true
-			}
-		}
-		if x.Warmup {
-			continue
-		}
-		measured = append(measured, x)
-		s.Requests++
-		queue = append(queue, x.QueueTime())
-		if x.Interrupted() {
-			s.Interrupted++
-			continue
-		}
-		if !x.OK() {
-			s.countFailure(x.Err)
-			continue
-		}
-		s.Completed++
-		s.TotalInputTokens += x.PromptTokens
-		s.TotalOutputTokens += x.CompletionTokens
-		if x.CompletionTokens == 0 && len(x.Chunks) > 0 {
-			noUsage++
-		} else {
-			s.checkOutputLength(x.CompletionTokens)
-		}
-		if d, ok := x.TTFT(); ok {
-			ttft = append(ttft, d)
-		}
-		if d, ok := x.TPOT(); ok {
-			tpot = append(tpot, d)
-		}
-		if d, ok := x.E2EL(); ok {
-			e2el = append(e2el, d)
-		}
-		if n := len(itl); len(x.Chunks) > 1 {
-			itl = x.ITLs(itl)
-			itlSources += min(1, len(itl)-n)
-		}
-		tokITL = x.TokenITLs(tokITL)
-		if slo.Set() && slo.Good(x) {
-			s.GoodRequests++
+// accumulator holds what SummarizeWith collects over the samples before
+// it computes the distributions.
+type accumulator struct {
+	ttft, tpot, e2el, queue []time.Duration
+	itl, tokITL             []time.Duration
+	itlSources, noUsage     int
+	cold                    *sample.Sample
+	measured                []*sample.Sample
+}
+
+// add counts one sample: the cold first request, then (warm-up aside)
+// its outcome, tokens and latencies.
+func (s *Summary) add(x *sample.Sample, acc *accumulator) {
+	if x.Index == 0 {
+		acc.cold = x
+		if len(x.Chunks) > 0 {
+			s.ColdTTFT, s.ColdTTFTOK = ms(x.Chunks[0].At), true
 		}
 	}
-	s.TTFT = NewDist(durationsMS(ttft), len(ttft))
-	s.TPOT = NewDist(durationsMS(tpot), len(tpot))
-	s.ITL = NewDist(durationsMS(itl), itlSources)
-	s.TokenITL = NewDist(durationsMS(tokITL), itlSources)
-	s.E2EL = NewDist(durationsMS(e2el), len(e2el))
-	s.QueueTime = NewDist(durationsMS(queue), len(queue))
-	s.MaxConcurrentRequests = maxConcurrent(measured)
+	if x.Warmup {
+		return
+	}
+	acc.measured = append(acc.measured, x)
+	s.Requests++
+	acc.queue = append(acc.queue, x.QueueTime())
+	switch {
+	case x.Interrupted():
+		s.Interrupted++
+		return
+	case !x.OK():
+		s.countFailure(x.Err)
+		return
+	}
+	s.Completed++
+	s.TotalInputTokens += x.PromptTokens
+	s.TotalOutputTokens += x.CompletionTokens
+	if x.CompletionTokens == 0 && len(x.Chunks) > 0 {
+		acc.noUsage++
+	} else {
+		s.checkOutputLength(x.CompletionTokens)
+	}
+	acc.addLatencies(x)
+	if s.SLO.Set() && s.SLO.Good(x) {
+		s.GoodRequests++
+	}
+}
 
+// addLatencies collects a completed request's TTFT, TPOT, E2EL and ITLs.
+func (acc *accumulator) addLatencies(x *sample.Sample) {
+	if d, ok := x.TTFT(); ok {
+		acc.ttft = append(acc.ttft, d)
+	}
+	if d, ok := x.TPOT(); ok {
+		acc.tpot = append(acc.tpot, d)
+	}
+	if d, ok := x.E2EL(); ok {
+		acc.e2el = append(acc.e2el, d)
+	}
+	if n := len(acc.itl); len(x.Chunks) > 1 {
+		acc.itl = x.ITLs(acc.itl)
+		acc.itlSources += min(1, len(acc.itl)-n)
+	}
+	acc.tokITL = x.TokenITLs(acc.tokITL)
+}
+
+// finish computes the distributions and the throughputs.
+func (s *Summary) finish(acc *accumulator) {
+	s.TTFT = NewDist(durationsMS(acc.ttft), len(acc.ttft))
+	s.TPOT = NewDist(durationsMS(acc.tpot), len(acc.tpot))
+	s.ITL = NewDist(durationsMS(acc.itl), acc.itlSources)
+	s.TokenITL = NewDist(durationsMS(acc.tokITL), acc.itlSources)
+	s.E2EL = NewDist(durationsMS(acc.e2el), len(acc.e2el))
+	s.QueueTime = NewDist(durationsMS(acc.queue), len(acc.queue))
+	s.MaxConcurrentRequests = maxConcurrent(acc.measured)
 	if sec := s.Duration.Seconds(); sec > 0 {
 		s.RequestThroughput = float64(s.Completed) / sec
 		s.OutputThroughput = float64(s.TotalOutputTokens) / sec
 		s.TotalTokenThroughput = float64(s.TotalInputTokens+s.TotalOutputTokens) / sec
-		if slo.Set() {
+		if s.SLO.Set() {
 			s.RequestGoodput = float64(s.GoodRequests) / sec
 		}
 	}
+}
 
-	// Warnings, the most serious first.
+// warn adds the run's warnings, the most serious first.
+func (s *Summary) warn(acc *accumulator) {
 	if err := s.inconclusiveReason(); err != nil {
 		s.inconclusive = err.Error()
 		s.Warnings = append(s.Warnings, err)
@@ -279,12 +306,18 @@ func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) 
 		s.Warnings = append(s.Warnings, fmt.Errorf("%d of %d completed requests returned fewer than the %d completion tokens asked for (%d tokens short in all, the shortest %d): the server did not honour max_tokens with ignore_eos, so the figures describe shorter outputs than the run promised",
 			s.ShortOutputs, s.Completed, s.ExpectedOutputTokens, s.OutputShortfall, s.ShortestOutput))
 	}
-	if noUsage > 0 {
-		s.Warnings = append(s.Warnings, fmt.Errorf("%d completed requests reported no usage.completion_tokens: output tokens, throughput and TPOT undercount (send stream_options.include_usage)", noUsage))
+	if acc.noUsage > 0 {
+		s.Warnings = append(s.Warnings, fmt.Errorf("%d completed requests reported no usage.completion_tokens: output tokens, throughput and TPOT undercount (send stream_options.include_usage)", acc.noUsage))
 	}
-	if w := coldWarning(cold); w != nil {
+	if w := coldWarning(acc.cold); w != nil {
 		s.Warnings = append(s.Warnings, w)
 	}
+	s.warnFewSamples()
+}
+
+// warnFewSamples warns of each metric whose percentiles rest on too few
+// requests.
+func (s *Summary) warnFewSamples() {
 	for _, m := range []struct {
 		name string
 		d    Dist
@@ -302,7 +335,6 @@ func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) 
 			s.Warnings = append(s.Warnings, &FewSamplesWarning{Metric: m.name, N: m.d.Sources, Pcts: few})
 		}
 	}
-	return s, nil
 }
 
 // countFailure counts a failed request, keeps the first example of its

@@ -71,7 +71,7 @@ func TestDiagnosisAsMeasured(t *testing.T) {
 	if got := s.Diagnosis(); got.KVHigh != 0.8 || got.KVFree != want.KVFree {
 		t.Errorf("a file's diagnose: over the shipped one: %+v", got)
 	}
-	if _, err := Parse("t.yaml", []byte("rules: [{match: {}, diagnose: {kv_high: 80%}}]\n")); err == nil {
-		t.Error("diagnose: in a rule: no error (it applies at the top level only)")
+	if _, err := Parse("t.yaml", []byte("overrides: [{match: {}, diagnose: {kv_high: 80%}}]\n")); err == nil {
+		t.Error("diagnose: in an override: no error (it applies at the top level only)")
 	}
 }

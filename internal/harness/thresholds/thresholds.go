@@ -16,7 +16,7 @@
 //	  tok/s: {min: 100}
 //	better:          # direction of a unit the bench output does not mark
 //	  kv-peak-%: none
-//	rules:           # later rules override earlier ones and the top level
+//	overrides:       # scoped overrides: later ones win over earlier ones and the top level
 //	  - match: {profile: low-latency, scenario: "ttft-*", metric: "*-p99-ns"}
 //	    slo: {ttft-p99-ns: {max: 300ms}}
 //
@@ -164,10 +164,10 @@ func glob(pattern, name string) bool {
 // Default, Load or Parse.
 type Set struct {
 	// Source is the file the set came from ("" for Empty).
-	Source   string
-	top      layer
-	diagnose *diagnoseYAML
-	rules    []rule
+	Source    string
+	top       layer
+	diagnose  *diagnoseYAML
+	overrides []override
 }
 
 // builtin is the shipped thresholds.yaml (embedded): the defaults. Its
@@ -189,19 +189,19 @@ func builtinRun() Scope {
 }
 
 // Default returns the shipped thresholds.yaml (embedded): its settings,
-// limits and rules, as if the file were read from the module root.
+// limits and overrides, as if the file were read from the module root.
 func Default() *Set { return builtin }
 
 // Empty returns the set of an empty file: the shipped top-level settings
-// (DefaultGate, DefaultChecks, DefaultKnee) and no limits or rules.
+// (DefaultGate, DefaultChecks, DefaultKnee) and no limits or overrides.
 func Empty() *Set { return &Set{} }
 
 // WithStrict returns a copy of s whose checks are strict (or not)
-// everywhere, over every rule: as if the file ended with a rule matching
+// everywhere, over every override: as if the file ended with an override matching
 // all that set checks.strict.
 func (s *Set) WithStrict(strict bool) *Set {
 	c := *s
-	c.rules = append(slices.Clone(s.rules), rule{layer: layer{Checks: &checksYAML{Strict: &strict}}})
+	c.overrides = append(slices.Clone(s.overrides), override{layer: layer{Checks: &checksYAML{Strict: &strict}}})
 	return &c
 }
 
@@ -234,38 +234,42 @@ func Load(file string) (*Set, error) {
 // Parse parses a thresholds file; source names it in errors. What the file
 // leaves out of gate:, checks: and knee: (its slo: aside) is the shipped
 // thresholds.yaml's top level (DefaultGate, DefaultChecks, DefaultKnee);
-// its limits (slo:, max_error_rate, goodput:, better:, rules:) are its own.
+// its limits (slo:, max_error_rate, goodput:, better:, overrides:) are its own.
 func Parse(source string, data []byte) (*Set, error) {
 	var f fileYAML
 	root, err := strictyaml.DecodeNode(source, data, &f, strictyaml.AllowEmpty())
 	if err != nil {
 		return nil, err
 	}
+	if f.Rules != nil {
+		at := keyNode(root, "rules")
+		return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: "rules: is now called overrides: (the same list of match: plus settings); rename the key"}
+	}
 	s := &Set{Source: source, top: f.layer, diagnose: f.Diagnose}
-	items := strictyaml.Lookup(root, "rules")
-	for i, r := range f.Rules {
+	items := strictyaml.Lookup(root, "overrides")
+	for i, r := range f.Overrides {
 		at := &yaml.Node{}
 		if items != nil && i < len(items.Content) {
 			at = items.Content[i]
 		}
 		if r.Match == nil {
-			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: missing match: say which profile, scenario or metric the rule is for (use match: {} for all)", i)}
+			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: missing match: say which profile, scenario or metric the override is for (use match: {} for all)", i)}
 		}
 		if r.Match.Metric != "" && (r.Checks != nil || r.Knee != nil || r.Goodput != nil || r.MaxErrorRate != nil) {
-			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: match.metric selects metrics, but checks, knee, goodput and max_error_rate apply to whole runs: move them to a rule without match.metric", i)}
+			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: match.metric selects metrics, but checks, knee, goodput and max_error_rate apply to whole runs: move them to an override without match.metric", i)}
 		}
 		for _, pat := range []string{r.Match.Profile, r.Match.Scenario, r.Match.Metric} {
 			if _, err := path.Match(pat, ""); err != nil {
-				return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("rules[%d]: match pattern %q is not a valid glob: %v", i, pat, err)}
+				return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: match pattern %q is not a valid glob: %v", i, pat, err)}
 			}
 		}
-		s.rules = append(s.rules, rule{Selector: *r.Match, layer: r.layer})
+		s.overrides = append(s.overrides, override{Selector: *r.Match, layer: r.layer})
 	}
 	return s, nil
 }
 
 // Scope resolves the settings for one profile and scenario: defaults, the
-// file's top level, then every matching rule in order.
+// file's top level, then every matching override in order.
 func (s *Set) Scope(profile, scenario string) Scope {
 	sc := Scope{Checks: DefaultChecks, Knee: DefaultKnee, SLO: map[string]Limit{}}
 	sc.Knee.SLO = nil // filled per scope, never shared with DefaultKnee
@@ -278,8 +282,8 @@ func (s *Set) Scope(profile, scenario string) Scope {
 		}
 	}
 	apply(&s.top, "")
-	for i := range s.rules {
-		if r := &s.rules[i]; r.matches(profile, scenario) {
+	for i := range s.overrides {
+		if r := &s.overrides[i]; r.matches(profile, scenario) {
 			apply(&r.layer, r.Metric)
 		}
 	}
@@ -291,8 +295,8 @@ func (s *Set) Scope(profile, scenario string) Scope {
 func (s *Set) Gate(profile, scenario, metric string) Gate {
 	g := DefaultGate
 	s.top.applyGate(&g)
-	for i := range s.rules {
-		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
+	for i := range s.overrides {
+		if r := &s.overrides[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
 			r.applyGate(&g)
 		}
 	}
@@ -304,8 +308,8 @@ func (s *Set) Gate(profile, scenario, metric string) Gate {
 // units.DefaultDirection).
 func (s *Set) Better(profile, scenario, metric string) units.Direction {
 	d := s.top.Better[metric]
-	for i := range s.rules {
-		if r := &s.rules[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
+	for i := range s.overrides {
+		if r := &s.overrides[i]; r.matches(profile, scenario) && glob(r.Metric, metric) {
 			if v, ok := r.Better[metric]; ok {
 				d = v
 			} else if v, ok := r.Better["*"]; ok {
@@ -328,8 +332,8 @@ func (s *Set) Units() []string {
 		}
 	}
 	add(&s.top)
-	for i := range s.rules {
-		add(&s.rules[i].layer)
+	for i := range s.overrides {
+		add(&s.overrides[i].layer)
 	}
 	out := make([]string, 0, len(seen))
 	for u := range seen {
@@ -377,7 +381,7 @@ func (l Limit) String(unit string) string {
 
 // yaml shapes ---------------------------------------------------------------
 
-// layer is what the top level and each rule may set; nil/absent = inherit.
+// layer is what the top level and each override may set; nil/absent = inherit.
 type layer struct {
 	Gate         *gateYAML            `yaml:"gate"`
 	Checks       *checksYAML          `yaml:"checks"`
@@ -389,17 +393,19 @@ type layer struct {
 }
 
 type fileYAML struct {
-	layer    `yaml:",inline"`
-	Diagnose *diagnoseYAML `yaml:"diagnose"`
-	Rules    []ruleYAML    `yaml:"rules"`
+	layer     `yaml:",inline"`
+	Diagnose  *diagnoseYAML  `yaml:"diagnose"`
+	Overrides []overrideYAML `yaml:"overrides"`
+	// Rules is the old name of overrides:, refused with the new one.
+	Rules any `yaml:"rules"`
 }
 
-type ruleYAML struct {
+type overrideYAML struct {
 	Match *Selector `yaml:"match"`
 	layer `yaml:",inline"`
 }
 
-type rule struct {
+type override struct {
 	Selector
 	layer
 }
@@ -442,7 +448,7 @@ type sloYAML map[string]Limit
 // UnmarshalYAML reads `unit: {max: V, min: V}`.
 func (m *sloYAML) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return strictyaml.Errorf(n, "slo: want a mapping of metric unit to {max: ..., min: ...}, e.g. ttft-p99-ns: {max: 200ms}")
+		return strictyaml.Errorf(n, "slo: want a mapping of metric unit to {max: ..., min: ...}, e.g. %s: {max: 200ms}", units.TTFTP99)
 	}
 	out := sloYAML{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -540,4 +546,15 @@ func setFrac(dst *float64, src *Fraction) {
 	if src != nil {
 		*dst = float64(*src)
 	}
+}
+
+// keyNode is the node of key itself in the mapping n (not its value), for
+// errors about the key; an empty node when it is absent.
+func keyNode(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return &yaml.Node{}
 }

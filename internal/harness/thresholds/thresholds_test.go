@@ -31,9 +31,11 @@ func TestParseErrors(t *testing.T) {
 		// A count that is not a number.
 		{"bad-count.yaml", `bad-count.yaml:2:16: "many": want a whole number of runs, at least 2`},
 		// A rule without match.
-		{"no-match.yaml", `no-match.yaml:2:5: rules[0]: missing match`},
+		{"no-match.yaml", `no-match.yaml:2:5: overrides[0]: missing match`},
 		// Run-level settings under a metric selector.
-		{"metric-checks.yaml", `metric-checks.yaml:2:5: rules[0]: match.metric selects metrics, but checks`},
+		{"metric-checks.yaml", `metric-checks.yaml:2:5: overrides[0]: match.metric selects metrics, but checks`},
+		// The old name of overrides:, refused with the new one.
+		{"old-rules.yaml", `old-rules.yaml:1:1: rules: is now called overrides:`},
 		// A direction that is not one of the three words.
 		{"bad-direction.yaml", `bad-direction.yaml:2:10: better: "up": want lower, higher or none`},
 		// Bounds that exclude every value.
@@ -176,7 +178,7 @@ func TestRepositoryFile(t *testing.T) {
 
 // TestWithStrict: strictness set over every rule, the rest unchanged.
 func TestWithStrict(t *testing.T) {
-	s, err := Parse("t.yaml", []byte("checks: {strict: true, kv_peak_max: 80%}\nrules:\n  - match: {profile: a}\n    checks: {strict: true}\n"))
+	s, err := Parse("t.yaml", []byte("checks: {strict: true, kv_peak_max: 80%}\noverrides:\n  - match: {profile: a}\n    checks: {strict: true}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,10 +114,17 @@ func Digits(name string) int {
 	return u.Digits
 }
 
-// Label returns the unit's column label, or its name when it has none.
+// Label returns the unit's column label; for a class's figure
+// ("short-ttft-p99-ns") the class and the unit's label ("short TTFT p99");
+// else the name itself.
 func Label(name string) string {
 	if u, ok := Lookup(name); ok {
 		return u.Label
+	}
+	if class, rest, ok := strings.Cut(name, "-"); ok {
+		if u, ok := Lookup(rest); ok { // a class's figure: "short-ttft-p99-ns"
+			return class + " " + u.Label
+		}
 	}
 	return name
 }

@@ -83,3 +83,15 @@ func TestUnique(t *testing.T) {
 		seen[u.Name] = true
 	}
 }
+
+func TestLabel(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{units.TTFTP99, "TTFT p99"},                  // declared
+		{"short-" + units.TTFTP99, "short TTFT p99"}, // a class's figure
+		{"bogus-unit", "bogus-unit"},                 // unknown: its name
+	} {
+		if got := units.Label(c.name); got != c.want {
+			t.Errorf("Label(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -117,7 +117,7 @@ func (r *Result) Headline() string {
 // points, compared after MinPairs and again, with more pairs, while the
 // decision is UNKNOWN and MaxPairs is not reached. Its error is about the
 // settings (wrapping ErrSettings), the comparison's input (a
-// *gate.ConfigError when the sides ran on different GPUs or models), or a
+// *gate.MismatchError when the sides ran on different GPUs or models), or a
 // run that could not be made; a regression is not an error but the
 // Result's decision.
 func Run(ctx context.Context, cfg Config) (res *Result, err error) {

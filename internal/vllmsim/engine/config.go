@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/rules"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
 )
 
 // Config is the engine's configuration, one field per vLLM serve flag (or
@@ -346,31 +346,31 @@ var fieldChecks = []fieldCheck{
 		}
 		return nil
 	}},
-	{"max-num-seqs", func(c Config) error { return rules.IntRange(c.MaxNumSeqs, 0, math.MaxInt) }},
-	{"max-num-batched-tokens", func(c Config) error { return rules.IntRange(c.MaxNumBatchedTokens, 0, math.MaxInt) }},
-	{"max-model-len", func(c Config) error { return rules.IntRange(c.MaxModelLen, 0, math.MaxInt) }},
-	{"block-size", func(c Config) error { return rules.IntChoice(c.BlockSize, BlockSizes) }},
-	{"gpu-memory-utilization", func(c Config) error { return rules.FloatRange(c.GPUMemoryUtilization, 0, 1, true) }},
-	{"dtype", func(c Config) error { return rules.Choice(c.Dtype, Dtypes) }},
-	{"kv-cache-dtype", func(c Config) error { return rules.Choice(c.KVCacheDtype, KVCacheDtypes) }},
-	{"tokenizer-mode", func(c Config) error { return rules.Choice(c.TokenizerMode, TokenizerModes) }},
-	{"long-prefill-token-threshold", func(c Config) error { return rules.IntRange(c.LongPrefillTokenThreshold, 0, math.MaxInt) }},
+	{"max-num-seqs", func(c Config) error { return argcheck.IntRange(c.MaxNumSeqs, 0, math.MaxInt) }},
+	{"max-num-batched-tokens", func(c Config) error { return argcheck.IntRange(c.MaxNumBatchedTokens, 0, math.MaxInt) }},
+	{"max-model-len", func(c Config) error { return argcheck.IntRange(c.MaxModelLen, 0, math.MaxInt) }},
+	{"block-size", func(c Config) error { return argcheck.IntChoice(c.BlockSize, BlockSizes) }},
+	{"gpu-memory-utilization", func(c Config) error { return argcheck.FloatRange(c.GPUMemoryUtilization, 0, 1, true) }},
+	{"dtype", func(c Config) error { return argcheck.Choice(c.Dtype, Dtypes) }},
+	{"kv-cache-dtype", func(c Config) error { return argcheck.Choice(c.KVCacheDtype, KVCacheDtypes) }},
+	{"tokenizer-mode", func(c Config) error { return argcheck.Choice(c.TokenizerMode, TokenizerModes) }},
+	{"long-prefill-token-threshold", func(c Config) error { return argcheck.IntRange(c.LongPrefillTokenThreshold, 0, math.MaxInt) }},
 	{"speculative-config", func(c Config) error { _, err := ParseSpeculativeConfig(c.SpeculativeConfig); return err }},
-	{"tensor-parallel-size", func(c Config) error { return rules.IntRange(c.TensorParallelSize, 1, maxTensorParallelSize) }},
-	{"api-server-count", func(c Config) error { return rules.IntRange(c.APIServerCount, 1, maxAPIServerCount) }},
-	{"swap-space", func(c Config) error { return rules.FloatRange(c.SwapSpace, 0, math.Inf(1), false) }},
-	{"sim-eos-prob", func(c Config) error { return rules.Rate(c.EOSProbability) }},
+	{"tensor-parallel-size", func(c Config) error { return argcheck.IntRange(c.TensorParallelSize, 1, maxTensorParallelSize) }},
+	{"api-server-count", func(c Config) error { return argcheck.IntRange(c.APIServerCount, 1, maxAPIServerCount) }},
+	{"swap-space", func(c Config) error { return argcheck.FloatRange(c.SwapSpace, 0, math.Inf(1), false) }},
+	{"sim-eos-prob", func(c Config) error { return argcheck.Rate(c.EOSProbability) }},
 	{"sim-gpu", func(c Config) error {
 		if _, ok := LookupGPU(c.GPU); !ok {
-			return fmt.Errorf("unknown GPU preset '%s' (choose from %s)", c.GPU, rules.Quote(GPUPresetNames()))
+			return fmt.Errorf("unknown GPU preset '%s' (choose from %s)", c.GPU, argcheck.Quote(GPUPresetNames()))
 		}
 		return nil
 	}},
-	{"sim-jitter", func(c Config) error { return rules.FloatRange(c.Jitter, 0, 1, false) }},
-	{"sim-slowdown", func(c Config) error { return rules.FloatRange(c.Slowdown, 0, maxSlowdown, true) }},
-	{"sim-cold-start", func(c Config) error { return rules.NonNegative(c.ColdStart) }},
-	{"sim-fixed-ttft", func(c Config) error { return rules.NonNegative(c.FixedTTFT) }},
-	{"sim-fixed-itl", func(c Config) error { return rules.NonNegative(c.FixedITL) }},
+	{"sim-jitter", func(c Config) error { return argcheck.FloatRange(c.Jitter, 0, 1, false) }},
+	{"sim-slowdown", func(c Config) error { return argcheck.FloatRange(c.Slowdown, 0, maxSlowdown, true) }},
+	{"sim-cold-start", func(c Config) error { return argcheck.NonNegative(c.ColdStart) }},
+	{"sim-fixed-ttft", func(c Config) error { return argcheck.NonNegative(c.FixedTTFT) }},
+	{"sim-fixed-itl", func(c Config) error { return argcheck.NonNegative(c.FixedITL) }},
 	{"sim-metrics-version", func(c Config) error {
 		names := make([]string, len(metricsVersions))
 		for i, v := range metricsVersions {
@@ -379,7 +379,7 @@ var fieldChecks = []fieldCheck{
 			}
 			names[i] = v.String()
 		}
-		return fmt.Errorf("invalid choice: '%s' (choose from %s)", c.MetricsVersion, rules.Quote(names))
+		return fmt.Errorf("invalid choice: '%s' (choose from %s)", c.MetricsVersion, argcheck.Quote(names))
 	}},
 }
 

@@ -1,11 +1,10 @@
 // Package cli is `vllmperf history`: its flags and what each subcommand
 // does (docs/history.md), so that cmd/vllmperf only mounts it and maps its
 // errors to exit statuses: history.ErrBadInput is bad input (2), an
-// *Inconclusive is exit 3, any other error exit 1.
+// exitstatus.InconclusiveError is exit 3, any other error exit 1.
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,25 +22,18 @@ import (
 // EnvHistory names the default history store.
 const EnvHistory = "VLLMPERF_HISTORY"
 
-// StepSummaryEnv names the file GitHub Actions shows as the job's summary.
-const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
-
-// Inconclusive is check's result when no series could be tested (exit 3).
-type Inconclusive struct{ Reason string }
-
-func (e *Inconclusive) Error() string { return "INCONCLUSIVE: " + e.Reason }
-
 // Thresholds loads the thresholds file given ("" for the default one):
 // the caller's, so that every command reads thresholds.yaml alike.
 type Thresholds func(path string) (*thresholds.Set, error)
 
 // historyFlags are the flags the history subcommands share.
 type historyFlags struct {
-	store, key, since, until, thresholds, format, showFormat, summary, out, commit, ref, date, baseline string
-	bench, units, notes                                                                                 []string
-	last, maxBench                                                                                      int
-	check                                                                                               history.CheckOptions
-	load                                                                                                Thresholds
+	store, key, since, until, thresholds, showFormat, out, commit, ref, date, baseline string
+	bench, units, notes                                                                []string
+	last, maxBench                                                                     int
+	check                                                                              history.CheckOptions
+	output                                                                             gate.Output
+	load                                                                               Thresholds
 }
 
 // New is the `history` command with its subcommands add, show, check and
@@ -87,8 +79,7 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 		}
 	}
 	show.Flags().StringVar(&o.showFormat, "format", "table", "table, csv or json")
-	check.Flags().StringVar(&o.format, "format", "text", "text, markdown or json")
-	check.Flags().StringVar(&o.summary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+")")
+	o.output.Register(check.Flags(), history.CheckFormats)
 	reportCmd.Flags().StringVar(&o.out, "out", ".", "the folder to write history.html into")
 	reportCmd.Flags().IntVar(&o.maxBench, "max-benchmarks", report.DefaultMaxBenchmarks, "most benchmarks drawn per key (those with a change point first)")
 	return root
@@ -166,28 +157,17 @@ func runHistoryCheck(o *historyFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.format != "text" && o.format != "markdown" && o.format != "json" {
-		return fmt.Errorf("%w: --format %q: want %s", history.ErrBadInput, o.format, strings.Join(history.CheckFormats, ", "))
+	if err := o.output.Check(); err != nil {
+		return fmt.Errorf("%w: %w", history.ErrBadInput, err)
 	}
 	_, rep, err := report.CheckStore(o.store, h)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteFormat(stdout, o.format); err != nil {
-		return fmt.Errorf("write the report: %w", err)
+	if err := o.output.Publish(rep, stdout, stderr, "vllmperf history check", ""); err != nil {
+		return err
 	}
-	if o.summary != "" {
-		if err := appendFile(o.summary, rep.WriteMarkdown); err != nil {
-			fmt.Fprintf(stderr, "vllmperf history check: warning: %s: %v\n", StepSummaryEnv, err)
-		}
-	}
-	switch rep.Outcome() {
-	case gate.OutcomeFail:
-		return errors.New(rep.Headline())
-	case gate.OutcomeInconclusive:
-		return &Inconclusive{strings.TrimPrefix(rep.Headline(), string(gate.OutcomeInconclusive)+": ")}
-	}
-	return nil
+	return gate.ExitError(rep, strings.TrimPrefix(rep.Headline(), string(gate.OutcomeInconclusive)+": "))
 }
 
 func runHistoryReport(o *historyFlags, stdout io.Writer) error {
@@ -205,17 +185,4 @@ func runHistoryReport(o *historyFlags, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s\nwrote %s\n", page.Check.Headline(), path)
 	return nil
-}
-
-// appendFile appends what write writes to path.
-func appendFile(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	werr := write(f)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	return werr
 }

@@ -1,10 +1,10 @@
-// Package rules holds the value rules vllm-sim applies to its settings, each
+// Package argcheck holds the value checks vllm-sim applies to its settings, each
 // with its message in Python argparse's words (what vLLM prints), so that a
-// rule reads the same whether the engine (package engine) or the API server
+// check reads the same whether the engine (package engine) or the API server
 // (package vllmsim) applies it, and whether the value came from a flag or
 // from a Go struct. Each function returns nil or the message fragment that
 // follows "argument --flag: ".
-package rules
+package argcheck
 
 import (
 	"fmt"

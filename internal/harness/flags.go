@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
+
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+)
+
+// Flags are the flags of one run against one server (vllmperf run): each
+// group is bound and checked by the package it configures, and Parse
+// turns them into what server.Run and Run take.
+type Flags struct {
+	Server          server.Flags
+	Load            load.Flags
+	Request         workload.Flags
+	Client          openai.Flags
+	Goodput         []string
+	SamplerInterval time.Duration
+	Quiet           bool
+}
+
+// Register defines the flags on fs, with the CLI's defaults.
+func (o *Flags) Register(f *pflag.FlagSet) {
+	o.Server.Register(f)
+	o.Load.Register(f)
+	o.Request.Register(f)
+	o.Client.Register(f)
+	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
+	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
+	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
+}
+
+// Input is the run the flags describe, checked.
+type Input struct {
+	Point   scenario.Point  // one class of random-word prompts under the load shape
+	Profile profile.Profile // the server's profile (a deployment's for a running one)
+	Servers []server.Option // for server.Run: the environment's, then the flags'
+	Client  openai.Settings
+	Goodput stats.SLO
+}
+
+// Parse checks every flag (fs says which were given); each error names
+// the flag and the fix. Notes (a --target cut back to its base URL) go to
+// stderr, and so does the server's log unless Quiet.
+func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
+	cfg, err := o.Load.Parse(fs)
+	if err != nil {
+		return nil, err
+	}
+	class, err := o.Request.Class("run")
+	if err != nil {
+		return nil, err
+	}
+	if o.SamplerInterval <= 0 {
+		return nil, fmt.Errorf("--sample-interval %s: want a positive duration such as 2s", o.SamplerInterval)
+	}
+	in := &Input{Point: scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.SamplerInterval}}
+	if in.Goodput, err = stats.ParseSLO(o.Goodput); err != nil {
+		return nil, fmt.Errorf("--goodput %w", err)
+	}
+	if in.Client, err = o.Client.Settings(); err != nil {
+		return nil, err
+	}
+	in.Profile, in.Servers, err = o.Server.Options(fs, in.Client.APIKey, stderr, o.Quiet)
+	return in, err
+}
+
+// Options are Run's options for in against srv, with progress called
+// after each request; an error when no model is known.
+func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total int)) ([]Option, error) {
+	model := o.Server.Model
+	if model == "" {
+		model = srv.Model()
+	}
+	if model == "" {
+		return nil, exitstatus.Usagef("no model to request: pass --model (the server's served model name)")
+	}
+	return []Option{
+		WithModel(model), WithAPIKey(in.Client.APIKey), WithEndpoint(in.Client.Endpoint), WithSeed(o.Load.Seed),
+		WithGoodput(in.Goodput), WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
+		WithMaxEventSize(in.Client.MaxEventSize), WithProgress(progress),
+	}, nil
+}
+
+// Explain turns server.Run's and Run's errors into what the user can act
+// on: the flags that make a request too long for the server's context
+// and wrong settings (usage errors, package exitstatus), a refused key
+// with where it came from, a server still starting.
+func (o *Flags) Explain(err error) error {
+	var ce *ContextError
+	switch {
+	case errors.As(err, &ce):
+		return exitstatus.Usage(o.Request.TooLong(ce.MaxModelLen, ce.Model))
+	case errors.Is(err, server.ErrSettings):
+		return exitstatus.Usage(err)
+	case errors.Is(err, server.ErrKeyRejected), errors.Is(err, openai.ErrKeyRejected):
+		return errors.Join(err, o.Client.KeyError())
+	}
+	return o.Server.StartError(err)
+}

@@ -1,0 +1,79 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	dockerunits "github.com/docker/go-units"
+	"github.com/spf13/pflag"
+)
+
+// DefaultAPIKeyEnv is the variable the API key is read from when
+// --api-key-env is not given, as vLLM's benchmark clients do.
+const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+
+// Flags are a command's client flags (vllmperf run): the API, the
+// request's deadlines, the largest stream line, and where the key is.
+type Flags struct {
+	Endpoint       string
+	RequestTimeout time.Duration
+	IdleTimeout    time.Duration
+	MaxEventSize   string
+	APIKeyEnv      string
+}
+
+// Register defines the flags on fs, with the client's defaults.
+func (o *Flags) Register(f *pflag.FlagSet) {
+	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default "+DefaultAPIKeyEnv+" when set); the key itself is never a flag")
+	f.StringVar(&o.Endpoint, "endpoint", string(Chat), "API to call: chat (/v1/chat/completions) or completions (/v1/completions)")
+	f.DurationVar(&o.RequestTimeout, "request-timeout", DefaultRequestTimeout, "deadline of one whole request (0: none)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "longest silence allowed inside a stream before the request counts as timed out (0: none)")
+	f.StringVar(&o.MaxEventSize, "max-event-size", dockerunits.BytesSize(DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
+}
+
+// Settings are the client flags, checked.
+type Settings struct {
+	Endpoint     Endpoint
+	MaxEventSize int
+	APIKey       string
+}
+
+// Settings checks the flags and reads the key from its variable; each
+// error names the flag and the fix.
+func (o *Flags) Settings() (Settings, error) {
+	s := Settings{Endpoint: Endpoint(o.Endpoint)}
+	switch {
+	case s.Endpoint != Chat && s.Endpoint != Completions:
+		return s, fmt.Errorf("--endpoint %q: want chat or completions", o.Endpoint)
+	case o.RequestTimeout < 0:
+		return s, fmt.Errorf("--request-timeout %s: want a positive duration, or 0 for none", o.RequestTimeout)
+	case o.IdleTimeout < 0:
+		return s, fmt.Errorf("--idle-timeout %s: want a positive duration, or 0 for none", o.IdleTimeout)
+	}
+	n, err := dockerunits.RAMInBytes(strings.TrimSpace(o.MaxEventSize))
+	if err != nil || n > math.MaxInt32 {
+		return s, fmt.Errorf("--max-event-size %q: want a size such as 4MiB or 512KiB (0: no cap)", o.MaxEventSize)
+	}
+	s.MaxEventSize = int(n)
+	if o.APIKeyEnv == "" {
+		s.APIKey = os.Getenv(DefaultAPIKeyEnv)
+	} else if s.APIKey = os.Getenv(o.APIKeyEnv); s.APIKey == "" {
+		return s, fmt.Errorf("--api-key-env %s: that variable is empty or unset; export it, or drop the flag for a server without --api-key", o.APIKeyEnv)
+	}
+	return s, nil
+}
+
+// KeyError says the server refused the key, naming where it came from.
+func (o *Flags) KeyError() error {
+	switch {
+	case o.APIKeyEnv != "":
+		return errors.New(KeyAdvice("$" + o.APIKeyEnv))
+	case os.Getenv(DefaultAPIKeyEnv) != "":
+		return errors.New(KeyAdvice("$" + DefaultAPIKeyEnv))
+	}
+	return fmt.Errorf("%s; put it in a variable and name it with --api-key-env (default %s)", KeyAdvice(""), DefaultAPIKeyEnv)
+}

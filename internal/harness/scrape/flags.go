@@ -1,0 +1,75 @@
+package scrape
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
+)
+
+// Flags are the flags of `vllmperf scrape`: where the exposition is read.
+type Flags struct {
+	URL       string
+	File      string
+	JSON      bool
+	APIKeyEnv string
+	Timeout   time.Duration
+}
+
+// Register defines the flags on f.
+func (o *Flags) Register(f *pflag.FlagSet) {
+	f.StringVar(&o.URL, "url", "", "metrics URL of a running server (a bare http://HOST:PORT gets /metrics)")
+	f.StringVar(&o.File, "file", "", "a saved exposition (curl -s URL/metrics > FILE)")
+	f.BoolVar(&o.JSON, "json", false, "print JSON keyed by V1 metric names instead of a table")
+	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer key for --url (vLLM's --api-key does not guard /metrics; a proxy may)")
+	f.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "deadline of the scrape")
+}
+
+// Snapshot checks the flags and reads the exposition they point at; a
+// flag's error is a usage error (package exitstatus).
+func (o *Flags) Snapshot(ctx context.Context) (*Snapshot, error) {
+	opts, u, err := o.check()
+	if err != nil {
+		return nil, err
+	}
+	if o.File != "" {
+		return ParseFile(o.File)
+	}
+	return NewScraper(u, opts...).Scrape(ctx)
+}
+
+// check returns the scraper's options and URL for the flags.
+func (o *Flags) check() ([]Option, string, error) {
+	switch {
+	case o.URL == "" && o.File == "":
+		return nil, "", exitstatus.Usagef("say what to read: --url URL (a running server's /metrics) or --file FILE (a saved exposition)")
+	case o.URL != "" && o.File != "":
+		return nil, "", exitstatus.Usagef("--url and --file exclude each other: give one")
+	case o.File != "" && o.APIKeyEnv != "":
+		return nil, "", exitstatus.Usagef("--api-key-env goes with --url; a file needs no key")
+	case o.Timeout <= 0:
+		return nil, "", exitstatus.Usagef("--timeout %v: want a positive duration such as 10s", o.Timeout)
+	case o.File != "":
+		return nil, "", nil
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, "", exitstatus.Usagef("--url %q: want http://HOST:PORT/metrics, e.g. http://127.0.0.1:8000/metrics", o.URL)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/metrics"
+	}
+	opts := []Option{WithTimeout(o.Timeout)}
+	if o.APIKeyEnv != "" {
+		key := os.Getenv(o.APIKeyEnv)
+		if key == "" {
+			return nil, "", exitstatus.Usagef("--api-key-env %s: that variable is empty or unset; export it, or drop the flag", o.APIKeyEnv)
+		}
+		opts = append(opts, WithAPIKey(key))
+	}
+	return opts, u.String(), nil
+}

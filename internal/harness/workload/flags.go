@@ -1,0 +1,48 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+)
+
+// Flags are a command's request-shape flags (vllmperf run): one class of
+// random-word prompts, with an optional system prompt shared by all.
+type Flags struct {
+	PromptTokens       int
+	SharedPrefixTokens int
+	MaxTokens          int
+}
+
+// Register defines the flags on fs, with the CLI's defaults.
+func (o *Flags) Register(f *pflag.FlagSet) {
+	f.IntVar(&o.PromptTokens, "prompt-tokens", DefaultPromptTokens, fmt.Sprintf("prompt length in tokens, ≥ %d (one common English word per token)", UniqueWords))
+	f.IntVar(&o.SharedPrefixTokens, "shared-prefix-tokens", 0, fmt.Sprintf("length of a system prompt shared by every request (0: none, else ≥ %d; exercises the prefix cache)", NonceWords))
+	f.IntVar(&o.MaxTokens, "max-tokens", DefaultMaxTokens, "completion tokens per request, ≥ 1 (sent with ignore_eos, so exactly this many; fewer are warned about)")
+}
+
+// Class checks the flags and returns the class they describe, named name;
+// each error names the flag and the fix.
+func (o *Flags) Class(name string) (Class, error) {
+	switch {
+	case o.PromptTokens < UniqueWords:
+		return Class{}, fmt.Errorf("--prompt-tokens %d: want at least %d, the words that make each prompt unique", o.PromptTokens, UniqueWords)
+	case o.MaxTokens < 1:
+		return Class{}, fmt.Errorf("--max-tokens %d: want at least 1 completion token", o.MaxTokens)
+	case o.SharedPrefixTokens < 0 || (o.SharedPrefixTokens > 0 && o.SharedPrefixTokens < NonceWords):
+		return Class{}, fmt.Errorf("--shared-prefix-tokens %d: want 0 (no shared prompt) or at least %d", o.SharedPrefixTokens, NonceWords)
+	}
+	return Class{Name: name, Weight: 1, Config: Config{
+		PromptTokens:       o.PromptTokens,
+		MaxTokens:          o.MaxTokens,
+		IgnoreEOS:          true,
+		SharedPrefixTokens: o.SharedPrefixTokens,
+	}}, nil
+}
+
+// TooLong words a request that does not fit the server's context length
+// (maxModelLen tokens for model) in the flags that make it.
+func (o *Flags) TooLong(maxModelLen int, model string) error {
+	return fmt.Errorf("--prompt-tokens %d + --shared-prefix-tokens %d + --max-tokens %d = %d tokens, more than the %d the server accepts for %s (max_model_len on /v1/models): every request would fail; lower them",
+		o.PromptTokens, o.SharedPrefixTokens, o.MaxTokens, o.PromptTokens+o.SharedPrefixTokens+o.MaxTokens, maxModelLen, model)
+}
