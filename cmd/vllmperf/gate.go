@@ -46,8 +46,8 @@ correction covers every gated test of the run; a regression must also reach
 thresholds.yaml's min_effect. thresholds.yaml's slo: limits and
 max_error_rate are checked on the new results. See docs/gate.md.
 
-Exit status: 0 pass, 1 regression or breached limit, 2 bad input, 3
-inconclusive (run more: the report says how many). The markdown report is
+Exit status: 0 pass, 1 regression, breached limit or failed check, 2 bad
+input or an INVALID run (throttled or shared GPU), 3 inconclusive (run more: the report says how many). The markdown report is
 also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 		Example: `  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
   vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'
@@ -124,13 +124,16 @@ func appendStepSummary(path, intro string, rep *gate.Report) error {
 }
 
 // gateResult maps the report to the command's result: nil (exit 0), an
-// error (exit 1) or an inconclusiveError (exit 3).
+// error (exit 1), a usageError for an INVALID run (exit 2) or an
+// inconclusiveError (exit 3).
 func gateResult(rep *gate.Report) error {
 	switch rep.Outcome() {
 	case gate.OutcomeFail:
 		return errors.New(rep.Headline())
 	case gate.OutcomeInconclusive:
 		return inconclusiveError{rep.InconclusiveReason()}
+	case gate.OutcomeInvalid:
+		return usageError{errors.New(rep.Headline())} // exit 2: not a sound measurement
 	}
 	return nil
 }
