@@ -123,17 +123,46 @@ baseline-gpu:
 # pairs while undecided (vllmperf upgrade-gate --help). OLD/NEW may be
 # "sim" or "in-process" (the simulator) with OLD_SIM_ARGS/NEW_SIM_ARGS, e.g.
 #   make upgrade-gate OLD=in-process NEW=in-process NEW_SIM_ARGS='--sim-slowdown 1.1' UPGRADE_ARGS='--size quick'
-OLD          ?=
-NEW          ?=
-OLD_SIM_ARGS ?=
-NEW_SIM_ARGS ?=
+# upgrade-gate.yml runs exactly this with POINTS, MAX_PAIRS, SERVERS and
+# RESULTS in the environment; the recipe reads every input as a shell
+# variable ("$$OLD"), never pasted into the command line by make.
 UPGRADE_ARGS ?=
+export OLD NEW OLD_SIM_ARGS NEW_SIM_ARGS POINTS MAX_PAIRS SERVERS
 upgrade-gate:
-	@if [ -z '$(OLD)' ] || [ -z '$(NEW)' ]; then \
-	  echo "usage: make upgrade-gate OLD=image:tag NEW=image:tag [OLD_SIM_ARGS=... NEW_SIM_ARGS=... UPGRADE_ARGS='--max-pairs 30']"; exit 2; \
+	@if [ -z "$$OLD" ] || [ -z "$$NEW" ]; then \
+	  echo "usage: make upgrade-gate OLD=image:tag NEW=image:tag [OLD_SIM_ARGS=... NEW_SIM_ARGS=... POINTS=... MAX_PAIRS=20 SERVERS=restart RESULTS=dir UPGRADE_ARGS=...]"; exit 2; \
 	fi
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	bin/vllmperf upgrade-gate --old '$(OLD)' --new '$(NEW)' --old-sim-args '$(OLD_SIM_ARGS)' --new-sim-args '$(NEW_SIM_ARGS)' $(UPGRADE_ARGS)
+	bin/vllmperf upgrade-gate --old "$$OLD" --new "$$NEW" --old-sim-args "$$OLD_SIM_ARGS" --new-sim-args "$$NEW_SIM_ARGS" \
+	  $${POINTS:+--points "$$POINTS"} $${MAX_PAIRS:+--max-pairs "$$MAX_PAIRS"} $${SERVERS:+--servers "$$SERVERS"} \
+	  $${UPGRADE_RESULTS:+--results "$$UPGRADE_RESULTS"} $(UPGRADE_ARGS)
+
+# make perf-gate: what perf-gate.yml runs (package perfgate, vllmperf
+# perf-gate --help): the plan (server starts, points, runs, time from the
+# last run on the same key; VLLMPERF_BUDGET=2h picks COUNT), the suite
+# (go test -bench Perf -count $$COUNT, default 10) into $$RESULTS, then the
+# gate against the baseline stored for the run's key (runner, GPU,
+# backend, image, model, size, profiles, scenarios) in
+# $$VLLMPERF_BASELINE_STORE (default ~/.cache/vllmperf/baselines). With
+# none for the key, this run is recorded as it and passes (a notice says
+# so). Honours VLLMPERF_PROFILES, VLLMPERF_SCENARIOS, VLLMPERF_IMAGE,
+# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS. docs/gpu-runners.md, docs/gate.md.
+#   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
+# make plan: the plan alone.
+.PHONY: perf-gate plan remove-leftovers
+export COUNT
+perf-gate:
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	bin/vllmperf perf-gate
+plan:
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	@bin/vllmperf plan
+
+# make remove-leftovers: remove the containers a run left behind (the
+# workflows' last step; make leak-check fails on them instead).
+remove-leftovers:
+	@left=$$(docker ps -aq --filter label=$(LABEL)); \
+	if [ -n "$$left" ]; then echo "::warning::removing containers the run left behind"; docker rm -f $$left; fi
 
 # make run: one vllmperf run against the embedded simulator (BENCH_ARGS).
 run:

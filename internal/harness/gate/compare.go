@@ -321,3 +321,10 @@ func (d *directions) of(profile, scenario, unit string) (units.Direction, string
 	}
 	return d.next.Direction(d.set, profile, scenario, unit)
 }
+
+// MinRuns is the fewest runs a side with which the gate can decide m
+// gated tests under settings g: min_samples, and enough for the exact U
+// test's smallest p to pass the first step of Holm's correction.
+func MinRuns(g thresholds.Gate, m int) int {
+	return max(g.MinSamples, holmRuns(g.Alpha, m))
+}
