@@ -146,17 +146,18 @@ upgrade-gate:
 # $$VLLMPERF_BASELINE_STORE (default ~/.cache/vllmperf/baselines). With
 # none for the key, this run is recorded as it and passes (a notice says
 # so). Honours VLLMPERF_PROFILES, VLLMPERF_SCENARIOS, VLLMPERF_IMAGE,
-# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS. docs/gpu-runners.md, docs/gate.md.
+# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS; the backend is the container one
+# unless VLLMPERF_BACKEND says otherwise. docs/gpu-runners.md, docs/gate.md.
 #   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
 # make plan: the plan alone.
 .PHONY: perf-gate plan remove-leftovers
 export COUNT
 perf-gate:
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	bin/vllmperf perf-gate
+	VLLMPERF_BACKEND=$${VLLMPERF_BACKEND:-container} bin/vllmperf perf-gate
 plan:
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	@bin/vllmperf plan
+	@VLLMPERF_BACKEND=$${VLLMPERF_BACKEND:-container} bin/vllmperf plan
 
 # make remove-leftovers: remove the containers a run left behind (the
 # workflows' last step; make leak-check fails on them instead).

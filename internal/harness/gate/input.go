@@ -78,7 +78,7 @@ func Read(r io.Reader, name string) (*Input, error) {
 		return nil, fmt.Errorf("%s: %d malformed benchmark line(s); the file is cut short or not `go test -bench` output:\n  %s%s",
 			name, nBad, strings.Join(bad, "\n  "), more)
 	}
-	if len(in.Results) == 0 {
+	if len(in.Results) == 0 && len(in.RunChecks) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark results: want the output of `go test -run '^$' -bench Perf` (lines starting with Benchmark)", name)
 	}
 	in.Units = rd.Units()

@@ -153,3 +153,21 @@ func TestInvalidRunIsNoRegression(t *testing.T) {
 		t.Errorf("headline %q does not name the evidence", rep.Headline())
 	}
 }
+
+func TestEveryBenchmarkFailed(t *testing.T) {
+	text := "--- FAIL: BenchmarkPerf/profile=basic/scenario=startup\n    perf_test.go:185: " + CheckLine("FAIL", "reconcile/generation_tokens", "Δ 16, client 17") + "\n--- FAIL: BenchmarkPerf/profile=basic\nFAIL\n"
+	next, err := Read(strings.NewReader(text), "new.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Compare(readBench(t, "base.txt"), next, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcome() != OutcomeFail || len(rep.OnlyBaseline) == 0 || !strings.Contains(rep.Headline(), "reconcile/generation_tokens") {
+		t.Errorf("every benchmark failed: %s, %d not run", rep.Headline(), len(rep.OnlyBaseline))
+	}
+	if len(rep.OnlyBaseline) > 0 && !strings.HasPrefix(rep.OnlyBaseline[0], "Perf/profile=") || strings.HasSuffix(rep.OnlyBaseline[0], "-2") {
+		t.Errorf("baseline names %v: want Perf/profile=... without the -N suffix", rep.OnlyBaseline[:1])
+	}
+}
