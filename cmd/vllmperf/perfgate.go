@@ -15,11 +15,7 @@ import (
 func newPerfGateCommands(stdout, stderr io.Writer) []*cobra.Command {
 	gateCmd := &cobra.Command{
 		Use:   "perf-gate",
-		Short: "What the perf-gate workflow runs: plan, go test -bench Perf, then gate against the key's baseline (or record it)",
-		Long: `perf-gate runs the suite as the environment sets it (VLLMPERF_*, COUNT, VLLMPERF_BUDGET,
-RESULTS) and gates it against the baseline of its key in VLLMPERF_BASELINE_STORE; with
-none yet, the run becomes it and passes. Exit: 0 pass, 1 regression or failed check,
-2 INVALID or not comparable, 3 inconclusive (docs/gate.md, docs/gpu-runners.md).`,
+		Short: "What perf-gate.yml runs: plan, go test -bench Perf, gate against the key's baseline or record it (docs/gate.md; exit 0 pass, 1 fail, 2 INVALID, 3 inconclusive)",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := perfgate.OptionsFromEnv(stdout, stderr)
@@ -52,13 +48,13 @@ none yet, the run becomes it and passes. Exit: 0 pass, 1 regression or failed ch
 func exitStatus(code int, err error) error {
 	switch {
 	case code == 2:
-		return usageError{errors.Join(err, errors.New("perf gate: exit 2"))}
+		return usageError{errors.Join(err, errors.New("perf gate: INVALID or not comparable (exit 2)"))}
 	case err != nil:
 		return err
 	case code == 3:
-		return inconclusiveError{"perf gate: INCONCLUSIVE"}
+		return inconclusiveError{"perf gate: the gate could not decide (exit 3): the report above says how many runs would"}
 	case code != 0:
-		return fmt.Errorf("perf gate: exit %d", code)
+		return fmt.Errorf("perf gate: FAIL (exit %d): the report above names the regressions and failed checks", code)
 	}
 	return nil
 }

@@ -11,12 +11,14 @@ import (
 const (
 	GPUThrottle  = "gpu/throttle"
 	GPUExclusive = "gpu/exclusive"
+	// GPUTelemetry stands for both when there is no telemetry at all.
+	GPUTelemetry = "gpu/telemetry"
 )
 
 // GPU judges the telemetry of a run (package telemetry): INVALID when the
 // GPU slowed for power or heat (gpu/throttle) or another process used it
 // (gpu/exclusive), with the evidence; PASS when the telemetry shows
-// neither; NOT_AVAILABLE when there is none. required says the server
+// neither; one NOT_AVAILABLE (gpu/telemetry) when there is none. required says the server
 // runs on this machine's GPUs, where missing telemetry fails in strict
 // mode; for a simulator or a machine without GPUs it is reported as
 // NOT_AVAILABLE, never failed and never a pass (Advisory).
@@ -26,10 +28,7 @@ func GPU(s telemetry.Summary, required bool) []Result {
 		if !required {
 			why = "the server runs on no GPU this machine can watch (simulator, VLLMPERF_GPUS=none, or a remote deployment without " + telemetry.EnvDCGMURL + "): " + why
 		}
-		na := func(name string) Result {
-			return Result{Name: name, Status: NotAvailable, Metric: "nvidia-smi", Detail: why, Advisory: !required}
-		}
-		return []Result{na(GPUThrottle), na(GPUExclusive)}
+		return []Result{{Name: GPUTelemetry, Status: NotAvailable, Metric: "nvidia-smi", Detail: why, Advisory: !required}}
 	}
 	src := strings.Join(s.Sources, ", ")
 	out := []Result{pass(GPUThrottle, "no power or thermal slowdown in %d samples (%s)", s.Samples, src)}

@@ -17,31 +17,41 @@ func TestGPU(t *testing.T) {
 		name     string
 		s        telemetry.Summary
 		required bool
-		want     [2]Status
+		want     []Status
 		failed   bool   // fails a strict run
 		evidence string // in a detail
 	}{
 		// A quiet GPU passes both.
-		{name: "normal", s: ok, required: true, want: [2]Status{Pass, Pass}},
+		{name: "normal", s: ok, required: true, want: []Status{Pass, Pass}},
 		// Power or heat: INVALID with the evidence.
-		{name: "throttled", s: throttled, required: true, want: [2]Status{Invalid, Pass}, failed: true, evidence: "SW power cap"},
+		{name: "throttled", s: throttled, required: true, want: []Status{Invalid, Pass}, failed: true, evidence: "SW power cap"},
 		// Another process: INVALID, naming it.
-		{name: "shared", s: shared, required: true, want: [2]Status{Pass, Invalid}, failed: true, evidence: "pid 48211"},
+		{name: "shared", s: shared, required: true, want: []Status{Pass, Invalid}, failed: true, evidence: "pid 48211"},
 		// dcgm-exporter lists no processes: not a pass.
-		{name: "dcgm only", s: dcgmOnly, required: true, want: [2]Status{Pass, NotAvailable}, failed: true},
+		{name: "dcgm only", s: dcgmOnly, required: true, want: []Status{Pass, NotAvailable}, failed: true},
 		// A GPU runner without telemetry fails a strict run.
-		{name: "required, none", s: telemetry.Summary{Why: "nvidia-smi: not found"}, required: true, want: [2]Status{NotAvailable, NotAvailable}, failed: true, evidence: "not found"},
+		{name: "required, none", s: telemetry.Summary{Why: "nvidia-smi: not found"}, required: true, want: []Status{NotAvailable}, failed: true, evidence: "not found"},
 		// The simulator: NOT_AVAILABLE, never a pass, never a failure.
-		{name: "simulator", s: telemetry.Summary{Why: "no GPU telemetry source"}, want: [2]Status{NotAvailable, NotAvailable}, evidence: "no GPU this machine can watch"},
+		{name: "simulator", s: telemetry.Summary{Why: "no GPU telemetry source"}, want: []Status{NotAvailable}, evidence: "no GPU this machine can watch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := GPU(tc.s, tc.required)
-			if len(got) != 2 || got[0].Name != GPUThrottle || got[1].Name != GPUExclusive {
-				t.Fatalf("results %+v: want %s and %s", got, GPUThrottle, GPUExclusive)
+			names := []string{GPUThrottle, GPUExclusive}
+			if len(tc.want) == 1 {
+				names = []string{GPUTelemetry}
 			}
-			details := got[0].Detail + got[1].Detail
-			if got[0].Status != tc.want[0] || got[1].Status != tc.want[1] || !strings.Contains(details, tc.evidence) {
-				t.Errorf("got %s, %s (%s), want %s, %s with %q", got[0].Status, got[1].Status, details, tc.want[0], tc.want[1], tc.evidence)
+			if len(got) != len(names) {
+				t.Fatalf("results %+v: want %v", got, names)
+			}
+			details := ""
+			for i, r := range got {
+				details += r.Detail
+				if r.Name != names[i] || r.Status != tc.want[i] {
+					t.Errorf("result %d: %s %s, want %s %s", i, r.Name, r.Status, names[i], tc.want[i])
+				}
+			}
+			if !strings.Contains(details, tc.evidence) {
+				t.Errorf("details %q lack %q", details, tc.evidence)
 			}
 			if f := len(Failures(got, true)) > 0; f != tc.failed {
 				t.Errorf("fails a strict run: %v, want %v", f, tc.failed)

@@ -39,7 +39,7 @@ type Key struct {
 const (
 	// EnvRunner names the runner; default $RUNNER_NAME (GitHub Actions),
 	// else the host name.
-	EnvRunner = "VLLMPERF_RUNNER"
+	EnvRunner   = "VLLMPERF_RUNNER"
 	envGHRunner = "RUNNER_NAME"
 )
 
