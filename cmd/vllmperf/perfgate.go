@@ -16,7 +16,7 @@ func newPerfGateCommands(stdout, stderr io.Writer) []*cobra.Command {
 	gateCmd := &cobra.Command{
 		Use:   "perf-gate",
 		Short: "What perf-gate.yml runs: plan, go test -bench Perf, gate against the key's baseline or record it (docs/gate.md; exit 0 pass, 1 fail, 2 INVALID, 3 inconclusive)",
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := perfgate.OptionsFromEnv(stdout, stderr)
 			if err != nil {
