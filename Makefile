@@ -28,14 +28,19 @@ build:
 # the stored simulator baseline (see below, gate.json in the folder); then the
 # folder's table, knees and diagnosis, and report.html/report.md with the gate.
 RESULTS ?= results/$(shell date -u +%Y%m%dT%H%M%SZ)
+# A failed check fails its benchmark (go test exits 1), and the gate, the
+# report and the results folder are still written before make bench fails.
 bench:
 	@mkdir -p $(RESULTS)
-	set -o pipefail; VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
-	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	@$(BENCH_GATE)
-	bin/vllmperf report $(RESULTS)
-	@echo "results: $(RESULTS)"
+	@set -o pipefail; bcode=0; gcode=0; \
+	VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
+	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt || bcode=$$?; \
+	( $(BENCH_GATE) ) || gcode=$$?; \
+	bin/vllmperf report $(RESULTS) || gcode=$$?; \
+	echo "results: $(RESULTS)"; \
+	if [ $$bcode -ne 0 ]; then echo "bench: a benchmark failed its checks (the --- FAIL: lines above; the gate lists them)"; exit $$bcode; fi; \
+	exit $$gcode
 
 # make calibrate: replay every calibration row (internal/vllmsim/calibration)
 # against the simulator in simulated time (seconds), and one row per model
