@@ -113,9 +113,11 @@ baseline:
 	@mv $(SIM_BASELINE).tmp $(SIM_BASELINE)
 	@echo "baseline: $(SIM_BASELINE), $(BASELINE_COUNT) runs of every point"
 
-# make baseline-gpu: $(GPU_BASELINE) for perf-gate.yml, on the GPU runner:
-# the container backend (VLLMPERF_IMAGE, default the pinned vLLM image),
-# full size.
+# make baseline-gpu: $(GPU_BASELINE), a committed GPU baseline, on the GPU
+# runner: the container backend (VLLMPERF_IMAGE, default the pinned vLLM
+# image), full size. perf-gate.yml gates against it when the repository
+# variable VLLMPERF_BASELINE names it; otherwise make perf-gate keeps (and
+# records on its first run) a baseline per key on the runner.
 baseline-gpu:
 	@mkdir -p $(dir $(GPU_BASELINE))
 	set -o pipefail; VLLMPERF_BACKEND=container \
