@@ -64,8 +64,11 @@
 //
 //	profile, server, workload, scenario, openai, load, sample, stats
 //	            the stages above; harness.Run wires them
+//	telemetry   the GPUs during a run: nvidia-smi, dcgm-exporter; throttle
+//	            and foreign-process evidence, average power, energy
 //	check       the server-side assertions and the one run verdict
-//	            (Ended, FailureRate) that vllmperf run shares
+//	            (Ended, FailureRate) that vllmperf run shares; the GPU
+//	            checks over the telemetry
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
 //	            --save-result JSON, samples as JSON lines
 //
@@ -79,6 +82,8 @@
 //	            report.html (its tables declared once, as columns)
 //	gate        benchmark files against a baseline (benchmath), and the
 //	            benchfmt config lines both sides must share (benchconfig.go)
+//	perfgate    make perf-gate: plan, the suite, the gate against the
+//	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate
 //	history     every run kept; change points over time
 //	capacity    the client's own capacity
