@@ -172,3 +172,20 @@ func TestPerfGateFirstRun(t *testing.T) {
 		t.Fatalf("slowed by 30%%: make exit %d, gate exit %d, %d REGRESSION rows; want a failure (exit 1) with REGRESSION rows:\n%s", code, j.ExitCode, regressions, out)
 	}
 }
+
+// TestUpgradeGateMake: `make upgrade-gate`, as upgrade-gate.yml runs it,
+// takes its inputs from the environment: one point, the simulator slowed
+// by half on NEW, gated DIFFERENT (gate.json's exit 1; make exits 2 for
+// any failed recipe).
+func TestUpgradeGateMake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs make upgrade-gate")
+	}
+	res := filepath.Join(t.TempDir(), "upgrade")
+	env := append(os.Environ(), "OLD=in-process", "NEW=in-process", "OLD_SIM_ARGS=", "NEW_SIM_ARGS=--sim-slowdown 1.5",
+		"POINTS=profile=basic/scenario=ttft-tpot/prompt=short/conc=1", "MAX_PAIRS=8", "SERVERS=", "UPGRADE_RESULTS="+res)
+	code, out := runCmd(t, env, "make", "--no-print-directory", "upgrade-gate", "UPGRADE_ARGS=--size quick")
+	if j := readGate(t, res); code == 0 || j.ExitCode != 1 || !strings.Contains(out, "DIFFERENT") {
+		t.Fatalf("NEW slowed by half: make exit %d, gate exit %d; want DIFFERENT (exit 1):\n%s", code, j.ExitCode, out)
+	}
+}
