@@ -72,10 +72,13 @@ func TestFailedCheckFailsTheGate(t *testing.T) {
 	if code, out := runCmd(t, os.Environ(), "go", "build", "-o", bin, "./cmd/vllmperf"); code != 0 {
 		t.Fatal(out)
 	}
-	clean := filepath.Join(dir, "clean")
-	code, out := runCmd(t, gateEnv(store, clean, "COUNT=1", "VLLMPERF_BACKEND=sim"), bin, "perf-gate")
-	if code != 0 || !strings.Contains(out, "recorded as the baseline") {
-		t.Fatalf("the first run: exit %d, want 0 recording the baseline:\n%s", code, out)
+	clean, summary := filepath.Join(dir, "clean"), filepath.Join(dir, "step-summary.md")
+	code, out := runCmd(t, gateEnv(store, clean, "COUNT=1", "VLLMPERF_BACKEND=sim", "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary), bin, "perf-gate")
+	if code != 0 || !strings.Contains(out, "recorded as the baseline") || !strings.Contains(out, "::notice title=perf gate::") {
+		t.Fatalf("the first run: exit %d, want 0 recording the baseline with a notice:\n%s", code, out)
+	}
+	if md, err := os.ReadFile(summary); err != nil || !strings.Contains(string(md), "recorded as the baseline") {
+		t.Errorf("the step summary does not say the baseline was recorded: %q, %v", md, err)
 	}
 	faulty := filepath.Join(dir, "faulty")
 	code, out = runCmd(t, gateEnv(store, faulty, "COUNT=1", "VLLMPERF_BACKEND=sim", "VLLMPERF_SIM_ARGS=--sim-fault-usage-skew 1"), bin, "perf-gate")
