@@ -211,3 +211,24 @@ func TestDCGMWrongExporter(t *testing.T) {
 		t.Fatalf("a vLLM /metrics page read as dcgm-exporter's: %v", err)
 	}
 }
+
+// TestRealNvidiaSMI reads this machine's GPUs when it has any (a GPU
+// runner): the field names must be ones its driver answers to.
+func TestRealNvidiaSMI(t *testing.T) {
+	smi := &NvidiaSMI{}
+	if !smi.Available() {
+		t.Skip("no nvidia-smi on PATH (a machine without NVIDIA GPUs)")
+	}
+	rd, err := smi.Read(context.Background())
+	if err != nil {
+		t.Fatalf("nvidia-smi on this machine: %v", err)
+	}
+	if len(rd.Samples) == 0 || !rd.ProcessesKnown {
+		t.Fatalf("reading %+v: want every GPU and the process list", rd)
+	}
+	for _, s := range rd.Samples {
+		if s.UUID == "" || math.IsNaN(s.SMClockMaxMHz) || !s.HasReasons {
+			t.Errorf("GPU %s: %+v: want its UUID, max SM clock and clock-event reasons", s.GPU, s)
+		}
+	}
+}
