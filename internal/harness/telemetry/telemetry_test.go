@@ -232,3 +232,29 @@ func TestRealNvidiaSMI(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyTheServersGPUs: with VLLMPERF_GPUS=1 the process on GPU 0 is
+// another server's (one server per GPU set), not a foreign one on ours.
+func TestOnlyTheServersGPUs(t *testing.T) {
+	fakeSMI(t, "gpu-normal.csv", "apps-shared.csv")
+	t.Setenv(envGPUs, "1")
+	t.Setenv(EnvTelemetry, ModeOn)
+	set, err := SettingsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, required := set.Sources(true)
+	if len(srcs) != 1 || !required {
+		t.Fatalf("sources %v, required %v", srcs, required)
+	}
+	r := Start(context.Background(), 20*time.Millisecond, srcs...)
+	time.Sleep(60 * time.Millisecond)
+	s := Summarize(r.Stop(), map[int]bool{31338: true})
+	if len(s.Foreign) != 0 || s.Samples < 2 || math.Abs(s.PowerW-405.10) > 1e-9 {
+		t.Errorf("GPU 1 only: foreign %v, %d samples, %v W; want none, GPU 1's samples, its 405.1 W", s.Foreign, s.Samples, s.PowerW)
+	}
+	t.Setenv(EnvTelemetry, "sometimes")
+	if _, err := SettingsFromEnv(); err == nil || !strings.Contains(err.Error(), "want auto, on or off") {
+		t.Errorf("a bad %s: %v", EnvTelemetry, err)
+	}
+}
