@@ -28,14 +28,19 @@ build:
 # the stored simulator baseline (see below, gate.json in the folder); then the
 # folder's table, knees and diagnosis, and report.html/report.md with the gate.
 RESULTS ?= results/$(shell date -u +%Y%m%dT%H%M%SZ)
+# A failed check fails its benchmark (go test exits 1), and the gate, the
+# report and the results folder are still written before make bench fails.
 bench:
 	@mkdir -p $(RESULTS)
-	set -o pipefail; VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
-	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	@$(BENCH_GATE)
-	bin/vllmperf report $(RESULTS)
-	@echo "results: $(RESULTS)"
+	@set -o pipefail; bcode=0; gcode=0; \
+	VLLMPERF_SIZE=$${VLLMPERF_SIZE:-quick} VLLMPERF_RESULTS=$(RESULTS) \
+	  $(GO) test -run '^$$' -bench Perf -benchtime 1x -timeout 30m . | tee $(RESULTS)/bench.txt || bcode=$$?; \
+	( $(BENCH_GATE) ) || gcode=$$?; \
+	bin/vllmperf report $(RESULTS) || gcode=$$?; \
+	echo "results: $(RESULTS)"; \
+	if [ $$bcode -ne 0 ]; then echo "bench: a benchmark failed its checks (the --- FAIL: lines above; the gate lists them)"; exit $$bcode; fi; \
+	exit $$gcode
 
 # make calibrate: replay every calibration row (internal/vllmsim/calibration)
 # against the simulator in simulated time (seconds), and one row per model
@@ -108,9 +113,11 @@ baseline:
 	@mv $(SIM_BASELINE).tmp $(SIM_BASELINE)
 	@echo "baseline: $(SIM_BASELINE), $(BASELINE_COUNT) runs of every point"
 
-# make baseline-gpu: $(GPU_BASELINE) for perf-gate.yml, on the GPU runner:
-# the container backend (VLLMPERF_IMAGE, default the pinned vLLM image),
-# full size.
+# make baseline-gpu: $(GPU_BASELINE), a committed GPU baseline, on the GPU
+# runner: the container backend (VLLMPERF_IMAGE, default the pinned vLLM
+# image), full size. perf-gate.yml gates against it when the repository
+# variable VLLMPERF_BASELINE names it; otherwise make perf-gate keeps (and
+# records on its first run) a baseline per key on the runner.
 baseline-gpu:
 	@mkdir -p $(dir $(GPU_BASELINE))
 	set -o pipefail; VLLMPERF_BACKEND=container \
@@ -123,17 +130,47 @@ baseline-gpu:
 # pairs while undecided (vllmperf upgrade-gate --help). OLD/NEW may be
 # "sim" or "in-process" (the simulator) with OLD_SIM_ARGS/NEW_SIM_ARGS, e.g.
 #   make upgrade-gate OLD=in-process NEW=in-process NEW_SIM_ARGS='--sim-slowdown 1.1' UPGRADE_ARGS='--size quick'
-OLD          ?=
-NEW          ?=
-OLD_SIM_ARGS ?=
-NEW_SIM_ARGS ?=
+# upgrade-gate.yml runs exactly this with POINTS, MAX_PAIRS, SERVERS and
+# RESULTS in the environment; the recipe reads every input as a shell
+# variable ("$$OLD"), never pasted into the command line by make.
 UPGRADE_ARGS ?=
+export OLD NEW OLD_SIM_ARGS NEW_SIM_ARGS POINTS MAX_PAIRS SERVERS
 upgrade-gate:
-	@if [ -z '$(OLD)' ] || [ -z '$(NEW)' ]; then \
-	  echo "usage: make upgrade-gate OLD=image:tag NEW=image:tag [OLD_SIM_ARGS=... NEW_SIM_ARGS=... UPGRADE_ARGS='--max-pairs 30']"; exit 2; \
+	@if [ -z "$$OLD" ] || [ -z "$$NEW" ]; then \
+	  echo "usage: make upgrade-gate OLD=image:tag NEW=image:tag [OLD_SIM_ARGS=... NEW_SIM_ARGS=... POINTS=... MAX_PAIRS=20 SERVERS=restart RESULTS=dir UPGRADE_ARGS=...]"; exit 2; \
 	fi
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
-	bin/vllmperf upgrade-gate --old '$(OLD)' --new '$(NEW)' --old-sim-args '$(OLD_SIM_ARGS)' --new-sim-args '$(NEW_SIM_ARGS)' $(UPGRADE_ARGS)
+	bin/vllmperf upgrade-gate --old "$$OLD" --new "$$NEW" --old-sim-args "$$OLD_SIM_ARGS" --new-sim-args "$$NEW_SIM_ARGS" \
+	  $${POINTS:+--points "$$POINTS"} $${MAX_PAIRS:+--max-pairs "$$MAX_PAIRS"} $${SERVERS:+--servers "$$SERVERS"} \
+	  $${UPGRADE_RESULTS:+--results "$$UPGRADE_RESULTS"} $(UPGRADE_ARGS)
+
+# make perf-gate: what perf-gate.yml runs (package perfgate, vllmperf
+# perf-gate --help): the plan (server starts, points, runs, time from the
+# last run on the same key; VLLMPERF_BUDGET=2h picks COUNT), the suite
+# (go test -bench Perf -count $$COUNT, default 10) into $$RESULTS, then the
+# gate against the baseline stored for the run's key (runner, GPU,
+# backend, image, model, size, profiles, scenarios) in
+# $$VLLMPERF_BASELINE_STORE (default ~/.cache/vllmperf/baselines). With
+# none for the key, this run is recorded as it and passes (a notice says
+# so). Honours VLLMPERF_PROFILES, VLLMPERF_SCENARIOS, VLLMPERF_IMAGE,
+# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS; the backend is the container one
+# unless VLLMPERF_BACKEND says otherwise. docs/gpu-runners.md, docs/gate.md.
+#   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
+# make plan: the plan alone.
+.PHONY: perf-gate plan remove-leftovers
+export COUNT
+perf-gate:
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	VLLMPERF_BACKEND=$${VLLMPERF_BACKEND:-container} bin/vllmperf perf-gate
+plan:
+	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
+	@VLLMPERF_BACKEND=$${VLLMPERF_BACKEND:-container} bin/vllmperf plan
+
+# make remove-leftovers: remove the containers a run left behind (the
+# workflows' last step; make leak-check fails on them instead).
+remove-leftovers:
+	@left=$$(docker ps -aq --filter label=$(LABEL)); \
+	if [ -n "$$left" ]; then echo "::warning::removing containers the run left behind"; docker rm -f $$left; fi
 
 # make run: one vllmperf run against the embedded simulator (BENCH_ARGS).
 run:
@@ -156,12 +193,15 @@ vet:
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
 # go test processes with containers, watched so that no two exist at once),
-# which run the suite's own tests in go test processes of their own.
-SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet)$$
+# which run the suite's own tests in go test processes of their own; and
+# the perf gate's end-to-end tests (make perf-gate three times on the
+# simulator image, a failed check through go test -bench, telemetry from a
+# fake nvidia-smi, make upgrade-gate), each a go test or make subprocess.
+SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
 	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
-	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet)$$' .
+	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$' .
 
 # No container started by the tests may outlive them.
 leak-check:

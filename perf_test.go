@@ -25,6 +25,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -168,7 +169,11 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 }
 
 // report reports the mean of each unit over the runs of one benchmark
-// (b.N of them; one in practice) and logs every check that failed.
+// (b.N of them; one in practice) and fails the benchmark for every check
+// that failed, one gate.CheckLine each (the gate reads them back from the
+// `--- FAIL:` block; go test then prints no result line for the run, and
+// exits 1 after the other benchmarks ran and the results folder is
+// written).
 func report(b *testing.B, runs []*suite.Run) {
 	sums, counts := map[string]float64{}, map[string]int{}
 	for _, r := range runs {
@@ -177,7 +182,7 @@ func report(b *testing.B, runs []*suite.Run) {
 			counts[unit]++
 		}
 		for _, f := range r.Failures() {
-			b.Logf("check: %s", f)
+			b.Error(gate.CheckLine(string(f.Status), f.Name, f.Detail))
 		}
 		for _, w := range r.Result.Warnings {
 			b.Logf("warning: %v", w)

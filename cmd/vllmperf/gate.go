@@ -26,8 +26,8 @@ correction covers every gated test of the run; a regression must also reach
 thresholds.yaml's min_effect. thresholds.yaml's slo: limits and
 max_error_rate are checked on the new results. See docs/gate.md.
 
-Exit status: 0 pass, 1 regression or breached limit, 2 bad input, 3
-inconclusive (run more: the report says how many). The markdown report is
+Exit status: 0 pass, 1 regression, breached limit or failed check, 2 bad
+input or an INVALID run (throttled or shared GPU), 3 inconclusive (run more: the report says how many). The markdown report is
 also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 		Example: `  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
   vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'

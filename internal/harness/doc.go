@@ -67,9 +67,12 @@
 //	            command configures binds and checks its own flags (Flags:
 //	            server, load, workload, openai); harness.Flags gathers them
 //	            for one run, so a command that runs the load reuses them
+//	telemetry   the GPUs during a run: nvidia-smi, dcgm-exporter; throttle
+//	            and foreign-process evidence, average power, energy
 //	check       the server-side assertions and the one run verdict
 //	            (Judge, built on Ended, FailureRate) that vllmperf run
-//	            and the suite's requests check share
+//	            and the suite's requests check share; the GPU checks
+//	            over the telemetry
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
 //	            --save-result JSON, samples as JSON lines
 //
@@ -85,6 +88,8 @@
 //	            benchfmt config lines both sides must share (benchconfig.go),
 //	            and how a gate command publishes a report (Output: --format,
 //	            the step summary; history check uses it too)
+//	perfgate    make perf-gate: plan, the suite, the gate against the
+//	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate
 //	history     every run kept; change points over time
 //	capacity    the client's own capacity

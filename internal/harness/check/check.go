@@ -44,17 +44,21 @@ type Result struct {
 	Detail string `json:"detail"`
 	// Metric names the server metric that was missing, for NOT_AVAILABLE.
 	Metric string `json:"metric,omitempty"`
+	// Advisory marks a NOT_AVAILABLE that fails no run, even in strict
+	// mode: what it would watch does not exist here (GPU telemetry of a
+	// simulator). It is still never a pass.
+	Advisory bool `json:"advisory,omitempty"`
 }
 
 // Failed reports whether the result must fail a run: anything but PASS,
-// except NOT_AVAILABLE when strict is false (it is then reported, not
-// failed, and still never counted as a pass).
+// except NOT_AVAILABLE when strict is false or the result is Advisory (it
+// is then reported, not failed, and still never counted as a pass).
 func (r Result) Failed(strict bool) bool {
 	switch r.Status {
 	case Pass:
 		return false
 	case NotAvailable:
-		return strict
+		return strict && !r.Advisory
 	default:
 		return true
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,13 @@ func TestRequestsEnded(t *testing.T) {
 	got := find(t, All(res, thresholds.Empty().Scope("p", "s"), Facts{}), "requests")
 	if got.Status != Fail || !strings.Contains(got.Detail, "no longer healthy") {
 		t.Errorf("requests = %s: %s, want FAIL naming the server", got.Status, got.Detail)
+	}
+}
+
+// TestInvalidIsTheGatesInvalid ties the status the benchmark writes to the
+// one the gate reads back from the bench output.
+func TestInvalidIsTheGatesInvalid(t *testing.T) {
+	if string(Invalid) != gate.StatusInvalid {
+		t.Errorf("check.Invalid = %q, gate.StatusInvalid = %q: the gate would not recognise an INVALID run", Invalid, gate.StatusInvalid)
 	}
 }

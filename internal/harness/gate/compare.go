@@ -3,11 +3,13 @@ package gate
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
@@ -35,11 +37,14 @@ type Options struct {
 // opts.Force), an error when no benchmark appears on both sides or when
 // the files' Unit lines disagree on a direction.
 func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, error) {
-	if base == nil || next == nil || len(base.Results) == 0 || len(next.Results) == 0 {
-		return nil, errors.New("gate: both sides need benchmark results")
-	}
 	if set == nil {
 		set = thresholds.Empty()
+	}
+	if base != nil && next != nil && len(base.Results) > 0 && len(next.Results) == 0 && len(next.RunChecks) > 0 {
+		return allFailed(base, next, set), nil
+	}
+	if base == nil || next == nil || len(base.Results) == 0 || len(next.Results) == 0 {
+		return nil, errors.New("gate: both sides need benchmark results")
 	}
 	keys := opts.ConfigKeys
 	if keys == nil {
@@ -84,6 +89,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	}
 	judge(rep, tests, set)
 	rep.Checks = checkLimits(bs, ns, set)
+	runChecks(rep, next.RunChecks)
 	return rep, nil
 }
 
@@ -320,3 +326,30 @@ func (d *directions) of(profile, scenario, unit string) (units.Direction, string
 	}
 	return d.next.Direction(d.set, profile, scenario, unit)
 }
+
+// MinRuns is the fewest runs a side with which the gate can decide m
+// gated tests under settings g: min_samples, and enough for the exact U
+// test's smallest p to pass the first step of Holm's correction.
+func MinRuns(g thresholds.Gate, m int) int {
+	return max(g.MinSamples, holmRuns(g.Alpha, m))
+}
+
+// allFailed is the report on new results whose every benchmark failed a
+// check (no result line at all): nothing compared, the checks listed.
+func allFailed(base, next *Input, set *thresholds.Set) *Report {
+	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
+	seen := map[string]bool{}
+	for _, r := range base.Results {
+		name := benchname.Bench + "/" + benchname.Short(procsSuffix.ReplaceAllString(string(r.Name), ""))
+		if !seen[name] {
+			seen[name] = true
+			rep.OnlyBaseline = append(rep.OnlyBaseline, name)
+		}
+	}
+	rep.Warnings = append(rep.Warnings, "every benchmark of the new results failed a check: nothing could be compared")
+	runChecks(rep, next.RunChecks)
+	return rep
+}
+
+// procsSuffix is go test's -N GOMAXPROCS suffix of a benchmark name.
+var procsSuffix = regexp.MustCompile(`-\d+$`)

@@ -40,8 +40,10 @@ func (r *Report) Headline() string {
 	}
 	add(r.Count(Regression), "regression", "regressions")
 	add(r.Count(Missing), "missing metric", "missing metrics")
-	add(r.CountChecks(CheckFail), "limit breached", "limits breached")
+	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
 	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
+	add(r.countRunChecks(CheckFail), "failed check", "failed checks")
+	add(r.countRunChecks(CheckInvalid)+r.Count(InvalidVerdict), "INVALID run or row", "INVALID runs or rows")
 	add(r.Count(Inconclusive), "inconclusive", "inconclusive")
 	add(r.CountChecks(CheckUnchecked), "limit never checked", "limits never checked")
 	add(len(r.OnlyBaseline), "baseline benchmark not run", "baseline benchmarks not run")
@@ -50,7 +52,17 @@ func (r *Report) Headline() string {
 	if len(parts) == 0 {
 		parts = append(parts, "nothing gated")
 	}
-	return fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+	if names := r.FailedCheckNames(); len(names) > 0 {
+		head += "; checks: " + strings.Join(names, "; ")
+	}
+	return head
+}
+
+// countRunChecks counts the checks of benchmarks (RunCheckKind) with
+// status s.
+func (r *Report) countRunChecks(s CheckStatus) int {
+	return countIf(r.Checks, func(c Check) bool { return c.Kind == RunCheckKind && c.Status == s })
 }
 
 // cells are one row's printed columns.
@@ -143,7 +155,7 @@ func (r *Report) writeTail(ew *ErrWriter) {
 // limits, and every row in a collapsed table.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew := &ErrWriter{W: w}
-	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️"}[r.Outcome()]
+	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
 	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %d tests, Holm-corrected; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.Comparisons, ciWords(r), mdCode(r.thresholdsName()))
@@ -221,6 +233,9 @@ func checkLine(c Check) string {
 	where := c.Name
 	if where == "" {
 		where = "(all benchmarks)"
+	}
+	if c.Kind == RunCheckKind {
+		return fmt.Sprintf("%s check %s: %s", where, c.Unit, c.Reason)
 	}
 	return fmt.Sprintf("%s %s %s: %s", where, c.Unit, c.Limit, c.Reason)
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,9 @@ type Input struct {
 	// Units holds the `Unit` lines' metadata, keyed by benchfmt's tidied
 	// unit (use Units.Get with the unit as written).
 	Units benchfmt.UnitMetadataMap
+	// RunChecks are the checks that failed a benchmark (its `--- FAIL:`
+	// block; such a run prints no result line).
+	RunChecks []RunCheck
 }
 
 // maxSyntaxErrors is how many malformed lines an error message lists.
@@ -44,8 +48,12 @@ func ReadFile(path string) (*Input, error) {
 // file it half understood), as is a file without any benchmark line or a
 // `better=` that is not lower, higher or none.
 func Read(r io.Reader, name string) (*Input, error) {
-	in := &Input{Name: name}
-	rd := benchfmt.NewReader(r, name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	in := &Input{Name: name, RunChecks: readRunChecks(data)}
+	rd := benchfmt.NewReader(bytes.NewReader(data), name)
 	var bad []string
 	nBad := 0
 	for rd.Scan() {
@@ -70,7 +78,7 @@ func Read(r io.Reader, name string) (*Input, error) {
 		return nil, fmt.Errorf("%s: %d malformed benchmark line(s); the file is cut short or not `go test -bench` output:\n  %s%s",
 			name, nBad, strings.Join(bad, "\n  "), more)
 	}
-	if len(in.Results) == 0 {
+	if len(in.Results) == 0 && len(in.RunChecks) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark results: want the output of `go test -run '^$' -bench Perf` (lines starting with Benchmark)", name)
 	}
 	in.Units = rd.Units()

@@ -106,6 +106,8 @@ func ExitError(v Published, reason string) error {
 		return errors.New(v.Headline())
 	case OutcomeInconclusive:
 		return exitstatus.Inconclusive(reason)
+	case OutcomeInvalid:
+		return exitstatus.Usage(errors.New(v.Headline())) // exit 2: not a sound measurement
 	}
 	return nil
 }

@@ -29,6 +29,9 @@ const (
 	NotGated Verdict = "NOT GATED"
 	// Missing: a gated metric the baseline has and the new results lack.
 	Missing Verdict = "MISSING"
+	// InvalidVerdict: a regression the gate refuses to call one, because
+	// a run of the benchmark was INVALID (a throttled or shared GPU).
+	InvalidVerdict Verdict = "INVALID"
 )
 
 // Summary is one side of a row: its runs' values, their median and the
@@ -147,33 +150,40 @@ const (
 	OutcomePass         Outcome = "PASS"         // exit 0
 	OutcomeFail         Outcome = "FAIL"         // exit 1: a regression, a breached limit, a missing metric
 	OutcomeInconclusive Outcome = "INCONCLUSIVE" // exit 3: nothing failed, something could not be decided
+	OutcomeInvalid      Outcome = "INVALID"      // exit 2: a run was not a sound measurement (GPU throttled or shared)
 )
 
 // ExitCode is the process exit status of an outcome: 0 pass, 1 fail,
-// 3 inconclusive (2 is bad input, which never produces a Report).
+// 2 invalid (the results are not comparable: bad input, which never
+// produces a Report, or an INVALID run), 3 inconclusive.
 func (o Outcome) ExitCode() int {
 	switch o {
 	case OutcomeFail:
 		return 1
 	case OutcomeInconclusive:
 		return 3
+	case OutcomeInvalid:
+		return 2
 	default:
 		return 0
 	}
 }
 
 // Outcome is FAIL when any row is a regression or missing, or any check
-// fails or is missing; else INCONCLUSIVE when any row is inconclusive, a
-// limit could not be checked, or the new results lack benchmarks the
-// baseline has; else PASS.
+// (a limit, or a check that failed a benchmark) fails or is missing; else
+// INVALID when a run was INVALID; else INCONCLUSIVE when any row is
+// inconclusive, a limit could not be checked, or the new results lack
+// benchmarks the baseline has; else PASS.
 func (r *Report) Outcome() Outcome {
-	undecided := len(r.OnlyBaseline) > 0
+	undecided, invalid := len(r.OnlyBaseline) > 0, false
 	for _, row := range r.Rows {
 		switch row.Verdict {
 		case Regression, Missing:
 			return OutcomeFail
 		case Inconclusive:
 			undecided = true
+		case InvalidVerdict:
+			invalid = true
 		}
 	}
 	for _, c := range r.Checks {
@@ -182,7 +192,12 @@ func (r *Report) Outcome() Outcome {
 			return OutcomeFail
 		case CheckUnchecked:
 			undecided = true
+		case CheckInvalid:
+			invalid = true
 		}
+	}
+	if invalid {
+		return OutcomeInvalid
 	}
 	if undecided {
 		return OutcomeInconclusive

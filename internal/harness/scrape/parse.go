@@ -61,6 +61,50 @@ func ParseFile(path string) (*Snapshot, error) {
 // scrape time. Only vLLM families (Prefix) are kept; the others are listed
 // in Snapshot.Ignored.
 func Parse(r io.Reader, source string, at time.Time) (*Snapshot, error) {
+	fams, err := textFamilies(r, source)
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}}, fams: fams}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+	return b.snap, nil
+}
+
+// Families is an exposition of any exporter: every family's series by
+// the name it is exposed under (ParseFamilies).
+type Families struct {
+	Source    string
+	ScrapedAt time.Time
+	Series    map[string][]Series
+}
+
+// ParseFamilies reads an exposition in the text format without vLLM's
+// catalogue: every gauge, counter and untyped family, by exposed name
+// (histograms and summaries are left out).
+func ParseFamilies(r io.Reader, source string, at time.Time) (*Families, error) {
+	fams, err := textFamilies(r, source)
+	if err != nil {
+		return nil, err
+	}
+	out := &Families{Source: source, ScrapedAt: at, Series: map[string][]Series{}}
+	for name, mf := range fams {
+		switch mf.GetType() {
+		case dto.MetricType_GAUGE, dto.MetricType_COUNTER, dto.MetricType_UNTYPED:
+		default:
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			out.Series[name] = append(out.Series[name], Series{Labels: labelMap(m.GetLabel()), Value: sampleValue(m)})
+		}
+	}
+	return out, nil
+}
+
+// textFamilies reads the text format's families, with the checks every
+// exposition gets (size, emptiness, a line that does not parse).
+func textFamilies(r io.Reader, source string) (map[string]*dto.MetricFamily, error) {
 	body, err := io.ReadAll(io.LimitReader(r, MaxExpositionBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", source, err)
@@ -81,11 +125,7 @@ func Parse(r io.Reader, source string, at time.Time) (*Snapshot, error) {
 	if err != nil {
 		return nil, lineError(source, body, err)
 	}
-	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}}, fams: fams}
-	if err := b.build(); err != nil {
-		return nil, err
-	}
-	return b.snap, nil
+	return fams, nil
 }
 
 // lineError turns expfmt's error into a ParseError quoting the line.

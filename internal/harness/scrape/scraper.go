@@ -116,6 +116,17 @@ var errTimeout = errors.New("scrape timeout")
 // Scrape GETs the metrics page and parses it. Errors are *FetchError or
 // *ParseError; both name the URL.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
+	return scrapeWith(ctx, s, Parse)
+}
+
+// Gauges GETs the page and returns every family's series by exposed name,
+// whatever its prefix (an exporter that is not vLLM: dcgm-exporter).
+func (s *Scraper) Gauges(ctx context.Context) (*Families, error) {
+	return scrapeWith(ctx, s, ParseFamilies)
+}
+
+// scrapeWith GETs the page and reads it with parse.
+func scrapeWith[T any](ctx context.Context, s *Scraper, parse func(io.Reader, string, time.Time) (*T, error)) (*T, error) {
 	if s.urlErr != nil {
 		return nil, &FetchError{URL: s.url, Err: s.urlErr}
 	}
@@ -147,7 +158,7 @@ func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
 		return nil, &FetchError{URL: s.url, Err: fmt.Errorf("answered Content-Type %q; vllmperf reads the Prometheus text format (text/plain; version=0.0.4) that vLLM serves",
 			resp.Header.Get("Content-Type"))}
 	}
-	snap, err := Parse(resp.Body, s.url, at)
+	snap, err := parse(resp.Body, s.url, at)
 	if err == nil {
 		return snap, nil
 	}

@@ -24,6 +24,10 @@
 //	VLLMPERF_RESULTS     write a results folder there (default: none)
 //	VLLMPERF_SIM_ARGS    extra --sim-* arguments for simulator servers
 //	                     (e.g. "--sim-slowdown 1.1" for a gate test)
+//	VLLMPERF_TELEMETRY   auto (default), on or off: watch the GPUs during
+//	                     each run (package telemetry; auto: the container
+//	                     backend on this machine's GPUs)
+//	VLLMPERF_DCGM_URL    dcgm-exporter's /metrics, read besides nvidia-smi
 //	VLLMPERF_GPU_NAME    the gpu config line (default: nvidia-smi's name,
 //	                     sim:<preset> for the simulator, else unknown)
 //	OPENAI_API_KEY       the bearer token for the API and /metrics
@@ -41,6 +45,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/telemetry"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -85,6 +90,9 @@ type Config struct {
 	SimArgs []string
 	// GPUName overrides the gpu config line.
 	GPUName string
+	// Telemetry says which sources watch the GPUs during a run
+	// (VLLMPERF_TELEMETRY, VLLMPERF_DCGM_URL: package telemetry).
+	Telemetry telemetry.Settings
 }
 
 // FromEnv reads the configuration from the environment; short selects the
@@ -129,6 +137,9 @@ func FromEnv(short bool) (Config, error) {
 	c.ResultsDir = strings.TrimSpace(os.Getenv(EnvResults))
 	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))
 	c.GPUName = strings.TrimSpace(os.Getenv(EnvGPUName))
+	if c.Telemetry, err = telemetry.SettingsFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	return c, errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -78,6 +79,7 @@ type Session struct {
 	// session, in order: backend, gpu, model, vllm-version, image.
 	ConfigLines [][2]string
 	scenarios   map[string]*scenario.Scenario
+	gpu         gpuWatch
 }
 
 // Run is one point's run with its checks and metrics.
@@ -137,11 +139,13 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		p = p.WithSimArgs("--sim-seed", strconv.FormatUint(rand.Uint64()>>1, 10))
 	}
 	opts := append(append([]server.Option{}, s.cfg.Server...), server.WithAPIKey(s.cfg.APIKey))
+	before := s.gpuProcesses(ctx)
 	srv, err := server.Run(ctx, p, opts...)
 	if err != nil {
 		return nil, err
 	}
 	ss := &Session{suite: s, Profile: p, Server: srv, scenarios: map[string]*scenario.Scenario{}}
+	ss.gpu = s.watch(ctx, srv.Describe(), before)
 	ss.Startup, err = ss.run(ctx, startupPoint(), benchname.StartupScenario)
 	if err != nil {
 		_ = srv.Close(context.WithoutCancel(ctx))
@@ -204,13 +208,16 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 		harness.WithDrainTimeout(scope.Checks.DrainTimeout),
 		harness.WithGoodput(stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}),
 	}
+	rec := ss.gpu.start(ctx)
 	res, err := harness.Run(ctx, ss.Server, p, opts...)
+	tel := ss.gpu.stop(rec)
 	if err != nil {
 		return nil, err
 	}
 	name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: p.Key}.String()
 	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
-	r.Checks = check.All(res, scope, ss.facts())
+	maps.Copy(r.Metrics, tel.Metrics(res.Summary.TotalOutputTokens))
+	r.Checks = append(check.All(res, scope, ss.facts()), check.GPU(tel, ss.gpu.required)...)
 	return r, nil
 }
 

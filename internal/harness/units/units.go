@@ -71,6 +71,9 @@ var (
 	JitterPct    = def("tok/s-cv-%", None, "tok/s CV", 0)
 	TokPerChunk  = def("tok/chunk", None, "tok/chunk", 2)
 	SpecAccept   = def("spec-accept-%", None, "spec accept", 0)
+	// Per run: the GPUs' power (package telemetry), when a source reports it.
+	PowerAvgW      = def("power-avg-w", Lower, "avg power", 0)
+	JoulesPerToken = def("j/tok", Lower, "J/token", 3)
 	// The start-up point (scenario=startup).
 	Ready        = def("ready-ns", Lower, "ready", 0)
 	ColdTTFT     = def("cold-ttft-ns", Lower, "cold TTFT", 0)

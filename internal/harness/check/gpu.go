@@ -1,0 +1,50 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/telemetry"
+)
+
+// The GPU checks' names.
+const (
+	GPUThrottle  = "gpu/throttle"
+	GPUExclusive = "gpu/exclusive"
+	// GPUTelemetry stands for both when there is no telemetry at all.
+	GPUTelemetry = "gpu/telemetry"
+)
+
+// GPU judges the telemetry of a run (package telemetry): INVALID when the
+// GPU slowed for power or heat (gpu/throttle) or another process used it
+// (gpu/exclusive), with the evidence; PASS when the telemetry shows
+// neither; one NOT_AVAILABLE (gpu/telemetry) when there is none. required says the server
+// runs on this machine's GPUs, where missing telemetry fails in strict
+// mode; for a simulator or a machine without GPUs it is reported as
+// NOT_AVAILABLE, never failed and never a pass (Advisory).
+func GPU(s telemetry.Summary, required bool) []Result {
+	if !s.Available {
+		why := s.Why
+		if !required {
+			why = "the server runs on no GPU this machine can watch (simulator, VLLMPERF_GPUS=none, or a remote deployment without " + telemetry.EnvDCGMURL + "): " + why
+		}
+		return []Result{{Name: GPUTelemetry, Status: NotAvailable, Metric: "nvidia-smi", Detail: why, Advisory: !required}}
+	}
+	src := strings.Join(s.Sources, ", ")
+	out := []Result{pass(GPUThrottle, "no power or thermal slowdown in %d samples (%s)", s.Samples, src)}
+	if len(s.Throttled) > 0 {
+		out[0] = Result{Name: GPUThrottle, Status: Invalid,
+			Detail: "the GPU slowed for power or heat during the run, so its figures measure the runner, not vLLM: " + strings.Join(s.Throttled, "; ")}
+	}
+	switch {
+	case !s.ProcessesKnown:
+		out = append(out, Result{Name: GPUExclusive, Status: NotAvailable, Metric: "nvidia-smi --query-compute-apps",
+			Detail: fmt.Sprintf("%s lists no processes: another process on the GPU would go unseen", src), Advisory: !required})
+	case len(s.Foreign) > 0:
+		out = append(out, Result{Name: GPUExclusive, Status: Invalid,
+			Detail: "another process used the GPU during the run: " + strings.Join(s.Foreign, "; ")})
+	default:
+		out = append(out, pass(GPUExclusive, "no process but the server's on the GPU (%s)", src))
+	}
+	return out
+}

@@ -1,0 +1,311 @@
+package perfgate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/suite"
+)
+
+// Options configure Run; OptionsFromEnv reads them as the Makefile and
+// the workflow set them.
+type Options struct {
+	// Results is the results folder (bench.txt, gate.json, reports).
+	Results string
+	// Count is go test's -count (COUNT); Budget, when set, picks it
+	// from the history instead (VLLMPERF_BUDGET, a Go duration).
+	Count  int
+	Budget time.Duration
+	Store  Store
+	// Baseline, when set, is a stored file to gate against instead of the
+	// key's (VLLMPERF_BASELINE: baselines/gpu.txt, make baseline-gpu);
+	// it must exist, and nothing is recorded.
+	Baseline string
+	// Refresh replaces the key's baseline with this run when it passes
+	// (or the baseline is provisional): a push to main, a schedule.
+	Refresh bool
+	// AllowInconclusive passes an INCONCLUSIVE verdict (exit 3 → 0).
+	AllowInconclusive bool
+	// Change says whether this change needs a measurement at all.
+	Change Change
+	// Event is GITHUB_EVENT_NAME ("" outside Actions); StepSummary is
+	// $GITHUB_STEP_SUMMARY; Annotate writes ::notice:: lines.
+	Event, StepSummary string
+	Annotate           bool
+	// Timeout bounds go test.
+	Timeout time.Duration
+	// Go is the go command; Dir the module root go test runs in.
+	Go, Dir        string
+	Stdout, Stderr io.Writer
+}
+
+// OptionsFromEnv reads COUNT, RESULTS, VLLMPERF_BUDGET,
+// VLLMPERF_BASELINE_STORE, VLLMPERF_BASELINE_REFRESH,
+// ALLOW_INCONCLUSIVE, PERF_GATE_BASE and PERF_GATE_LABELS, and GitHub
+// Actions' own variables.
+func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
+	o := Options{Count: 10, Timeout: 6 * time.Hour, Go: "go", Dir: ".", Stdout: stdout, Stderr: stderr,
+		Event: os.Getenv("GITHUB_EVENT_NAME"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
+		Annotate: os.Getenv("GITHUB_ACTIONS") == "true"}
+	var errs []error
+	if v := os.Getenv("COUNT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("COUNT=%q: want a positive number of runs a point", v))
+		}
+		o.Count = n
+	}
+	if v := os.Getenv("VLLMPERF_BUDGET"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("VLLMPERF_BUDGET=%q: want a Go duration such as 2h or 45m", v))
+		}
+		o.Budget = d
+	}
+	o.Results = os.Getenv("RESULTS")
+	if o.Results == "" {
+		o.Results = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	var err error
+	if o.Store, err = DefaultStore(); err != nil {
+		errs = append(errs, err)
+	}
+	o.Baseline = os.Getenv("VLLMPERF_BASELINE")
+	o.Refresh = os.Getenv("VLLMPERF_BASELINE_REFRESH") == "true"
+	o.AllowInconclusive = os.Getenv("ALLOW_INCONCLUSIVE") == "true"
+	o.Change = Change{Base: os.Getenv("PERF_GATE_BASE"), Labels: strings.Split(os.Getenv("PERF_GATE_LABELS"), ",")}
+	return o, errors.Join(errs...)
+}
+
+// Run is `make perf-gate`: plan, run the suite, gate (or record the
+// first baseline). It returns the exit status: 0 pass (or baseline
+// recorded, or skipped), 1 a regression, a breached limit or a failed
+// check, 2 an INVALID run or results that cannot be compared, 3
+// inconclusive; err is for a step that could not run at all.
+func Run(ctx context.Context, o Options) (int, error) {
+	cfg, err := suite.FromEnv(false)
+	if err != nil {
+		return 2, err
+	}
+	if skip, why := o.Change.Skip(ctx, o.Dir); skip {
+		o.say("notice", why)
+		return 0, nil
+	} else if why != "" {
+		o.say("warning", why)
+	}
+	key := KeyFromEnv(ctx)
+	basePath, meta, hasBase, err := o.baseline(key)
+	if err != nil {
+		return 2, err
+	}
+	plan, err := o.plan(cfg, key, basePath, hasBase)
+	if err != nil {
+		return 2, err
+	}
+	if err := plan.Write(o.Stdout); err != nil {
+		return 2, err
+	}
+	bench, benchCode, err := o.bench(ctx, plan.Count)
+	if err != nil {
+		return 2, err
+	}
+	if err := o.Store.SaveLast(key, bench); err != nil {
+		fmt.Fprintf(o.Stderr, "perf-gate: warning: keeping this run for the next plan: %v\n", err)
+	}
+	if !hasBase {
+		code, recorded, err := o.bootstrap(key, bench, benchCode, plan.Count)
+		if recorded || err != nil {
+			return code, err
+		}
+		basePath, meta, _, _ = o.Store.Baseline(key) // another run recorded it first: gate against it
+	}
+	return o.gate(key, cfg, bench, benchCode, basePath, meta, plan.Count)
+}
+
+// PlanFromEnv is the plan of the run the environment configures
+// (`vllmperf plan`).
+func PlanFromEnv(ctx context.Context, o Options) (*Plan, error) {
+	cfg, err := suite.FromEnv(false)
+	if err != nil {
+		return nil, err
+	}
+	key := KeyFromEnv(ctx)
+	basePath, _, hasBase, err := o.baseline(key)
+	if err != nil {
+		return nil, err
+	}
+	return o.plan(cfg, key, basePath, hasBase)
+}
+
+// baseline is o.Baseline when set (an error when it does not exist),
+// else the key's in the store.
+func (o Options) baseline(key Key) (string, Meta, bool, error) {
+	if o.Baseline == "" {
+		return o.Store.Baseline(key)
+	}
+	if !fileExists(o.Baseline) {
+		return "", Meta{}, false, fmt.Errorf("VLLMPERF_BASELINE=%s does not exist: record it on this runner (make baseline-gpu) or unset VLLMPERF_BASELINE to use the baseline stored for the key", o.Baseline)
+	}
+	return o.Baseline, Meta{}, true, nil
+}
+
+// plan plans the run at o.Count, or at what o.Budget allows.
+func (o Options) plan(cfg suite.Config, key Key, basePath string, hasBase bool) (*Plan, error) {
+	plan, err := NewPlan(cfg, key, o.Count, o.history(key, basePath, hasBase))
+	if err != nil {
+		return nil, err
+	}
+	plan.ApplyBudget(o.Budget)
+	return plan, nil
+}
+
+// history is the file the plan estimates from: the key's last run, else
+// its baseline.
+func (o Options) history(key Key, basePath string, hasBase bool) string {
+	if last := o.Store.Path(key, LastFile); fileExists(last) {
+		return last
+	}
+	if hasBase {
+		return basePath
+	}
+	return ""
+}
+
+// bench runs the suite into the results folder and returns bench.txt's
+// path and go test's exit status (0, or 1 for a failed check).
+func (o Options) bench(ctx context.Context, count int) (string, int, error) {
+	if err := os.MkdirAll(o.Results, 0o755); err != nil {
+		return "", 0, err
+	}
+	abs, err := filepath.Abs(o.Results)
+	if err != nil {
+		return "", 0, err
+	}
+	path := filepath.Join(abs, results.BenchFile)
+	f, err := os.Create(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	args := []string{"test", "-run", "^$", "-bench", "Perf", "-benchtime", "1x", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String(), "."}
+	fmt.Fprintf(o.Stdout, "perf-gate: %s %s > %s\n", o.Go, strings.Join(args, " "), path)
+	cmd := exec.CommandContext(ctx, o.Go, args...)
+	cmd.Dir = o.Dir
+	cmd.Env = append(os.Environ(), suite.EnvResults+"="+abs)
+	cmd.Stdout = io.MultiWriter(f, o.Stdout)
+	cmd.Stderr = o.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return path, 0, nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return path, 1, nil // a benchmark failed: still gated, reported, uploaded
+	default:
+		return path, 0, fmt.Errorf("go test -bench Perf: %w", err)
+	}
+}
+
+// bootstrap records the run as the key's first baseline when it passed
+// its checks. recorded false with no error: another run was first.
+func (o Options) bootstrap(key Key, bench string, benchCode, count int) (code int, recorded bool, err error) {
+	if benchCode != 0 {
+		o.say("error", fmt.Sprintf("no baseline for %s, and this run failed its checks: not recorded as one (see the --- FAIL: lines above)", key))
+		return 1, true, nil
+	}
+	m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv("GITHUB_SHA"), Event: o.Event, Count: count, Provisional: o.Event == "pull_request"}
+	switch err := o.Store.Record(key, bench, m, false); {
+	case errors.Is(err, ErrRecorded):
+		fmt.Fprintf(o.Stdout, "perf-gate: %v: gating against it\n", err)
+		return 0, false, nil
+	case err != nil:
+		return 2, true, fmt.Errorf("record the baseline: %w", err)
+	}
+	o.say("notice", fmt.Sprintf("no baseline for this key yet: this run (%d runs a point) is recorded as the baseline at %s and passes; the next run is gated against it. Key: %s", count, o.Store.Path(key, BaselineFile), key))
+	if _, err := report.WriteFolder(o.Results); err != nil {
+		return 2, true, err
+	}
+	return 0, true, nil
+}
+
+// gate compares the run with the key's baseline, writes gate.json, the
+// summary, the step summary and the reports, and refreshes the baseline
+// when asked.
+func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, basePath string, meta Meta, count int) (int, error) {
+	base, err := gate.ReadFile(basePath)
+	if err != nil {
+		return 2, err
+	}
+	next, err := gate.ReadFile(bench)
+	if err != nil {
+		return max(benchCode, 2), err // no benchmark line at all: every one failed
+	}
+	rep, err := gate.Compare(base, next, cfg.Thresholds, gate.Options{})
+	if err != nil {
+		return 2, fmt.Errorf("%w\n(the key %s matched, yet the files differ: record a new baseline by removing %s)", err, key, basePath)
+	}
+	if err := rep.WriteFile(filepath.Join(o.Results, report.GateFile), "json"); err != nil {
+		return 2, err
+	}
+	out := gate.Output{Format: "summary", StepSummary: o.StepSummary}
+	if err := out.Publish(rep, o.Stdout, o.Stderr, "perf-gate", ""); err != nil {
+		return 2, err
+	}
+	if _, err := report.WriteFolder(o.Results); err != nil {
+		return 2, err
+	}
+	code := worst(benchCode, rep.Outcome().ExitCode())
+	if code == 3 && o.AllowInconclusive {
+		o.say("warning", "INCONCLUSIVE passes (ALLOW_INCONCLUSIVE=true): "+rep.InconclusiveReason())
+		code = 0
+	}
+	if o.Refresh && o.Baseline == "" && benchCode == 0 && (code == 0 || meta.Provisional) {
+		m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv("GITHUB_SHA"), Event: o.Event, Count: count}
+		if err := o.Store.Record(key, bench, m, true); err != nil {
+			return code, fmt.Errorf("refresh the baseline: %w", err)
+		}
+		o.say("notice", "baseline refreshed with this run: "+o.Store.Path(key, BaselineFile))
+	}
+	return code, nil
+}
+
+// worst is the more severe of two exit statuses: 1 (fail) over 2
+// (invalid) over 3 (inconclusive) over 0.
+func worst(a, b int) int {
+	rank := map[int]int{0: 0, 3: 1, 2: 2, 1: 3}
+	if rank[a] >= rank[b] {
+		return a
+	}
+	return b
+}
+
+// say prints one line, as a GitHub annotation too in Actions, and adds
+// it to the step summary.
+func (o Options) say(level, msg string) {
+	fmt.Fprintf(o.Stdout, "perf-gate: %s\n", msg)
+	if o.Annotate {
+		fmt.Fprintf(o.Stdout, "::%s title=perf gate::%s\n", level, strings.ReplaceAll(msg, "\n", " "))
+	}
+	if o.StepSummary != "" {
+		if f, err := os.OpenFile(o.StepSummary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "**perf gate**: %s\n\n", msg)
+			f.Close()
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

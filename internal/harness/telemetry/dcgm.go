@@ -1,0 +1,105 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+)
+
+// EnvDCGMURL names dcgm-exporter's /metrics URL (e.g.
+// http://127.0.0.1:9400/metrics): read besides nvidia-smi when set.
+const EnvDCGMURL = "VLLMPERF_DCGM_URL"
+
+// dcgm-exporter's field names (its default-counters.csv; DCGM's
+// dcgm_fields.h). The reasons field was renamed with DCGM 3.3.
+const (
+	dcgmSMClock      = "DCGM_FI_DEV_SM_CLOCK"
+	dcgmMaxSMClock   = "DCGM_FI_DEV_MAX_SM_CLOCK"
+	dcgmPower        = "DCGM_FI_DEV_POWER_USAGE"
+	dcgmPowerLimit   = "DCGM_FI_DEV_POWER_MGMT_LIMIT"
+	dcgmTemp         = "DCGM_FI_DEV_GPU_TEMP"
+	dcgmReasons      = "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"
+	dcgmReasonsOld   = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
+	dcgmFBUsed       = "DCGM_FI_DEV_FB_USED"
+	dcgmUtil         = "DCGM_FI_DEV_GPU_UTIL"
+	dcgmGPULabel     = "gpu"
+	dcgmUUIDLabel    = "UUID"
+	dcgmFallbackUUID = "uuid"
+)
+
+// DCGM reads dcgm-exporter's /metrics through package scrape.
+type DCGM struct {
+	scraper *scrape.Scraper
+}
+
+// NewDCGM reads the exporter at url.
+func NewDCGM(url string) *DCGM {
+	return &DCGM{scraper: scrape.NewScraper(url, scrape.WithTimeout(5*time.Second))}
+}
+
+// Name is the exporter's URL.
+func (d *DCGM) Name() string { return "dcgm-exporter " + d.scraper.URL() }
+
+// Read scrapes the exporter once. dcgm-exporter lists no processes.
+func (d *DCGM) Read(ctx context.Context) (Reading, error) {
+	fams, err := d.scraper.Gauges(ctx)
+	if err != nil {
+		return Reading{}, err
+	}
+	samples, err := FromDCGM(fams)
+	if err != nil {
+		return Reading{}, err
+	}
+	return Reading{Samples: samples}, nil
+}
+
+// FromDCGM turns a dcgm-exporter exposition into one Sample per GPU (its
+// gpu label). An exposition without DCGM_FI_DEV_SM_CLOCK or
+// DCGM_FI_DEV_POWER_USAGE is not dcgm-exporter's: an error naming them.
+func FromDCGM(f *scrape.Families) ([]Sample, error) {
+	if f.Series[dcgmSMClock] == nil && f.Series[dcgmPower] == nil {
+		return nil, fmt.Errorf("%s: neither %s nor %s: not a dcgm-exporter /metrics page (or its counters CSV leaves them out)", f.Source, dcgmSMClock, dcgmPower)
+	}
+	byGPU := map[string]*Sample{}
+	get := func(labels map[string]string) *Sample {
+		gpu := labels[dcgmGPULabel]
+		s, ok := byGPU[gpu]
+		if !ok {
+			nan := math.NaN()
+			s = &Sample{At: f.ScrapedAt, GPU: gpu, SMClockMHz: nan, SMClockMaxMHz: nan, PowerW: nan, PowerLimitW: nan, TempC: nan, MemUsedMiB: nan, UtilPct: nan}
+			byGPU[gpu] = s
+		}
+		if u := labels[dcgmUUIDLabel]; u != "" {
+			s.UUID = u
+		} else if u := labels[dcgmFallbackUUID]; u != "" {
+			s.UUID = u
+		}
+		return s
+	}
+	fields := map[string]func(*Sample, float64){
+		dcgmSMClock:    func(s *Sample, v float64) { s.SMClockMHz = v },
+		dcgmMaxSMClock: func(s *Sample, v float64) { s.SMClockMaxMHz = v },
+		dcgmPower:      func(s *Sample, v float64) { s.PowerW = v },
+		dcgmPowerLimit: func(s *Sample, v float64) { s.PowerLimitW = v },
+		dcgmTemp:       func(s *Sample, v float64) { s.TempC = v },
+		dcgmFBUsed:     func(s *Sample, v float64) { s.MemUsedMiB = v },
+		dcgmUtil:       func(s *Sample, v float64) { s.UtilPct = v },
+		dcgmReasons:    func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
+		dcgmReasonsOld: func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
+	}
+	for name, set := range fields {
+		for _, series := range f.Series[name] {
+			set(get(series.Labels), series.Value)
+		}
+	}
+	out := make([]Sample, 0, len(byGPU))
+	for _, s := range byGPU {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GPU < out[j].GPU })
+	return out, nil
+}

@@ -1,0 +1,192 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// GPUFields are the --query-gpu fields NvidiaSMI asks for, in the order
+// ParseGPUCSV reads them (nvidia-smi --help-query-gpu). Drivers before
+// R535 call the reasons clocks_throttle_reasons.active (LegacyReasons).
+var GPUFields = []string{
+	"index", "uuid", "clocks.sm", "clocks.max.sm", "power.draw", "power.limit",
+	"temperature.gpu", ReasonsField, "memory.used", "utilization.gpu",
+}
+
+// ReasonsField and LegacyReasons name the active clock-event reasons.
+const (
+	ReasonsField  = "clocks_event_reasons.active"
+	LegacyReasons = "clocks_throttle_reasons.active"
+)
+
+// AppFields are the --query-compute-apps fields, in ParseAppsCSV's order.
+var AppFields = []string{"pid", "process_name", "gpu_uuid", "used_memory"}
+
+// NvidiaSMI reads the GPUs with the nvidia-smi command (found on PATH
+// unless Path is set).
+type NvidiaSMI struct {
+	Path   string
+	legacy bool // the driver knows only clocks_throttle_reasons.active
+}
+
+// Name is "nvidia-smi".
+func (n *NvidiaSMI) Name() string { return "nvidia-smi" }
+
+// Available reports whether the command can be found.
+func (n *NvidiaSMI) Available() bool {
+	_, err := exec.LookPath(n.path())
+	return err == nil
+}
+
+func (n *NvidiaSMI) path() string {
+	if n.Path != "" {
+		return n.Path
+	}
+	return "nvidia-smi"
+}
+
+// Read runs nvidia-smi twice: the GPUs, then their compute processes.
+func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
+	fields := GPUFields
+	if n.legacy {
+		fields = legacyFields()
+	}
+	out, err := n.run(ctx, "--query-gpu="+strings.Join(fields, ","))
+	if err != nil && !n.legacy && strings.Contains(err.Error(), ReasonsField) {
+		n.legacy = true // an older driver: ask again with the old name
+		return n.Read(ctx)
+	}
+	if err != nil {
+		return Reading{}, err
+	}
+	samples, err := ParseGPUCSV(bytes.NewReader(out), time.Now())
+	if err != nil {
+		return Reading{}, fmt.Errorf("nvidia-smi --query-gpu: %w", err)
+	}
+	apps, err := n.run(ctx, "--query-compute-apps="+strings.Join(AppFields, ","))
+	if err != nil {
+		return Reading{}, err
+	}
+	procs, err := ParseAppsCSV(bytes.NewReader(apps))
+	if err != nil {
+		return Reading{}, fmt.Errorf("nvidia-smi --query-compute-apps: %w", err)
+	}
+	return Reading{Samples: samples, Processes: procs, ProcessesKnown: true}, nil
+}
+
+func legacyFields() []string {
+	out := append([]string(nil), GPUFields...)
+	for i, f := range out {
+		if f == ReasonsField {
+			out[i] = LegacyReasons
+		}
+	}
+	return out
+}
+
+// run runs nvidia-smi with a query and the CSV format, its output or an
+// error quoting what it said.
+func (n *NvidiaSMI) run(ctx context.Context, query string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, n.path(), query, "--format=csv,noheader,nounits")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		said := strings.TrimSpace(stderr.String() + " " + string(out))
+		return nil, fmt.Errorf("nvidia-smi %s: %w: %s", query, err, said)
+	}
+	return out, nil
+}
+
+// ParseGPUCSV reads `nvidia-smi --query-gpu=GPUFields
+// --format=csv,noheader,nounits`: one line per GPU, all taken at at.
+func ParseGPUCSV(r io.Reader, at time.Time) ([]Sample, error) {
+	rows, err := readCSV(r, len(GPUFields))
+	if err != nil {
+		return nil, err
+	}
+	var out []Sample
+	for i, row := range rows {
+		s, err := gpuRow(row, at)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no GPU listed")
+	}
+	return out, nil
+}
+
+// gpuRow reads one line of GPUFields.
+func gpuRow(row []string, at time.Time) (Sample, error) {
+	s := Sample{At: at, GPU: row[0], UUID: row[1]}
+	nums := []*float64{&s.SMClockMHz, &s.SMClockMaxMHz, &s.PowerW, &s.PowerLimitW, &s.TempC}
+	for i, p := range nums {
+		v, err := parseFloat(row[2+i])
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", GPUFields[2+i], err)
+		}
+		*p = v
+	}
+	if r := strings.TrimSpace(row[7]); r != "" && !strings.HasPrefix(r, "[") {
+		mask, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(r), "0x"), 16, 64)
+		if err != nil {
+			return s, fmt.Errorf("%s: %q is not a hexadecimal bitmask", ReasonsField, r)
+		}
+		s.Reasons, s.HasReasons = mask, true
+	}
+	for i, p := range []*float64{&s.MemUsedMiB, &s.UtilPct} {
+		v, err := parseFloat(row[8+i])
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", GPUFields[8+i], err)
+		}
+		*p = v
+	}
+	return s, nil
+}
+
+// ParseAppsCSV reads `nvidia-smi --query-compute-apps=AppFields
+// --format=csv,noheader,nounits`; no line is no process.
+func ParseAppsCSV(r io.Reader) ([]Process, error) {
+	rows, err := readCSV(r, len(AppFields))
+	if err != nil {
+		return nil, err
+	}
+	out := []Process{}
+	for i, row := range rows {
+		pid, err := strconv.Atoi(strings.TrimSpace(row[0]))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: pid %q is not a number", i+1, row[0])
+		}
+		mem, err := parseFloat(row[3])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: used_memory: %w", i+1, err)
+		}
+		out = append(out, Process{PID: pid, Name: strings.TrimSpace(row[1]), GPUUUID: strings.TrimSpace(row[2]), UsedMiB: mem})
+	}
+	return out, nil
+}
+
+// readCSV reads comma-separated lines of exactly n fields each.
+func readCSV(r io.Reader, n int) ([][]string, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = n
+	cr.TrimLeadingSpace = true
+	rows, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("want %d comma-separated fields a line (--format=csv,noheader,nounits): %w", n, err)
+	}
+	return rows, nil
+}

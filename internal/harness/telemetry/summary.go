@@ -1,0 +1,149 @@
+package telemetry
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+)
+
+// Summary is what the recordings of one run say about its GPUs.
+type Summary struct {
+	// Available is false when no source gave a sample; Why says why.
+	Available bool
+	Why       string
+	// Sources name the sources that gave samples; Samples counts them
+	// (one per GPU per read).
+	Sources []string
+	Samples int
+	// Throttled is the evidence of power or thermal slowdown, one line
+	// per GPU and reason; empty when none.
+	Throttled []string
+	// ProcessesKnown says whether a source listed the compute processes;
+	// Foreign names those that were not the server's.
+	ProcessesKnown bool
+	Foreign        []string
+	// PowerW is the average total draw of the GPUs (the first source
+	// that reports power); EnergyJ that power over the run's duration.
+	// Both NaN when no source reports power.
+	PowerW, EnergyJ float64
+}
+
+// Summarize reads the recordings of a run. own holds the PIDs of the
+// server's processes (those that appeared while it started); any other
+// compute process seen is foreign.
+func Summarize(recs []Recording, own map[int]bool) Summary {
+	s := Summary{PowerW: math.NaN(), EnergyJ: math.NaN()}
+	var why []string
+	for _, rec := range recs {
+		if len(rec.Samples) == 0 {
+			reason := "no sample"
+			if len(rec.Errors) > 0 {
+				reason = rec.Errors[0]
+			}
+			why = append(why, rec.Source+": "+reason)
+			continue
+		}
+		s.Available = true
+		s.Sources = append(s.Sources, rec.Source)
+		s.Samples += len(rec.Samples)
+		s.Throttled = append(s.Throttled, throttleEvidence(rec)...)
+		if rec.ProcessesKnown {
+			s.ProcessesKnown = true
+			s.Foreign = append(s.Foreign, foreign(rec, own)...)
+		}
+		if math.IsNaN(s.PowerW) {
+			if w, ok := averagePower(rec.Samples); ok {
+				s.PowerW = w
+				s.EnergyJ = w * rec.End.Sub(rec.Start).Seconds()
+			}
+		}
+	}
+	if len(recs) == 0 {
+		why = append(why, "no GPU telemetry source (nvidia-smi not found, "+EnvDCGMURL+" unset)")
+	}
+	if !s.Available {
+		s.Why = strings.Join(why, "; ")
+	}
+	return s
+}
+
+// throttleEvidence lists, per GPU and invalidating reason, in how many
+// samples it was active, with the clock, power and temperature seen.
+func throttleEvidence(rec Recording) []string {
+	type key struct{ gpu, reason string }
+	count, total := map[key]int{}, map[string]int{}
+	worst := map[key]Sample{}
+	for _, smp := range rec.Samples {
+		total[smp.GPU]++
+		for _, name := range ReasonNames(smp.Reasons) {
+			k := key{smp.GPU, name}
+			count[k]++
+			if w, ok := worst[k]; !ok || smp.SMClockMHz < w.SMClockMHz {
+				worst[k] = smp
+			}
+		}
+	}
+	var out []string
+	for k, n := range count {
+		w := worst[k]
+		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, %s °C)",
+			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(w.PowerLimitW), num(w.TempC)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// foreign lists the processes of rec that are not in own.
+func foreign(rec Recording, own map[int]bool) []string {
+	var out []string
+	for _, p := range rec.Processes {
+		if !own[p.PID] {
+			out = append(out, fmt.Sprintf("pid %d %s using %s MiB on %s", p.PID, p.Name, num(p.UsedMiB), p.GPUUUID))
+		}
+	}
+	return out
+}
+
+// averagePower is the mean over the reads of the GPUs' summed draw.
+func averagePower(samples []Sample) (float64, bool) {
+	byRead := map[int64]float64{}
+	for _, s := range samples {
+		if math.IsNaN(s.PowerW) {
+			return 0, false
+		}
+		byRead[s.At.UnixNano()] += s.PowerW
+	}
+	if len(byRead) == 0 {
+		return 0, false
+	}
+	sum := 0.0
+	for _, w := range byRead {
+		sum += w
+	}
+	return sum / float64(len(byRead)), true
+}
+
+// Metrics are the run's power units: average watts and joules per output
+// token (none without power; no j/tok without output tokens).
+func (s Summary) Metrics(outputTokens int) map[string]float64 {
+	m := map[string]float64{}
+	if math.IsNaN(s.PowerW) {
+		return m
+	}
+	m[units.PowerAvgW] = s.PowerW
+	if outputTokens > 0 {
+		m[units.JoulesPerToken] = s.EnergyJ / float64(outputTokens)
+	}
+	return m
+}
+
+// num writes a reading, "?" for one the source did not give.
+func num(v float64) string {
+	if math.IsNaN(v) {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f", v)
+}

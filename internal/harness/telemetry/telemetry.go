@@ -1,0 +1,120 @@
+// Package telemetry watches the GPU while a run measures it: nvidia-smi's
+// --query-gpu CSV (SM clock and its maximum, power draw and limit,
+// temperature, the clock-event (throttle) reasons, memory used,
+// utilization) and --query-compute-apps (the processes on the device), and,
+// when VLLMPERF_DCGM_URL points at one, dcgm-exporter's /metrics through
+// package scrape. A Recorder samples a Source during a run; Summarize
+// says whether the GPU throttled for power or heat or was shared with
+// another process (evidence that makes the run INVALID: package check),
+// and gives its average power and energy (the units power-avg-w and
+// j/tok).
+//
+// No telemetry (no GPU, the simulator, nvidia-smi missing) is a Summary
+// with Available false: NOT_AVAILABLE, never a pass.
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sample is one reading of one GPU. A value the source did not give
+// (nvidia-smi's [N/A], a metric dcgm-exporter does not export) is NaN.
+type Sample struct {
+	At time.Time
+	// GPU is the device index; UUID its UUID when known.
+	GPU, UUID string
+	// SMClockMHz and SMClockMaxMHz: the SM clock and its maximum.
+	SMClockMHz, SMClockMaxMHz float64
+	// PowerW and PowerLimitW: the board's draw and its power limit.
+	PowerW, PowerLimitW float64
+	TempC               float64
+	// Reasons is the clock-event (throttle) reasons bitmask, NVML's
+	// nvmlClocksEventReason* values; HasReasons says whether it was read.
+	Reasons    uint64
+	HasReasons bool
+	MemUsedMiB float64
+	UtilPct    float64
+}
+
+// Process is one compute process on a GPU (nvidia-smi
+// --query-compute-apps).
+type Process struct {
+	PID     int
+	Name    string
+	GPUUUID string
+	UsedMiB float64
+}
+
+// Reading is what one poll of a Source returns.
+type Reading struct {
+	Samples []Sample
+	// Processes are nil when the source cannot list them (dcgm-exporter);
+	// ProcessesKnown says whether it could.
+	Processes      []Process
+	ProcessesKnown bool
+}
+
+// Source reads the GPUs once.
+type Source interface {
+	// Name names the source in evidence ("nvidia-smi", the dcgm URL).
+	Name() string
+	Read(ctx context.Context) (Reading, error)
+}
+
+// The clock-event reasons (NVML nvmlClocksEventReason*, formerly
+// nvmlClocksThrottleReason*; the same bits in DCGM's
+// DCGM_FI_DEV_CLOCKS_EVENT_REASONS).
+const (
+	ReasonGpuIdle           uint64 = 0x1
+	ReasonAppClocksSetting  uint64 = 0x2
+	ReasonSwPowerCap        uint64 = 0x4
+	ReasonHwSlowdown        uint64 = 0x8
+	ReasonSyncBoost         uint64 = 0x10
+	ReasonSwThermalSlowdown uint64 = 0x20
+	ReasonHwThermalSlowdown uint64 = 0x40
+	ReasonHwPowerBrake      uint64 = 0x80
+)
+
+// invalidating are the reasons that make a run INVALID: the GPU slowed
+// for power or heat (or the hardware slowed it), so the figures measure
+// the cooling or the power supply, not vLLM.
+var invalidating = []struct {
+	bit  uint64
+	name string
+}{
+	{ReasonSwPowerCap, "SW power cap"},
+	{ReasonHwSlowdown, "HW slowdown"},
+	{ReasonSwThermalSlowdown, "SW thermal slowdown"},
+	{ReasonHwThermalSlowdown, "HW thermal slowdown"},
+	{ReasonHwPowerBrake, "HW power brake"},
+}
+
+// ReasonNames names the invalidating reasons set in mask.
+func ReasonNames(mask uint64) []string {
+	var out []string
+	for _, r := range invalidating {
+		if mask&r.bit != 0 {
+			out = append(out, r.name)
+		}
+	}
+	return out
+}
+
+// parseFloat reads a number, NaN for nvidia-smi's "[N/A]", "[Not
+// Supported]" and the like.
+func parseFloat(field string) (float64, error) {
+	s := strings.TrimSpace(field)
+	if s == "" || strings.HasPrefix(s, "[") || s == "N/A" {
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,260 @@
+package telemetry
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+)
+
+// fakeSMI puts testdata's fake nvidia-smi first on PATH, answering with
+// the recorded gpu and apps CSV files.
+func fakeSMI(t *testing.T, gpu, apps string) {
+	t.Helper()
+	dir := t.TempDir()
+	abs, err := filepath.Abs(filepath.Join("testdata", "fake-nvidia-smi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(dir, "nvidia-smi")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_NVSMI_GPU", filepath.Join("testdata", gpu))
+	t.Setenv("FAKE_NVSMI_APPS", filepath.Join("testdata", apps))
+}
+
+func TestParseGPUCSV(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		gpus    int
+		reasons []string // ReasonNames of GPU 0
+		power   bool     // GPU 0 reports power
+		wantErr string
+	}{
+		{file: "gpu-normal.csv", gpus: 2, power: true},
+		{file: "gpu-power-throttled.csv", gpus: 2, reasons: []string{"SW power cap"}, power: true},
+		{file: "gpu-thermal.csv", gpus: 2, reasons: []string{"SW thermal slowdown", "HW thermal slowdown"}, power: true},
+		// [N/A] power is unknown, not zero; GpuIdle does not invalidate.
+		{file: "gpu-no-power.csv", gpus: 1},
+		{file: "gpu-bad.csv", wantErr: "not a hexadecimal bitmask"},
+		{file: "apps-server.csv", wantErr: "fields a line"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := ParseGPUCSV(f, time.Now())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.gpus {
+				t.Fatalf("%d GPUs, want %d", len(got), tc.gpus)
+			}
+			if names := ReasonNames(got[0].Reasons); strings.Join(names, ",") != strings.Join(tc.reasons, ",") {
+				t.Errorf("reasons %v, want %v", names, tc.reasons)
+			}
+			if !got[0].HasReasons {
+				t.Error("the reasons were not read")
+			}
+			if math.IsNaN(got[0].PowerW) == tc.power {
+				t.Errorf("power %v, want known=%v", got[0].PowerW, tc.power)
+			}
+		})
+	}
+}
+
+// record samples the fake nvidia-smi for a short run.
+func record(t *testing.T, gpu, apps string, own map[int]bool) Summary {
+	t.Helper()
+	fakeSMI(t, gpu, apps)
+	smi := &NvidiaSMI{}
+	if !smi.Available() {
+		t.Fatal("the fake nvidia-smi is not found on PATH")
+	}
+	r := Start(context.Background(), 20*time.Millisecond, smi)
+	time.Sleep(100 * time.Millisecond) // the run being measured
+	return Summarize(r.Stop(), own)
+}
+
+// server are the PIDs of apps-server.csv: the server's own processes.
+var server = map[int]bool{31337: true, 31338: true}
+
+func TestSummarizeFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		name, gpu, apps string
+		throttled       string // a word of the evidence; "" for none
+		foreign         string
+	}{
+		{name: "normal", gpu: "gpu-normal.csv", apps: "apps-server.csv"},
+		{name: "power-throttled", gpu: "gpu-power-throttled.csv", apps: "apps-server.csv", throttled: "GPU 0: SW power cap"},
+		{name: "thermal", gpu: "gpu-thermal.csv", apps: "apps-server.csv", throttled: "GPU 0: HW thermal slowdown"},
+		{name: "shared-gpu-busy", gpu: "gpu-normal.csv", apps: "apps-shared.csv", foreign: "pid 48211 /usr/bin/python train.py"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := record(t, tc.gpu, tc.apps, server)
+			if !s.Available || s.Samples < 4 || !s.ProcessesKnown {
+				t.Fatalf("summary %+v: want samples of 2 GPUs, read at least twice, with processes", s)
+			}
+			if got := strings.Join(s.Throttled, "\n"); (tc.throttled == "") != (got == "") || !strings.Contains(got, tc.throttled) {
+				t.Errorf("throttle evidence %q, want %q", got, tc.throttled)
+			}
+			if got := strings.Join(s.Foreign, "\n"); (tc.foreign == "") != (got == "") || !strings.Contains(got, tc.foreign) {
+				t.Errorf("foreign processes %q, want %q", got, tc.foreign)
+			}
+			m := s.Metrics(1000)
+			if w := m[units.PowerAvgW]; w < 800 || w > 1400 {
+				t.Errorf("power-avg-w = %v, want the two GPUs' sum", w)
+			}
+			if j := m[units.JoulesPerToken]; !(j > 0) || math.Abs(j-s.EnergyJ/1000) > 1e-9 {
+				t.Errorf("j/tok = %v, want energy %v J / 1000 tokens", j, s.EnergyJ)
+			}
+		})
+	}
+}
+
+func TestLegacyDriver(t *testing.T) {
+	t.Setenv("FAKE_NVSMI_LEGACY", "1")
+	s := record(t, "gpu-power-throttled.csv", "apps-none.csv", nil)
+	if !s.Available || len(s.Throttled) == 0 {
+		t.Fatalf("an older driver (clocks_throttle_reasons.active) gave %+v", s)
+	}
+}
+
+func TestNotAvailable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		recs []Recording
+		why  string
+	}{
+		{name: "no source", why: "no GPU telemetry source"},
+		{name: "failing source", recs: []Recording{{Source: "nvidia-smi", Errors: []string{"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"}}}, why: "couldn't communicate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Summarize(tc.recs, nil)
+			if s.Available || !strings.Contains(s.Why, tc.why) || len(s.Metrics(10)) != 0 {
+				t.Errorf("summary %+v: want not available because %q, and no power units", s, tc.why)
+			}
+		})
+	}
+	if n := (&NvidiaSMI{Path: filepath.Join(t.TempDir(), "nvidia-smi")}); n.Available() {
+		t.Error("a missing nvidia-smi is available")
+	}
+}
+
+// dcgmServer serves a recorded dcgm-exporter exposition.
+func dcgmServer(t *testing.T, file string) string {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/metrics"
+}
+
+func TestDCGM(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		throttled string
+		clock     float64
+	}{
+		{file: "dcgm-normal.prom", clock: 1980},
+		{file: "dcgm-thermal.prom", throttled: "GPU 0: HW thermal slowdown", clock: 1365},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			d := NewDCGM(dcgmServer(t, tc.file))
+			rd, err := d.Read(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rd.Samples) != 1 || rd.Samples[0].SMClockMHz != tc.clock || rd.Samples[0].UUID == "" || rd.ProcessesKnown {
+				t.Fatalf("samples %+v: want GPU 0 at %v MHz with its UUID, no process list", rd.Samples, tc.clock)
+			}
+			r := Start(context.Background(), 20*time.Millisecond, d)
+			time.Sleep(60 * time.Millisecond)
+			s := Summarize(r.Stop(), nil)
+			if got := strings.Join(s.Throttled, "\n"); (tc.throttled == "") != (got == "") || !strings.Contains(got, tc.throttled) {
+				t.Errorf("throttle evidence %q, want %q", got, tc.throttled)
+			}
+			if s.PowerW != 415.207 || s.ProcessesKnown {
+				t.Errorf("power %v W, processes known %v: want 415.207 W and no process list", s.PowerW, s.ProcessesKnown)
+			}
+		})
+	}
+}
+
+func TestDCGMWrongExporter(t *testing.T) {
+	// A vLLM /metrics page (the project's recorded fixtures) is no
+	// dcgm-exporter.
+	_, err := NewDCGM(dcgmServer(t, "../../../../fixtures/metrics/crafted-python-client.prom")).Read(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not a dcgm-exporter") {
+		t.Fatalf("a vLLM /metrics page read as dcgm-exporter's: %v", err)
+	}
+}
+
+// TestRealNvidiaSMI reads this machine's GPUs when it has any (a GPU
+// runner): the field names must be ones its driver answers to.
+func TestRealNvidiaSMI(t *testing.T) {
+	smi := &NvidiaSMI{}
+	if !smi.Available() {
+		t.Skip("no nvidia-smi on PATH (a machine without NVIDIA GPUs)")
+	}
+	rd, err := smi.Read(context.Background())
+	if err != nil {
+		t.Fatalf("nvidia-smi on this machine: %v", err)
+	}
+	if len(rd.Samples) == 0 || !rd.ProcessesKnown {
+		t.Fatalf("reading %+v: want every GPU and the process list", rd)
+	}
+	for _, s := range rd.Samples {
+		if s.UUID == "" || math.IsNaN(s.SMClockMaxMHz) || !s.HasReasons {
+			t.Errorf("GPU %s: %+v: want its UUID, max SM clock and clock-event reasons", s.GPU, s)
+		}
+	}
+}
+
+// TestOnlyTheServersGPUs: with VLLMPERF_GPUS=1 the process on GPU 0 is
+// another server's (one server per GPU set), not a foreign one on ours.
+func TestOnlyTheServersGPUs(t *testing.T) {
+	fakeSMI(t, "gpu-normal.csv", "apps-shared.csv")
+	t.Setenv(envGPUs, "1")
+	t.Setenv(EnvTelemetry, ModeOn)
+	set, err := SettingsFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, required := set.Sources(true)
+	if len(srcs) != 1 || !required {
+		t.Fatalf("sources %v, required %v", srcs, required)
+	}
+	r := Start(context.Background(), 20*time.Millisecond, srcs...)
+	time.Sleep(60 * time.Millisecond)
+	s := Summarize(r.Stop(), map[int]bool{31338: true})
+	if len(s.Foreign) != 0 || s.Samples < 2 || math.Abs(s.PowerW-405.10) > 1e-9 {
+		t.Errorf("GPU 1 only: foreign %v, %d samples, %v W; want none, GPU 1's samples, its 405.1 W", s.Foreign, s.Samples, s.PowerW)
+	}
+	t.Setenv(EnvTelemetry, "sometimes")
+	if _, err := SettingsFromEnv(); err == nil || !strings.Contains(err.Error(), "want auto, on or off") {
+		t.Errorf("a bad %s: %v", EnvTelemetry, err)
+	}
+}
