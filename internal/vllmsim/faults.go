@@ -200,7 +200,7 @@ type outputStream struct {
 	cancel   context.CancelFunc
 	w        http.ResponseWriter
 	faults   requestFaults
-	finished func()
+	finished func() bool
 
 	pending []engine.Output // outputs read during a stall
 	taken   int             // outputs taken so far
@@ -223,8 +223,10 @@ func (s *outputStream) next() (engine.Output, streamStep) {
 		}
 	}
 	s.taken++
-	if out.Finished {
-		s.count()
+	if out.Finished && !s.count() {
+		// The engine died on an earlier request's count while this one
+		// finished in the same step: it fails as the rest in flight do.
+		out = engine.Output{Finished: true, Err: engine.ErrEngineDead}
 	}
 	// Cut once disconnectAt outputs have gone out, or before the last one,
 	// whichever comes first.
@@ -282,18 +284,23 @@ func (s *outputStream) close() {
 	s.count()
 }
 
-func (s *outputStream) count() {
-	if !s.counted {
-		s.counted = true
-		s.finished()
+// count counts the request once; it reports false when the engine had
+// already died (--sim-fault-die-after) before this request ended.
+func (s *outputStream) count() bool {
+	if s.counted {
+		return true
 	}
+	s.counted = true
+	return s.finished()
 }
 
 // requestFinished counts one request that reached the engine and ended, and
 // runs the restart and die faults when their count is reached. It runs
 // before the request's last bytes are written, so a client that has read
-// the whole response sees the effect.
-func (s *Server) requestFinished() {
+// the whole response sees the effect. It reports false for a request that
+// ended after the engine died: with --sim-fault-die-after N exactly N
+// requests complete, even when others finish in the same engine step.
+func (s *Server) requestFinished() bool {
 	s.mu.Lock()
 	s.finished++
 	n := s.finished
@@ -308,6 +315,7 @@ func (s *Server) requestFinished() {
 			old, s.gen = s.gen, gen
 		}
 	}
+	alive := !s.dead
 	die := f.DieAfter > 0 && !s.dead && n == f.DieAfter && !s.closed
 	if die {
 		s.dead = true
@@ -325,6 +333,7 @@ func (s *Server) requestFinished() {
 		s.log.errorf("fault injection: EngineCore died after %d requests (EngineDeadError); /health now answers 503", n)
 		gen.eng.Kill()
 	}
+	return alive
 }
 
 // waitMetricsDelay holds /metrics back for --sim-fault-metrics-delay and

@@ -203,6 +203,30 @@ func TestFaultDie(t *testing.T) {
 	}
 }
 
+// TestFaultDieExactCount: with --sim-fault-die-after 1, requests that
+// finish in the same engine step as the first fail with it: exactly one
+// completes, however the steps fall.
+func TestFaultDieExactCount(t *testing.T) {
+	t.Parallel()
+	m := startSim(t, "--sim-fault-die-after", "1", "--sim-fixed-itl", "20ms")
+	codes := make(chan int, 4)
+	for range 4 {
+		go func() {
+			code, _ := m.post(t, "/v1/completions", `{"prompt":"a b","max_tokens":3,"ignore_eos":true}`)
+			codes <- code
+		}()
+	}
+	ok := 0
+	for range 4 {
+		if <-codes == 200 {
+			ok++
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d of 4 requests completed with the engine dying after 1, want exactly 1", ok)
+	}
+}
+
 func TestStartup(t *testing.T) {
 	t.Parallel()
 	const d = 300 * time.Millisecond
