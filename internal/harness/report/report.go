@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
@@ -62,6 +63,9 @@ type ProfileConfig struct {
 	// deployment's own (the external backend); empty in folders written
 	// before the line existed.
 	Flags string
+	// GPUs is how many GPUs the server used (results.ConfigGPUs); 0 when
+	// the folder does not say.
+	GPUs int
 }
 
 // Sweep is one profile's concurrency sweep.
@@ -147,7 +151,8 @@ func profileConfigs(s *results.Summary) []ProfileConfig {
 		}
 		seen[name] = true
 		c := s.Config[name]
-		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"], Flags: c["flags"]})
+		gpus, _ := strconv.Atoi(c[results.ConfigGPUs])
+		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"], Flags: c["flags"], GPUs: gpus})
 	}
 	for _, r := range s.Runs {
 		add(r.Profile)

@@ -32,6 +32,12 @@ const (
 	BenchFile      = "bench.txt"
 )
 
+// ConfigGPUs is the key of a profile's configuration (Summary.Config)
+// that says how many GPUs its server used: tensor × pipeline × data
+// parallel size of the profile's flags. It is the folder's only, not a
+// benchfmt config line; absent for a deployment the suite did not start.
+const ConfigGPUs = "gpus"
+
 // Summary is summary.json.
 type Summary struct {
 	// Config holds the file-level configuration (backend, gpu, model,

@@ -107,5 +107,10 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// ms writes milliseconds as a duration: "212.4ms".
-func ms(v float64) string { return units.FormatValue(units.TTFTP99, v*float64(time.Millisecond)) }
+// ms writes milliseconds with 3 significant digits: "212ms", "5.6s".
+func ms(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(v/1000, 'g', 3, 64) + "s"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + "ms"
+}

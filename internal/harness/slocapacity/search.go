@@ -159,7 +159,7 @@ func Search(ctx context.Context, cfg Config, probe Probe) (*Result, error) {
 			return r, fmt.Errorf("capacity search at %s: %w", cfg.FormatLevel(level), err)
 		}
 		t.Level = level
-		t.Pass = t.Requests > 0 && float64(t.Good) >= cfg.Capacity.GoodputMin*float64(t.Requests)-1e-9
+		t.Pass = cfg.Passes(t)
 		r.add(t)
 		next, done := r.next()
 		if done {
@@ -169,6 +169,12 @@ func Search(ctx context.Context, cfg Config, probe Probe) (*Result, error) {
 	}
 	r.conclude()
 	return r, nil
+}
+
+// Passes reports whether t meets the goodput minimum: at least
+// GoodputMin of its requests met the SLO (a run without requests fails).
+func (c Config) Passes(t Trial) bool {
+	return t.Requests > 0 && float64(t.Good) >= c.Capacity.GoodputMin*float64(t.Requests)-1e-9
 }
 
 // add records t and moves the bracket.
