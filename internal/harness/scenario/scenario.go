@@ -26,6 +26,8 @@
 //	                             # goodput SLO (package slocapacity); each
 //	                             # run lasts at least its size's duration
 //	                             # and requests
+//	opt_in: true                 # the suite runs it only when named
+//	                             # (VLLMPERF_SCENARIOS): it takes minutes
 //	size:
 //	  full: {waves: 8, min_requests: 32}   # or requests: N; duration: 2m
 //	  quick: {requests: 8, max_tokens: 32, warmup: 1, sampler_interval: 250ms}
@@ -112,6 +114,9 @@ type Scenario struct {
 	// Capacity, when set, makes the scenario a capacity search: no fixed
 	// points, but runs at levels the search picks (CapacityPoint).
 	Capacity *Capacity
+	// OptIn keeps the scenario out of the suite's default list: it runs
+	// when named (VLLMPERF_SCENARIOS).
+	OptIn bool
 	// Expect says which scenario-specific checks apply.
 	Expect Expect
 	// Sizes holds the sizing of each Size.
@@ -270,6 +275,18 @@ func Names() []string {
 	return out
 }
 
+// DefaultNames lists the built-in scenarios the suite runs when none are
+// named: Names without the opt-in ones.
+func DefaultNames() []string {
+	var out []string
+	for _, n := range Names() {
+		if s, err := Builtin(n); err == nil && !s.OptIn {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // runOrder puts the seed's experiments first (TTFT/TPOT, then the sweep);
 // the others follow in name order.
 func runOrder(name string) int {
@@ -303,6 +320,7 @@ type file struct {
 	Warmup      *int                  `yaml:"warmup"`
 	Knee        bool                  `yaml:"knee"`
 	Capacity    *Capacity             `yaml:"capacity"`
+	OptIn       bool                  `yaml:"opt_in"`
 	Size        map[string]sizingYAML `yaml:"size"`
 	Expect      Expect                `yaml:"expect"`
 }
@@ -380,7 +398,7 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
 		return strictyaml.At(source, n, format, args...)
 	}
-	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Knee: f.Knee, Expect: f.Expect, Capacity: f.Capacity,
+	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Knee: f.Knee, Expect: f.Expect, Capacity: f.Capacity, OptIn: f.OptIn,
 		Concurrency: f.Load.Concurrency, Burstiness: f.Load.Burstiness, MaxConcurrency: f.Load.MaxConcurrency, Warmup: 1, Sizes: map[Size]Sizing{}}
 	if s.Name == "" {
 		return nil, bad(root, "missing name: add `name: <scenario name>` at the top")

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"math"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,6 +161,9 @@ func TestCapacityPoint(t *testing.T) {
 	s, err := Builtin("slo-capacity")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !s.OptIn || slices.Contains(DefaultNames(), "slo-capacity") {
+		t.Errorf("slo-capacity is opt-in: the suite runs it when named, not by default (%v)", DefaultNames())
 	}
 	if pts := s.Points(Full); len(pts) != 0 {
 		t.Errorf("Points = %d, want none: the search picks its levels", len(pts))

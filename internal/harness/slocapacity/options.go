@@ -63,7 +63,9 @@ func (o Options) Run(ctx context.Context, w io.Writer) (*Result, error) {
 func (o Options) Plan() (Plan, error) {
 	var p Plan
 	var err error
-	usage := func(flag string, err error) (Plan, error) { return Plan{}, fmt.Errorf("%w: --%s %w", ErrUsage, flag, err) }
+	usage := func(flag string, err error) (Plan, error) {
+		return Plan{}, fmt.Errorf("%w: --%s %w", ErrUsage, flag, err)
+	}
 	if p.Thresholds, err = thresholds.Resolve(o.Thresholds, "."); err != nil {
 		return usage("thresholds", err)
 	}
@@ -93,6 +95,9 @@ func (o Options) Plan() (Plan, error) {
 	}
 	if p.Profile, err = o.profile(); err != nil {
 		return usage("profile", err)
+	}
+	if _, _, err := p.search(); err != nil {
+		return Plan{}, fmt.Errorf("%w: capacity search: %w", ErrUsage, err)
 	}
 	p.Options = []harness.Option{harness.WithAPIKey(o.APIKey), harness.WithModel(o.Model)}
 	if o.Log != nil {

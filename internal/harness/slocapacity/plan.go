@@ -54,12 +54,12 @@ type Plan struct {
 	OnRun   func(*harness.Result, Trial)
 }
 
-// Run starts the server, runs the search on it and stops the server. The
-// result comes with the error when the search stopped part-way.
-func (p Plan) Run(ctx context.Context) (res *Result, err error) {
+// search is the plan's search: the scenario's under the thresholds, with
+// the plan's overrides, checked.
+func (p Plan) search() (Config, Runner, error) {
 	cfg, runner, err := FromScenario(p.Scenario, p.Size, p.Thresholds.Scope(p.Profile.Name, p.Scenario.Name))
 	if err != nil {
-		return nil, err
+		return cfg, runner, err
 	}
 	if p.Mode != "" {
 		cfg.Mode, runner.Mode = p.Mode, p.Mode
@@ -70,7 +70,14 @@ func (p Plan) Run(ctx context.Context) (res *Result, err error) {
 	if p.MaxRuns > 0 {
 		cfg.Capacity.MaxRuns = p.MaxRuns
 	}
-	if err := cfg.Validate(); err != nil {
+	return cfg, runner, cfg.Validate()
+}
+
+// Run starts the server, runs the search on it and stops the server. The
+// result comes with the error when the search stopped part-way.
+func (p Plan) Run(ctx context.Context) (res *Result, err error) {
+	cfg, runner, err := p.search()
+	if err != nil {
 		return nil, err
 	}
 	runner.Options = append(runner.Options, p.Options...)
