@@ -24,6 +24,7 @@ func Markdown(w io.Writer, r *Report) error {
 	m.line("")
 	m.diagnosis(r.Diagnosis)
 	m.sweeps(r.Sweeps)
+	m.capacities(r)
 	if r.Gate != nil {
 		m.gate(r.Gate)
 	}
@@ -140,6 +141,22 @@ func (m *md) sweeps(sws []Sweep) {
 			}
 			m.line("")
 		}
+	}
+}
+
+func (m *md) capacities(r *Report) {
+	if len(r.Capacities) == 0 {
+		return
+	}
+	m.line("## Capacity under the SLO")
+	m.line("")
+	tables := r.capacityTables()
+	for i, c := range r.Capacities {
+		m.line("### %s / %s", c.Profile, c.Scenario)
+		m.line("")
+		m.line("%s.", c.Statement)
+		m.line("")
+		m.table(tables[i])
 	}
 }
 

@@ -37,6 +37,9 @@ type Report struct {
 	Profiles []ProfileConfig
 	// Sweeps are the concurrency sweeps, one per profile and scenario.
 	Sweeps []Sweep
+	// Capacities are the last capacity search of each profile and
+	// scenario (docs/capacity.md).
+	Capacities []results.Capacity
 	// Runs are the last repetition of each run name.
 	Runs []results.Run
 	// Checks counts every run's checks by status; Failed lists the ones
@@ -137,6 +140,7 @@ func Build(f *results.Folder, g *gate.JSONReport) (*Report, error) {
 	r := &Report{Name: filepath.Base(f.Dir), Runs: LastRuns(f.Summary), Diagnosis: d, Gate: g, folder: f}
 	r.Profiles = profileConfigs(f.Summary)
 	r.Sweeps = sweeps(f.Summary, r.Runs)
+	r.Capacities = LastCapacities(f.Summary)
 	r.Checks = summariseChecks(r.Runs)
 	return r, nil
 }

@@ -31,6 +31,9 @@ func Text(w io.Writer, s *results.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, c := range LastCapacities(s) {
+		fmt.Fprintf(w, "\n%s/%s: %s\n", c.Profile, c.Scenario, c.Statement)
+	}
 	for _, k := range LastKnees(s) {
 		fmt.Fprintf(w, "\n%s/%s: recommended concurrency limit %s (knee %s, saturation %s, SLO %s)\n",
 			k.Profile, k.Scenario, orNone(k.Recommended), orNone(k.Knee), orNone(k.Saturation), orNone(k.SLOMax))

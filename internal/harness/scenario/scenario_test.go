@@ -2,9 +2,9 @@ package scenario
 
 import (
 	"math"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"

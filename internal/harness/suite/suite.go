@@ -362,6 +362,9 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapac
 	if r == nil {
 		return nil, nil, err
 	}
+	if out := ss.suite.out; out != nil {
+		out.AddCapacity(ss.Profile.Name, scenarioName, r)
+	}
 	return r, r.Metrics(), err
 }
 
