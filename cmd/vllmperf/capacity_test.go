@@ -156,3 +156,18 @@ func capacityDoc(baseOut, slowOut string, slowArgs []string, ratio float64) stri
 	return fmt.Sprintf("`%s`:\n\n```text\n%s```\n\n`%s %s %q`:\n\n```text\n%s```\n\nWith `--sim-slowdown 1.5` the capacity is %.2f × the default's (1/1.5 = 0.67).\n",
 		cmd, baseOut, cmd, slowArgs[0], slowArgs[1], slowOut, ratio)
 }
+
+// TestCapacityNotBracketed: a budget too small to bracket the capacity is
+// INCONCLUSIVE (exit 3) with the runs it made and why, never a figure.
+func TestCapacityNotBracketed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two runs on the simulator, about 25 s; skipped with -short")
+	}
+	var out, errOut limitedBuffer
+	err := run(context.Background(), &out, &errOut, append(slices.Clone(capacityArgs), "--max-runs", "2"))
+	require.Error(t, err)
+	assert.Equal(t, 3, exitCode(err, &errOut), "exit status of %v", err)
+	assert.Contains(t, err.Error(), "every run met the SLO, up to 8 req/s, in 2 runs: raise the start or the run budget")
+	assert.True(t, strings.HasPrefix(out.String(), "capacity not found: "), out.String())
+	assert.Equal(t, 2, strings.Count(out.String(), "pass\n"), "the two runs behind it:\n%s", out.String())
+}
