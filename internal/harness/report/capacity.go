@@ -11,18 +11,7 @@ import (
 // LastCapacities returns the last capacity search of each profile and
 // scenario.
 func LastCapacities(s *results.Summary) []results.Capacity {
-	idx := map[string]int{}
-	var out []results.Capacity
-	for _, c := range s.Capacities {
-		key := c.Profile + "/" + c.Scenario
-		if i, ok := idx[key]; ok {
-			out[i] = c
-			continue
-		}
-		idx[key] = len(out)
-		out = append(out, c)
-	}
-	return out
+	return lastBy(s.Capacities, func(c results.Capacity) string { return c.Profile + "/" + c.Scenario })
 }
 
 // capacityColumns is a capacity search's table: each run's level, goodput,
