@@ -24,6 +24,7 @@ func Markdown(w io.Writer, r *Report) error {
 	m.line("")
 	m.diagnosis(r.Diagnosis)
 	m.sweeps(r.Sweeps)
+	m.frontier(r)
 	m.capacities(r)
 	if r.Gate != nil {
 		m.gate(r.Gate)
@@ -142,6 +143,16 @@ func (m *md) sweeps(sws []Sweep) {
 			m.line("")
 		}
 	}
+}
+
+// frontier is the Pareto chart's frontier as a table.
+func (m *md) frontier(r *Report) {
+	if len(r.Sweeps) == 0 {
+		return
+	}
+	m.line("The Pareto frontier of the sweeps' points (output tokens/s per GPU against per user; no other point gives more of both):")
+	m.line("")
+	m.table(r.frontierTable())
 }
 
 func (m *md) capacities(r *Report) {

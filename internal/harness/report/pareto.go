@@ -81,6 +81,20 @@ func ParetoFrontier(lines [][]ParetoPoint) []ParetoPoint {
 	return out
 }
 
+// paretoColumns is the frontier as a table (report.md, where the HTML has
+// the chart).
+var paretoColumns = []column[ParetoPoint]{
+	plainCol("point", func(p ParetoPoint) string { return p.Name() }),
+	numCol("output tok/s per GPU", func(p ParetoPoint) string { return fmt.Sprintf("%.1f", p.PerGPU) }),
+	numCol("output tok/s per user", func(p ParetoPoint) string { return fmt.Sprintf("%.1f", p.PerUser) }),
+}
+
+// frontierTable is the Pareto frontier over the report's sweeps.
+func (r *Report) frontierTable() table {
+	lines, _ := r.paretoPoints()
+	return makeTable(paretoColumns, ParetoFrontier(lines), nil)
+}
+
 // paretoChart: output tokens/s per user against output tokens/s per GPU,
 // one line per sweep (its concurrencies), the frontier dashed.
 func (r *Report) paretoChart() (Chart, error) {

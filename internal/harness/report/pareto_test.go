@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,4 +53,9 @@ func TestParetoPoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, ch.Caption, "does not say how many GPUs old used")
 	assert.Contains(t, ch.Legend, "Pareto frontier")
+	var b bytes.Buffer
+	(&md{w: &b}).frontier(r)
+	out := b.String()
+	tp2, old := strings.Index(out, "| tp2 c=4 | 200.0 | 100.0 |"), strings.Index(out, "| old c=4 | 300.0 | 75.0 |")
+	assert.True(t, tp2 > 0 && old > tp2, "report.md's frontier, by tok/s per GPU:\n%s", out)
 }
