@@ -196,12 +196,14 @@ vet:
 # which run the suite's own tests in go test processes of their own; and
 # the perf gate's end-to-end tests (make perf-gate three times on the
 # simulator image, a failed check through go test -bench, telemetry from a
-# fake nvidia-smi, make upgrade-gate), each a go test or make subprocess.
-SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$
+# fake nvidia-smi, make upgrade-gate), each a go test or make subprocess;
+# and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure.
+ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake|TestCapacityOnSimulator
+SOLO := ^(TestTiming.*|$(ALONE))$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
 	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
-	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$' .
+	$(GO) test -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
 
 # No container started by the tests may outlive them.
 leak-check:

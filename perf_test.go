@@ -124,6 +124,10 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if sc.Capacity != nil {
+			b.Run(benchname.Name{Scenario: scName, Point: benchname.Capacity}.Sub(), func(b *testing.B) { benchCapacity(b, ss, scName) })
+			continue
+		}
 		latest := map[string]*suite.Run{}
 		var order []string
 		for _, pt := range sc.Points(s.Config().Size) {
@@ -168,6 +172,22 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 	}
 }
 
+// benchCapacity runs a capacity search b.N times (once in practice) and
+// reports the mean of its units; ns/op is the search's wall time. A
+// search that finds no capacity reports none and logs why.
+func benchCapacity(b *testing.B, ss *suite.Session, scName string) {
+	var ms []map[string]float64
+	for range b.N {
+		r, m, err := ss.Capacity(context.Background(), scName)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Log(r.Statement())
+		ms = append(ms, m)
+	}
+	reportMeans(b, ms)
+}
+
 // report reports the mean of each unit over the runs of one benchmark
 // (b.N of them; one in practice) and fails the benchmark for every check
 // that failed, one gate.CheckLine each (the gate reads them back from the
@@ -175,17 +195,26 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 // exits 1 after the other benchmarks ran and the results folder is
 // written).
 func report(b *testing.B, runs []*suite.Run) {
-	sums, counts := map[string]float64{}, map[string]int{}
+	var ms []map[string]float64
 	for _, r := range runs {
-		for unit, v := range r.Metrics {
-			sums[unit] += v
-			counts[unit]++
-		}
+		ms = append(ms, r.Metrics)
 		for _, f := range r.Failures() {
 			b.Error(gate.CheckLine(string(f.Status), f.Name, f.Detail))
 		}
 		for _, w := range r.Result.Warnings {
 			b.Logf("warning: %v", w)
+		}
+	}
+	reportMeans(b, ms)
+}
+
+// reportMeans reports the mean of each unit over ms, in name order.
+func reportMeans(b *testing.B, ms []map[string]float64) {
+	sums, counts := map[string]float64{}, map[string]int{}
+	for _, m := range ms {
+		for unit, v := range m {
+			sums[unit] += v
+			counts[unit]++
 		}
 	}
 	units := make([]string, 0, len(sums))

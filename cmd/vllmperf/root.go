@@ -30,6 +30,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	})
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
+	root.AddCommand(newCapacityCommand(stdout, stderr))
 	return root
 }
 

@@ -80,6 +80,8 @@
 //
 //	suite       the suite's sessions (perf_test.go is its wiring)
 //	knee        a sweep's knee
+//	slocapacity the capacity under the goodput SLO: bracketing, then
+//	            bisection over rate or concurrency (vllmperf capacity)
 //	results     the results folder: write and read it
 //	diagnose    the seed article's bottleneck rules over a results folder
 //	report      a results folder as people read it: text, report.md,

@@ -40,6 +40,9 @@ const (
 // Knee is the point that carries a sweep's knee.
 const Knee = keySummary + "=knee"
 
+// Capacity is the point that carries a capacity search's result.
+const Capacity = keySummary + "=capacity"
+
 // Name is one run's name: profile, scenario and point.
 type Name struct {
 	Profile  string

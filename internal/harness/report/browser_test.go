@@ -185,12 +185,20 @@ func TestReportInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	paths, err := WriteFiles(r)
 	require.NoError(t, err)
-	trends := 0
+	trends, pareto := 0, false
 	for _, c := range openInBrowser(t, exe, paths[0], r.BuildCharts().All(), dir) {
 		if strings.HasPrefix(c.ID, "trend-") {
 			trends++
 		}
+		if c.ID == "pareto" {
+			// every sweep a series, the frontier drawn and named
+			pareto = true
+			assert.Len(t, c.Colors, len(r.Sweeps), "the Pareto chart's series: one per sweep")
+			assert.Contains(t, c.Texts, "Pareto frontier")
+			assert.Contains(t, c.Texts, "output tokens/s per GPU")
+		}
 	}
+	assert.True(t, pareto, "the page draws the Pareto chart (tokens/s per user against per GPU)")
 	assert.Equal(t, ReportBenchmarks*len(TrendUnits), trends, "the history section's trend charts")
 }
 

@@ -40,6 +40,9 @@ type Charts struct {
 	// Throughput is tokens/s against concurrency, every profile's sweep
 	// with its knee (nil without sweeps).
 	Throughput *Chart
+	// Pareto is tokens/s per user against tokens/s per GPU over every
+	// sweep's points, with the frontier (nil without sweeps).
+	Pareto *Chart
 	// Latency are the sweeps' latencies against concurrency, by the
 	// report's sweep index (nil where there is no data).
 	Latency  []*Chart
@@ -52,8 +55,10 @@ type Charts struct {
 // All returns every chart, in page order.
 func (c *Charts) All() []Chart {
 	var out []Chart
-	if c.Throughput != nil {
-		out = append(out, *c.Throughput)
+	for _, ch := range []*Chart{c.Throughput, c.Pareto} {
+		if ch != nil {
+			out = append(out, *ch)
+		}
 	}
 	for _, ch := range c.Latency {
 		if ch != nil {
@@ -82,6 +87,11 @@ func (r *Report) BuildCharts() *Charts {
 			c.Missing = append(c.Missing, err.Error())
 		} else {
 			c.Throughput = &ch
+		}
+		if ch, err := r.paretoChart(); err != nil {
+			c.Missing = append(c.Missing, err.Error())
+		} else {
+			c.Pareto = &ch
 		}
 	}
 	for _, sw := range r.Sweeps {

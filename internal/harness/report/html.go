@@ -31,7 +31,7 @@ type htmlView struct {
 	R                                 *Report
 	C                                 *Charts
 	Profiles, Runs, Failed            table
-	Sweeps                            []table
+	Sweeps, Capacities                []table
 	GateNotable, GateRows, GateChecks *table
 }
 
@@ -44,6 +44,7 @@ func HTML(w io.Writer, r *Report) error {
 		Failed:   makeTable(failedCheckColumns, r.Checks.Failed, nil),
 	}
 	v.Profiles.Class = "config"
+	v.Capacities = r.capacityTables()
 	for _, sw := range r.Sweeps {
 		v.Sweeps = append(v.Sweeps, sweepTable(sw))
 	}

@@ -24,6 +24,8 @@ func Markdown(w io.Writer, r *Report) error {
 	m.line("")
 	m.diagnosis(r.Diagnosis)
 	m.sweeps(r.Sweeps)
+	m.frontier(r)
+	m.capacities(r)
 	if r.Gate != nil {
 		m.gate(r.Gate)
 	}
@@ -140,6 +142,32 @@ func (m *md) sweeps(sws []Sweep) {
 			}
 			m.line("")
 		}
+	}
+}
+
+// frontier is the Pareto chart's frontier as a table.
+func (m *md) frontier(r *Report) {
+	if len(r.Sweeps) == 0 {
+		return
+	}
+	m.line("The Pareto frontier of the sweeps' points (output tokens/s per GPU against per user; no other point gives more of both):")
+	m.line("")
+	m.table(r.frontierTable())
+}
+
+func (m *md) capacities(r *Report) {
+	if len(r.Capacities) == 0 {
+		return
+	}
+	m.line("## Capacity under the SLO")
+	m.line("")
+	tables := r.capacityTables()
+	for i, c := range r.Capacities {
+		m.line("### %s / %s", c.Profile, c.Scenario)
+		m.line("")
+		m.line("%s.", c.Statement)
+		m.line("")
+		m.table(tables[i])
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
@@ -36,6 +37,9 @@ type Report struct {
 	Profiles []ProfileConfig
 	// Sweeps are the concurrency sweeps, one per profile and scenario.
 	Sweeps []Sweep
+	// Capacities are the last capacity search of each profile and
+	// scenario (docs/capacity.md).
+	Capacities []results.Capacity
 	// Runs are the last repetition of each run name.
 	Runs []results.Run
 	// Checks counts every run's checks by status; Failed lists the ones
@@ -62,6 +66,9 @@ type ProfileConfig struct {
 	// deployment's own (the external backend); empty in folders written
 	// before the line existed.
 	Flags string
+	// GPUs is how many GPUs the server used (results.ConfigGPUs); 0 when
+	// the folder does not say.
+	GPUs int
 }
 
 // Sweep is one profile's concurrency sweep.
@@ -133,6 +140,7 @@ func Build(f *results.Folder, g *gate.JSONReport) (*Report, error) {
 	r := &Report{Name: filepath.Base(f.Dir), Runs: LastRuns(f.Summary), Diagnosis: d, Gate: g, folder: f}
 	r.Profiles = profileConfigs(f.Summary)
 	r.Sweeps = sweeps(f.Summary, r.Runs)
+	r.Capacities = LastCapacities(f.Summary)
 	r.Checks = summariseChecks(r.Runs)
 	return r, nil
 }
@@ -147,7 +155,8 @@ func profileConfigs(s *results.Summary) []ProfileConfig {
 		}
 		seen[name] = true
 		c := s.Config[name]
-		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"], Flags: c["flags"]})
+		gpus, _ := strconv.Atoi(c[results.ConfigGPUs])
+		out = append(out, ProfileConfig{Name: name, Backend: c["backend"], GPU: c["gpu"], Model: c["model"], VLLMVersion: c["vllm-version"], Image: c["image"], Flags: c["flags"], GPUs: gpus})
 	}
 	for _, r := range s.Runs {
 		add(r.Profile)

@@ -101,8 +101,8 @@ func TestWriteFiles(t *testing.T) {
 	page := string(html)
 
 	charts := r.BuildCharts().All()
-	// 1 throughput + 2 latency + 2 profiles × (2 CDFs + 3 time series).
-	assert.Len(t, charts, 13)
+	// 1 throughput + 1 Pareto + 2 latency + 2 profiles × (2 CDFs + 3 time series).
+	assert.Len(t, charts, 14)
 	assert.Equal(t, len(charts), strings.Count(page, `<figure class="chart"`))
 	assert.Equal(t, len(charts), strings.Count(page, "<svg "))
 	for _, marker := range []string{`id="curves"`, `id="diagnosis"`, `id="distributions"`, `id="timeseries"`, `id="gate"`, `id="checks"`, `id="runs"`, "rule-high-ttft", "FAIL: 4 regressions"} {

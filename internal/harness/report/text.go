@@ -31,6 +31,9 @@ func Text(w io.Writer, s *results.Summary) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, c := range LastCapacities(s) {
+		fmt.Fprintf(w, "\n%s/%s: %s\n", c.Profile, c.Scenario, c.Statement)
+	}
 	for _, k := range LastKnees(s) {
 		fmt.Fprintf(w, "\n%s/%s: recommended concurrency limit %s (knee %s, saturation %s, SLO %s)\n",
 			k.Profile, k.Scenario, orNone(k.Recommended), orNone(k.Knee), orNone(k.Saturation), orNone(k.SLOMax))
@@ -80,16 +83,22 @@ func LastRuns(s *results.Summary) []results.Run {
 
 // LastKnees returns the last knee of each profile and scenario.
 func LastKnees(s *results.Summary) []results.Knee {
+	return lastBy(s.Knees, func(k results.Knee) string { return k.Profile + "/" + k.Scenario })
+}
+
+// lastBy keeps the last of the items that share a key, in the order each
+// key first appears.
+func lastBy[T any](items []T, key func(T) string) []T {
 	idx := map[string]int{}
-	var out []results.Knee
-	for _, k := range s.Knees {
-		key := k.Profile + "/" + k.Scenario
-		if i, ok := idx[key]; ok {
-			out[i] = k
+	var out []T
+	for _, it := range items {
+		k := key(it)
+		if i, ok := idx[k]; ok {
+			out[i] = it
 			continue
 		}
-		idx[key] = len(out)
-		out = append(out, k)
+		idx[k] = len(out)
+		out = append(out, it)
 	}
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
@@ -32,6 +33,12 @@ const (
 	BenchFile      = "bench.txt"
 )
 
+// ConfigGPUs is the key of a profile's configuration (Summary.Config)
+// that says how many GPUs its server used: tensor × pipeline × data
+// parallel size of the profile's flags. It is the folder's only, not a
+// benchfmt config line; absent for a deployment the suite did not start.
+const ConfigGPUs = "gpus"
+
 // Summary is summary.json.
 type Summary struct {
 	// Config holds the file-level configuration (backend, gpu, model,
@@ -41,6 +48,35 @@ type Summary struct {
 	Runs []Run `json:"runs"`
 	// Knees are the sweeps' knees.
 	Knees []Knee `json:"knees"`
+	// Capacities are the capacity searches (absent when none ran).
+	Capacities []Capacity `json:"capacities,omitempty"`
+}
+
+// Capacity is a capacity search under the SLO (package slocapacity): the
+// sentence it states and the runs behind it.
+type Capacity struct {
+	Profile  string `json:"profile"`
+	Scenario string `json:"scenario"`
+	Rep      int    `json:"rep"`
+	// Over is rate or concurrency; Found whether the runs bracketed the
+	// capacity, Statement the result in words (or why it was not found).
+	Over      string        `json:"over"`
+	Found     bool          `json:"found"`
+	Statement string        `json:"statement"`
+	Runs      []CapacityRun `json:"runs"`
+}
+
+// CapacityRun is one run of a capacity search (slocapacity.Trial).
+type CapacityRun struct {
+	Level     float64  `json:"level"`
+	Requests  int      `json:"requests"`
+	Good      int      `json:"good"`
+	TTFTP99Ms *float64 `json:"ttft_p99_ms,omitempty"`
+	TPOTP99Ms *float64 `json:"tpot_p99_ms,omitempty"`
+	ReqPerSec float64  `json:"completed_req_per_s"`
+	Users     float64  `json:"users"`
+	Pass      bool     `json:"pass"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // Run is one run of a point.
@@ -181,6 +217,24 @@ func (w *Writer) Add(name, profile string, res *harness.Result, metrics map[stri
 	if res.Series != nil {
 		w.fail(writeSeries(w.series, name, rep, res))
 	}
+}
+
+// AddCapacity records a capacity search.
+func (w *Writer) AddCapacity(profile, scenario string, r *slocapacity.Result) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := "capacity/" + profile + "/" + scenario
+	rep := w.reps[key]
+	w.reps[key]++
+	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(), Runs: []CapacityRun{}}
+	for _, t := range r.Trials {
+		run := CapacityRun{Level: t.Level, Requests: t.Requests, Good: t.Good, ReqPerSec: t.ReqPerSec, Users: t.Users, Pass: t.Pass, Notes: t.Notes}
+		if t.HasP99 {
+			run.TTFTP99Ms, run.TPOTP99Ms = &t.TTFTP99, &t.TPOTP99
+		}
+		c.Runs = append(c.Runs, run)
+	}
+	w.sum.Capacities = append(w.sum.Capacities, c)
 }
 
 // AddKnee records a sweep's knee.

@@ -19,6 +19,8 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -63,6 +65,8 @@ func TestWriteAndRead(t *testing.T) {
 	w.Add(name, "basic", res, res.Metrics(), checks)
 	w.Add(name, "basic", res, res.Metrics(), checks) // a second repetition
 	w.AddKnee("basic", "concurrency-sweep", knee.Result{Knee: 8, Saturation: 16, Recommended: 8, Explanation: []string{"why"}})
+	capacity := capacitySearch(t)
+	w.AddCapacity("basic", "slo-capacity", capacity)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +99,16 @@ func TestWriteAndRead(t *testing.T) {
 		t.Errorf("timeseries.jsonl has %d lines, want %d", lines, 2*len(res.Series.Points))
 	}
 
+	if len(s.Capacities) != 1 || s.Capacities[0].Statement != capacity.Statement() || len(s.Capacities[0].Runs) != len(capacity.Trials) ||
+		!s.Capacities[0].Found || s.Capacities[0].Over != "rate" || s.Capacities[0].Runs[0].TTFTP99Ms == nil {
+		t.Errorf("capacities %+v", s.Capacities)
+	}
 	var out bytes.Buffer
 	if err := report.Text(&out, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{name, "basic/concurrency-sweep: recommended concurrency limit 8 (knee 8, saturation 16, SLO none)", "  why"} {
+	for _, want := range []string{name, "basic/concurrency-sweep: recommended concurrency limit 8 (knee 8, saturation 16, SLO none)", "  why",
+		"basic/slo-capacity: " + capacity.Statement()} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report text lacks %q:\n%s", want, out.String())
 		}
@@ -147,4 +156,23 @@ func countLines(t *testing.T, path string) int {
 		n++
 	}
 	return n
+}
+
+// capacitySearch is a search over a deployment that keeps the SLO up to
+// 10 req/s.
+func capacitySearch(t *testing.T) *slocapacity.Result {
+	t.Helper()
+	probe := func(_ context.Context, level float64) (slocapacity.Trial, error) {
+		good := 100
+		if level > 10 {
+			good = 50
+		}
+		return slocapacity.Trial{Requests: 100, Good: good, HasP99: true, TTFTP99: 120, TPOTP99: 30, ReqPerSec: level, Users: level}, nil
+	}
+	cfg := slocapacity.Config{Mode: slocapacity.Rate, Start: 4, Capacity: thresholds.DefaultCapacity, SLO: stats.SLO{TTFT: time.Second}}
+	r, err := slocapacity.Search(context.Background(), cfg, probe)
+	if err != nil || !r.Found {
+		t.Fatalf("search: %v %+v", err, r)
+	}
+	return r
 }

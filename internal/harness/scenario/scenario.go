@@ -21,6 +21,13 @@
 //	  max_concurrency: 64        # open loop: cap in flight
 //	warmup: 1
 //	knee: true                   # compute the knee from the concurrency points
+//	capacity: {over: rate, start: 4}  # instead of load's levels: search the
+//	                             # highest rate (or concurrency) meeting the
+//	                             # goodput SLO (package slocapacity); each
+//	                             # run lasts at least its size's duration
+//	                             # and requests
+//	opt_in: true                 # the suite runs it only when named
+//	                             # (VLLMPERF_SCENARIOS): it takes minutes
 //	size:
 //	  full: {waves: 8, min_requests: 32}   # or requests: N; duration: 2m
 //	  quick: {requests: 8, max_tokens: 32, warmup: 1, sampler_interval: 250ms}
@@ -104,6 +111,12 @@ type Scenario struct {
 	Warmup int
 	// Knee asks for the concurrency knee over the points.
 	Knee bool
+	// Capacity, when set, makes the scenario a capacity search: no fixed
+	// points, but runs at levels the search picks (CapacityPoint).
+	Capacity *Capacity
+	// OptIn keeps the scenario out of the suite's default list: it runs
+	// when named (VLLMPERF_SCENARIOS).
+	OptIn bool
 	// Expect says which scenario-specific checks apply.
 	Expect Expect
 	// Sizes holds the sizing of each Size.
@@ -120,6 +133,15 @@ type Expect struct {
 	// PrefixReuse: the prefix-cache hit rate is checked against the
 	// thresholds' floor (caching on) or ceiling (caching off).
 	PrefixReuse bool `yaml:"prefix_reuse"`
+}
+
+// Capacity is a capacity search's settings: what it varies, from where.
+type Capacity struct {
+	// Over is "rate" (open loop, Poisson arrivals) or "concurrency"
+	// (closed loop).
+	Over string `yaml:"over"`
+	// Start is the first level run: req/s, or requests in flight.
+	Start float64 `yaml:"start"`
 }
 
 // Sizing is how much load one point sends at a Size.
@@ -169,26 +191,13 @@ func (p Point) Concurrency() int {
 	return p.Load.MaxConcurrency
 }
 
-// Points expands the scenario at size z, in run order.
+// Points expands the scenario at size z, in run order; none for a
+// capacity search, whose levels the search picks (CapacityPoint).
 func (s *Scenario) Points(z Size) []Point {
-	sz := s.Sizes[z]
-	if sz.SamplerInterval == 0 {
-		sz.SamplerInterval = DefaultSamplerInterval
-		if z == Quick {
-			sz.SamplerInterval = DefaultQuickSamplerInterval
-		}
+	if s.Capacity != nil {
+		return nil
 	}
-	classes := make([]workload.Class, len(s.Classes))
-	copy(classes, s.Classes)
-	if sz.MaxTokens > 0 {
-		for i := range classes {
-			classes[i].Config.MaxTokens = sz.MaxTokens
-		}
-	}
-	warmup := s.Warmup
-	if sz.Warmup != nil {
-		warmup = *sz.Warmup
-	}
+	sz, classes, warmup := s.sized(z)
 	groups := [][]workload.Class{classes}
 	if s.EachClass {
 		groups = nil
@@ -214,6 +223,40 @@ func (s *Scenario) Points(z Size) []Point {
 	return out
 }
 
+// CapacityPoint is a capacity search's run at size z before the search
+// sets its level: the classes, warm-up, burstiness and sampler interval,
+// with the size's requests and duration as the least each run sends and
+// lasts (Load.Requests, Load.Duration).
+func (s *Scenario) CapacityPoint(z Size) Point {
+	sz, classes, warmup := s.sized(z)
+	return Point{Scenario: s, Classes: classes, SamplerInterval: sz.SamplerInterval,
+		Load: load.Config{Requests: sz.Requests, Duration: sz.Duration, Warmup: warmup, Burstiness: s.Burstiness}}
+}
+
+// sized is the scenario's sizing at z (the sampler interval's default
+// filled in), its classes with max_tokens sized, and its warm-up.
+func (s *Scenario) sized(z Size) (Sizing, []workload.Class, int) {
+	sz := s.Sizes[z]
+	if sz.SamplerInterval == 0 {
+		sz.SamplerInterval = DefaultSamplerInterval
+		if z == Quick {
+			sz.SamplerInterval = DefaultQuickSamplerInterval
+		}
+	}
+	classes := make([]workload.Class, len(s.Classes))
+	copy(classes, s.Classes)
+	if sz.MaxTokens > 0 {
+		for i := range classes {
+			classes[i].Config.MaxTokens = sz.MaxTokens
+		}
+	}
+	warmup := s.Warmup
+	if sz.Warmup != nil {
+		warmup = *sz.Warmup
+	}
+	return sz, classes, warmup
+}
+
 // FormatRate writes a request rate as in benchmark names: "4", "0.5", "inf".
 func FormatRate(r float64) string {
 	if math.IsInf(r, 1) {
@@ -229,6 +272,18 @@ const workloadDir = "workloads"
 func Names() []string {
 	out := scenarios.Names(scenarios.Workloads, workloadDir)
 	sort.SliceStable(out, func(i, j int) bool { return runOrder(out[i]) < runOrder(out[j]) })
+	return out
+}
+
+// DefaultNames lists the built-in scenarios the suite runs when none are
+// named: Names without the opt-in ones.
+func DefaultNames() []string {
+	var out []string
+	for _, n := range Names() {
+		if s, err := Builtin(n); err == nil && !s.OptIn {
+			out = append(out, n)
+		}
+	}
 	return out
 }
 
@@ -264,6 +319,8 @@ type file struct {
 	Load        loadYAML              `yaml:"load"`
 	Warmup      *int                  `yaml:"warmup"`
 	Knee        bool                  `yaml:"knee"`
+	Capacity    *Capacity             `yaml:"capacity"`
+	OptIn       bool                  `yaml:"opt_in"`
 	Size        map[string]sizingYAML `yaml:"size"`
 	Expect      Expect                `yaml:"expect"`
 }
@@ -341,7 +398,7 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
 		return strictyaml.At(source, n, format, args...)
 	}
-	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Knee: f.Knee, Expect: f.Expect,
+	s := &Scenario{Name: f.Name, Description: f.Description, Source: source, Knee: f.Knee, Expect: f.Expect, Capacity: f.Capacity, OptIn: f.OptIn,
 		Concurrency: f.Load.Concurrency, Burstiness: f.Load.Burstiness, MaxConcurrency: f.Load.MaxConcurrency, Warmup: 1, Sizes: map[Size]Sizing{}}
 	if s.Name == "" {
 		return nil, bad(root, "missing name: add `name: <scenario name>` at the top")
@@ -366,7 +423,11 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		s.Rates = append(s.Rates, float64(r))
 	}
 	loadNode := at("load")
+	if err := s.checkCapacity(source, at("capacity"), loadNode); err != nil {
+		return nil, err
+	}
 	switch {
+	case s.Capacity != nil:
 	case len(s.Concurrency) == 0 && len(s.Rates) == 0:
 		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop) or rate: [R, ...] (open loop)")
 	case len(s.Concurrency) > 0 && len(s.Rates) > 0:
@@ -387,6 +448,29 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkCapacity checks a capacity search's settings: what it varies, a
+// start, and no fixed levels beside them.
+func (s *Scenario) checkCapacity(source string, n, loadNode *yaml.Node) error {
+	c := s.Capacity
+	switch {
+	case c == nil:
+		return nil
+	case c.Over != "rate" && c.Over != "concurrency":
+		return strictyaml.At(source, n, "capacity: over %q: want rate (open loop, requests/s) or concurrency (closed loop)", c.Over)
+	case !(c.Start > 0) || (c.Over == "concurrency" && c.Start != math.Trunc(c.Start)):
+		return strictyaml.At(source, n, "capacity: start %v: want the first level to run, a positive rate or a whole concurrency", c.Start)
+	case len(s.Concurrency) > 0 || len(s.Rates) > 0:
+		return strictyaml.At(source, loadNode, "load: a capacity search picks its own levels: drop concurrency: and rate: (start the search with capacity.start)")
+	case s.Knee:
+		return strictyaml.At(source, n, "knee: needs fixed concurrency points, which a capacity search has not: make two scenarios")
+	case s.MaxConcurrency != 0:
+		return strictyaml.At(source, loadNode, "load: max_concurrency would hold an overload back in the client's queue, out of the server's sight: drop it from a capacity search")
+	case c.Over == "concurrency" && s.Burstiness != 0:
+		return strictyaml.At(source, loadNode, "load: burstiness shapes open-loop arrivals: drop it, or search over rate")
+	}
+	return nil
 }
 
 // parseClasses resolves the classes' fixtures.
@@ -479,7 +563,7 @@ func (s *Scenario) parseSizes(source string, n *yaml.Node, ys map[string]sizingY
 			return strictyaml.At(source, n, "size: %s: counts cannot be negative", z)
 		case sz.Requests > 0 && sz.Waves > 0:
 			return strictyaml.At(source, n, "size: %s: requests and waves exclude each other", z)
-		case sz.Waves > 0 && len(s.Rates) > 0:
+		case sz.Waves > 0 && (len(s.Rates) > 0 || s.Capacity != nil):
 			return strictyaml.At(source, n, "size: %s: waves size closed-loop points; use requests: or duration: for rates", z)
 		case sz.Requests == 0 && sz.Waves == 0 && sz.Duration == 0:
 			return strictyaml.At(source, n, "size: %s: bound each point with requests:, waves: or duration:", z)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,long-prefill-mix,poisson,prefix-reuse"; got != want {
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,long-prefill-mix,poisson,prefix-reuse,slo-capacity"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	for _, n := range names {
@@ -22,6 +23,12 @@ func TestBuiltins(t *testing.T) {
 		}
 		for _, z := range []Size{Full, Quick} {
 			pts := s.Points(z)
+			if s.Capacity != nil {
+				// A search's points are its levels: the start's run is valid.
+				p := s.CapacityPoint(z)
+				p.Load.Rate = s.Capacity.Start
+				pts = append(pts, p)
+			}
 			if len(pts) == 0 {
 				t.Errorf("%s at %s: no points", n, z)
 			}
@@ -115,6 +122,14 @@ func TestParseErrors(t *testing.T) {
 		{"bad-duration.yaml", `bad-duration.yaml:6:33: "soon": want a positive duration`},
 		// rate inf bounded only by time would send without end.
 		{"inf-unbounded.yaml", `inf-unbounded.yaml:6:3: size: full: rate inf sends every request at once: give requests:`},
+		// A capacity search picks its own levels.
+		{"capacity-levels.yaml", `capacity-levels.yaml:4:7: load: a capacity search picks its own levels`},
+		// ... over rate or concurrency only.
+		{"capacity-over.yaml", `capacity-over.yaml:5:11: capacity: over "users": want rate`},
+		// ... from a whole concurrency.
+		{"capacity-start.yaml", `capacity-start.yaml:5:11: capacity: start 1.5: want the first level`},
+		// ... with no client-side cap hiding the overload.
+		{"capacity-cap.yaml", `capacity-cap.yaml:4:7: load: max_concurrency would hold an overload back`},
 		// The name is required.
 		{"no-name.yaml", `no-name.yaml:1:1: missing name`},
 	} {
@@ -136,5 +151,34 @@ func TestUnknownBuiltin(t *testing.T) {
 	t.Parallel()
 	if _, err := Builtin("sweep"); err == nil || !strings.Contains(err.Error(), "choose one of ttft-tpot, concurrency-sweep") {
 		t.Errorf("Builtin(sweep) error = %v", err)
+	}
+}
+
+// TestCapacityPoint: a capacity search has no fixed points; its base point
+// carries the size's least requests and duration, classes sized.
+func TestCapacityPoint(t *testing.T) {
+	t.Parallel()
+	s, err := Builtin("slo-capacity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.OptIn || slices.Contains(DefaultNames(), "slo-capacity") {
+		t.Errorf("slo-capacity is opt-in: the suite runs it when named, not by default (%v)", DefaultNames())
+	}
+	if pts := s.Points(Full); len(pts) != 0 {
+		t.Errorf("Points = %d, want none: the search picks its levels", len(pts))
+	}
+	if s.Capacity == nil || s.Capacity.Over != "rate" || s.Capacity.Start != 4 {
+		t.Fatalf("capacity = %+v, want over rate from 4", s.Capacity)
+	}
+	p := s.CapacityPoint(Quick)
+	if p.Load.Requests != 50 || p.Load.Duration != 8*time.Second || p.Load.Burstiness != 1 || p.Load.Warmup != 1 {
+		t.Errorf("quick load = %+v, want 50 requests, 8s, burstiness 1, warm-up 1", p.Load)
+	}
+	if got := p.Classes[0].Config.MaxTokens; got != 32 {
+		t.Errorf("quick max tokens %d, want 32", got)
+	}
+	if f := s.CapacityPoint(Full); f.Load.Requests != 100 || f.Load.Duration != 30*time.Second || f.Classes[0].Config.MaxTokens != 150 {
+		t.Errorf("full = %+v, max tokens %d", f.Load, f.Classes[0].Config.MaxTokens)
 	}
 }

@@ -18,7 +18,8 @@
 //	                     expose fails its check, over the thresholds file's
 //	                     checks.strict (false for a vLLM-compatible server
 //	                     that lacks some of vLLM's metrics)
-//	VLLMPERF_SCENARIOS   comma-separated scenarios (default: all built in)
+//	VLLMPERF_SCENARIOS   comma-separated scenarios (default: all built in
+//	                     but the opt-in ones, such as slo-capacity)
 //	VLLMPERF_THRESHOLDS  the thresholds file (default: thresholds.yaml at the
 //	                     module root when present)
 //	VLLMPERF_RESULTS     write a results folder there (default: none)
@@ -120,7 +121,7 @@ func FromEnv(short bool) (Config, error) {
 	if c.Profiles, err = profilesFromEnv(c.Backend); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Scenarios, err = list(EnvScenarios, scenario.Names()); err != nil {
+	if c.Scenarios, err = listOr(EnvScenarios, scenario.Names(), scenario.DefaultNames()); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Thresholds, err = thresholdsFromEnv(); err != nil {
@@ -168,9 +169,14 @@ func profilesFromEnv(backend server.Kind) ([]string, error) {
 
 // list reads a comma-separated selection from env, each name one of known.
 func list(env string, known []string) ([]string, error) {
+	return listOr(env, known, known)
+}
+
+// listOr is list whose default (env unset) is def, a part of known.
+func listOr(env string, known, def []string) ([]string, error) {
 	v := strings.TrimSpace(os.Getenv(env))
 	if v == "" {
-		return known, nil
+		return def, nil
 	}
 	var out []string
 	for _, n := range strings.Split(v, ",") {

@@ -22,6 +22,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -158,6 +159,9 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		for _, kv := range ss.ConfigLines {
 			m[kv[0]] = kv[1]
 		}
+		if !p.Deployment {
+			m[results.ConfigGPUs] = strconv.Itoa(gpus(p))
+		}
 		s.out.SetConfig(p.Name, m)
 		s.out.Add(ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
 	}
@@ -229,6 +233,20 @@ func (ss *Session) facts() check.Facts {
 		f.MaxNumSeqs, _ = strconv.Atoi(v)
 	}
 	return f
+}
+
+// gpus is how many GPUs a profile's server uses: its tensor, pipeline
+// and data parallel sizes multiplied (vLLM's defaults are 1).
+func gpus(p profile.Profile) int {
+	n := 1
+	for _, flag := range []string{"tensor-parallel-size", "pipeline-parallel-size", "data-parallel-size"} {
+		if v, ok := p.Flag(flag); ok {
+			if k, err := strconv.Atoi(v); err == nil && k > 0 {
+				n *= k
+			}
+		}
+	}
+	return n
 }
 
 // simSeedSet reports whether args set --sim-seed.
@@ -322,6 +340,39 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 		out.AddKnee(ss.Profile.Name, scenarioName, k)
 	}
 	return k, m
+}
+
+// Capacity runs a capacity scenario's search on the session's server
+// (package slocapacity) and returns it with its units (summary=capacity).
+// Each run is recorded in the results folder under its level's point
+// (rate=R or conc=N) without checks: runs above the capacity break the
+// SLO by design. An error stops the search (the server went down); the
+// result so far comes with it.
+func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapacity.Result, map[string]float64, error) {
+	sc, err := ss.Scenario(scenarioName)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, runner, err := slocapacity.FromScenario(sc, ss.suite.cfg.Size, ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName))
+	if err != nil {
+		return nil, nil, err
+	}
+	runner.Server = ss.Server
+	runner.Options = append(runner.Options, harness.WithAPIKey(ss.suite.cfg.APIKey))
+	if out := ss.suite.out; out != nil {
+		runner.OnRun = func(res *harness.Result, _ slocapacity.Trial) {
+			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
+			out.Add(name, ss.Profile.Name, res, res.Metrics(), nil)
+		}
+	}
+	r, err := slocapacity.Search(ctx, cfg, runner.Probe)
+	if r == nil {
+		return nil, nil, err
+	}
+	if out := ss.suite.out; out != nil {
+		out.AddCapacity(ss.Profile.Name, scenarioName, r)
+	}
+	return r, r.Metrics(), err
 }
 
 // configLines describes the session for benchfmt.

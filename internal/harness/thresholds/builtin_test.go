@@ -15,7 +15,7 @@ import (
 // defaults are the file's and no Go value stands in for one.
 func TestBuiltinSetsEverything(t *testing.T) {
 	t.Parallel()
-	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee, "diagnose": builtin.diagnose} {
+	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee, "capacity": builtin.top.Capacity, "diagnose": builtin.diagnose} {
 		rv := reflect.ValueOf(v)
 		if rv.IsNil() {
 			t.Errorf("thresholds.yaml sets no %s:", name)
@@ -29,7 +29,7 @@ func TestBuiltinSetsEverything(t *testing.T) {
 			}
 		}
 	}
-	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 || DefaultDiagnosis.ColdExtra != 50*time.Millisecond {
+	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 || DefaultDiagnosis.ColdExtra != 50*time.Millisecond || DefaultCapacity.MaxRuns != 12 {
 		t.Errorf("defaults not read from thresholds.yaml: %+v %+v %+v", DefaultChecks, DefaultGate, DefaultDiagnosis)
 	}
 }

@@ -10,6 +10,7 @@
 //	max_error_rate: 0%   # failed requests allowed in a run
 //	checks: {...}    # server-side assertions (Prometheus counters, KV cache)
 //	knee: {...}      # how the concurrency sweep's knee is found (its own slo:)
+//	capacity: {goodput_min: 99%, tolerance: 10%, max_runs: 12}  # the SLO capacity search
 //	goodput: {ttft: 500ms, tpot: 100ms}   # per-request SLO behind goodput-req/s
 //	slo:             # absolute limits on reported metrics
 //	  ttft-p99-ns: {max: 2s}
@@ -117,6 +118,23 @@ type Knee struct {
 // without its slo: (a file's own slo: decides slo-conc).
 var DefaultKnee = func() Knee { k := builtinRun().Knee; k.SLO = nil; return k }()
 
+// Capacity says how a capacity search (vllmperf capacity, the capacity
+// scenario) decides: the share of requests that must meet Goodput, and
+// when the search stops.
+type Capacity struct {
+	// GoodputMin is the share of a run's requests that must meet the
+	// goodput SLO for the run to pass (a fraction).
+	GoodputMin float64
+	// Tolerance stops the search once the lowest failing level is at most
+	// (1 + Tolerance) × the highest passing one (a fraction).
+	Tolerance float64
+	// MaxRuns bounds the runs of one search.
+	MaxRuns int
+}
+
+// DefaultCapacity is the top-level capacity: of the shipped thresholds.yaml.
+var DefaultCapacity = builtinRun().Capacity
+
 // Goodput is the per-request SLO behind goodput-req/s (vLLM's --goodput);
 // a zero limit is not checked.
 type Goodput struct {
@@ -135,6 +153,7 @@ type Limit struct {
 type Scope struct {
 	Checks       Checks
 	Knee         Knee
+	Capacity     Capacity
 	Goodput      Goodput
 	MaxErrorRate float64
 	// SLO maps a unit to its limit.
@@ -232,7 +251,7 @@ func Load(file string) (*Set, error) {
 }
 
 // Parse parses a thresholds file; source names it in errors. What the file
-// leaves out of gate:, checks: and knee: (its slo: aside) is the shipped
+// leaves out of gate:, checks:, capacity: and knee: (its slo: aside) is the shipped
 // thresholds.yaml's top level (DefaultGate, DefaultChecks, DefaultKnee);
 // its limits (slo:, max_error_rate, goodput:, better:, overrides:) are its own.
 func Parse(source string, data []byte) (*Set, error) {
@@ -255,8 +274,8 @@ func Parse(source string, data []byte) (*Set, error) {
 		if r.Match == nil {
 			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: missing match: say which profile, scenario or metric the override is for (use match: {} for all)", i)}
 		}
-		if r.Match.Metric != "" && (r.Checks != nil || r.Knee != nil || r.Goodput != nil || r.MaxErrorRate != nil) {
-			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: match.metric selects metrics, but checks, knee, goodput and max_error_rate apply to whole runs: move them to an override without match.metric", i)}
+		if r.Match.Metric != "" && (r.Checks != nil || r.Knee != nil || r.Capacity != nil || r.Goodput != nil || r.MaxErrorRate != nil) {
+			return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: fmt.Sprintf("overrides[%d]: match.metric selects metrics, but checks, knee, capacity, goodput and max_error_rate apply to whole runs: move them to an override without match.metric", i)}
 		}
 		for _, pat := range []string{r.Match.Profile, r.Match.Scenario, r.Match.Metric} {
 			if _, err := path.Match(pat, ""); err != nil {
@@ -271,7 +290,7 @@ func Parse(source string, data []byte) (*Set, error) {
 // Scope resolves the settings for one profile and scenario: defaults, the
 // file's top level, then every matching override in order.
 func (s *Set) Scope(profile, scenario string) Scope {
-	sc := Scope{Checks: DefaultChecks, Knee: DefaultKnee, SLO: map[string]Limit{}}
+	sc := Scope{Checks: DefaultChecks, Knee: DefaultKnee, Capacity: DefaultCapacity, SLO: map[string]Limit{}}
 	sc.Knee.SLO = nil // filled per scope, never shared with DefaultKnee
 	apply := func(l *layer, metric string) {
 		l.applyRun(&sc)
@@ -386,6 +405,7 @@ type layer struct {
 	Gate         *gateYAML            `yaml:"gate"`
 	Checks       *checksYAML          `yaml:"checks"`
 	Knee         *kneeYAML            `yaml:"knee"`
+	Capacity     *capacityYAML        `yaml:"capacity"`
 	Goodput      *goodputYAML         `yaml:"goodput"`
 	MaxErrorRate *Fraction            `yaml:"max_error_rate"`
 	SLO          sloYAML              `yaml:"slo"`
@@ -434,6 +454,12 @@ type kneeYAML struct {
 	MinGain          *Fraction `yaml:"min_gain"`
 	MinLatencyGrowth *Fraction `yaml:"min_latency_growth"`
 	SLO              sloYAML   `yaml:"slo"`
+}
+
+type capacityYAML struct {
+	GoodputMin *Fraction `yaml:"goodput_min"`
+	Tolerance  *Fraction `yaml:"tolerance"`
+	MaxRuns    *count    `yaml:"max_runs"`
 }
 
 type goodputYAML struct {
@@ -505,6 +531,13 @@ func (l *layer) applyRun(sc *Scope) {
 				sc.Knee.SLO = map[string]Limit{}
 			}
 			sc.Knee.SLO[unit] = mergeLimit(sc.Knee.SLO[unit], lim)
+		}
+	}
+	if c := l.Capacity; c != nil {
+		setFrac(&sc.Capacity.GoodputMin, c.GoodputMin)
+		setFrac(&sc.Capacity.Tolerance, c.Tolerance)
+		if c.MaxRuns != nil {
+			sc.Capacity.MaxRuns = int(*c.MaxRuns)
 		}
 	}
 	if g := l.Goodput; g != nil {

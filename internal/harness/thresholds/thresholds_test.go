@@ -192,3 +192,30 @@ func TestWithStrict(t *testing.T) {
 		t.Error("WithStrict changed the original")
 	}
 }
+
+// TestCapacityScope: capacity: falls back to the shipped file's settings,
+// a file's top level overrides them, and a rule overrides them for its
+// profiles and scenarios.
+func TestCapacityScope(t *testing.T) {
+	t.Parallel()
+	s, err := Parse("capacity.yaml", []byte(`capacity: {tolerance: 5%}
+rules:
+  - match: {profile: low-latency}
+    capacity: {goodput_min: 95%, max_runs: 20}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Scope("basic", "slo-capacity").Capacity, (Capacity{GoodputMin: DefaultCapacity.GoodputMin, Tolerance: 0.05, MaxRuns: DefaultCapacity.MaxRuns}); got != want {
+		t.Errorf("basic: %+v, want %+v", got, want)
+	}
+	if got, want := s.Scope("low-latency", "slo-capacity").Capacity, (Capacity{GoodputMin: 0.95, Tolerance: 0.05, MaxRuns: 20}); got != want {
+		t.Errorf("low-latency: %+v, want %+v", got, want)
+	}
+	if _, err := Parse("bad.yaml", []byte("capacity: {max_runs: 1}\n")); err == nil || !strings.Contains(err.Error(), "at least 2") {
+		t.Errorf("max_runs 1: error %v, want at least 2 runs", err)
+	}
+	if got := (Capacity{GoodputMin: 0.99, Tolerance: 0.1, MaxRuns: 12}); DefaultCapacity != got {
+		t.Errorf("DefaultCapacity = %+v, want thresholds.yaml's %+v", DefaultCapacity, got)
+	}
+}

@@ -83,6 +83,10 @@ var (
 	Saturation  = def("saturation-conc", Higher, "saturation", 0)
 	SLOConc     = def("slo-conc", Higher, "SLO concurrency", 0)
 	Recommended = def("recommended-conc", Higher, "recommended", 0)
+	// The capacity under the goodput SLO (summary=capacity).
+	CapacityRate  = def("slo-capacity-req/s", Higher, "SLO capacity", 2)
+	CapacityConc  = def("slo-capacity-conc", Higher, "SLO capacity conc", 0)
+	CapacityUsers = def("slo-capacity-users", None, "≈ users", 1)
 )
 
 // NsPerOp is benchfmt's own unit: the wall time of one iteration.

@@ -1,0 +1,116 @@
+package slocapacity
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+)
+
+// Metrics are the search's bench units: the capacity (slo-capacity-req/s
+// in Rate mode, slo-capacity-conc in Concurrency mode, gated, higher is
+// better) and the users in flight at it (slo-capacity-users). Empty when
+// the capacity was not found: a bound is no capacity, and a figure that
+// was not measured is left out, never written as 0.
+func (r *Result) Metrics() map[string]float64 {
+	m := map[string]float64{}
+	if !r.Found {
+		return m
+	}
+	if r.Config.Mode == Concurrency {
+		m[units.CapacityConc] = r.Pass.Level
+	} else {
+		m[units.CapacityRate] = r.Pass.Level
+	}
+	m[units.CapacityUsers] = r.Pass.Users
+	return m
+}
+
+// SLOText is the SLO as stated: "P99 TTFT ≤ 500ms, P99 TPOT ≤ 100ms" at a
+// 99% goodput minimum (P99), the percentile the minimum implies.
+func (r *Result) SLOText() string {
+	pct := "P" + strconv.FormatFloat(100*r.Config.Capacity.GoodputMin, 'g', 4, 64)
+	var parts []string
+	for _, l := range []struct {
+		name string
+		d    time.Duration
+	}{{"TTFT", r.Config.SLO.TTFT}, {"TPOT", r.Config.SLO.TPOT}, {"E2EL", r.Config.SLO.E2EL}} {
+		if l.d > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s ≤ %s", pct, l.name, l.d))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Statement is the result in one sentence: "14.1 requests/s (≈ 9.2
+// concurrent users) within P99 TTFT ≤ 500ms, P99 TPOT ≤ 100ms", with the
+// passing and failing runs that bound it, or why there is none.
+func (r *Result) Statement() string {
+	if !r.Found {
+		return "capacity not found: " + r.Reason
+	}
+	p, f := r.Pass, r.Fail
+	head := fmt.Sprintf("%s requests/s (≈ %s concurrent users)", num(p.Level), num(p.Users))
+	if r.Config.Mode == Concurrency {
+		head = fmt.Sprintf("%s concurrent users (%s requests/s)", num(p.Level), num(p.ReqPerSec))
+	}
+	return fmt.Sprintf("%s within %s: %.1f%% of requests met the SLO at %s; %.1f%% at %s, %.0f%% above (%d runs)",
+		head, r.SLOText(), p.GoodputPct(), r.Config.FormatLevel(p.Level), f.GoodputPct(), r.Config.FormatLevel(f.Level),
+		100*(f.Level/p.Level-1), len(r.Trials))
+}
+
+// WriteTable writes the runs behind the result, in the order they ran:
+// level, requests, goodput, P99 TTFT and TPOT, throughput, users, verdict,
+// and any notes below.
+func (r *Result) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	level := units.Label(units.ReqPerSec) + " sent"
+	if r.Config.Mode == Concurrency {
+		level = "in flight"
+	}
+	fmt.Fprintf(tw, "run\t%s\trequests\tgoodput\t%s\t%s\t%s\tusers\tverdict\t\n", level,
+		units.Label(units.TTFTP99), units.Label(units.TPOTP99), units.Label(units.ReqPerSec))
+	for i, t := range r.Trials {
+		ttft, tpot := "-", "-"
+		if t.HasP99 {
+			ttft, tpot = ms(t.TTFTP99), ms(t.TPOTP99)
+		}
+		verdict := "FAIL"
+		if t.Pass {
+			verdict = "pass"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%s\t%s\t%.2f\t%.1f\t%s\t\n", i+1, num(t.Level), t.Requests, t.GoodputPct(), ttft, tpot, t.ReqPerSec, t.Users, verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, t := range r.Trials {
+		for _, n := range t.Notes {
+			if _, err := fmt.Fprintf(w, "run %d: %s\n", i+1, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// num writes a level or a count with 3 significant digits, whole numbers
+// from 100 up.
+func num(v float64) string {
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// ms writes milliseconds with 3 significant digits: "212ms", "5.6s".
+func ms(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(v/1000, 'g', 3, 64) + "s"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64) + "ms"
+}
