@@ -194,12 +194,12 @@ func TestWithStrict(t *testing.T) {
 }
 
 // TestCapacityScope: capacity: falls back to the shipped file's settings,
-// a file's top level overrides them, and a rule overrides them for its
+// a file's top level overrides them, and an override replaces them for its
 // profiles and scenarios.
 func TestCapacityScope(t *testing.T) {
 	t.Parallel()
 	s, err := Parse("capacity.yaml", []byte(`capacity: {tolerance: 5%}
-rules:
+overrides:
   - match: {profile: low-latency}
     capacity: {goodput_min: 95%, max_runs: 20}
 `))
