@@ -68,3 +68,42 @@ func TestSelectByHeldOutLoss(t *testing.T) {
 	}
 	t.Logf("held-out loss: prior 0 %.3f, prior 1000 %.3f; chose %g", l.Candidates[0].HeldOutLoss, l.Candidates[1].HeldOutLoss, l.Prior)
 }
+
+// TestStaleChoice: loso.yaml matches the data, and a choice that is not the
+// least held-out loss, or a fold fitted on a held-out source's rows, is
+// reported stale.
+func TestStaleChoice(t *testing.T) {
+	rows, err := calibration.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := l.StaleFolds(rows); len(stale) > 0 {
+		t.Fatalf("shipped loso.yaml is stale: %v", stale)
+	}
+	if len(l.Candidates) < 2 {
+		t.Fatalf("%d candidates, want the prior weights of FitPriors (%v)", len(l.Candidates), FitPriors)
+	}
+	for _, c := range l.Candidates {
+		if c.Prior == l.Prior {
+			continue
+		}
+		wrong := l
+		wrong.Prior = c.Prior
+		if len(wrong.StaleFolds(rows)) == 0 {
+			t.Errorf("choosing prior %g (held-out %.3f) over the least was not reported", c.Prior, c.HeldOutLoss)
+		}
+	}
+	leaky := l
+	leaky.Candidates = slices.Clone(l.Candidates)
+	chosen := slices.IndexFunc(leaky.Candidates, func(c Candidate) bool { return c.Prior == l.Prior })
+	folds := slices.Clone(leaky.Candidates[chosen].Folds)
+	folds[0].Rows = append(slices.Clone(folds[0].Rows), l.Full.Rows[0])
+	leaky.Candidates[chosen].Folds = folds
+	if len(leaky.StaleFolds(rows)) == 0 {
+		t.Error("a fold fitted on another row set than its training rows was not reported")
+	}
+}
