@@ -50,12 +50,16 @@ bench:
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 
-# make fit: fit the simulator's costs (engine.FittedCosts) on the fit rows,
-# then once per source without that source's rows (leave-one-source-out),
-# and write internal/vllmsim/replay/loso.yaml (minutes). Put the full fit's
-# costs into internal/vllmsim/engine/presets.go, then make calibrate.
+# make fit: choose how the simulator's costs are fitted by
+# leave-one-source-out cross-validation (for each prior weight in
+# replay.FitPriors, one fit per source without that source's fit rows, each
+# scored on the rows it never saw; the least held-out loss wins), fit the
+# costs on every fit row with the chosen weight, and write
+# internal/vllmsim/replay/loso.yaml (tens of minutes). Put the full fit's
+# costs into engine.FittedCosts (internal/vllmsim/engine/presets.go), then
+# make calibrate. Check rows are never replayed by it.
 fit:
-	$(GO) test -count=1 -timeout 60m -run '^TestFit$$' -v ./internal/vllmsim/replay/ -fit all
+	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/vllmsim/replay/ -fit all
 
 # --- The regression gate (docs/gate.md, README "Regression gate") ---------
 

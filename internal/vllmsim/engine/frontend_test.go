@@ -70,7 +70,12 @@ func TestFrontendBurst(t *testing.T) {
 	if inFrontend < 400 || inFrontendOff != 0 {
 		t.Errorf("front-end peak %d with the API server, %d offline: want most of the burst there, and none offline", inFrontend, inFrontendOff)
 	}
-	if waitingOff < 400 || waiting >= waitingOff*3/4 {
+	// How much of the burst reaches the engine's queue at once depends on
+	// whether the API server's input work (fitted costs) or the engine's
+	// prefill is slower; what must hold is that requests still in the front
+	// end are not counted there: offline all 500 wait at once, with the front
+	// end fewer.
+	if waitingOff < 400 || waiting >= waitingOff*9/10 {
 		t.Errorf("num_requests_waiting peak %d (offline %d): the front end's queue must not show in the engine's gauge", waiting, waitingOff)
 	}
 	if queue > mean(ttft)/2 {

@@ -132,10 +132,10 @@ type Costs struct {
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.85, PrefillSmallModelExponent: 0.91, DecodeEfficiency: 0.85,
-	StepOverhead: 1760 * time.Microsecond, SeqOverhead: 54900 * time.Nanosecond,
-	Frontend: FrontendPreset{Latency: 20 * time.Millisecond, Base: 3850 * time.Microsecond, PerPromptToken: 3850 * time.Nanosecond,
-		PerOutputToken: 30 * time.Microsecond, InputAwaits: 5, SlowDetokenizeFactor: 1},
+	PrefillEfficiency: 0.78, PrefillSmallModelExponent: 0.768, DecodeEfficiency: 0.95,
+	StepOverhead: 2 * time.Millisecond, SeqOverhead: 60 * time.Microsecond,
+	Frontend: FrontendPreset{Latency: 22 * time.Millisecond, Base: 2600 * time.Microsecond, PerPromptToken: 3 * time.Microsecond,
+		PerOutputToken: 39 * time.Microsecond, InputAwaits: 5, SlowDetokenizeFactor: 1.212},
 }
 
 // Costs returns the preset's costs.
@@ -156,9 +156,13 @@ func (g GPUPreset) WithCosts(c Costs) GPUPreset {
 type CostRange struct {
 	Name     string
 	Min, Max float64 // in the figure's unit: a fraction, an exponent, a count, or nanoseconds
-	Why      string
-	Get      func(c *Costs) float64
-	Set      func(c *Costs, v float64)
+	// Nominal is the figure's typical value, set from the same reasoning as
+	// the range before any fitting (never from a fit): where every fit
+	// starts, and what the fit's prior pulls toward (replay.FitOptions).
+	Nominal float64
+	Why     string
+	Get     func(c *Costs) float64
+	Set     func(c *Costs, v float64)
 	// durationFig: the figure is a time; integer: a count.
 	durationFig, integer bool
 }
@@ -169,14 +173,14 @@ func (r CostRange) Integer() bool { return r.integer }
 // Duration reports whether the figure is a time (Min, Max in nanoseconds).
 func (r CostRange) Duration() bool { return r.durationFig }
 
-func durRange(name string, f func(c *Costs) *time.Duration, lo, hi time.Duration, why string) CostRange {
-	return CostRange{Name: name, Min: float64(lo), Max: float64(hi), Why: why, durationFig: true,
+func durRange(name string, f func(c *Costs) *time.Duration, lo, nominal, hi time.Duration, why string) CostRange {
+	return CostRange{Name: name, Min: float64(lo), Max: float64(hi), Nominal: float64(nominal), Why: why, durationFig: true,
 		Get: func(c *Costs) float64 { return float64(*f(c)) },
 		Set: func(c *Costs, v float64) { *f(c) = time.Duration(math.Round(v)) }}
 }
 
-func floatRange(name string, f func(c *Costs) *float64, lo, hi float64, why string) CostRange {
-	return CostRange{Name: name, Min: lo, Max: hi, Why: why,
+func floatRange(name string, f func(c *Costs) *float64, lo, nominal, hi float64, why string) CostRange {
+	return CostRange{Name: name, Min: lo, Max: hi, Nominal: nominal, Why: why,
 		Get: func(c *Costs) float64 { return *f(c) },
 		Set: func(c *Costs, v float64) { *f(c) = v }}
 }
@@ -185,30 +189,41 @@ func floatRange(name string, f func(c *Costs) *float64, lo, hi float64, why stri
 // searches only inside them, and TestCostsInRange fails when a fitted
 // preset leaves them, whatever the figure buys on the calibration rows.
 var CostRanges = []CostRange{
-	floatRange("PrefillEfficiency", func(c *Costs) *float64 { return &c.PrefillEfficiency }, 0.3, 0.85,
+	floatRange("PrefillEfficiency", func(c *Costs) *float64 { return &c.PrefillEfficiency }, 0.3, 0.6, 0.85,
 		"share of dense tensor peak that prefill GEMMs of a 4096-wide model reach (cuBLAS/CUTLASS reach 60-80 % on large GEMMs; attention and norms pull the layer below)"),
-	floatRange("PrefillSmallModelExponent", func(c *Costs) *float64 { return &c.PrefillSmallModelExponent }, 0, 1.5,
+	floatRange("PrefillSmallModelExponent", func(c *Costs) *float64 { return &c.PrefillSmallModelExponent }, 0, 0.5, 1.5,
 		"how fast that share falls below hidden size 4096 (narrow GEMMs fill fewer SMs): 0 none, 1 in proportion to the width"),
-	floatRange("DecodeEfficiency", func(c *Costs) *float64 { return &c.DecodeEfficiency }, 0.6, 0.95,
+	floatRange("DecodeEfficiency", func(c *Costs) *float64 { return &c.DecodeEfficiency }, 0.6, 0.8, 0.95,
 		"share of datasheet memory bandwidth that weight and KV streaming reach (STREAM-like kernels reach 80-92 %)"),
-	durRange("StepOverhead", func(c *Costs) *time.Duration { return &c.StepOverhead }, 200*time.Microsecond, 4*time.Millisecond,
+	durRange("StepOverhead", func(c *Costs) *time.Duration { return &c.StepOverhead }, 200*time.Microsecond, time.Millisecond, 4*time.Millisecond,
 		"fixed cost of an engine step beyond its roofline: scheduling, input preparation, CUDA-graph launch, sampling, the hop to the API server (V1: 0.5-3 ms)"),
-	durRange("SeqOverhead", func(c *Costs) *time.Duration { return &c.SeqOverhead }, 0, 60*time.Microsecond,
+	durRange("SeqOverhead", func(c *Costs) *time.Duration { return &c.SeqOverhead }, 0, 20*time.Microsecond, 60*time.Microsecond,
 		"cost per sequence per step on the critical path (input preparation, sampling, output handling in the engine core): microseconds to tens of microseconds"),
-	durRange("Frontend.Latency", func(c *Costs) *time.Duration { return &c.Frontend.Latency }, 0, 60*time.Millisecond,
+	durRange("Frontend.Latency", func(c *Costs) *time.Duration { return &c.Frontend.Latency }, 0, 10*time.Millisecond, 60*time.Millisecond,
 		"time of a request's way through the API server that occupies no loop: HTTP round trips, the hops to the engine core and back (a few ms; tens with a chat template's first empty chunks)"),
-	durRange("Frontend.Base", func(c *Costs) *time.Duration { return &c.Frontend.Base }, 300*time.Microsecond, 20*time.Millisecond,
+	durRange("Frontend.Base", func(c *Costs) *time.Duration { return &c.Frontend.Base }, 300*time.Microsecond, 2*time.Millisecond, 20*time.Millisecond,
 		"API-server CPU time per request besides tokenization: HTTP parsing, request validation, the chat template, add_request"),
-	durRange("Frontend.PerPromptToken", func(c *Costs) *time.Duration { return &c.Frontend.PerPromptToken }, 0, 20*time.Microsecond,
+	durRange("Frontend.PerPromptToken", func(c *Costs) *time.Duration { return &c.Frontend.PerPromptToken }, 0, 3*time.Microsecond, 20*time.Microsecond,
 		"tokenization per prompt token (a Hugging Face fast tokenizer: about 1-10 µs)"),
-	durRange("Frontend.PerOutputToken", func(c *Costs) *time.Duration { return &c.Frontend.PerOutputToken }, 5*time.Microsecond, 100*time.Microsecond,
+	durRange("Frontend.PerOutputToken", func(c *Costs) *time.Duration { return &c.Frontend.PerOutputToken }, 5*time.Microsecond, 30*time.Microsecond, 100*time.Microsecond,
 		"API-server CPU time per streamed token: incremental detokenization and one SSE chunk (tens of µs, not hundreds)"),
-	{Name: "Frontend.InputAwaits", Min: 1, Max: 8, integer: true,
+	{Name: "Frontend.InputAwaits", Min: 1, Max: 8, Nominal: 4, integer: true,
 		Why: "await points on a request's way in (body read, chat template, tokenization, add_request)",
 		Get: func(c *Costs) float64 { return float64(max(1, c.Frontend.InputAwaits)) },
 		Set: func(c *Costs, v float64) { c.Frontend.InputAwaits = int(math.Round(v)) }},
-	floatRange("Frontend.SlowDetokenizeFactor", func(c *Costs) *float64 { return &c.Frontend.SlowDetokenizeFactor }, 1, 10,
+	floatRange("Frontend.SlowDetokenizeFactor", func(c *Costs) *float64 { return &c.Frontend.SlowDetokenizeFactor }, 1, 3, 10,
 		"how much dearer the slow incremental detokenizer (--tokenizer-mode slow/mistral) is per token than a fast tokenizer's"),
+}
+
+// NominalCosts are the costs with every figure at its CostRanges nominal
+// value: where the fits start, the same for the full fit and every fold,
+// so that no fold starts from a point fitted on the source it holds out.
+func NominalCosts() Costs {
+	var c Costs
+	for _, r := range CostRanges {
+		r.Set(&c, r.Nominal)
+	}
+	return c
 }
 
 // InRange reports the first figure of c outside its CostRanges range.

@@ -73,7 +73,11 @@ func TestCalibration(t *testing.T) {
 				l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), 100*c.Tolerance)
 		}
 	}
-	out := Table(lines) + "\n" + Summary(lines) + "\n" + ErrorSummary(lines) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
+	loso, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Table(lines) + "\n" + Summary(lines) + "\n" + ErrorSummary(lines) + "\n" + SelectionSummary(loso) + "\nMisses and the mechanism the model lacks:\n\n" + MissList(lines) +
 		"\nSpread (P99 ÷ median) where the source publishes both, with the default noise:\n\n" + SpreadTable(lines)
 	httpOut := "\nThe HTTP path, one row per model preset: token ids in simulated time → the suite's prompts through the HTTP API in real time:\n\n" + HTTPTable(http)
 	fmt.Print(out + httpOut)

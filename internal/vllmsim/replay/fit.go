@@ -20,7 +20,7 @@ import (
 // the noise's draws to other steps and the loss jumps about).
 
 // FitSteps are the coordinate descent's step factors, coarse to fine.
-var FitSteps = []float64{1.3, 1.1, 1.03}
+var FitSteps = []float64{1.3, 1.1}
 
 // FitLoss replays rows with costs c, without noise, and sums the weighted
 // errors. A check row is an error (ErrCheckRow).
@@ -60,11 +60,38 @@ func FitLoss(rows []calibration.Row, c engine.Costs) (float64, error) {
 	return loss, nil
 }
 
+// FitOptions steer a fit.
+type FitOptions struct {
+	// Params are the figures searched (nil: every one of engine.CostRanges).
+	Params []string
+	// Steps are the coordinate descent's step factors (nil: FitSteps).
+	Steps []float64
+	// Prior is the weight of the pull toward each figure's nominal value
+	// (engine.CostRange.Nominal): Prior × ((v − nominal) ÷ (max − min))²
+	// per figure is added to the rows' loss. 0: none. Which weight is used
+	// is chosen by cross-validation (FitPriors, Select).
+	Prior float64
+	// Logf, if set, is told each improvement.
+	Logf func(format string, args ...any)
+}
+
+// PriorPenalty is the prior's term of the fit's objective for c.
+func PriorPenalty(c engine.Costs, prior float64) float64 {
+	if prior == 0 {
+		return 0
+	}
+	p := 0.0
+	for _, cr := range engine.CostRanges {
+		x := (cr.Get(&c) - cr.Nominal) / (cr.Max - cr.Min)
+		p += x * x
+	}
+	return prior * p
+}
+
 // Fit searches the costs, starting at start, that minimise FitLoss on rows
-// (fit rows only: a check row is an error), over the figures named in
-// params (nil: every one of engine.CostRanges), with the step factors
-// steps. logf, if set, is told each improvement.
-func Fit(rows []calibration.Row, start engine.Costs, params []string, steps []float64, logf func(format string, args ...any)) (engine.Costs, float64, error) {
+// plus the prior's PriorPenalty (fit rows only: a check row is an error),
+// and returns them with that objective.
+func Fit(rows []calibration.Row, start engine.Costs, o FitOptions) (engine.Costs, float64, error) {
 	for _, r := range rows {
 		if r.Split != calibration.Fit {
 			return start, 0, fmt.Errorf("row %s: %w", r.ID, ErrCheckRow)
@@ -72,62 +99,75 @@ func Fit(rows []calibration.Row, start engine.Costs, params []string, steps []fl
 	}
 	var ranges []engine.CostRange
 	for _, cr := range engine.CostRanges {
-		if params == nil || contains(params, cr.Name) {
+		if o.Params == nil || contains(o.Params, cr.Name) {
 			ranges = append(ranges, cr)
 		}
 	}
 	if len(ranges) == 0 {
-		return start, 0, fmt.Errorf("no cost named %v (have: %v)", params, costNames())
+		return start, 0, fmt.Errorf("no cost named %v (have: %v)", o.Params, costNames())
+	}
+	if o.Steps == nil {
+		o.Steps = FitSteps
+	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	objective := func(c engine.Costs) (float64, error) {
+		l, err := FitLoss(rows, c)
+		return l + PriorPenalty(c, o.Prior), err
 	}
 	best := start
 	for _, cr := range ranges { // start inside the ranges
 		cr.Set(&best, math.Max(cr.Min, math.Min(cr.Max, cr.Get(&best))))
 	}
-	bestLoss, err := FitLoss(rows, best)
+	bestLoss, err := objective(best)
 	if err != nil {
 		return best, 0, err
 	}
-	if logf != nil {
-		logf("start: loss %.3f", bestLoss)
-	}
-	for _, step := range steps {
+	logf("start: loss %.3f", bestLoss)
+	for _, step := range o.Steps {
 		for improved := true; improved; {
 			improved = false
 			for _, cr := range ranges {
 				for _, up := range []bool{true, false} {
 					cand := best
-					v := cr.Get(&cand)
-					switch {
-					case cr.Integer() && up:
-						v++
-					case cr.Integer():
-						v--
-					case v == 0 && up:
-						v = cr.Min + (cr.Max-cr.Min)/100 // a zero figure starts its search at a hundredth of its range
-					case up:
-						v *= step
-					default:
-						v /= step
-					}
-					cr.Set(&cand, math.Max(cr.Min, math.Min(cr.Max, v)))
+					cr.Set(&cand, stepped(cr, cr.Get(&cand), step, up))
 					if cr.Get(&cand) == cr.Get(&best) {
 						continue
 					}
-					l, err := FitLoss(rows, cand)
+					l, err := objective(cand)
 					if err != nil {
 						return best, 0, err
 					}
 					if l < bestLoss-1e-9 {
 						best, bestLoss, improved = cand, l, true
-						if logf != nil {
-							logf("step %.2f: %s = %s, loss %.3f", step, cr.Name, ShowCost(cr, &best), l)
-						}
+						logf("step %.2f: %s = %s, loss %.3f", step, cr.Name, ShowCost(cr, &best), l)
 					}
 				}
 			}
 		}
 	}
 	return best, bestLoss, nil
+}
+
+// stepped is v moved one step up or down inside cr's range: a count by
+// one, a figure multiplied or divided by step (a zero figure starts its
+// search at a hundredth of its range).
+func stepped(cr engine.CostRange, v, step float64, up bool) float64 {
+	switch {
+	case cr.Integer() && up:
+		v++
+	case cr.Integer():
+		v--
+	case v == 0 && up:
+		v = cr.Min + (cr.Max-cr.Min)/100
+	case up:
+		v *= step
+	default:
+		v /= step
+	}
+	return math.Max(cr.Min, math.Min(cr.Max, v))
 }
 
 // ShowCost formats one figure of c.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -14,13 +15,15 @@ import (
 )
 
 // The fit: `make fit` (go test ./internal/vllmsim/replay/ -run TestFit -fit
-// all) fits engine.Costs on every fit row (the full fit, for presets.go's
-// FittedCosts) and then once per source without that source's rows (the
-// leave-one-source-out folds), and writes loso.yaml. -fit full runs the
-// full fit only, -fit SOURCE one fold; -fit.params A,B searches only those
-// figures. Check rows are never replayed here (Fit and Replay refuse them).
+// all) chooses the prior weight among FitPriors by leave-one-source-out
+// cross-validation (a fold per source per weight), fits engine.Costs on
+// every fit row with the chosen weight (the full fit, for presets.go's
+// FittedCosts), and writes loso.yaml. -fit full runs the full fit only,
+// -fit SOURCE one fold, both with loso.yaml's chosen weight; -fit.params
+// A,B searches only those figures. Check rows are never replayed here (Fit
+// and Replay refuse them).
 var (
-	fitWhat   = flag.String("fit", "", "what TestFit fits: all (full fit and every fold, writes loso.yaml), full, or a source id")
+	fitWhat   = flag.String("fit", "", "what TestFit fits: all (cross-validation, full fit, writes loso.yaml), full, or a source id")
 	fitParams = flag.String("fit.params", "", "comma-separated costs to search (default: every one of engine.CostRanges)")
 )
 
@@ -32,67 +35,70 @@ func TestFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var params []string
+	o := FitOptions{Logf: t.Logf}
 	if *fitParams != "" {
-		params = strings.Split(*fitParams, ",")
+		o.Params = strings.Split(*fitParams, ",")
 	}
 	order, by := FitSources(rows)
-	train := func(skip string) []calibration.Row {
-		var out []calibration.Row
-		for _, s := range order {
-			if s != skip {
-				out = append(out, by[s]...)
-			}
+	if *fitWhat == "all" {
+		l, err := Select(rows, FitPriors, o)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		for _, c := range l.Candidates {
+			t.Logf("prior %g: held-out loss %.3f", c.Prior, c.HeldOutLoss)
+		}
+		logFold(t, l.Full)
+		writeLOSO(t, l)
+		return
 	}
-	fit := func(name string, rows []calibration.Row, start engine.Costs, steps []float64) Fold {
-		c, loss, err := Fit(rows, start, params, steps, func(f string, a ...any) { t.Logf(name+": "+f, a...) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		c = Rounded(c)
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: loss %.3f on %d rows\n", name, loss, len(rows))
-		for _, cr := range engine.CostRanges {
-			fmt.Fprintf(&b, "  %s = %s\n", cr.Name, ShowCost(cr, &c))
-		}
-		t.Log("\n" + b.String())
-		return Fold{Rows: rowIDs(rows), Loss: loss, Costs: costsMap(c)}
+	cur, err := ReadLOSO()
+	if err != nil {
+		t.Fatal(err)
 	}
-	switch *fitWhat {
-	case "full":
-		fit("full", train(""), engine.FittedCosts, FitSteps)
-	case "all":
-		l := LOSO{Full: fit("full", train(""), engine.FittedCosts, FitSteps[1:2])}
-		full, err := l.Full.CostsOf(engine.FittedCosts)
+	o.Prior = cur.Prior
+	switch _, ok := by[*fitWhat]; {
+	case *fitWhat == "full":
+		f, err := fitFold("full", trainRows(order, by, ""), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range order {
-			// Each fold starts from the full fit: the search is the same, only
-			// shorter (a fold's optimum is near the full one's).
-			f := fit("without "+s, train(s), full, FitSteps[1:2])
-			f.Source = s
-			l.Folds = append(l.Folds, f)
-		}
-		out, err := yaml.Marshal(l)
+		logFold(t, f)
+	case ok:
+		f, err := fitFold("without "+*fitWhat, trainRows(order, by, *fitWhat), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		head := "# Written by `make fit` (TestFit -fit all): the full fit on every fit row\n" +
-			"# (engine.FittedCosts must equal it) and the leave-one-source-out folds,\n" +
-			"# each fitted without one source's rows. Do not edit by hand.\n"
-		if err := os.WriteFile(losoPath, append([]byte(head), out...), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s: put the full fit's costs into engine.FittedCosts (presets.go), then make calibrate", losoPath)
+		logFold(t, f)
 	default:
-		if _, ok := by[*fitWhat]; !ok {
-			t.Fatalf("-fit %s: no source with fit rows (have: all, full, %s)", *fitWhat, strings.Join(order, ", "))
-		}
-		fit("without "+*fitWhat, train(*fitWhat), engine.FittedCosts, FitSteps)
+		t.Fatalf("-fit %s: no source with fit rows (have: all, full, %s)", *fitWhat, strings.Join(order, ", "))
 	}
+}
+
+// logFold logs a fit's loss and costs.
+func logFold(t *testing.T, f Fold) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: loss %.3f on %d rows\n", cmp.Or(f.Source, "full"), f.Loss, len(f.Rows))
+	for _, cr := range engine.CostRanges {
+		fmt.Fprintf(&b, "  %s = %s\n", cr.Name, f.Costs[cr.Name])
+	}
+	t.Log("\n" + b.String())
+}
+
+// writeLOSO writes l to loso.yaml.
+func writeLOSO(t *testing.T, l LOSO) {
+	out, err := yaml.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "# Written by `make fit` (TestFit -fit all): the prior weights tried, each\n" +
+		"# with its leave-one-source-out folds and held-out loss, the one chosen\n" +
+		"# (least held-out loss) and the full fit with it (engine.FittedCosts must\n" +
+		"# equal it). Do not edit by hand.\n"
+	if err := os.WriteFile(losoPath, append([]byte(head), out...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s: put the full fit's costs into engine.FittedCosts (presets.go), then make calibrate", losoPath)
 }
 
 // TestCheckRowsRefuseCandidates: no fitting run, nor a debugging test, can
@@ -107,8 +113,11 @@ func TestCheckRowsRefuseCandidates(t *testing.T) {
 		if _, err := Replay(r, Options{Costs: &c}); err == nil {
 			t.Errorf("check row %s replayed with candidate costs", r.ID)
 		}
-		if _, _, err := Fit([]calibration.Row{r}, c, nil, FitSteps, nil); err == nil {
+		if _, _, err := Fit([]calibration.Row{r}, c, FitOptions{}); err == nil {
 			t.Errorf("check row %s fitted", r.ID)
+		}
+		if _, err := CrossValidate([]string{"a", "b"}, map[string][]calibration.Row{"a": {r}, "b": {r}}, FitOptions{}); err == nil {
+			t.Errorf("check row %s cross-validated", r.ID)
 		}
 	}
 }
@@ -120,7 +129,11 @@ func TestLOSOInRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range append([]Fold{l.Full}, l.Folds...) {
+	folds := []Fold{l.Full}
+	for _, c := range l.Candidates {
+		folds = append(folds, c.Folds...)
+	}
+	for _, f := range folds {
 		c, err := f.CostsOf(engine.FittedCosts)
 		if err != nil {
 			t.Fatal(err)

@@ -15,12 +15,16 @@ import (
 )
 
 // Leave-one-source-out cross-validation: every source's fit rows are
-// predicted by a fit on the other sources' fit rows only. The fits are
-// slow (minutes each), so `make fit` runs them (TestFit -fit all) and
-// writes their costs to loso.yaml; `make calibrate` replays each fit row
-// with its fold's costs beside the shipped presets' (in-sample) ones. The
-// check rows take part in no fold: they are replayed only with the
-// shipped presets, as the final check.
+// predicted by a fit on the other sources' fit rows only, and the summed
+// error of those predictions (the held-out loss) is the objective that
+// chooses how the shipped costs are fitted (Select: the prior weight).
+// Every fit, the full one and each fold, starts from engine.NominalCosts,
+// so no fold starts from a point fitted on the source it holds out. The
+// fits are slow (minutes each), so `make fit` runs them (TestFit -fit
+// all) and writes their costs to loso.yaml; `make calibrate` replays each
+// fit row with its fold's costs beside the shipped presets' (in-sample)
+// ones. The check rows take part in no fold: they are replayed only with
+// the shipped presets, as the final check.
 
 //go:embed loso.yaml
 var losoYAML []byte
@@ -41,11 +45,24 @@ type Fold struct {
 	Costs map[string]string `yaml:"costs"`
 }
 
-// LOSO is loso.yaml: the full fit (FittedCosts must equal its costs) and
-// one fold per source with fit rows.
+// LOSO is loso.yaml: every prior weight tried with its folds and held-out
+// loss, the one chosen (the least held-out loss), and the full fit with it
+// (FittedCosts must equal its costs).
 type LOSO struct {
-	Full  Fold   `yaml:"full"`
-	Folds []Fold `yaml:"folds"`
+	// Prior is the chosen prior weight (FitOptions.Prior).
+	Prior      float64     `yaml:"prior"`
+	Candidates []Candidate `yaml:"candidates"`
+	Full       Fold        `yaml:"full"`
+}
+
+// Candidate is one prior weight's cross-validation: a fold per source with
+// fit rows, each fitted without that source's rows, and the held-out loss.
+type Candidate struct {
+	Prior float64 `yaml:"prior"`
+	// HeldOutLoss sums, over every fit row, FitLoss of the row replayed
+	// with the costs of the fold that held its source out (no prior term).
+	HeldOutLoss float64 `yaml:"held_out_loss"`
+	Folds       []Fold  `yaml:"folds"`
 }
 
 // ReadLOSO reads the embedded loso.yaml strictly.
@@ -55,9 +72,20 @@ func ReadLOSO() (LOSO, error) {
 	return l, err
 }
 
-// Fold returns the fold that holds out source.
+// Chosen is the candidate of the chosen prior weight.
+func (l LOSO) Chosen() (Candidate, bool) {
+	for _, c := range l.Candidates {
+		if c.Prior == l.Prior {
+			return c, true
+		}
+	}
+	return Candidate{}, false
+}
+
+// Fold returns the chosen candidate's fold that holds out source.
 func (l LOSO) Fold(source string) (Fold, bool) {
-	for _, f := range l.Folds {
+	c, _ := l.Chosen()
+	for _, f := range c.Folds {
 		if f.Source == source {
 			return f, true
 		}
@@ -146,38 +174,70 @@ func rowIDs(rows []calibration.Row) []string {
 
 // StaleFolds reports how loso.yaml no longer matches the calibration data:
 // a fold fitted on other rows than the data's fit rows less its source's,
-// a source without a fold, or FittedCosts other than the full fit's.
+// a source without a fold, a chosen prior that is not the candidate with
+// the least held-out loss, or FittedCosts other than the full fit's.
 func (l LOSO) StaleFolds(rows []calibration.Row) []string {
 	var out []string
 	order, by := FitSources(rows)
-	var all []calibration.Row
-	for _, s := range order {
-		all = append(all, by[s]...)
-	}
-	if got, want := strings.Join(l.Full.Rows, ","), strings.Join(rowIDs(all), ","); got != want {
+	if got, want := strings.Join(l.Full.Rows, ","), strings.Join(rowIDs(trainRows(order, by, "")), ","); got != want {
 		out = append(out, fmt.Sprintf("full fit on [%s], the fit rows are [%s]", got, want))
 	}
 	if c, err := l.Full.CostsOf(engine.FittedCosts); err != nil || c != engine.FittedCosts {
 		out = append(out, fmt.Sprintf("engine.FittedCosts %+v differ from the full fit's %v (err %v)", engine.FittedCosts, l.Full.Costs, err))
 	}
+	if _, ok := l.Chosen(); !ok {
+		out = append(out, fmt.Sprintf("no candidate with the chosen prior %g", l.Prior))
+	}
+	for _, c := range l.Candidates {
+		out = append(out, c.stale(order, by)...)
+	}
+	if l.heldOut() != bestHeldOut(l.Candidates) {
+		out = append(out, fmt.Sprintf("chosen prior %g has held-out loss %.3f, not the least (%.3f)", l.Prior, l.heldOut(), bestHeldOut(l.Candidates)))
+	}
+	return out
+}
+
+// stale reports the candidate's folds that do not match the data's fit rows.
+func (c Candidate) stale(order []string, by map[string][]calibration.Row) []string {
+	var out []string
 	for _, s := range order {
-		f, ok := l.Fold(s)
-		if !ok {
-			out = append(out, "no fold for source "+s)
+		i := slices.IndexFunc(c.Folds, func(f Fold) bool { return f.Source == s })
+		if i < 0 {
+			out = append(out, fmt.Sprintf("prior %g: no fold for source %s", c.Prior, s))
 			continue
 		}
-		var train []calibration.Row
-		for _, o := range order {
-			if o != s {
-				train = append(train, by[o]...)
-			}
-		}
-		if got, want := strings.Join(f.Rows, ","), strings.Join(rowIDs(train), ","); got != want {
-			out = append(out, fmt.Sprintf("fold %s fitted on [%s], want [%s]", s, got, want))
+		if got, want := strings.Join(c.Folds[i].Rows, ","), strings.Join(rowIDs(trainRows(order, by, s)), ","); got != want {
+			out = append(out, fmt.Sprintf("prior %g: fold %s fitted on [%s], want [%s]", c.Prior, s, got, want))
 		}
 	}
-	if len(l.Folds) != len(order) {
-		out = append(out, fmt.Sprintf("%d folds for %d sources with fit rows", len(l.Folds), len(order)))
+	if len(c.Folds) != len(order) {
+		out = append(out, fmt.Sprintf("prior %g: %d folds for %d sources with fit rows", c.Prior, len(c.Folds), len(order)))
+	}
+	return out
+}
+
+// heldOut is the chosen candidate's held-out loss.
+func (l LOSO) heldOut() float64 {
+	c, _ := l.Chosen()
+	return c.HeldOutLoss
+}
+
+// bestHeldOut is the least held-out loss among cs.
+func bestHeldOut(cs []Candidate) float64 {
+	best := math.Inf(1)
+	for _, c := range cs {
+		best = math.Min(best, c.HeldOutLoss)
+	}
+	return best
+}
+
+// trainRows are the fit rows of every source in order but skip ("": all).
+func trainRows(order []string, by map[string][]calibration.Row, skip string) []calibration.Row {
+	var out []calibration.Row
+	for _, s := range order {
+		if s != skip {
+			out = append(out, by[s]...)
+		}
 	}
 	return out
 }
