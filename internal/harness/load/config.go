@@ -34,6 +34,11 @@ type Config struct {
 	// paced by a GammaPacer; math.Inf(1) sends every request at t=0, as
 	// vLLM's --request-rate inf does (Requests is then required).
 	Rate float64
+	// Arrivals, when set, runs an open loop that replays a trace: measured
+	// request k is due Arrivals[k] after the measured phase starts (a
+	// dataset.Set's Arrivals, already scaled). Rate and Concurrency must
+	// then be 0; Requests defaults to len(Arrivals) and may not exceed it.
+	Arrivals []time.Duration
 	// Burstiness is the shape of the gamma distribution of open-loop
 	// inter-arrival gaps (DefaultBurstiness when 0): 1 is Poisson, lower is
 	// burstier, math.Inf(1) is a constant rate. Open loop only.
@@ -84,9 +89,12 @@ func (c Config) Validate() error {
 		add("Rate = %v: must be positive requests/s, math.Inf(1) for all at once, or 0 (use Concurrency)", c.Rate)
 	case c.Concurrency > 0 && c.Rate != 0:
 		add("Concurrency = %d and Rate = %v both set: set Concurrency for a closed loop or Rate for an open loop, not both", c.Concurrency, c.Rate)
-	case c.Concurrency == 0 && c.Rate == 0:
+	case c.Arrivals != nil && (c.Concurrency > 0 || c.Rate != 0):
+		add("Arrivals (a trace) with Concurrency = %d or Rate = %v: a trace sets its own pace; drop them", c.Concurrency, c.Rate)
+	case c.Concurrency == 0 && c.Rate == 0 && c.Arrivals == nil:
 		add("neither Concurrency nor Rate set: set Concurrency (closed loop) or Rate (open loop)")
 	}
+	c.validateArrivals(add)
 	if math.IsNaN(c.Burstiness) || c.Burstiness < 0 {
 		add("Burstiness = %v: must be positive (1 = Poisson) or 0 for the default %v", c.Burstiness, DefaultBurstiness)
 	} else if c.Burstiness != 0 && c.Concurrency > 0 {
@@ -103,7 +111,7 @@ func (c Config) Validate() error {
 	if c.Duration < 0 {
 		add("Duration = %v: must be positive or 0 (bounded by Requests)", c.Duration)
 	}
-	if c.Requests == 0 && c.Duration == 0 {
+	if c.Requests == 0 && c.Duration == 0 && c.Arrivals == nil {
 		add("neither Requests nor Duration set: set Requests and/or Duration to bound the run")
 	}
 	if math.IsInf(c.Rate, 1) && c.Requests == 0 {
@@ -124,7 +132,32 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// validateArrivals checks a trace's schedule.
+func (c Config) validateArrivals(add func(string, ...any)) {
+	if c.Arrivals == nil {
+		return
+	}
+	if len(c.Arrivals) == 0 {
+		add("Arrivals is empty: a trace needs at least one request")
+	}
+	if c.Requests > len(c.Arrivals) {
+		add("Requests = %d but the trace has %d arrivals: lower Requests (0 sends the whole trace)", c.Requests, len(c.Arrivals))
+	}
+	if c.Burstiness != 0 {
+		add("Burstiness = %v with Arrivals: a trace's gaps are its own", c.Burstiness)
+	}
+	for k, at := range c.Arrivals {
+		if at < 0 || (k > 0 && at < c.Arrivals[k-1]) {
+			add("Arrivals[%d] = %v: arrivals must be ≥ 0 and in order", k, at)
+			return
+		}
+	}
+}
+
 func (c Config) withDefaults() Config {
+	if c.Arrivals != nil && c.Requests == 0 {
+		c.Requests = len(c.Arrivals)
+	}
 	if c.Burstiness == 0 {
 		c.Burstiness = DefaultBurstiness
 	}
@@ -135,4 +168,4 @@ func (c Config) withDefaults() Config {
 }
 
 // openLoop reports whether the run is paced by Rate.
-func (c Config) openLoop() bool { return c.Rate > 0 }
+func (c Config) openLoop() bool { return c.Rate > 0 || c.Arrivals != nil }

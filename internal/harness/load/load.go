@@ -158,7 +158,8 @@ func Run(ctx context.Context, cfg Config, sender Sender, next func(i int) openai
 	if next == nil {
 		return nil, errors.New("load: next is nil: pass the function that builds request i (workload.Generator.Next)")
 	}
-	r := newRunner(cfg.withDefaults(), sender)
+	cfg = cfg.withDefaults()
+	r := newRunner(cfg, sender)
 	end := r.warmUp(ctx, next)
 	start := time.Now()
 	if end.stop == StopFinished {
@@ -382,7 +383,9 @@ func newDispatcher(r *runner, ctx, dispatchCtx, sendCtx context.Context, start t
 	case d.cfg.MaxConcurrency > 0:
 		d.slots = make(chan struct{}, d.cfg.MaxConcurrency)
 	}
-	if d.cfg.openLoop() {
+	if d.cfg.Arrivals != nil {
+		d.pacer = TracePacer(d.cfg.Arrivals)
+	} else if d.cfg.openLoop() {
 		p, err := NewPacer(d.cfg.Rate, d.cfg.Burstiness, d.cfg.Seed)
 		if err != nil {
 			return nil, err

@@ -12,7 +12,7 @@ import (
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,long-prefill-mix,poisson,prefix-reuse"; got != want {
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,datasets,long-prefill-mix,poisson,prefix-reuse,trace-replay"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	for _, n := range names {
@@ -102,7 +102,15 @@ func TestParseErrors(t *testing.T) {
 		// A prompt fixture that does not exist, with the ones that do.
 		{"missing-fixture.yaml", `missing-fixture.yaml:3:5: classes[0]: fixture prompt "huge" does not exist: choose one of long, medium, short, system`},
 		// Closed and open loop in one scenario.
-		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency and rate exclude each other`},
+		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency, rate and trace exclude each other`},
+		// A trace replay of a data set without timestamps.
+		{"trace-not-timed.yaml", `trace-not-timed.yaml:5:3: load: trace: replays one class whose dataset: is a trace`},
+		// More requests than the trace holds.
+		{"trace-too-many.yaml", `trace-too-many.yaml:7:3: size: full: requests 13: the trace has 12`},
+		// A data set file that does not exist, with the built-in ones.
+		{"dataset-missing.yaml", `dataset-missing.yaml:3:5: classes[0]: dataset: open nowhere.jsonl: no such file or directory (built-in data sets: prompts.jsonl, sharegpt.json, trace.jsonl)`},
+		// More prompts than pass vLLM's ShareGPT filters.
+		{"dataset-too-few.yaml", `dataset-too-few.yaml:3:5: classes[0]: dataset sharegpt.json: 11 prompts asked for, but only 10`},
 		// Each size must be given.
 		{"no-quick.yaml", `no-quick.yaml:6:3: size: missing quick`},
 		// A class with two prompt sources.
@@ -136,5 +144,46 @@ func TestUnknownBuiltin(t *testing.T) {
 	t.Parallel()
 	if _, err := Builtin("sweep"); err == nil || !strings.Contains(err.Error(), "choose one of ttft-tpot, concurrency-sweep") {
 		t.Errorf("Builtin(sweep) error = %v", err)
+	}
+}
+
+// TestDatasetScenarios: the built-in data set scenarios expand into one
+// point per file, and a trace's replays at their speeds; their config line
+// names every data set.
+func TestDatasetScenarios(t *testing.T) {
+	t.Parallel()
+	ds, err := Builtin("datasets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range ds.Points(Quick) {
+		keys = append(keys, p.Key)
+	}
+	if got, want := strings.Join(keys, " "), "prompt=sharegpt/conc=4 prompt=jsonl/conc=4"; got != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
+	lines := ds.ConfigLines()
+	if len(lines) != 1 || lines[0][0] != "dataset" || !strings.Contains(lines[0][1], "sharegpt.json requests=10 sha256=") || !strings.Contains(lines[0][1], "; prompts.jsonl requests=10 sha256=") {
+		t.Errorf("ConfigLines = %q", lines)
+	}
+	tr, err := Builtin("trace-replay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := tr.Points(Quick)
+	if len(pts) != 2 || pts[0].Key != "trace=1" || pts[1].Key != "trace=2" {
+		t.Fatalf("trace points = %+v", pts)
+	}
+	whole := tr.Classes[0].Dataset.Arrivals()
+	last := len(whole) - 1
+	if got := pts[1].Load.Arrivals[last]; got != whole[last]/2 {
+		t.Errorf("at speed 2 the last arrival is at %v, want %v", got, whole[last]/2)
+	}
+	if pts[0].Load.Requests != 0 || len(pts[0].Load.Arrivals) != 12 {
+		t.Errorf("quick replays the whole trace: requests %d, arrivals %d", pts[0].Load.Requests, len(pts[0].Load.Arrivals))
+	}
+	if got, _ := Builtin("poisson"); got.ConfigLines() != nil {
+		t.Errorf("a scenario without data sets has config lines %q", got.ConfigLines())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 )
 
@@ -22,6 +23,11 @@ type Class struct {
 	// Config then gives only Endpoint, MaxTokens, MinTokens, IgnoreEOS and
 	// Temperature.
 	Chat *Chat
+	// Dataset, when set, makes the class send a data set's entries (see
+	// datasetGen); each entry's output length is its max_tokens, capped by
+	// Config.MaxTokens when that is set. Config then gives only Endpoint,
+	// MaxTokens, MinTokens, IgnoreEOS and Temperature.
+	Dataset *dataset.Set
 }
 
 // Mix interleaves several classes of requests deterministically: over each
@@ -40,6 +46,7 @@ type mixClass struct {
 	start  int // first slot of the class in a period
 	gen    *Generator
 	chat   *chatGen
+	data   *datasetGen
 }
 
 // NewMix builds a Mix for model. nonce 0 draws one (see Nonce); all
@@ -61,8 +68,12 @@ func NewMix(model string, seed, nonce uint64, classes []Class) (*Mix, error) {
 		seen[c.Name] = true
 		cfg := c.Config
 		cfg.Model, cfg.Seed, cfg.Nonce = model, seed+uint64(k), m.nonce
-		if c.Chat != nil {
-			cfg.PromptTokens, cfg.Body = UniqueWords, "" // the chat builds its own prompts
+		if c.Chat != nil && c.Dataset != nil {
+			errs = append(errs, fmt.Errorf("class %q: Chat and Dataset exclude each other", c.Name))
+			continue
+		}
+		if c.Chat != nil || c.Dataset != nil {
+			cfg.PromptTokens, cfg.Body = UniqueWords, "" // the chat or the data set makes the prompts
 		}
 		g, err := New(cfg)
 		if err != nil {
@@ -73,6 +84,11 @@ func NewMix(model string, seed, nonce uint64, classes []Class) (*Mix, error) {
 		mc := mixClass{name: c.Name, weight: c.Weight, start: m.period, gen: g}
 		if c.Chat != nil {
 			if mc.chat, err = newChatGen(g, *c.Chat); err != nil {
+				errs = append(errs, fmt.Errorf("class %q: %w", c.Name, err))
+			}
+		}
+		if c.Dataset != nil {
+			if mc.data, err = newDatasetGen(g, c.Dataset, c.Config.MaxTokens); err != nil {
 				errs = append(errs, fmt.Errorf("class %q: %w", c.Name, err))
 			}
 		}
@@ -106,8 +122,11 @@ func (m *Mix) locate(i int) (*mixClass, int) {
 // Next returns request i.
 func (m *Mix) Next(i int) openai.Request {
 	c, j := m.locate(i)
-	if c.chat != nil {
+	switch {
+	case c.chat != nil:
 		return c.chat.next(j)
+	case c.data != nil:
+		return c.data.next(j)
 	}
 	return c.gen.Next(i)
 }
@@ -217,8 +236,11 @@ func (m *Mix) Longest() Longest {
 	var best Longest
 	for _, c := range m.classes {
 		req := c.gen.Next(0)
-		if c.chat != nil {
+		switch {
+		case c.chat != nil:
 			req = c.chat.next(c.chat.chat.Conversations * (len(c.chat.chat.Turns) - 1))
+		case c.data != nil:
+			req = c.data.longest()
 		}
 		l := Longest{Class: c.name, PromptWords: requestWords(req), MaxTokens: req.MaxTokens}
 		if l.Tokens() > best.Tokens() {
