@@ -58,6 +58,7 @@ type runOptions struct {
 	maxTokens    int
 	endpoint     string
 	seed         uint64
+	data         datasetFlags
 
 	goodput                []string
 	requestTimeout         time.Duration
@@ -136,6 +137,7 @@ stop it with partial results (exit 130 or 143).`,
 	f.StringVar(&o.samplesPath, "samples", "", "write every request's record as JSON lines to this file")
 	f.BoolVar(&o.quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.sampleInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
+	o.data.register(f)
 	return cmd
 }
 
@@ -155,6 +157,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // runInput is what the flags ask for, checked.
 type runInput struct {
 	load           load.Config
+	class          workload.Class
 	slo            stats.SLO
 	endpoint       openai.Endpoint
 	profile        profile.Profile
@@ -169,6 +172,9 @@ func (o *runOptions) parse(flags *pflag.FlagSet, stderr io.Writer) (*runInput, e
 	in := &runInput{}
 	var err error
 	if in.load, err = o.loadConfig(flags); err != nil {
+		return nil, err
+	}
+	if in.class, err = o.class(flags, &in.load); err != nil {
 		return nil, err
 	}
 	if err := o.checkSizes(flags); err != nil {
@@ -234,7 +240,7 @@ func (o *runOptions) loadConfig(flags *pflag.FlagSet) (load.Config, error) {
 	switch {
 	case set("concurrency") && o.concurrency < 1:
 		return cfg, usagef("--concurrency %d: want at least 1 request in flight", o.concurrency)
-	case o.concurrency == 0 && cfg.Rate == 0:
+	case o.concurrency == 0 && cfg.Rate == 0 && o.data.file == "":
 		return cfg, usagef("say how to load the server: --concurrency N (closed loop) or --rate R (open loop)")
 	case o.concurrency != 0 && cfg.Rate != 0:
 		return cfg, usagef("--concurrency and --rate exclude each other: --concurrency is a closed loop, --rate an open loop (cap it with --max-concurrency)")
@@ -242,7 +248,7 @@ func (o *runOptions) loadConfig(flags *pflag.FlagSet) (load.Config, error) {
 		return cfg, usagef("--requests %d: want at least 1 (leave it out to bound the run by --duration alone)", o.requests)
 	case set("duration") && o.duration <= 0:
 		return cfg, usagef("--duration %s: want a positive duration such as 30s (leave it out to bound the run by --requests alone)", o.duration)
-	case o.requests == 0 && o.duration == 0:
+	case o.requests == 0 && o.duration == 0 && o.data.file == "":
 		return cfg, usagef("bound the run: --requests N and/or --duration D")
 	case o.warmup < 0:
 		return cfg, usagef("--warmup %d: want 0 or more", o.warmup)
@@ -477,7 +483,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	}
 
 	bar := progress.New(stderr, o.quiet, in.load)
-	res, err := harness.Run(ctx, srv, o.point(in.load),
+	res, err := harness.Run(ctx, srv, o.point(in),
 		harness.WithModel(model),
 		harness.WithAPIKey(key),
 		harness.WithEndpoint(in.endpoint),
@@ -562,14 +568,24 @@ func (o *runOptions) judge(ctx context.Context, res *harness.Result, in *runInpu
 	return out
 }
 
-// point is the run as a scenario point: one class of random-word prompts
-// (with an optional shared system prompt) under the flags' load shape.
-func (o *runOptions) point(cfg load.Config) scenario.Point {
+// class is the run's one class: random-word prompts (with an optional
+// shared system prompt), or --dataset's, which may set the load's
+// arrivals and size.
+func (o *runOptions) class(flags *pflag.FlagSet, cfg *load.Config) (workload.Class, error) {
 	class := workload.Class{Name: "run", Weight: 1, Config: workload.Config{
 		PromptTokens:       o.promptTokens,
 		MaxTokens:          o.maxTokens,
 		IgnoreEOS:          true,
 		SharedPrefixTokens: o.sharedPrefix,
 	}}
-	return scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.sampleInterval}
+	if err := o.data.check(flags); err != nil || o.data.file == "" {
+		return class, err
+	}
+	return class, o.data.apply(flags, o.seed, cfg, &class)
+}
+
+// point is the run as a scenario point: its class under the flags' load
+// shape.
+func (o *runOptions) point(in *runInput) scenario.Point {
+	return scenario.Point{Key: "run", Classes: []workload.Class{in.class}, Load: in.load, SamplerInterval: o.sampleInterval}
 }

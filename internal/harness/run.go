@@ -175,7 +175,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	cfg := p.Load
 	cfg.Seed = o.seed
 	cfg.Progress = o.progress
-	lr, err := load.Run(ctx, cfg, client, mix.Next)
+	lr, err := load.Run(ctx, cfg, client, requestOrder(mix, cfg))
 	if sampler != nil {
 		res.Series = sampler.Stop()
 	}
@@ -202,6 +202,23 @@ func newMix(model string, classes []workload.Class, o options) (*workload.Mix, e
 		cs[i].Config.Endpoint = o.endpoint
 	}
 	return workload.NewMix(model, o.seed, 0, cs)
+}
+
+// requestOrder is the function that builds request i. A trace's measured
+// request k is its entry k, the one its arrival belongs to; its warm-up
+// requests send the entries of a second pass over the trace (other
+// prefixes: the measured ones gain nothing from them).
+func requestOrder(mix *workload.Mix, cfg load.Config) func(int) openai.Request {
+	if cfg.Arrivals == nil || cfg.Warmup == 0 {
+		return mix.Next
+	}
+	n, w := len(cfg.Arrivals), cfg.Warmup
+	return func(i int) openai.Request {
+		if i < w {
+			return mix.Next(n + i)
+		}
+		return mix.Next(i - w)
+	}
 }
 
 // newClient builds the run's client, sized for the point's concurrency.

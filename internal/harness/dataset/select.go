@@ -127,3 +127,12 @@ func retime(entries []Entry, speed float64) {
 		entries[i].At = time.Duration(float64(entries[i].At-first) / speed)
 	}
 }
+
+// Load opens the data set called name (see Open) and selects from it.
+func Load(name string, o Options) (*Set, error) {
+	f, err := Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Select(o)
+}

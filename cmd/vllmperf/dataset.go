@@ -1,0 +1,65 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
+	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/workload"
+)
+
+// datasetFlags are `vllmperf run`'s data set flags (docs/workloads.md).
+type datasetFlags struct {
+	file       string
+	numPrompts int
+	filter     dataset.Filter
+	speed      float64
+}
+
+func (d *datasetFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&d.file, "dataset", "", "send a data set's prompts: a ShareGPT .json, a JSONL of {prompt|messages, output_len}, or a trace (JSONL with timestamp, replayed at its pace without --rate/--concurrency); a path or a built-in name (sharegpt.json, prompts.jsonl, trace.jsonl)")
+	f.IntVar(&d.numPrompts, "num-prompts", 0, "with --dataset: how many entries to sample with --seed (0: all that pass the length filters)")
+	f.IntVar(&d.filter.MinPrompt, "min-prompt-len", 0, "with --dataset: drop entries whose prompt has fewer words (ShareGPT default 4)")
+	f.IntVar(&d.filter.MaxPrompt, "max-prompt-len", 0, "with --dataset: drop entries whose prompt has more words (ShareGPT default 1024)")
+	f.IntVar(&d.filter.MinOutput, "min-output-len", 0, "with --dataset: drop entries asking for fewer output tokens (ShareGPT default 4)")
+	f.IntVar(&d.filter.MaxOutput, "max-output-len", 0, "with --dataset: drop entries asking for more output tokens")
+	f.Float64Var(&d.speed, "trace-speed", 1, "with a trace --dataset: replay it this many times as fast (> 0)")
+}
+
+// check refuses the data set flags without --dataset.
+func (d *datasetFlags) check(flags *pflag.FlagSet) error {
+	for _, name := range []string{"num-prompts", "min-prompt-len", "max-prompt-len", "min-output-len", "max-output-len", "trace-speed"} {
+		if d.file == "" && flags.Changed(name) {
+			return usagef("--%s selects from a data set: add --dataset FILE", name)
+		}
+	}
+	return nil
+}
+
+// apply selects the data set and makes it the run's class; a trace sets
+// the arrivals unless --rate or --concurrency set the load, and the set's
+// size is the request count unless --requests or --duration bound it.
+func (d *datasetFlags) apply(flags *pflag.FlagSet, seed uint64, cfg *load.Config, class *workload.Class) error {
+	for _, name := range []string{"prompt-tokens", "shared-prefix-tokens"} {
+		if flags.Changed(name) {
+			return usagef("--%s makes synthetic prompts: --dataset sends the data set's own; drop one of them", name)
+		}
+	}
+	set, err := dataset.Load(d.file, dataset.Options{NumPrompts: d.numPrompts, Seed: seed, Filter: d.filter, Speed: d.speed})
+	if err != nil {
+		return usageError{err}
+	}
+	class.Dataset, class.Config.PromptTokens, class.Config.SharedPrefixTokens = set, 0, 0
+	if !flags.Changed("max-tokens") {
+		class.Config.MaxTokens = 0 // each entry's own output length
+	}
+	switch {
+	case set.Timed && cfg.Concurrency == 0 && cfg.Rate == 0:
+		cfg.Arrivals = set.Arrivals()
+	case cfg.Concurrency == 0 && cfg.Rate == 0:
+		return usagef("--dataset %s has no timestamps to replay: say how to load the server with --concurrency N or --rate R", d.file)
+	case cfg.Requests == 0 && cfg.Duration == 0:
+		cfg.Requests = len(set.Entries)
+	}
+	return nil
+}
