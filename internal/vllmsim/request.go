@@ -81,18 +81,38 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
 	}
-	if len(req.Messages) == 0 {
-		return genRequest{}, badRequest("messages", "messages must be a non-empty list of {\"role\": ..., \"content\": ...} objects.")
-	}
-	var prompt []int32
-	for i, m := range req.Messages {
-		text, err := messageText(m.Content)
-		if err != nil {
-			return genRequest{}, badRequest("messages", "messages[%d].content: %v", i, err)
-		}
-		prompt = append(prompt, tok.Tokenize(text)...)
+	prompt, aerr := chatPrompt(req.Messages, tok)
+	if aerr != nil {
+		return genRequest{}, aerr
 	}
 	return sampling(kindChat, req.samplingParams, prompt, served)
+}
+
+// chatPrompt tokenizes chat messages: their contents, each on its own, in
+// order (no chat template).
+func chatPrompt(messages []chatMessage, tok Tokenizer) ([]int32, *apiError) {
+	texts, aerr := chatTexts(messages)
+	var prompt []int32
+	for _, text := range texts {
+		prompt = append(prompt, tok.Tokenize(text)...)
+	}
+	return prompt, aerr
+}
+
+// chatTexts is the text of each message, in order.
+func chatTexts(messages []chatMessage) ([]string, *apiError) {
+	if len(messages) == 0 {
+		return nil, badRequest("messages", "messages must be a non-empty list of {\"role\": ..., \"content\": ...} objects.")
+	}
+	texts := make([]string, len(messages))
+	for i, m := range messages {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return nil, badRequest("messages", "messages[%d].content: %v", i, err)
+		}
+		texts[i] = text
+	}
+	return texts, nil
 }
 
 // parseCompletion reads a /v1/completions body.

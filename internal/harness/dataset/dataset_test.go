@@ -36,7 +36,7 @@ func TestOpenFixtures(t *testing.T) {
 // TestChatMessages: a JSONL line of messages becomes system, history and
 // prompt.
 func TestChatMessages(t *testing.T) {
-	f, err := Parse("x.jsonl", []byte(`{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi there"}, ` +
+	f, err := Parse("x.jsonl", []byte(`{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi there"}, `+
 		`{"role": "assistant", "content": "hello"}, {"role": "user", "content": "what time is it"}], "output_len": 5}`))
 	require.NoError(t, err)
 	e := f.Entries[0]
