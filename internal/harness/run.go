@@ -117,6 +117,8 @@ type Result struct {
 	// serves after the load (server.Probe: it exited, or /health no longer
 	// answers 200); it carries the server's last log lines. nil otherwise.
 	ServerDown error
+	// Lengths are the prompts' lengths in tokens on the served model.
+	Lengths *Lengths
 	// Warnings are problems that did not stop the run.
 	Warnings []error
 }
@@ -139,14 +141,23 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if model == "" {
 		return nil, errors.New("harness: no model to request: the server reported none; pass the served model name")
 	}
-	mix, err := newMix(model, p.Classes, o)
+	client := newClient(srv.BaseURL(), p, o)
+	defer client.CloseIdleConnections()
+	res := &Result{Point: p, Model: model, Endpoint: o.endpoint}
+	classes := p.Classes
+	costs, tokenize, err := probeWordTokens(ctx, client, model)
+	if err != nil {
+		res.Warnings = append(res.Warnings, fmt.Errorf("prompt lengths: the vocabulary's tokens on the served model were not measured: %w", err))
+	}
+	if costs != nil {
+		classes = withWordTokens(classes, costs)
+	}
+	mix, err := newMix(model, classes, o)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
 	}
-	res := &Result{Point: p, Model: model, Endpoint: o.endpoint, ClassNames: mix.Classes()}
-
-	client := newClient(srv.BaseURL(), p, o)
-	defer client.CloseIdleConnections()
+	res.ClassNames = mix.Classes()
+	res.Lengths = newLengths(mix, tokenize, costs != nil)
 	if err := fitsContext(ctx, client, model, p, mix); err != nil {
 		var ce *ContextError
 		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
@@ -175,7 +186,11 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	cfg := p.Load
 	cfg.Seed = o.seed
 	cfg.Progress = o.progress
-	lr, err := load.Run(ctx, cfg, client, requestOrder(mix, cfg))
+	next := requestOrder(mix, cfg)
+	if tokenize {
+		res.measureLengths(ctx, client, mix, cfg, next)
+	}
+	lr, err := load.Run(ctx, cfg, client, next)
 	if sampler != nil {
 		res.Series = sampler.Stop()
 	}
@@ -191,6 +206,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err := res.summarize(mix, p.Classes, o.goodput); err != nil {
 		return nil, err
 	}
+	res.settleLengths(mix)
 	return res, nil
 }
 

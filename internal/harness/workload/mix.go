@@ -146,6 +146,19 @@ func (m *Mix) Classes() []string {
 	return out
 }
 
+// Declared is class name's declared prompt length in tokens (its own
+// prompt and the shared system prompt) when the class draws random words;
+// 0 for fixed text, chats and data sets, whose lengths are their text's.
+func (m *Mix) Declared(name string) int {
+	for _, c := range m.classes {
+		cfg := c.gen.cfg
+		if c.name == name && c.chat == nil && c.data == nil && cfg.Body == "" && cfg.SystemText == "" {
+			return cfg.PromptTokens + cfg.SharedPrefixTokens
+		}
+	}
+	return 0
+}
+
 // Chat describes multi-turn conversations that share a system prompt: the
 // prefix-caching workload of chat assistants.
 type Chat struct {
