@@ -132,15 +132,21 @@ func withWordTokens(classes []workload.Class, costs []int) []workload.Class {
 // tokenizeRequests asks /tokenize for the count of each request the run
 // will send (up to MaxTokenized), by index.
 func tokenizeRequests(ctx context.Context, c *openai.Client, cfg load.Config, next func(int) openai.Request) (map[int]int, error) {
-	n := cfg.Warmup + cfg.Requests
+	turns := max(cfg.Turns, 1)
+	n := (cfg.Warmup + cfg.Requests) * turns
 	if cfg.Requests == 0 {
 		n = cfg.Warmup + max(len(cfg.Arrivals), tokenizeWorkers*textSamples)
 	}
 	n = min(n, MaxTokenized)
 	counts := make([]int, n)
+	asked := make([]bool, n)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(tokenizeWorkers)
 	for i := range n {
+		if i%turns != 0 {
+			continue // a later turn carries replies not known yet
+		}
+		asked[i] = true
 		req := next(i)
 		g.Go(func() error {
 			var err error
@@ -153,7 +159,9 @@ func tokenizeRequests(ctx context.Context, c *openai.Client, cfg load.Config, ne
 	}
 	out := make(map[int]int, n)
 	for i, v := range counts {
-		out[i] = v
+		if asked[i] {
+			out[i] = v
+		}
 	}
 	return out, nil
 }
@@ -172,8 +180,9 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 	for k := range l.Classes {
 		cl := &l.Classes[k]
 		sum, seen := 0, 0
-		for i := 0; i < len(counts); i++ {
-			if mix.ClassOf(i) != cl.Class {
+		for i := range MaxTokenized {
+			count, asked := counts[i]
+			if !asked || mix.ClassOf(i) != cl.Class {
 				continue
 			}
 			if cl.Declared > 0 && seen < textSamples {
@@ -186,7 +195,7 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 				cl.Text += float64(t) / textSamples
 				seen++
 			}
-			sum += counts[i]
+			sum += count
 			cl.Requests++
 		}
 		if cl.Requests > 0 {

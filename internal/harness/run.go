@@ -186,6 +186,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	cfg := p.Load
 	cfg.Seed = o.seed
 	cfg.Progress = o.progress
+	if t := mix.Turns(); t > 1 {
+		cfg.Turns = t // live conversations: the load generator carries the replies
+		res.ClassNames = turnNames(t)
+	}
 	next := requestOrder(mix, cfg)
 	if tokenize {
 		res.measureLengths(ctx, client, mix, cfg, next)
@@ -203,7 +207,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if scraper != nil {
 		res.drain(ctx, scraper, o.drainTimeout)
 	}
-	if err := res.summarize(mix, p.Classes, o.goodput); err != nil {
+	if err := res.summarize(mix, cfg.Turns, p.Classes, o.goodput); err != nil {
 		return nil, err
 	}
 	res.settleLengths(mix)
@@ -332,7 +336,7 @@ func (r *Result) counted(after *scrape.Snapshot) bool {
 // summarize computes the statistics, per class too when there are several.
 // A class sent with ignore_eos promises exactly its max_tokens: short
 // outputs are counted and warned about (stats.Options.ExpectedOutputTokens).
-func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stats.SLO) error {
+func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Class, slo stats.SLO) error {
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
@@ -343,6 +347,13 @@ func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stat
 	whole := 0
 	if len(classes) == 1 {
 		whole = expected[classes[0].Name]
+	}
+	classOf := mix.ClassOf
+	if turns > 1 { // one summary per turn: later turns should hit the prefix cache
+		classOf = func(i int) string { return turnNames(turns)[i%turns] }
+		for _, name := range r.ClassNames {
+			expected[name] = whole
+		}
 	}
 	sum, err := stats.SummarizeWith(lr.Samples, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: whole})
 	if err != nil {
@@ -356,7 +367,7 @@ func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stat
 	for _, name := range r.ClassNames {
 		var own []sample.Sample
 		for _, s := range lr.Samples {
-			if mix.ClassOf(s.Index) == name {
+			if classOf(s.Index) == name {
 				own = append(own, s)
 			}
 		}
@@ -367,6 +378,15 @@ func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stat
 		r.Classes[name] = cs
 	}
 	return nil
+}
+
+// turnNames name a conversation's turns as classes: turn1, turn2, ….
+func turnNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("turn%d", i+1)
+	}
+	return out
 }
 
 // promisedTokens is how many completion tokens a request of cfg must

@@ -59,8 +59,22 @@ type Config struct {
 	// still run (DefaultGrace when 0). Choose it above the expected E2EL.
 	Grace time.Duration
 	// Warmup requests are sent first, one at a time, and marked
-	// Sample.Warmup so statistics exclude them.
+	// Sample.Warmup so statistics exclude them (whole conversations when
+	// Turns > 1).
 	Warmup int
+	// Turns, above 1, makes every dispatched unit a conversation of Turns
+	// requests sent one after another, as a chat client does: turn t goes
+	// ThinkTime after turn t−1's reply, with the replies so far as the
+	// assistant messages of its history (the Sample.Text of each earlier
+	// turn, so the requests must set KeepText). Requests, Warmup,
+	// Concurrency and Rate then count and pace conversations; request
+	// index i is turn i mod Turns of conversation i / Turns. A turn after
+	// a failed one is not sent (sample.ErrPriorTurn). 0 or 1: single
+	// requests.
+	Turns int
+	// ThinkTime is the pause between a reply and the conversation's next
+	// turn (Turns > 1).
+	ThinkTime time.Duration
 	// MaxConsecutiveFailures stops the run early once this many requests
 	// in a row, in the order they end, failed with the same error kind and
 	// HTTP status (warm-up included): no more requests are sent, those in
@@ -95,6 +109,15 @@ func (c Config) Validate() error {
 		add("neither Concurrency nor Rate set: set Concurrency (closed loop) or Rate (open loop)")
 	}
 	c.validateArrivals(add)
+	if c.Turns < 0 || c.ThinkTime < 0 {
+		add("Turns = %d, ThinkTime = %v: want 0 or more", c.Turns, c.ThinkTime)
+	}
+	if c.Turns > 1 && c.Arrivals != nil {
+		add("Turns = %d with Arrivals: a trace's requests are single turns", c.Turns)
+	}
+	if c.ThinkTime > 0 && c.Turns < 2 {
+		add("ThinkTime = %v without conversations: set Turns above 1", c.ThinkTime)
+	}
 	if math.IsNaN(c.Burstiness) || c.Burstiness < 0 {
 		add("Burstiness = %v: must be positive (1 = Poisson) or 0 for the default %v", c.Burstiness, DefaultBurstiness)
 	} else if c.Burstiness != 0 && c.Concurrency > 0 {
@@ -155,6 +178,7 @@ func (c Config) validateArrivals(add func(string, ...any)) {
 }
 
 func (c Config) withDefaults() Config {
+	c.Turns = max(c.Turns, 1)
 	if c.Arrivals != nil && c.Requests == 0 {
 		c.Requests = len(c.Arrivals)
 	}

@@ -42,6 +42,8 @@ type Request struct {
 	IgnoreEOS bool
 	// Temperature is always sent, 0 included (go-openai drops a zero).
 	Temperature float64
+	// KeepText keeps the generated text in Sample.Text.
+	KeepText bool
 }
 
 // Turn is one earlier exchange of a multi-turn chat.

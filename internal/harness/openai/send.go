@@ -57,6 +57,7 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	s.FinishReason = ""
 	s.PromptTokens, s.CompletionTokens, s.CachedTokens = 0, 0, 0
 	s.Err = nil
+	s.Text = ""
 	defer func() {
 		if s.Done.IsZero() {
 			s.Done = time.Now()
@@ -200,6 +201,9 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		if content {
 			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
 			pending = 0
+			if st.req.KeepText {
+				s.Text += chunkText(raw)
+			}
 		}
 	}
 }
@@ -362,4 +366,26 @@ type nonEmpty bool
 func (n *nonEmpty) UnmarshalJSON(b []byte) error {
 	*n = len(b) > 2 && b[0] == '"'
 	return nil
+}
+
+// chunkText is the generated text of one chunk: its choices' delta.content
+// (chat) or text (completions). Only requests that keep their text pay
+// for this second decode.
+func chunkText(raw []byte) string {
+	var c struct {
+		Choices []struct {
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+			Text string `json:"text"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return ""
+	}
+	var out string
+	for _, ch := range c.Choices {
+		out += ch.Delta.Content + ch.Text
+	}
+	return out
 }

@@ -104,6 +104,9 @@ type Scenario struct {
 	// TraceSpeeds lists trace replays (speed factors): the scenario's one
 	// class is a timed data set whose arrivals each point replays.
 	TraceSpeeds []float64
+	// ThinkTime is the pause between a reply and a live conversation's
+	// next turn.
+	ThinkTime time.Duration
 	// Burstiness and MaxConcurrency shape open-loop points.
 	Burstiness     float64
 	MaxConcurrency int
@@ -209,6 +212,7 @@ func (s *Scenario) Points(z Size) []Point {
 		if s.EachClass {
 			class = g[0].Name
 		}
+		first := len(out)
 		for _, c := range s.Concurrency {
 			out = append(out, Point{Scenario: s, Key: benchname.ClosedPoint(class, c), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: warmup}})
@@ -220,6 +224,11 @@ func (s *Scenario) Points(z Size) []Point {
 		for _, v := range s.TraceSpeeds {
 			out = append(out, Point{Scenario: s, Key: benchname.TracePoint(class, FormatRate(v)), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Arrivals: scaled(g[0].Dataset.Arrivals(), v), MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
+		}
+		if c := g[0].Chat; c != nil && c.Live {
+			for i := first; i < len(out); i++ {
+				out[i].Load.Turns, out[i].Load.ThinkTime = len(c.Turns), s.ThinkTime
+			}
 		}
 	}
 	return out
@@ -312,6 +321,7 @@ type classYAML struct {
 	Chat          string       `yaml:"chat"`
 	Dataset       *datasetYAML `yaml:"dataset"`
 	Conversations int          `yaml:"conversations"`
+	Live          bool         `yaml:"live"`
 	MaxTokens     int          `yaml:"max_tokens"`
 	Weight        int          `yaml:"weight"`
 }
@@ -320,6 +330,7 @@ type loadYAML struct {
 	Concurrency    []int      `yaml:"concurrency"`
 	Rate           []rateYAML `yaml:"rate"`
 	Trace          []rateYAML `yaml:"trace"`
+	ThinkTime      durationYAML `yaml:"think_time"`
 	Burstiness     float64    `yaml:"burstiness"`
 	MaxConcurrency int        `yaml:"max_concurrency"`
 }
@@ -408,6 +419,9 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	if err := s.parseTrace(f.Load.Trace); err != nil {
 		return nil, bad(loadNode, "load: %v", err)
 	}
+	if err := s.parseLive(time.Duration(f.Load.ThinkTime)); err != nil {
+		return nil, bad(loadNode, "load: %v", err)
+	}
 	shapes := 0
 	for _, n := range []int{len(s.Concurrency), len(s.Rates), len(s.TraceSpeeds)} {
 		if n > 0 {
@@ -477,6 +491,25 @@ func (s *Scenario) parseTrace(speeds []rateYAML) error {
 	return nil
 }
 
+// parseLive checks a live chat scenario: its chat is the point's only
+// class, and think_time applies to it alone.
+func (s *Scenario) parseLive(think time.Duration) error {
+	live := 0
+	for _, c := range s.Classes {
+		if c.Chat != nil && c.Chat.Live {
+			live++
+		}
+	}
+	switch {
+	case live > 0 && len(s.Classes) > 1 && !s.EachClass:
+		return errors.New("a live chat class sends whole conversations: it must be its point's only class (points: each-class, or a scenario of its own)")
+	case think > 0 && live == 0:
+		return errors.New("think_time: applies to live chat classes (live: true) only")
+	}
+	s.ThinkTime = think
+	return nil
+}
+
 // datasetYAML is a class's data set: a file and how to select from it
 // (lengths in words; see package dataset).
 type datasetYAML struct {
@@ -524,8 +557,8 @@ func parseClass(y classYAML) (workload.Class, error) {
 	if sources != 1 {
 		errs = append(errs, errors.New("give exactly one of prompt: (a fixture), prompt_tokens: (random words), chat: (a conversation fixture) and dataset: (a data set file)"))
 	}
-	if y.Conversations != 0 && y.Chat == "" {
-		errs = append(errs, errors.New("conversations: applies to chat: classes only"))
+	if (y.Conversations != 0 || y.Live) && y.Chat == "" {
+		errs = append(errs, errors.New("conversations: and live: apply to chat: classes only"))
 	}
 	switch {
 	case y.Prompt != "":
@@ -552,10 +585,13 @@ func parseClass(y classYAML) (workload.Class, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if y.Conversations < 1 {
+		switch {
+		case y.Live && y.Conversations != 0:
+			errs = append(errs, errors.New("conversations: with live: a live conversation is its own; the load's rate or concurrency says how many run at once"))
+		case !y.Live && y.Conversations < 1:
 			errs = append(errs, fmt.Errorf("conversations %d: want at least 1", y.Conversations))
 		}
-		c.Chat = &workload.Chat{System: system, Turns: chat.OpenAITurns(), Conversations: y.Conversations}
+		c.Chat = &workload.Chat{System: system, Turns: chat.OpenAITurns(), Conversations: y.Conversations, Live: y.Live}
 	}
 	return c, errors.Join(errs...)
 }

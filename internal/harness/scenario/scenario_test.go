@@ -12,7 +12,7 @@ import (
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,datasets,long-prefill-mix,poisson,prefix-reuse,trace-replay"; got != want {
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,chat-live,datasets,long-prefill-mix,poisson,prefix-reuse,trace-replay"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	for _, n := range names {
@@ -185,5 +185,29 @@ func TestDatasetScenarios(t *testing.T) {
 	}
 	if got, _ := Builtin("poisson"); got.ConfigLines() != nil {
 		t.Errorf("a scenario without data sets has config lines %q", got.ConfigLines())
+	}
+}
+
+// TestLiveChat: a live chat's points send whole conversations, the think
+// time between turns; a live chat among other classes of one point, and a
+// think time without one, are refused.
+func TestLiveChat(t *testing.T) {
+	t.Parallel()
+	sc, err := Builtin("chat-live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sc.Points(Quick)[0]
+	if p.Load.Turns != 4 || p.Load.ThinkTime != 200*time.Millisecond || p.Load.Requests != 4 || !p.Classes[0].Chat.Live {
+		t.Errorf("point %+v", p.Load)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"name: x\nclasses:\n  - {name: a, chat: assistant, live: true, max_tokens: 8}\n  - {name: b, prompt: short, max_tokens: 8}\nload: {rate: [1]}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "must be its point's only class"},
+		{"name: x\nclasses:\n  - {name: b, prompt: short, max_tokens: 8}\nload: {rate: [1], think_time: 1s}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "think_time: applies to live chat classes"},
+		{"name: x\nclasses:\n  - {name: a, chat: assistant, live: true, conversations: 2, max_tokens: 8}\nload: {rate: [1]}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "a live conversation is its own"},
+	} {
+		if _, err := Parse("x.yaml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error = %v, want %q", err, tc.want)
+		}
 	}
 }

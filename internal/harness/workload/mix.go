@@ -92,6 +92,9 @@ func NewMix(model string, seed, nonce uint64, classes []Class) (*Mix, error) {
 				errs = append(errs, fmt.Errorf("class %q: %w", c.Name, err))
 			}
 		}
+		if c.Chat != nil && c.Chat.Live && len(classes) > 1 {
+			errs = append(errs, fmt.Errorf("class %q: a live chat is its point's only class (request i is turn i mod its turns): use points: each-class", c.Name))
+		}
 		m.classes = append(m.classes, mc)
 		m.period += max(c.Weight, 0)
 	}
@@ -146,6 +149,16 @@ func (m *Mix) Classes() []string {
 	return out
 }
 
+// Turns is how many turns the mix's live conversations have: what
+// load.Config.Turns must be (1 when it has none). A live chat must be the
+// mix's only class, so that request i is turn i mod Turns.
+func (m *Mix) Turns() int {
+	if len(m.classes) == 1 && m.classes[0].chat != nil && m.classes[0].chat.chat.Live {
+		return len(m.classes[0].chat.chat.Turns)
+	}
+	return 1
+}
+
 // Declared is class name's declared prompt length in tokens (its own
 // prompt and the shared system prompt) when the class draws random words;
 // 0 for fixed text, chats and data sets, whose lengths are their text's.
@@ -173,6 +186,12 @@ type Chat struct {
 	// conversation j mod Conversations, so a conversation's next turn comes
 	// Conversations requests after its previous one.
 	Conversations int
+	// Live makes the conversations a client's: request j is turn j mod
+	// len(Turns) of conversation j / len(Turns), every conversation its
+	// own, and the requests keep their text so that the load generator
+	// (load.Config.Turns = len(Turns)) puts the server's replies in place
+	// of the fixed assistant texts. Conversations is then unused.
+	Live bool
 }
 
 // chatGen builds the requests of a Chat class.
@@ -184,7 +203,7 @@ type chatGen struct {
 
 func newChatGen(g *Generator, c Chat) (*chatGen, error) {
 	var errs []error
-	if c.Conversations < 1 {
+	if c.Conversations < 1 && !c.Live {
 		errs = append(errs, fmt.Errorf("Chat.Conversations = %d: must be at least 1", c.Conversations))
 	}
 	if len(c.Turns) == 0 {
@@ -206,8 +225,12 @@ func newChatGen(g *Generator, c Chat) (*chatGen, error) {
 
 // next builds the class's j-th request.
 func (c *chatGen) next(j int) openai.Request {
-	conv := j % c.chat.Conversations
-	turn := (j / c.chat.Conversations) % len(c.chat.Turns)
+	var conv, turn int
+	if c.chat.Live {
+		conv, turn = j/len(c.chat.Turns), j%len(c.chat.Turns)
+	} else {
+		conv, turn = j%c.chat.Conversations, (j/c.chat.Conversations)%len(c.chat.Turns)
+	}
 	// The first user message starts with the conversation's number, so
 	// conversations share the system prompt and nothing after it.
 	var tag strings.Builder
@@ -225,6 +248,7 @@ func (c *chatGen) next(j int) openai.Request {
 	req := c.gen.request(prompt)
 	req.System = c.system
 	req.History = history
+	req.KeepText = c.chat.Live
 	return req
 }
 
@@ -250,6 +274,8 @@ func (m *Mix) Longest() Longest {
 	for _, c := range m.classes {
 		req := c.gen.Next(0)
 		switch {
+		case c.chat != nil && c.chat.chat.Live:
+			req = c.chat.next(len(c.chat.chat.Turns) - 1)
 		case c.chat != nil:
 			req = c.chat.next(c.chat.chat.Conversations * (len(c.chat.chat.Turns) - 1))
 		case c.data != nil:
