@@ -327,12 +327,12 @@ type classYAML struct {
 }
 
 type loadYAML struct {
-	Concurrency    []int      `yaml:"concurrency"`
-	Rate           []rateYAML `yaml:"rate"`
-	Trace          []rateYAML `yaml:"trace"`
+	Concurrency    []int        `yaml:"concurrency"`
+	Rate           []rateYAML   `yaml:"rate"`
+	Trace          []rateYAML   `yaml:"trace"`
 	ThinkTime      durationYAML `yaml:"think_time"`
-	Burstiness     float64    `yaml:"burstiness"`
-	MaxConcurrency int        `yaml:"max_concurrency"`
+	Burstiness     float64      `yaml:"burstiness"`
+	MaxConcurrency int          `yaml:"max_concurrency"`
 }
 
 // rateYAML is a request rate: a positive number or inf.
