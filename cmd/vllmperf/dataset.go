@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
@@ -45,7 +46,7 @@ func (d *datasetFlags) apply(flags *pflag.FlagSet, seed uint64, cfg *load.Config
 			return usagef("--%s makes synthetic prompts: --dataset sends the data set's own; drop one of them", name)
 		}
 	}
-	set, err := dataset.Load(d.file, dataset.Options{NumPrompts: d.numPrompts, Seed: seed, Filter: d.filter, Speed: d.speed})
+	set, err := dataset.Load(fixtures.DatasetFS(), d.file, dataset.Options{NumPrompts: d.numPrompts, Seed: seed, Filter: d.filter, Speed: d.speed})
 	if err != nil {
 		return usageError{err}
 	}

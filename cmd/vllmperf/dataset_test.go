@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
@@ -23,7 +24,7 @@ func TestRunDatasets(t *testing.T) {
 		{"trace.jsonl", []string{"--trace-speed", "4"}, dataset.Options{Speed: 4}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			set, err := dataset.Load(tc.file, tc.opts)
+			set, err := dataset.Load(fixtures.DatasetFS(), tc.file, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,6 +40,7 @@ type chatMessage struct {
 
 type chatRequest struct {
 	samplingParams
+	guidedFields
 	Messages []chatMessage `json:"messages"`
 }
 
@@ -65,8 +66,9 @@ type genRequest struct {
 	minTokens int
 	ignoreEOS bool
 	stream    bool
-	usage     bool // stream_options.include_usage
-	contUsage bool // stream_options.continuous_usage_stats
+	usage     bool    // stream_options.include_usage
+	contUsage bool    // stream_options.continuous_usage_stats
+	guided    *guided // structured output (guided.go); nil: free text
 }
 
 // parseFunc reads one endpoint's request body against the served model
@@ -85,7 +87,12 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 	if aerr != nil {
 		return genRequest{}, aerr
 	}
-	return sampling(kindChat, req.samplingParams, prompt, served)
+	g, aerr := sampling(kindChat, req.samplingParams, prompt, served)
+	if aerr != nil {
+		return g, aerr
+	}
+	g.guided, aerr = parseGuided(req.guidedFields, string(body))
+	return g, aerr
 }
 
 // chatPrompt tokenizes chat messages: their contents, each on its own, in
@@ -171,7 +178,11 @@ func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (
 
 // engineRequest is the request as the engine takes it.
 func (g genRequest) engineRequest(id string) engine.Request {
-	return engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+	if g.guided != nil {
+		r.Guided, r.StopAfter, r.IgnoreEOS = true, len(g.guided.pieces), false
+	}
+	return r
 }
 
 // messageText returns a message's text: a string, null, or a list of

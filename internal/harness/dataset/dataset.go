@@ -30,12 +30,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 )
 
@@ -90,17 +90,33 @@ type File struct {
 	Skipped int
 }
 
-// Open reads the data set called name: a file of fixtures/datasets/
-// (embedded) when name is one, else the file at that path.
-func Open(name string) (*File, error) {
-	if data, err := fixtures.Dataset(name); err == nil {
-		return Parse(name, data)
+// Open reads the data set called name: the file of that name in builtin
+// (fixtures.DatasetFS: the embedded ones) when there is one, else the file
+// at that path.
+func Open(builtin fs.FS, name string) (*File, error) {
+	if builtin != nil && fs.ValidPath(name) {
+		if data, err := fs.ReadFile(builtin, name); err == nil {
+			return Parse(name, data)
+		}
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w (built-in data sets: %s)", err, strings.Join(fixtures.Datasets(), ", "))
+		return nil, fmt.Errorf("dataset: %w (built-in data sets: %s)", err, strings.Join(builtinNames(builtin), ", "))
 	}
 	return Parse(filepath.Base(name), data)
+}
+
+// builtinNames lists the files of builtin.
+func builtinNames(builtin fs.FS) []string {
+	if builtin == nil {
+		return []string{"none"}
+	}
+	entries, _ := fs.ReadDir(builtin, ".")
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
 }
 
 // Parse parses a data set's bytes; name names it in errors. The format

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/fixtures"
 )
 
 // TestOpenFixtures: each committed fixture parses in its format, with the
@@ -24,7 +26,7 @@ func TestOpenFixtures(t *testing.T) {
 		{"trace.jsonl", Trace, 12, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := Open(tc.name)
+			f, err := Open(fixtures.DatasetFS(), tc.name)
 			require.NoError(t, err)
 			assert.Equal(t, tc.format, f.Format)
 			assert.Len(t, f.Entries, tc.entries)
@@ -75,7 +77,7 @@ func TestParseErrors(t *testing.T) {
 		"testdata/mixed-trace.jsonl":    "some lines have a \"timestamp\" and others not",
 		"testdata/absent.json":          "no such file",
 	} {
-		_, err := Open(file)
+		_, err := Open(fixtures.DatasetFS(), file)
 		require.Error(t, err, file)
 		assert.Contains(t, err.Error(), want, file)
 	}
@@ -84,7 +86,7 @@ func TestParseErrors(t *testing.T) {
 // TestSelectShareGPT: vLLM's default ShareGPT filters drop the 2-word
 // prompt and the 3-word reply; the sample depends on the seed only.
 func TestSelectShareGPT(t *testing.T) {
-	f, err := Open("sharegpt.json")
+	f, err := Open(fixtures.DatasetFS(), "sharegpt.json")
 	require.NoError(t, err)
 	all, err := f.Select(Options{Seed: 1})
 	require.NoError(t, err)
@@ -111,7 +113,7 @@ func TestSelectShareGPT(t *testing.T) {
 
 // TestSelectFilters: explicit bounds apply to every format.
 func TestSelectFilters(t *testing.T) {
-	f, err := Open("prompts.jsonl")
+	f, err := Open(fixtures.DatasetFS(), "prompts.jsonl")
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		filter Filter
@@ -138,7 +140,7 @@ func TestSelectFilters(t *testing.T) {
 // TestSelectTrace: a trace keeps its order and is replayed from its first
 // kept arrival, scaled by Speed.
 func TestSelectTrace(t *testing.T) {
-	f, err := Open("trace.jsonl")
+	f, err := Open(fixtures.DatasetFS(), "trace.jsonl")
 	require.NoError(t, err)
 	s, err := f.Select(Options{Seed: 99})
 	require.NoError(t, err)
@@ -160,7 +162,7 @@ func TestSelectTrace(t *testing.T) {
 func TestOpenPath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mine.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(`{"prompt": "one two three four", "output_len": 9}`+"\n"), 0o644))
-	f, err := Open(path)
+	f, err := Open(fixtures.DatasetFS(), path)
 	require.NoError(t, err)
 	assert.Equal(t, "mine.jsonl", f.Name)
 	s, err := f.Select(Options{})

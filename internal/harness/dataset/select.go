@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -129,8 +130,8 @@ func retime(entries []Entry, speed float64) {
 }
 
 // Load opens the data set called name (see Open) and selects from it.
-func Load(name string, o Options) (*Set, error) {
-	f, err := Open(name)
+func Load(builtin fs.FS, name string, o Options) (*Set, error) {
+	f, err := Open(builtin, name)
 	if err != nil {
 		return nil, err
 	}

@@ -123,9 +123,15 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	}
 	defer func() { _ = stream.Close() }()
 
-	if c.read(ctx, rctx, stream, st) && st.body != nil {
+	ok := c.read(ctx, rctx, stream, st)
+	if ok && st.body != nil {
 		// Finish reading the body so the connection is reused, not closed.
 		_, _ = io.CopyN(io.Discard, st.body, maxDrain)
+	}
+	if ok && req.Schema != nil {
+		if err := req.Schema.Check(s.Text); err != nil {
+			s.Fail(sample.ErrSchema, 0, err.Error())
+		}
 	}
 }
 
@@ -191,7 +197,7 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		content := false
 		for i := range w.Choices {
 			ch := &w.Choices[i]
-			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text {
+			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text || nonEmpty(ch.Delta.ToolCalls) {
 				content = true
 			}
 			if ch.FinishReason != "" {
@@ -201,7 +207,7 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		if content {
 			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
 			pending = 0
-			if st.req.KeepText {
+			if st.req.KeepText || st.req.Schema != nil {
 				s.Text += chunkText(raw)
 			}
 		}
@@ -290,9 +296,10 @@ type wireChunk struct {
 
 type wireChoice struct {
 	Delta struct {
-		Content          nonEmpty `json:"content"`
-		ReasoningContent nonEmpty `json:"reasoning_content"`
-		Reasoning        nonEmpty `json:"reasoning"`
+		Content          nonEmpty     `json:"content"`
+		ReasoningContent nonEmpty     `json:"reasoning_content"`
+		Reasoning        nonEmpty     `json:"reasoning"`
+		ToolCalls        toolArgument `json:"tool_calls"`
 	} `json:"delta"`
 	Text         nonEmpty `json:"text"`
 	FinishReason string   `json:"finish_reason"`
@@ -375,7 +382,12 @@ func chunkText(raw []byte) string {
 	var c struct {
 		Choices []struct {
 			Delta struct {
-				Content string `json:"content"`
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					Function struct {
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
 			} `json:"delta"`
 			Text string `json:"text"`
 		} `json:"choices"`
@@ -386,6 +398,9 @@ func chunkText(raw []byte) string {
 	var out string
 	for _, ch := range c.Choices {
 		out += ch.Delta.Content + ch.Text
+		for _, tc := range ch.Delta.ToolCalls {
+			out += tc.Function.Arguments
+		}
 	}
 	return out
 }

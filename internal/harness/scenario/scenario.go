@@ -52,6 +52,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/schema"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 	"github.com/vllmperf/vllmperf/scenarios"
@@ -322,6 +323,8 @@ type classYAML struct {
 	Dataset       *datasetYAML `yaml:"dataset"`
 	Conversations int          `yaml:"conversations"`
 	Live          bool         `yaml:"live"`
+	JSONSchema    string       `yaml:"json_schema"`
+	Tool          string       `yaml:"tool"`
 	MaxTokens     int          `yaml:"max_tokens"`
 	Weight        int          `yaml:"weight"`
 }
@@ -473,6 +476,31 @@ func parseClasses(source string, seq *yaml.Node, ys []classYAML) ([]workload.Cla
 	return out, nil
 }
 
+// structured reads a class's json_schema: or tool: (a schema of
+// fixtures/schemas/): its requests ask for structured output, and end
+// when the document does (not sent with ignore_eos).
+func structured(y classYAML, c *workload.Class) error {
+	name, tool := y.JSONSchema, ""
+	switch {
+	case y.JSONSchema != "" && y.Tool != "":
+		return errors.New("json_schema: and tool: exclude each other: one structured output a class")
+	case y.Tool != "":
+		name, tool = y.Tool, y.Tool
+	case name == "":
+		return nil
+	}
+	raw, err := fixtures.Schema(name)
+	if err != nil {
+		return err
+	}
+	s, err := schema.Compile(name, raw)
+	if err != nil {
+		return err
+	}
+	c.Config.Schema, c.Config.Tool, c.Config.IgnoreEOS = s, tool, false
+	return nil
+}
+
 // parseTrace reads load.trace: speeds at which the scenario's one class,
 // a timed data set, is replayed.
 func (s *Scenario) parseTrace(speeds []rateYAML) error {
@@ -528,7 +556,7 @@ func (y datasetYAML) load() (*dataset.Set, error) {
 	if y.File == "" {
 		return nil, errors.New("dataset: missing file: name a file of fixtures/datasets/ or a path")
 	}
-	f, err := dataset.Open(y.File)
+	f, err := dataset.Open(fixtures.DatasetFS(), y.File)
 	if err != nil {
 		return nil, err
 	}
@@ -559,6 +587,9 @@ func parseClass(y classYAML) (workload.Class, error) {
 	}
 	if (y.Conversations != 0 || y.Live) && y.Chat == "" {
 		errs = append(errs, errors.New("conversations: and live: apply to chat: classes only"))
+	}
+	if err := structured(y, &c); err != nil {
+		errs = append(errs, err)
 	}
 	switch {
 	case y.Prompt != "":

@@ -12,7 +12,7 @@ import (
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,chat-live,datasets,long-prefill-mix,poisson,prefix-reuse,trace-replay"; got != want {
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,chat-live,datasets,long-prefill-mix,poisson,prefix-reuse,structured-output,trace-replay"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	for _, n := range names {

@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 )
 
 func mustSet(t *testing.T, name string, o dataset.Options) *dataset.Set {
 	t.Helper()
-	f, err := dataset.Open(name)
+	f, err := dataset.Open(fixtures.DatasetFS(), name)
 	require.NoError(t, err)
 	s, err := f.Select(o)
 	require.NoError(t, err)

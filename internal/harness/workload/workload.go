@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/schema"
 )
 
 // NonceWords is how many words of a prompt spell the run's nonce, and
@@ -90,6 +91,11 @@ type Config struct {
 	// tokens, the unique words' included, sum to PromptTokens (and
 	// SharedPrefixTokens), instead of one word a token. nil: one each.
 	WordTokens []int
+	// Schema, when set, asks for structured output (openai.Request.Schema):
+	// a JSON document, or with Tool the arguments of a forced call of the
+	// tool so named.
+	Schema *schema.Schema
+	Tool   string
 	// Seed makes word choice reproducible.
 	Seed uint64
 	// Nonce distinguishes this run's prompts from every other run's. Zero
@@ -214,6 +220,8 @@ func (g *Generator) request(prompt string) openai.Request {
 		MinTokens:   g.cfg.MinTokens,
 		IgnoreEOS:   g.cfg.IgnoreEOS,
 		Temperature: g.cfg.Temperature,
+		Schema:      g.cfg.Schema,
+		Tool:        g.cfg.Tool,
 	}
 }
 

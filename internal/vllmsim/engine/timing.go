@@ -21,7 +21,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	tp := float64(r.cfg.TensorParallelSize)
 	qDim := float64(m.QHeads * m.HeadDim)
 	var flops, kvBytes float64
-	logits, seqs, drafting := 0, len(p.items), 0
+	logits, seqs, drafting, guided := 0, len(p.items), 0, 0
 	for _, it := range p.items {
 		n := float64(it.n)
 		ctx := float64(it.start)
@@ -33,6 +33,9 @@ func (e *Engine) stepTime(p plan) time.Duration {
 		if it.drafts > 0 {
 			drafting++
 		}
+		if it.s.req.Guided && it.start+it.n >= len(it.s.tokens) {
+			guided++ // the grammar masks the logits this step samples from
+		}
 	}
 	flops += 2*m.NonEmbeddingParams*float64(p.tokens) + 2*float64(m.Vocab)*float64(m.Hidden)*float64(logits)
 	flops /= tp
@@ -40,7 +43,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	targetWeights := m.Params * r.weightByte / tp
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
 	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
-	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
+	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead + time.Duration(guided)*r.cfg.GuidedOverhead
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d
