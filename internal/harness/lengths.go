@@ -57,8 +57,9 @@ type ClassLength struct {
 	// alone (system and user message, no template): what Declared
 	// promises (0 without /tokenize).
 	Text float64
-	// Tokenized is the mean /tokenize count of the class's requests as
-	// sent (chat template included), over Requests of them.
+	// Tokenized is the mean /tokenize count of the class's measured
+	// requests as sent (chat template included), over Requests of them
+	// (those asked: up to MaxTokenized, a live chat's first turns).
 	Tokenized float64
 	Requests  int
 	// Served is the mean prompt_tokens the server reported for the class's
@@ -132,11 +133,14 @@ func withWordTokens(classes []workload.Class, costs []int) []workload.Class {
 // tokenizeRequests asks /tokenize for the count of each request the run
 // will send (up to MaxTokenized), by index.
 func tokenizeRequests(ctx context.Context, c *openai.Client, cfg load.Config, next func(int) openai.Request) (map[int]int, error) {
-	turns := max(cfg.Turns, 1)
-	n := (cfg.Warmup + cfg.Requests) * turns
-	if cfg.Requests == 0 {
-		n = cfg.Warmup + max(len(cfg.Arrivals), tokenizeWorkers*textSamples)
+	turns, requests := max(cfg.Turns, 1), cfg.Requests
+	switch {
+	case requests == 0 && cfg.Arrivals != nil:
+		requests = len(cfg.Arrivals)
+	case requests == 0: // bounded by time: the first ones
+		requests = tokenizeWorkers * textSamples
 	}
+	n := (cfg.Warmup + requests) * turns
 	n = min(n, MaxTokenized)
 	counts := make([]int, n)
 	asked := make([]bool, n)
@@ -212,15 +216,21 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 func (r *Result) settleLengths(mix *workload.Mix) {
 	l := r.Lengths
 	sums, ns := map[string]int{}, map[string]int{}
+	tsums, tns := map[string]int{}, map[string]int{}
 	var example string
 	for _, s := range r.Load.Measured() {
+		class := mix.ClassOf(s.Index)
+		want, asked := l.tokenized[s.Index]
+		if asked {
+			tsums[class] += want
+			tns[class]++
+		}
 		if !s.OK() || s.PromptTokens <= 0 {
 			continue
 		}
-		class := mix.ClassOf(s.Index)
 		sums[class] += s.PromptTokens
 		ns[class]++
-		if want, ok := l.tokenized[s.Index]; ok && want != s.PromptTokens {
+		if asked && want != s.PromptTokens {
 			l.Mismatched++
 			if example == "" {
 				example = fmt.Sprintf("request %d: %d by usage, %d by /tokenize", s.Index, s.PromptTokens, want)
@@ -234,6 +244,9 @@ func (r *Result) settleLengths(mix *workload.Mix) {
 		cl := &l.Classes[k]
 		if ns[cl.Class] > 0 {
 			cl.Served = float64(sums[cl.Class]) / float64(ns[cl.Class])
+		}
+		if cl.Requests = tns[cl.Class]; cl.Requests > 0 { // the measured ones, as Served
+			cl.Tokenized = float64(tsums[cl.Class]) / float64(cl.Requests)
 		}
 		if w := cl.declaredWarning(l.Tokenize); w != nil {
 			r.Warnings = append(r.Warnings, w)
@@ -288,18 +301,18 @@ func (l *Lengths) writeLengths(w io.Writer) error {
 		return err
 	}
 	for _, c := range l.Classes {
-		line := fmt.Sprintf("%-12s", c.Class)
+		var parts []string
 		if c.Declared > 0 {
-			line += fmt.Sprintf(" declared %d", c.Declared)
+			parts = append(parts, fmt.Sprintf("declared %d", c.Declared))
 		}
 		if l.Tokenize && c.Declared > 0 {
-			line += fmt.Sprintf(", text %.1f", c.Text)
+			parts = append(parts, fmt.Sprintf("text %.1f", c.Text))
 		}
 		if c.Requests > 0 {
-			line += fmt.Sprintf(", /tokenize %.1f (%d requests)", c.Tokenized, c.Requests)
+			parts = append(parts, fmt.Sprintf("/tokenize %.1f (%d requests)", c.Tokenized, c.Requests))
 		}
-		line += fmt.Sprintf(", served %.1f", c.Served)
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		parts = append(parts, fmt.Sprintf("served %.1f", c.Served))
+		if _, err := fmt.Fprintf(w, "%-12s %s\n", c.Class, strings.Join(parts, ", ")); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ func TestLengthsAdjusted(t *testing.T) {
 	assert.Equal(t, 64, c.Declared)
 	assert.Equal(t, 64.0, c.Text)
 	assert.Equal(t, 64.0, c.Tokenized)
-	assert.Equal(t, 7, c.Requests, "every request, warm-up included")
+	assert.Equal(t, 6, c.Requests, "every measured request")
 	assert.Equal(t, 64.0, c.Served)
 	assert.Equal(t, 64.0, res.Metrics()[units.PromptTok])
 	assert.Zero(t, l.Mismatched)
@@ -49,7 +49,7 @@ func TestLengthsAdjusted(t *testing.T) {
 	var text strings.Builder
 	require.NoError(t, res.WriteText(&text, 0))
 	assert.Contains(t, text.String(), "Prompt tokens: /tokenize, prompts adjusted to the model's tokens per word")
-	assert.Contains(t, text.String(), "rand         declared 64, text 64.0, /tokenize 64.0 (7 requests), served 64.0")
+	assert.Contains(t, text.String(), "rand         declared 64, text 64.0, /tokenize 64.0 (6 requests), served 64.0")
 }
 
 // TestLengthsWithoutTokenize: without /tokenize the prompts stay one word
@@ -95,7 +95,8 @@ func TestLengthsOnSimulator(t *testing.T) {
 		}
 		c := l.Classes[0]
 		assert.Equal(t, float64(sum)/float64(n), res.Metrics()[units.PromptTok], "%s: the usage total over the measured requests", p.Key)
-		assert.InDelta(t, c.Tokenized, c.Served, 12, "%s: warm-up included in one, not the other", p.Key)
+		assert.Equal(t, c.Tokenized, c.Served, "%s: the same requests", p.Key)
+		assert.Equal(t, n, c.Requests, p.Key)
 		assert.Empty(t, res.Warnings, p.Key)
 	}
 }
