@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/vllmperf/vllmperf/fixtures"
+	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
 
@@ -37,9 +41,8 @@ func (d *datasetFlags) check(flags *pflag.FlagSet) error {
 	return nil
 }
 
-// apply selects the data set and makes it the run's class; a trace sets
-// the arrivals unless --rate or --concurrency set the load, and the set's
-// size is the request count unless --requests or --duration bound it.
+// apply selects the data set and makes it the run's class
+// (scenario.UseDataset).
 func (d *datasetFlags) apply(flags *pflag.FlagSet, seed uint64, cfg *load.Config, class *workload.Class) error {
 	for _, name := range []string{"prompt-tokens", "shared-prefix-tokens"} {
 		if flags.Changed(name) {
@@ -47,20 +50,18 @@ func (d *datasetFlags) apply(flags *pflag.FlagSet, seed uint64, cfg *load.Config
 		}
 	}
 	set, err := dataset.Load(fixtures.DatasetFS(), d.file, dataset.Options{NumPrompts: d.numPrompts, Seed: seed, Filter: d.filter, Speed: d.speed})
+	if err == nil {
+		err = scenario.UseDataset(set, cfg, class, flags.Changed("max-tokens"))
+	}
 	if err != nil {
-		return usageError{err}
-	}
-	class.Dataset, class.Config.PromptTokens, class.Config.SharedPrefixTokens = set, 0, 0
-	if !flags.Changed("max-tokens") {
-		class.Config.MaxTokens = 0 // each entry's own output length
-	}
-	switch {
-	case set.Timed && cfg.Concurrency == 0 && cfg.Rate == 0:
-		cfg.Arrivals = set.Arrivals()
-	case cfg.Concurrency == 0 && cfg.Rate == 0:
-		return usagef("--dataset %s has no timestamps to replay: say how to load the server with --concurrency N or --rate R", d.file)
-	case cfg.Requests == 0 && cfg.Duration == 0:
-		cfg.Requests = len(set.Entries)
+		return usageError{fmt.Errorf("--dataset %s: %w", d.file, err)}
 	}
 	return nil
+}
+
+// contextError says which flags shorten a data set whose longest request
+// does not fit the server's context.
+func (d *datasetFlags) contextError(ce *harness.ContextError) error {
+	return usagef("--dataset %s: its longest request needs %d prompt words + %d output tokens, more than the %d tokens the server accepts for %s (max_model_len on /v1/models): every such request would fail; drop them with --max-prompt-len and --max-output-len",
+		d.file, ce.Longest.PromptWords, ce.Longest.MaxTokens, ce.MaxModelLen, ce.Model)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,15 +62,20 @@ func TestRunDatasets(t *testing.T) {
 // TestRunDatasetBadInput: data set mistakes are usage errors that say what
 // to do.
 func TestRunDatasetBadInput(t *testing.T) {
+	long := filepath.Join(t.TempDir(), "long.jsonl") // beyond memory-saving's 2048-token context
+	if err := os.WriteFile(long, []byte(`{"prompt": "four words of prompt", "output_len": 3000}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--concurrency", "1", "--requests", "1", "--num-prompts", "3"}, "--num-prompts selects from a data set: add --dataset FILE"},
-		{[]string{"--dataset", "sharegpt.json"}, "has no timestamps to replay: say how to load the server"},
+		{[]string{"--dataset", "sharegpt.json"}, "--dataset sharegpt.json: it has no timestamps to replay: say how to load the server"},
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--prompt-tokens", "64"}, "--prompt-tokens makes synthetic prompts"},
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--num-prompts", "50"}, "50 prompts asked for, but only 10"},
 		{[]string{"--dataset", "nowhere.json", "--concurrency", "1"}, "built-in data sets: prompts.jsonl, sharegpt.json, trace.jsonl"},
+		{[]string{"--dataset", long, "--concurrency", "1", "--profile", "memory-saving"}, "needs 10 prompt words + 3000 output tokens, more than the 2048"},
 	} {
 		var out, errOut limitedBuffer
 		err := run(context.Background(), &out, &errOut, append([]string{"run", "--quiet"}, tc.args...))

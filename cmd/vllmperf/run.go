@@ -440,6 +440,8 @@ func (o *runOptions) startServer(ctx context.Context, in *runInput, stderr io.Wr
 func (o *runOptions) runError(err error) error {
 	var ce *harness.ContextError
 	switch {
+	case errors.As(err, &ce) && o.data.file != "":
+		return o.data.contextError(ce)
 	case errors.As(err, &ce):
 		return usagef("--prompt-tokens %d + --shared-prefix-tokens %d + --max-tokens %d = %d tokens, more than the %d the server accepts for %s (max_model_len on /v1/models): every request would fail; lower them",
 			o.promptTokens, o.sharedPrefix, o.maxTokens, o.promptTokens+o.sharedPrefix+o.maxTokens, ce.MaxModelLen, ce.Model)

@@ -538,6 +538,27 @@ func (s *Scenario) parseLive(think time.Duration) error {
 	return nil
 }
 
+// UseDataset makes class send set (vllmperf run --dataset) and shapes cfg
+// for it: a trace's arrivals when cfg has neither Concurrency nor Rate
+// (an error for a set without timestamps), and the set's size as the
+// request count when nothing else bounds the run. Each entry's output
+// length is its max_tokens unless capTokens keeps the class's as a cap.
+func UseDataset(set *dataset.Set, cfg *load.Config, class *workload.Class, capTokens bool) error {
+	class.Dataset, class.Config.PromptTokens, class.Config.SharedPrefixTokens = set, 0, 0
+	if !capTokens {
+		class.Config.MaxTokens = 0
+	}
+	switch {
+	case set.Timed && cfg.Concurrency == 0 && cfg.Rate == 0:
+		cfg.Arrivals = set.Arrivals()
+	case cfg.Concurrency == 0 && cfg.Rate == 0:
+		return errors.New("it has no timestamps to replay: say how to load the server with --concurrency N or --rate R")
+	case cfg.Requests == 0 && cfg.Duration == 0:
+		cfg.Requests = len(set.Entries)
+	}
+	return nil
+}
+
 // datasetYAML is a class's data set: a file and how to select from it
 // (lengths in words; see package dataset).
 type datasetYAML struct {
