@@ -98,5 +98,10 @@ func TestLengthsOnSimulator(t *testing.T) {
 		assert.Equal(t, c.Tokenized, c.Served, "%s: the same requests", p.Key)
 		assert.Equal(t, n, c.Requests, p.Key)
 		assert.Empty(t, res.Warnings, p.Key)
+		var text strings.Builder
+		require.NoError(t, res.WriteText(&text, 0))
+		if d := p.Classes[0].Dataset; d != nil {
+			assert.Contains(t, text.String(), "Data set:                                "+d.Describe(), p.Key)
+		}
 	}
 }

@@ -22,6 +22,14 @@ func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
 			return err
 		}
 	}
+	for _, c := range r.Point.Classes {
+		if c.Dataset == nil {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%-40s %s\n", "Data set:", c.Dataset.Describe()); err != nil {
+			return err
+		}
+	}
 	if ready > 0 {
 		if _, err := fmt.Fprintf(w, "%-40s %.1f\n", "Server time to ready (ms):", float64(ready)/float64(time.Millisecond)); err != nil {
 			return err
