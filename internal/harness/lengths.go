@@ -170,8 +170,10 @@ func tokenizeRequests(ctx context.Context, c *openai.Client, cfg load.Config, ne
 	return out, nil
 }
 
-// measureLengths counts the run's prompt tokens before it starts: the
-// requests as sent, and the first requests' text of each synthetic class.
+// measureLengths counts the run's prompt tokens before it starts: every
+// request as sent (settleLengths compares them with the usage), and the
+// first requests' text of each synthetic class, against its declared
+// length.
 func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *workload.Mix, cfg load.Config, next func(int) openai.Request) {
 	l := r.Lengths
 	counts, err := tokenizeRequests(ctx, c, cfg, next)
@@ -183,30 +185,22 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 	l.tokenized = counts
 	for k := range l.Classes {
 		cl := &l.Classes[k]
-		sum, seen := 0, 0
-		for i := range MaxTokenized {
-			count, asked := counts[i]
-			if !asked || mix.ClassOf(i) != cl.Class {
+		seen := 0
+		for i := 0; i < MaxTokenized && cl.Declared > 0 && seen < textSamples; i++ {
+			if _, asked := counts[i]; !asked || mix.ClassOf(i) != cl.Class {
 				continue
 			}
-			if cl.Declared > 0 && seen < textSamples {
-				req := next(i)
-				t, err := c.TokenizeText(ctx, req.Model, strings.TrimSpace(req.System+" "+req.Prompt))
-				if err != nil {
-					r.Warnings = append(r.Warnings, fmt.Errorf("prompt lengths: %w", err))
-					return
-				}
-				cl.Text += float64(t) / textSamples
-				seen++
+			req := next(i)
+			t, err := c.TokenizeText(ctx, req.Model, strings.TrimSpace(req.System+" "+req.Prompt))
+			if err != nil {
+				r.Warnings = append(r.Warnings, fmt.Errorf("prompt lengths: %w", err))
+				return
 			}
-			sum += count
-			cl.Requests++
+			cl.Text += float64(t)
+			seen++
 		}
-		if cl.Requests > 0 {
-			cl.Tokenized = float64(sum) / float64(cl.Requests)
-		}
-		if seen > 0 && seen < textSamples {
-			cl.Text *= float64(textSamples) / float64(seen)
+		if seen > 0 {
+			cl.Text /= float64(seen)
 		}
 	}
 }
