@@ -87,10 +87,11 @@ type Config struct {
 	// ColdStart is --sim-cold-start: extra cost paid by the engine's first
 	// step (0 = none). Default DefaultColdStart.
 	ColdStart time.Duration
-	// GuidedOverhead is --sim-guided-decoding-overhead: the host time each
-	// structured-output (guided) sequence adds to every step it decodes in,
-	// the grammar's token-mask computation (xgrammar's per-token cost). A
-	// zero means none. Default DefaultGuidedOverhead.
+	// GuidedOverhead is --sim-guided-decoding-overhead: the time each
+	// structured-output (guided) sequence adds to every step it samples
+	// in, the grammar's token-mask computation, which runs between
+	// scheduling and the forward pass. A zero means none. Default
+	// DefaultGuidedOverhead.
 	GuidedOverhead time.Duration
 	// FixedTTFT and FixedITL are --sim-fixed-ttft and --sim-fixed-itl: with
 	// both set, Start runs Fixed, whose timing is exact; one alone is an
@@ -132,10 +133,10 @@ const (
 	// concurrency 1 ≈ 1.1 in the calibration set; docs/calibration.md).
 	DefaultJitter = 0.05
 	// DefaultGuidedOverhead is --sim-guided-decoding-overhead's default:
-	// 0.5 ms of host time per guided sequence per step, a few percent of
-	// a decode step of the default model, which is what vLLM's
-	// structured-output benchmark shows for xgrammar (outlines costs more;
-	// raise it to model one).
+	// 0.5 ms per guided sequence per step: about 10% on the default
+	// preset's ~20 ms decode steps at 4 guided sequences, the order of
+	// the throughput cost vLLM's structured-output benchmark shows for
+	// xgrammar (outlines costs more: raise it to model one).
 	DefaultGuidedOverhead = 500 * time.Microsecond
 	// maxSlowdown bounds --sim-slowdown (a million times slower is already
 	// no server at all).

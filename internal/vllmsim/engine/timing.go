@@ -9,7 +9,7 @@ import (
 //
 //	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
-//	step      = max(GPU path, host path) × slowdown × noise [+ cold start]
+//	step      = (max(GPU path, host path) + guided masks) × slowdown × noise [+ cold start]
 //
 // compute = (2 × non-embedding params × tokens + 2 × vocab × hidden × logit
 // rows + attention FLOPs) / TP / (peak × prefill efficiency of the model's
@@ -43,13 +43,16 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	targetWeights := m.Params * r.weightByte / tp
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
 	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
-	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead + time.Duration(guided)*r.cfg.GuidedOverhead
+	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d
 		host += h
 	}
-	t := time.Duration(float64(max(gpu, host)) * r.cfg.Slowdown * e.stepNoise())
+	// The grammar's token masks are computed between scheduling and the
+	// forward pass (vLLM V1's EngineCore.step), in series with both paths.
+	masks := time.Duration(guided) * r.cfg.GuidedOverhead
+	t := time.Duration(float64(max(gpu, host)+masks) * r.cfg.Slowdown * e.stepNoise())
 	if !e.warm {
 		e.warm = true
 		t += r.cfg.ColdStart
