@@ -244,6 +244,15 @@ func TestRealServerSuite(t *testing.T) {
 	}
 }
 
+// session starts the server (16 running, a 4096-token context) and a
+// suite session on it as the external backend; both end with the test.
+func (rs realServer) session(t *testing.T) *suite.Session {
+	url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
+	ss := start(t, externalSuite(t, url, rs.name, rs.strict, ""), rs.name)
+	t.Cleanup(func() { closeSession(t, ss) })
+	return ss
+}
+
 // TestRealServerDatasets: a ShareGPT file, a JSONL file and a trace run
 // through the suite on each server, every check passing, and the prompt
 // tokens the suite reports are the server's own /tokenize counts, which
@@ -251,10 +260,7 @@ func TestRealServerSuite(t *testing.T) {
 func TestRealServerDatasets(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
-			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
-			ss := start(t, s, rs.name)
-			defer closeSession(t, ss)
+			ss := rs.session(t)
 			for _, name := range []string{"datasets", "trace-replay", "chat-live"} {
 				pts, err := ss.Points(name)
 				require.NoError(t, err)
@@ -279,10 +285,7 @@ func TestRealServerDatasets(t *testing.T) {
 func TestRealServerStructured(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
-			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
-			ss := start(t, s, rs.name)
-			defer closeSession(t, ss)
+			ss := rs.session(t)
 			tool, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=tool/conc=4"))
 			require.NoError(t, err)
 			requireChecks(t, tool)
