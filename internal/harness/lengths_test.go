@@ -2,6 +2,8 @@ package harness_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,6 +104,27 @@ func TestLengthsOnSimulator(t *testing.T) {
 		require.NoError(t, res.WriteText(&text, 0))
 		if d := p.Classes[0].Dataset; d != nil {
 			assert.Contains(t, text.String(), "Data set:                                "+d.Describe(), p.Key)
+		}
+	}
+}
+
+// TestWorkloadsDocLengthsLine: docs/workloads.md shows the lengths line of
+// `vllmperf run --concurrency 4 --requests 8 --prompt-tokens 256` on the
+// simulator as the run prints it.
+func TestWorkloadsDocLengthsLine(t *testing.T) {
+	t.Parallel()
+	p := randomPoint(256)
+	p.Classes[0].Name = "run"
+	p.Load = load.Config{Concurrency: 4, Requests: 8, Warmup: 1}
+	res, err := harness.Run(context.Background(), startSim(t), p)
+	require.NoError(t, err)
+	var text strings.Builder
+	require.NoError(t, res.WriteText(&text, 0))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "workloads.md"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(line, "run ") || strings.Contains(line, "Prompt tokens:") {
+			assert.Contains(t, string(doc), line+"\n", "docs/workloads.md lacks the line the run prints")
 		}
 	}
 }

@@ -154,6 +154,7 @@ func TestSelectTrace(t *testing.T) {
 	}
 	assert.NotEqual(t, s.Hash, fast.Hash)
 	assert.Equal(t, time.Duration(0), s.Arrivals()[0])
+	assert.Equal(t, 1550*time.Millisecond, s.Arrivals()[len(s.Entries)-1], "fixtures/README.md: 12 requests over 1.55 s")
 	_, err = f.Select(Options{Speed: -1})
 	assert.ErrorContains(t, err, "speed -1")
 }

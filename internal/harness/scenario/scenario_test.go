@@ -211,3 +211,21 @@ func TestLiveChat(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadsDocDatasetLine: docs/workloads.md shows the datasets
+// scenario's config line as the suite prints it.
+func TestWorkloadsDocDatasetLine(t *testing.T) {
+	t.Parallel()
+	sc, err := Builtin("datasets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "workloads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := sc.ConfigLines()[0]
+	if line := kv[0] + ": " + kv[1]; !strings.Contains(string(doc), line+"\n") {
+		t.Errorf("docs/workloads.md lacks the line the suite prints:\n%s", line)
+	}
+}
