@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 type fakeServer struct {
 	tokensPerWord int
 	noTokenize    bool
+	maxModelLen   int // 0: 100000
 
 	mu       sync.Mutex
 	requests [][]fakeMessage
@@ -54,7 +56,7 @@ func (f *fakeServer) start(t *testing.T) server.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"fake","object":"model","max_model_len":100000}]}`)
+		fmt.Fprintf(w, `{"object":"list","data":[{"id":"fake","object":"model","max_model_len":%d}]}`, cmp.Or(f.maxModelLen, 100000))
 	})
 	mux.HandleFunc("POST /tokenize", func(w http.ResponseWriter, r *http.Request) {
 		var b fakeBody

@@ -319,3 +319,21 @@ func center(title string) string {
 	pad := max(0, 50-len([]rune(title)))
 	return strings.Repeat("-", pad/2) + title + strings.Repeat("-", pad-pad/2)
 }
+
+// longest is the request of the run that needs the most context: by the
+// server's /tokenize counts when it answered (PromptWords then holds
+// tokens), else by words (workload.Mix.Longest).
+func (r *Result) longest(mix *workload.Mix, next func(int) openai.Request) workload.Longest {
+	if r.Lengths == nil || r.Lengths.tokenized == nil {
+		return mix.Longest()
+	}
+	var best workload.Longest
+	for i, n := range r.Lengths.tokenized {
+		req := next(i)
+		l := workload.Longest{Class: mix.ClassOf(i), PromptWords: n, MaxTokens: req.MaxTokens}
+		if l.Tokens() > best.Tokens() || (l.Tokens() == best.Tokens() && l.Class < best.Class) {
+			best = l
+		}
+	}
+	return best
+}

@@ -128,3 +128,20 @@ func TestWorkloadsDocLengthsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLengthsContextByTokens: a data set whose words fit the context but
+// whose tokens, as the server's /tokenize counts them, do not is refused
+// before any request, with the tokens.
+func TestLengthsContextByTokens(t *testing.T) {
+	t.Parallel()
+	fake := &fakeServer{tokensPerWord: 2, maxModelLen: 150}
+	sc, err := scenario.Builtin("datasets")
+	require.NoError(t, err)
+	p := sc.Points(scenario.Quick)[0] // ShareGPT: its longest entry is 128+6 words and 8 tokens out, 142 ≤ 150
+	_, err = harness.Run(context.Background(), fake.start(t), p, harness.WithoutMetrics())
+	var ce *harness.ContextError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 2*(128+6), ce.Longest.PromptWords, "counted in the server's tokens")
+	assert.Equal(t, 8, ce.Longest.MaxTokens)
+	assert.Empty(t, fake.requests, "no request was sent")
+}

@@ -144,26 +144,9 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	client := newClient(srv.BaseURL(), p, o)
 	defer client.CloseIdleConnections()
 	res := &Result{Point: p, Model: model, Endpoint: o.endpoint}
-	classes := p.Classes
-	costs, tokenize, err := probeWordTokens(ctx, client, model)
+	mix, cfg, next, err := res.prepare(ctx, client, p, o)
 	if err != nil {
-		res.Warnings = append(res.Warnings, fmt.Errorf("prompt lengths: the vocabulary's tokens on the served model were not measured: %w", err))
-	}
-	if costs != nil {
-		classes = withWordTokens(classes, costs)
-	}
-	mix, err := newMix(model, classes, o)
-	if err != nil {
-		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
-	}
-	res.ClassNames = mix.Classes()
-	res.Lengths = newLengths(mix, tokenize, costs != nil)
-	if err := fitsContext(ctx, client, model, p, mix); err != nil {
-		var ce *ContextError
-		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
-			return nil, err
-		}
-		res.Warnings = append(res.Warnings, err)
+		return nil, err
 	}
 	if n := p.Concurrency(); n > 0 {
 		if err := client.Preconnect(ctx, n); err != nil {
@@ -183,17 +166,6 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
-	cfg := p.Load
-	cfg.Seed = o.seed
-	cfg.Progress = o.progress
-	if t := mix.Turns(); t > 1 {
-		cfg.Turns = t // live conversations: the load generator carries the replies
-		res.ClassNames = turnNames(t)
-	}
-	next := requestOrder(mix, cfg)
-	if tokenize {
-		res.measureLengths(ctx, client, mix, cfg, next)
-	}
 	lr, err := load.Run(ctx, cfg, client, next)
 	if sampler != nil {
 		res.Series = sampler.Stop()
@@ -212,6 +184,46 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	}
 	res.settleLengths(mix)
 	return res, nil
+}
+
+// prepare builds the point's requests for res.Model: the mix (synthetic
+// prompts rebuilt to the served model's tokens a word when /tokenize says
+// they are not one), the load's configuration and the function that
+// builds request i; it measures the prompts on /tokenize and refuses a
+// point whose longest request does not fit the server's context.
+func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenario.Point, o options) (*workload.Mix, load.Config, func(int) openai.Request, error) {
+	classes := p.Classes
+	costs, tokenize, err := probeWordTokens(ctx, client, res.Model)
+	if err != nil {
+		res.Warnings = append(res.Warnings, fmt.Errorf("prompt lengths: the vocabulary's tokens on the served model were not measured: %w", err))
+	}
+	if costs != nil {
+		classes = withWordTokens(classes, costs)
+	}
+	mix, err := newMix(res.Model, classes, o)
+	if err != nil {
+		return nil, load.Config{}, nil, fmt.Errorf("harness: %s: %w", p.Key, err)
+	}
+	res.ClassNames = mix.Classes()
+	res.Lengths = newLengths(mix, tokenize, costs != nil)
+	cfg := p.Load
+	cfg.Seed, cfg.Progress = o.seed, o.progress
+	if t := mix.Turns(); t > 1 {
+		cfg.Turns = t // live conversations: the load generator carries the replies
+		res.ClassNames = turnNames(t)
+	}
+	next := requestOrder(mix, cfg)
+	if tokenize {
+		res.measureLengths(ctx, client, mix, cfg, next)
+	}
+	if err := fitsContext(ctx, client, res.Model, p, res.longest(mix, next)); err != nil {
+		var ce *ContextError
+		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
+			return nil, load.Config{}, nil, err
+		}
+		res.Warnings = append(res.Warnings, err)
+	}
+	return mix, cfg, next, nil
 }
 
 // newMix builds the point's workload for model.

@@ -123,14 +123,21 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	}
 	defer func() { _ = stream.Close() }()
 
-	ok := c.read(ctx, rctx, stream, st)
-	if ok && st.body != nil {
-		// Finish reading the body so the connection is reused, not closed.
+	if c.read(ctx, rctx, stream, st) {
+		finish(st)
+	}
+}
+
+// finish ends a request whose stream ended well: the rest of the body is
+// read so the connection is reused, not closed, and a structured output
+// is checked against its schema.
+func finish(st *reqState) {
+	if st.body != nil {
 		_, _ = io.CopyN(io.Discard, st.body, maxDrain)
 	}
-	if ok && req.Schema != nil {
-		if err := req.Schema.Check(s.Text); err != nil {
-			s.Fail(sample.ErrSchema, 0, err.Error())
+	if st.req.Schema != nil {
+		if err := st.req.Schema.Check(st.s.Text); err != nil {
+			st.s.Fail(sample.ErrSchema, 0, err.Error())
 		}
 	}
 }
