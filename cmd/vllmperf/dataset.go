@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 
@@ -38,6 +40,9 @@ func (d *datasetFlags) check(flags *pflag.FlagSet) error {
 			return usagef("--%s selects from a data set: add --dataset FILE", name)
 		}
 	}
+	if !(d.speed > 0) || math.IsInf(d.speed, 0) {
+		return usagef("--trace-speed %v: want a positive factor (2 replays a trace twice as fast)", d.speed)
+	}
 	return nil
 }
 
@@ -52,6 +57,9 @@ func (d *datasetFlags) apply(flags *pflag.FlagSet, seed uint64, cfg *load.Config
 	set, err := dataset.Load(fixtures.DatasetFS(), d.file, dataset.Options{NumPrompts: d.numPrompts, Seed: seed, Filter: d.filter, Speed: d.speed})
 	if err == nil {
 		err = scenario.UseDataset(set, cfg, class, flags.Changed("max-tokens"))
+	}
+	if err == nil && flags.Changed("trace-speed") && cfg.Arrivals == nil {
+		err = errors.New("--trace-speed replays a trace's timestamps, which --concurrency or --rate replace (or the file has none): drop one of them")
 	}
 	if err != nil {
 		return usageError{fmt.Errorf("--dataset %s: %w", d.file, err)}

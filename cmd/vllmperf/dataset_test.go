@@ -75,6 +75,9 @@ func TestRunDatasetBadInput(t *testing.T) {
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--prompt-tokens", "64"}, "--prompt-tokens makes synthetic prompts"},
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--num-prompts", "50"}, "50 prompts asked for, but only 10"},
 		{[]string{"--dataset", "nowhere.json", "--concurrency", "1"}, "built-in data sets: prompts.jsonl, sharegpt.json, trace.jsonl"},
+		{[]string{"--dataset", "trace.jsonl", "--trace-speed", "0"}, "--trace-speed 0: want a positive factor"},
+		{[]string{"--dataset", "trace.jsonl", "--trace-speed", "2", "--rate", "4"}, "--trace-speed replays a trace's timestamps, which --concurrency or --rate replace"},
+		{[]string{"--dataset", "prompts.jsonl", "--trace-speed", "2", "--concurrency", "4"}, "(or the file has none)"},
 		{[]string{"--dataset", long, "--concurrency", "1", "--profile", "memory-saving"}, "needs 10 prompt words + 3000 output tokens, more than the 2048"},
 	} {
 		var out, errOut limitedBuffer
