@@ -553,7 +553,8 @@ func UseDataset(set *dataset.Set, cfg *load.Config, class *workload.Class, capTo
 		cfg.Arrivals = set.Arrivals()
 	case cfg.Concurrency == 0 && cfg.Rate == 0:
 		return errors.New("it has no timestamps to replay: say how to load the server with --concurrency N or --rate R")
-	case cfg.Requests == 0 && cfg.Duration == 0:
+	}
+	if cfg.Requests == 0 && cfg.Duration == 0 {
 		cfg.Requests = len(set.Entries)
 	}
 	return nil
