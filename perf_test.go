@@ -100,9 +100,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 	ctx := context.Background()
 	ss := start(b, s, name)
 	defer func() { closeSession(b, ss) }()
-	for _, kv := range ss.ConfigLines {
-		fmt.Printf("%s: %s\n", kv[0], kv[1])
-	}
+	printConfig(ss.ConfigLines, false)
 	fresh := true // the session just started: its startup run is unreported
 	b.Run(benchname.ScenarioElem(benchname.StartupScenario), func(b *testing.B) {
 		var runs []*suite.Run
@@ -128,6 +126,8 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 			b.Run(benchname.Name{Scenario: scName, Point: benchname.Capacity}.Sub(), func(b *testing.B) { benchCapacity(b, ss, scName) })
 			continue
 		}
+		lines := sc.ConfigLines() // the scenario's data sets, for the gate
+		printConfig(lines, false)
 		latest := map[string]*suite.Run{}
 		var order []string
 		for _, pt := range sc.Points(s.Config().Size) {
@@ -169,6 +169,19 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 				}
 			})
 		}
+		printConfig(lines, true)
+	}
+}
+
+// printConfig prints benchfmt configuration lines, or clears them (an
+// empty value deletes a key) so they end with the scenario.
+func printConfig(lines [][2]string, clear bool) {
+	for _, kv := range lines {
+		if clear {
+			fmt.Printf("%s:\n", kv[0])
+			continue
+		}
+		fmt.Printf("%s: %s\n", kv[0], kv[1])
 	}
 }
 

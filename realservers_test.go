@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
@@ -48,11 +51,27 @@ type realServer struct {
 	// (docs/third-party-servers.md) and runs with strict off.
 	strict bool
 	start  func(t *testing.T, s serverSetup) string
+	// unsupported are the built-in scenarios the server cannot pass, each
+	// a documented difference from vLLM (docs/third-party-servers.md).
+	unsupported []string
+}
+
+// scenarios are the built-in scenarios the server runs in the suite.
+func (rs realServer) scenarios() []string {
+	var out []string
+	for _, n := range scenario.Names() {
+		if !slices.Contains(rs.unsupported, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 var realServers = []realServer{
 	{name: "vllm-sim", strict: true, start: startVLLMSim},
-	{name: "llm-d-inference-sim", strict: false, start: startLLMD},
+	// It ignores response_format (no guided decoding): every structured
+	// output fails its schema (TestRealServerStructured shows it).
+	{name: "llm-d-inference-sim", strict: false, start: startLLMD, unsupported: []string{"structured-output"}},
 }
 
 // startVLLMSim runs our simulator in process with the setup's vLLM flags
@@ -200,7 +219,7 @@ func TestRealServerSuite(t *testing.T) {
 			cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short", "-v",
 				"-run", "^(TestPerf|TestPerfPrefixCachingOff|TestPerfChecksFail)$", ".")
 			cmd.Env = append(os.Environ(), "VLLMPERF_BACKEND=external", "VLLMPERF_TARGET="+url, "VLLMPERF_LABEL="+rs.name,
-				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS=", "VLLMPERF_RESULTS=", "VLLMPERF_SIM_ARGS=")
+				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS=", "VLLMPERF_SIM_ARGS=")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -221,6 +240,65 @@ func TestRealServerSuite(t *testing.T) {
 			for _, p := range profile.Names() {
 				assert.NotContains(t, text, "TestPerf/profiles/"+p+" ", "profile %s ran against a deployment", p)
 			}
+		})
+	}
+}
+
+// session starts the server (16 running, a 4096-token context) and a
+// suite session on it as the external backend; both end with the test.
+func (rs realServer) session(t *testing.T) *suite.Session {
+	url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
+	ss := start(t, externalSuite(t, url, rs.name, rs.strict, ""), rs.name)
+	t.Cleanup(func() { closeSession(t, ss) })
+	return ss
+}
+
+// TestRealServerDatasets: a ShareGPT file, a JSONL file and a trace run
+// through the suite on each server, every check passing, and the prompt
+// tokens the suite reports are the server's own /tokenize counts, which
+// its usage confirms request by request.
+func TestRealServerDatasets(t *testing.T) {
+	for _, rs := range realServers {
+		t.Run(rs.name, func(t *testing.T) {
+			ss := rs.session(t)
+			for _, name := range []string{"datasets", "trace-replay", "chat-live"} {
+				pts, err := ss.Points(name)
+				require.NoError(t, err)
+				for _, pt := range pts {
+					r, err := ss.Run(context.Background(), pt)
+					require.NoError(t, err)
+					requireChecks(t, r)
+					l := r.Result.Lengths
+					require.True(t, l.Tokenize, "%s: /tokenize answered", r.Name)
+					assert.Zero(t, l.Mismatched, "%s: usage and /tokenize agree request by request", r.Name)
+					assert.Empty(t, r.Result.Warnings, r.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestRealServerStructured: the structured-output scenario's tool point
+// passes on every server; its JSON-schema point passes where the server
+// guides decoding (our simulator) and, where it does not (llm-d ignores
+// response_format), fails every request with kind schema, by name.
+func TestRealServerStructured(t *testing.T) {
+	for _, rs := range realServers {
+		t.Run(rs.name, func(t *testing.T) {
+			ss := rs.session(t)
+			tool, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=tool/conc=4"))
+			require.NoError(t, err)
+			requireChecks(t, tool)
+			doc, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=json/conc=4"))
+			require.NoError(t, err)
+			if !slices.Contains(rs.unsupported, "structured-output") {
+				requireChecks(t, doc)
+				return
+			}
+			sum := doc.Result.Summary
+			assert.Equal(t, sum.Requests, sum.FailedByKind[sample.ErrSchema], "every output fails its schema")
+			req := checkNamed(t, doc, "requests")
+			assert.Contains(t, req.Detail, "schema")
 		})
 	}
 }

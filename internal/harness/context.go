@@ -13,7 +13,8 @@ import (
 // ContextError is a point whose longest request does not fit the context
 // length the server reports (max_model_len on /v1/models): every such
 // request would be refused, so Run sends none and says so with the
-// numbers.
+// numbers. The prompt's length (Longest.PromptWords) is the server's own
+// count when it serves /tokenize, else the request's words.
 type ContextError struct {
 	Point       string // the scenario and point ("long-prefill-mix/conc=16")
 	Model       string
@@ -30,7 +31,7 @@ func (e *ContextError) Error() string {
 // context length for model: a *ContextError when it does not fit, another
 // error when the length could not be read (a server that lists no length
 // is not an error: the requests then say for themselves).
-func fitsContext(ctx context.Context, client *openai.Client, model string, p scenario.Point, mix *workload.Mix) error {
+func fitsContext(ctx context.Context, client *openai.Client, model string, p scenario.Point, l workload.Longest) error {
 	n, ok, err := client.MaxModelLen(ctx, model)
 	switch {
 	case err != nil:
@@ -38,7 +39,7 @@ func fitsContext(ctx context.Context, client *openai.Client, model string, p sce
 	case !ok:
 		return nil
 	}
-	if l := mix.Longest(); l.Tokens() > n {
+	if l.Tokens() > n {
 		name := p.Key
 		if p.Scenario != nil {
 			name = strings.TrimSuffix(p.Scenario.Name+"/"+p.Key, "/")

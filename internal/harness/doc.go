@@ -11,7 +11,11 @@
 //  2. scenario → workload. The point's request classes (package scenario,
 //     built from fixtures/) become a workload.Mix: request i is a pure
 //     function of i, with the run's nonce at the start of every prompt so
-//     that runs never share a prefix by accident.
+//     that runs never share a prefix by accident. When the server serves
+//     POST /tokenize, the vocabulary is measured on its model (the prompts
+//     are rebuilt to its tokens a word when that is not one) and every
+//     request is counted before the load, the counts compared with the
+//     usage after it (lengths.go, Result.Lengths).
 //  3. client. An openai.Client streams each request and records a
 //     sample.Sample: send time, each content-bearing chunk, usage, or the
 //     failure as data with a kind. Connections for the run's concurrency are
@@ -69,6 +73,10 @@
 //	            for one run, so a command that runs the load reuses them
 //	telemetry   the GPUs during a run: nvidia-smi, dcgm-exporter; throttle
 //	            and foreign-process evidence, average power, energy
+//	dataset     the prompts users bring: ShareGPT, JSONL, timed traces,
+//	            filtered and sampled (a scenario's dataset: classes)
+//	schema      structured output's JSON schemas and the check of an
+//	            output against one (openai fails a mismatch: ErrSchema)
 //	check       the server-side assertions and the one run verdict
 //	            (Judge, built on Ended, FailureRate) that vllmperf run
 //	            and the suite's requests check share; the GPU checks

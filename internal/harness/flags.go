@@ -27,6 +27,7 @@ type Flags struct {
 	Load            load.Flags
 	Request         workload.Flags
 	Client          openai.Flags
+	Data            DatasetFlags
 	Goodput         []string
 	SamplerInterval time.Duration
 	Quiet           bool
@@ -38,6 +39,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	o.Load.Register(f)
 	o.Request.Register(f)
 	o.Client.Register(f)
+	o.Data.Register(f)
 	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
@@ -45,7 +47,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 
 // Input is the run the flags describe, checked.
 type Input struct {
-	Point   scenario.Point  // one class of random-word prompts under the load shape
+	Point   scenario.Point  // one class (random-word prompts, or --dataset's) under the load shape
 	Profile profile.Profile // the server's profile (a deployment's for a running one)
 	Servers []server.Option // for server.Run: the environment's, then the flags'
 	Client  openai.Settings
@@ -56,6 +58,7 @@ type Input struct {
 // the flag and the fix. Notes (a --target cut back to its base URL) go to
 // stderr, and so does the server's log unless Quiet.
 func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
+	o.Load.Dataset = o.Data.File != ""
 	cfg, err := o.Load.Parse(fs)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,14 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 	class, err := o.Request.Class("run")
 	if err != nil {
 		return nil, err
+	}
+	if err := o.Data.check(fs); err != nil {
+		return nil, err
+	}
+	if o.Data.File != "" {
+		if err := o.Data.apply(fs, o.Load.Seed, &cfg, &class); err != nil {
+			return nil, err
+		}
 	}
 	if o.SamplerInterval <= 0 {
 		return nil, fmt.Errorf("--sample-interval %s: want a positive duration such as 2s", o.SamplerInterval)
@@ -102,6 +113,8 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 func (o *Flags) Explain(err error) error {
 	var ce *ContextError
 	switch {
+	case errors.As(err, &ce) && o.Data.File != "":
+		return exitstatus.Usage(o.Data.tooLong(ce))
 	case errors.As(err, &ce):
 		return exitstatus.Usage(o.Request.TooLong(ce.MaxModelLen, ce.Model))
 	case errors.Is(err, server.ErrSettings):

@@ -52,6 +52,11 @@ func (r *Result) Metrics() map[string]float64 {
 	if s.Requests > 0 {
 		m[units.ErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
 	}
+	if r.Lengths != nil {
+		if v, ok := r.Lengths.Mean(r.Load.Measured()); ok {
+			m[units.PromptTok] = v
+		}
+	}
 	r.serverMetrics(m)
 	return m
 }

@@ -117,6 +117,8 @@ type Result struct {
 	// serves after the load (server.Probe: it exited, or /health no longer
 	// answers 200); it carries the server's last log lines. nil otherwise.
 	ServerDown error
+	// Lengths are the prompts' lengths in tokens on the served model.
+	Lengths *Lengths
 	// Warnings are problems that did not stop the run.
 	Warnings []error
 }
@@ -139,20 +141,12 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if model == "" {
 		return nil, errors.New("harness: no model to request: the server reported none; pass the served model name")
 	}
-	mix, err := newMix(model, p.Classes, o)
-	if err != nil {
-		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
-	}
-	res := &Result{Point: p, Model: model, Endpoint: o.endpoint, ClassNames: mix.Classes()}
-
 	client := newClient(srv.BaseURL(), p, o)
 	defer client.CloseIdleConnections()
-	if err := fitsContext(ctx, client, model, p, mix); err != nil {
-		var ce *ContextError
-		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
-			return nil, err
-		}
-		res.Warnings = append(res.Warnings, err)
+	res := &Result{Point: p, Model: model, Endpoint: o.endpoint}
+	mix, cfg, next, err := res.prepare(ctx, client, p, o)
+	if err != nil {
+		return nil, err
 	}
 	if n := p.Concurrency(); n > 0 {
 		if err := client.Preconnect(ctx, n); err != nil {
@@ -172,10 +166,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
-	cfg := p.Load
-	cfg.Seed = o.seed
-	cfg.Progress = o.progress
-	lr, err := load.Run(ctx, cfg, client, mix.Next)
+	lr, err := load.Run(ctx, cfg, client, next)
 	if sampler != nil {
 		res.Series = sampler.Stop()
 	}
@@ -188,10 +179,51 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if scraper != nil {
 		res.drain(ctx, scraper, o.drainTimeout)
 	}
-	if err := res.summarize(mix, p.Classes, o.goodput); err != nil {
+	if err := res.summarize(mix, cfg.Turns, p.Classes, o.goodput); err != nil {
 		return nil, err
 	}
+	res.settleLengths(mix)
 	return res, nil
+}
+
+// prepare builds the point's requests for res.Model: the mix (synthetic
+// prompts rebuilt to the served model's tokens a word when /tokenize says
+// they are not one), the load's configuration and the function that
+// builds request i; it measures the prompts on /tokenize and refuses a
+// point whose longest request does not fit the server's context.
+func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenario.Point, o options) (*workload.Mix, load.Config, func(int) openai.Request, error) {
+	classes := p.Classes
+	costs, tokenize, err := probeWordTokens(ctx, client, res.Model)
+	if err != nil {
+		res.Warnings = append(res.Warnings, fmt.Errorf("prompt lengths: the vocabulary's tokens on the served model were not measured: %w", err))
+	}
+	if costs != nil {
+		classes = withWordTokens(classes, costs)
+	}
+	mix, err := newMix(res.Model, classes, o)
+	if err != nil {
+		return nil, load.Config{}, nil, fmt.Errorf("harness: %s: %w", p.Key, err)
+	}
+	res.ClassNames = mix.Classes()
+	res.Lengths = newLengths(mix, tokenize, costs != nil)
+	cfg := p.Load
+	cfg.Seed, cfg.Progress = o.seed, o.progress
+	if t := mix.Turns(); t > 1 {
+		cfg.Turns = t // live conversations: the load generator carries the replies
+		res.ClassNames = turnNames(t)
+	}
+	next := requestOrder(mix, cfg)
+	if tokenize {
+		res.measureLengths(ctx, client, mix, cfg, next)
+	}
+	if err := fitsContext(ctx, client, res.Model, p, res.longest(mix, next)); err != nil {
+		var ce *ContextError
+		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
+			return nil, load.Config{}, nil, err
+		}
+		res.Warnings = append(res.Warnings, err)
+	}
+	return mix, cfg, next, nil
 }
 
 // newMix builds the point's workload for model.
@@ -202,6 +234,23 @@ func newMix(model string, classes []workload.Class, o options) (*workload.Mix, e
 		cs[i].Config.Endpoint = o.endpoint
 	}
 	return workload.NewMix(model, o.seed, 0, cs)
+}
+
+// requestOrder is the function that builds request i. A trace's measured
+// request k is its entry k, the one its arrival belongs to; its warm-up
+// requests send the entries of a second pass over the trace (other
+// prefixes: the measured ones gain nothing from them).
+func requestOrder(mix *workload.Mix, cfg load.Config) func(int) openai.Request {
+	if cfg.Arrivals == nil || cfg.Warmup == 0 {
+		return mix.Next
+	}
+	n, w := len(cfg.Arrivals), cfg.Warmup
+	return func(i int) openai.Request {
+		if i < w {
+			return mix.Next(n + i)
+		}
+		return mix.Next(i - w)
+	}
 }
 
 // newClient builds the run's client, sized for the point's concurrency.
@@ -299,15 +348,24 @@ func (r *Result) counted(after *scrape.Snapshot) bool {
 // summarize computes the statistics, per class too when there are several.
 // A class sent with ignore_eos promises exactly its max_tokens: short
 // outputs are counted and warned about (stats.Options.ExpectedOutputTokens).
-func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stats.SLO) error {
+func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Class, slo stats.SLO) error {
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
-		expected[c.Name] = promisedTokens(c.Config)
+		if c.Dataset == nil { // a data set's output lengths vary by request
+			expected[c.Name] = promisedTokens(c.Config)
+		}
 	}
 	whole := 0
 	if len(classes) == 1 {
 		whole = expected[classes[0].Name]
+	}
+	classOf := mix.ClassOf
+	if turns > 1 { // one summary per turn: later turns should hit the prefix cache
+		classOf = func(i int) string { return turnNames(turns)[i%turns] }
+		for _, name := range r.ClassNames {
+			expected[name] = whole
+		}
 	}
 	sum, err := stats.SummarizeWith(lr.Samples, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: whole})
 	if err != nil {
@@ -321,7 +379,7 @@ func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stat
 	for _, name := range r.ClassNames {
 		var own []sample.Sample
 		for _, s := range lr.Samples {
-			if mix.ClassOf(s.Index) == name {
+			if classOf(s.Index) == name {
 				own = append(own, s)
 			}
 		}
@@ -332,6 +390,15 @@ func (r *Result) summarize(mix *workload.Mix, classes []workload.Class, slo stat
 		r.Classes[name] = cs
 	}
 	return nil
+}
+
+// turnNames name a conversation's turns as classes: turn1, turn2, ….
+func turnNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("turn%d", i+1)
+	}
+	return out
 }
 
 // promisedTokens is how many completion tokens a request of cfg must

@@ -17,6 +17,19 @@ func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
 	if err := vllmfmt.WriteServer(w, r.Delta, r.Series, r.ScrapeErr); err != nil {
 		return err
 	}
+	if r.Lengths != nil {
+		if err := r.Lengths.writeLengths(w); err != nil {
+			return err
+		}
+	}
+	for _, c := range r.Point.Classes {
+		if c.Dataset == nil {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%-40s %s\n", "Data set:", c.Dataset.Describe()); err != nil {
+			return err
+		}
+	}
 	if ready > 0 {
 		if _, err := fmt.Fprintf(w, "%-40s %.1f\n", "Server time to ready (ms):", float64(ready)/float64(time.Millisecond)); err != nil {
 			return err

@@ -233,6 +233,8 @@ var simFlags = []flagSpec{
 		set: durationVal(func(o *Options) *time.Duration { return &o.ColdStart })},
 	{name: "sim-startup", meta: "D", help: "start-up time: /health answers 503 (and /v1/* 503) until it has passed",
 		set: durationVal(func(o *Options) *time.Duration { return &o.Startup })},
+	{name: "sim-guided-decoding-overhead", meta: "D", help: "time each structured-output sequence (response_format json_schema, a forced tool call) adds to every step it samples in, the grammar's token mask (default " + engine.DefaultGuidedOverhead.String() + ", xgrammar-like; 0 = free)",
+		set: durationVal(func(o *Options) *time.Duration { return &o.GuidedOverhead })},
 	{name: "sim-fixed-ttft", meta: "D", help: "exact time to first token (with --sim-fixed-itl: bypasses the timing model)",
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedTTFT })},
 	{name: "sim-fixed-itl", meta: "D", help: "exact gap between output tokens",

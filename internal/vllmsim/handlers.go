@@ -16,7 +16,7 @@ import (
 const maxBodyBytes = 32 << 20
 
 // routeList names the routes, for the start-up log and 404 answers.
-const routeList = "/health, /ping, /version, /metrics, /v1/models, /v1/chat/completions, /v1/completions"
+const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions"
 
 // routes builds the HTTP API: vLLM's OpenAI-compatible endpoints.
 func (s *Server) routes() http.Handler {
@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /version", s.handleVersion)
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindChat, parseChat) })
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindCompletion, parseCompletion) })
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -92,6 +92,8 @@ var parityCases = map[string][]parityValue{
 		v("-1", false, func(o *Options) { o.Slowdown = -1 }), v("2e6", false, func(o *Options) { o.Slowdown = 2e6 })},
 	"sim-cold-start": {v("0", true, func(o *Options) { o.ColdStart = 0 }), v("100ms", true, func(o *Options) { o.ColdStart = 100 * time.Millisecond }),
 		v("-1s", false, func(o *Options) { o.ColdStart = -time.Second }), syntax("5")},
+	"sim-guided-decoding-overhead": {v("0", true, func(o *Options) { o.GuidedOverhead = 0 }), v("2ms", true, func(o *Options) { o.GuidedOverhead = 2 * time.Millisecond }),
+		v("-1ms", false, func(o *Options) { o.GuidedOverhead = -time.Millisecond }), syntax("5")},
 	"sim-startup":    {v("1s", true, func(o *Options) { o.Startup = time.Second }), v("-1s", false, func(o *Options) { o.Startup = -time.Second })},
 	"sim-fixed-ttft": {v("0", true, func(o *Options) { o.FixedTTFT = 0 }), v("5ms", false, func(o *Options) { o.FixedTTFT = 5 * time.Millisecond }), v("-1ms", false, func(o *Options) { o.FixedTTFT = -time.Millisecond })},
 	"sim-fixed-itl":  {v("0", true, func(o *Options) { o.FixedITL = 0 }), v("1ms", false, func(o *Options) { o.FixedITL = time.Millisecond }), v("-1ms", false, func(o *Options) { o.FixedITL = -time.Millisecond })},

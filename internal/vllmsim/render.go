@@ -23,8 +23,21 @@ type promptDetails struct {
 
 // Streamed chunk shapes.
 type chatDelta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string          `json:"role,omitempty"`
+	Content   *string         `json:"content,omitempty"`
+	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+}
+
+// toolCallDelta is a streamed piece of a tool call: the first carries its
+// id, type and function name, every one a piece of the arguments.
+type toolCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 type chatChunkChoice struct {
@@ -69,6 +82,7 @@ type response struct {
 	finishReason string // set once the request ended ("error" on an engine error)
 	failed       error  // the engine's error that ended the request
 	cut          bool   // the disconnect fault cut the connection
+	toolStarted  bool   // a tool call's first delta was sent
 }
 
 // next takes the engine's next output and records its tokens. It reports
@@ -112,6 +126,16 @@ func (r *response) text(out engine.Output) string {
 	toks := out.Tokens
 	if out.Finished && out.FinishReason == "stop" && len(toks) > 0 && toks[len(toks)-1] == r.eos {
 		toks = toks[:len(toks)-1]
+	}
+	if g := r.req.guided; g != nil {
+		start := r.completion - len(out.Tokens)
+		var b strings.Builder
+		for k := range toks {
+			if i := start + k; i < len(g.pieces) {
+				b.WriteString(g.pieces[i])
+			}
+		}
+		return b.String()
 	}
 	return detokenize(toks)
 }
@@ -163,6 +187,15 @@ func (r *response) chunk(choices any, completion int) chunk {
 
 // contentChunk carries one output's text and, on the last, finish_reason.
 func (r *response) contentChunk(text string, finish *string) chunk {
+	if g := r.req.guided; g != nil && g.tool != "" {
+		tc := toolCallDelta{}
+		tc.Function.Arguments = text
+		if !r.toolStarted {
+			r.toolStarted = true
+			tc.ID, tc.Type, tc.Function.Name = "chatcmpl-tool-"+r.id, "function", g.tool
+		}
+		return r.chunk([]chatChunkChoice{{Delta: chatDelta{ToolCalls: []toolCallDelta{tc}}, FinishReason: finish}}, r.completion)
+	}
 	if r.req.kind == kindChat {
 		return r.chunk([]chatChunkChoice{{Delta: chatDelta{Content: &text}, FinishReason: finish}}, r.completion)
 	}
@@ -223,6 +256,15 @@ func (r *response) stream() {
 }
 
 // whole answers with one JSON body once the request has finished.
+// message is a whole chat answer's message: the text, or the tool call.
+func (r *response) message(text string) map[string]any {
+	if g := r.req.guided; g != nil && g.tool != "" {
+		call := map[string]any{"id": "chatcmpl-tool-" + r.id, "type": "function", "function": map[string]any{"name": g.tool, "arguments": text}}
+		return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call}}
+	}
+	return map[string]any{"role": "assistant", "content": text, "tool_calls": []any{}}
+}
+
 func (r *response) whole() {
 	var text strings.Builder
 	for r.finishReason == "" {
@@ -252,7 +294,7 @@ func (r *response) whole() {
 		resp["object"] = "chat.completion"
 		resp["choices"] = []map[string]any{{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": text.String(), "tool_calls": []any{}},
+			"message":       r.message(text.String()),
 			"logprobs":      nil,
 			"finish_reason": r.finishReason,
 			"stop_reason":   nil,

@@ -40,6 +40,7 @@ type chatMessage struct {
 
 type chatRequest struct {
 	samplingParams
+	guidedFields
 	Messages []chatMessage `json:"messages"`
 }
 
@@ -65,8 +66,9 @@ type genRequest struct {
 	minTokens int
 	ignoreEOS bool
 	stream    bool
-	usage     bool // stream_options.include_usage
-	contUsage bool // stream_options.continuous_usage_stats
+	usage     bool    // stream_options.include_usage
+	contUsage bool    // stream_options.continuous_usage_stats
+	guided    *guided // structured output (guided.go); nil: free text
 }
 
 // parseFunc reads one endpoint's request body against the served model
@@ -81,18 +83,43 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
 	}
-	if len(req.Messages) == 0 {
-		return genRequest{}, badRequest("messages", "messages must be a non-empty list of {\"role\": ..., \"content\": ...} objects.")
+	prompt, aerr := chatPrompt(req.Messages, tok)
+	if aerr != nil {
+		return genRequest{}, aerr
 	}
+	g, aerr := sampling(kindChat, req.samplingParams, prompt, served)
+	if aerr != nil {
+		return g, aerr
+	}
+	g.guided, aerr = parseGuided(req.guidedFields, string(body))
+	return g, aerr
+}
+
+// chatPrompt tokenizes chat messages: their contents, each on its own, in
+// order (no chat template).
+func chatPrompt(messages []chatMessage, tok Tokenizer) ([]int32, *apiError) {
+	texts, aerr := chatTexts(messages)
 	var prompt []int32
-	for i, m := range req.Messages {
-		text, err := messageText(m.Content)
-		if err != nil {
-			return genRequest{}, badRequest("messages", "messages[%d].content: %v", i, err)
-		}
+	for _, text := range texts {
 		prompt = append(prompt, tok.Tokenize(text)...)
 	}
-	return sampling(kindChat, req.samplingParams, prompt, served)
+	return prompt, aerr
+}
+
+// chatTexts is the text of each message, in order.
+func chatTexts(messages []chatMessage) ([]string, *apiError) {
+	if len(messages) == 0 {
+		return nil, badRequest("messages", "messages must be a non-empty list of {\"role\": ..., \"content\": ...} objects.")
+	}
+	texts := make([]string, len(messages))
+	for i, m := range messages {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return nil, badRequest("messages", "messages[%d].content: %v", i, err)
+		}
+		texts[i] = text
+	}
+	return texts, nil
 }
 
 // parseCompletion reads a /v1/completions body.
@@ -151,7 +178,11 @@ func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (
 
 // engineRequest is the request as the engine takes it.
 func (g genRequest) engineRequest(id string) engine.Request {
-	return engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+	if g.guided != nil {
+		r.Guided, r.StopAfter, r.IgnoreEOS = true, len(g.guided.pieces), false
+	}
+	return r
 }
 
 // messageText returns a message's text: a string, null, or a list of

@@ -34,6 +34,7 @@ const (
 	keyClass   = "prompt"
 	keyConc    = "conc"
 	keyRate    = "rate"
+	keyTrace   = "trace"
 	keySummary = "summary"
 )
 
@@ -84,6 +85,12 @@ func OpenPoint(class, rate string) string {
 	return classPrefix(class) + keyRate + "=" + rate
 }
 
+// TracePoint is the key of a trace replayed at speed (as written: "1",
+// "2" for twice as fast).
+func TracePoint(class, speed string) string {
+	return classPrefix(class) + keyTrace + "=" + speed
+}
+
 func classPrefix(class string) string {
 	if class == "" {
 		return ""
@@ -116,6 +123,7 @@ type Point struct {
 	Class       string
 	Concurrency int    // closed loop; 0 otherwise
 	Rate        string // open loop; "" otherwise
+	Trace       string // a trace's replay speed; "" otherwise
 	Summary     string // "knee" for the knee's point
 }
 
@@ -132,6 +140,8 @@ func ParsePoint(key string) Point {
 			p.Concurrency, _ = strconv.Atoi(v)
 		case keyRate:
 			p.Rate = v
+		case keyTrace:
+			p.Trace = v
 		case keySummary:
 			p.Summary = v
 		}
@@ -148,6 +158,8 @@ func (p Point) Short() string {
 	switch {
 	case p.Rate != "":
 		parts = append(parts, p.Rate+"/s")
+	case p.Trace != "":
+		parts = append(parts, "trace ×"+p.Trace)
 	case p.Concurrency > 0:
 		parts = append(parts, "c"+strconv.Itoa(p.Concurrency))
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 )
 
 // DefaultConfigKeys are the file configuration keys (docs/bench-format.md)
@@ -12,8 +14,10 @@ import (
 // GPU, model, backend, server image or size (quick or full scenarios) is
 // not a regression of this change.
 // vllm-version is not among them (the image pins it); the set of profiles
-// is always compared.
-var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size"}
+// is always compared. dataset.ConfigKey is a benchmark's own: a scenario
+// that sends a data set prints it before its benchmarks (and clears it
+// after), so results of other data, or none, are not compared.
+var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size", dataset.ConfigKey}
 
 // ProfilesKey names the set of profiles in a Mismatch.
 const ProfilesKey = "profiles"

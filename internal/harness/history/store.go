@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
@@ -53,11 +54,12 @@ func badInput(format string, args ...any) error {
 // KeyConfig are the configuration lines that make a run's key: runs of one
 // key form one series. They are the gate's DefaultConfigKeys (the setup two
 // results must share to be compared) without the image: an image change
-// is an event in a series, the upgrade the history is there to show.
+// is an event in a series, the upgrade the history is there to show. The
+// data set is a benchmark's line, not a run's, and is left out too.
 var KeyConfig = func() []string {
 	var out []string
 	for _, k := range gate.DefaultConfigKeys {
-		if k != "image" {
+		if k != "image" && k != dataset.ConfigKey {
 			out = append(out, k)
 		}
 	}

@@ -34,6 +34,11 @@ type Config struct {
 	// paced by a GammaPacer; math.Inf(1) sends every request at t=0, as
 	// vLLM's --request-rate inf does (Requests is then required).
 	Rate float64
+	// Arrivals, when set, runs an open loop that replays a trace: measured
+	// request k is due Arrivals[k] after the measured phase starts (a
+	// dataset.Set's Arrivals, already scaled). Rate and Concurrency must
+	// then be 0; Requests defaults to len(Arrivals) and may not exceed it.
+	Arrivals []time.Duration
 	// Burstiness is the shape of the gamma distribution of open-loop
 	// inter-arrival gaps (DefaultBurstiness when 0): 1 is Poisson, lower is
 	// burstier, math.Inf(1) is a constant rate. Open loop only.
@@ -54,8 +59,22 @@ type Config struct {
 	// still run (DefaultGrace when 0). Choose it above the expected E2EL.
 	Grace time.Duration
 	// Warmup requests are sent first, one at a time, and marked
-	// Sample.Warmup so statistics exclude them.
+	// Sample.Warmup so statistics exclude them (whole conversations when
+	// Turns > 1).
 	Warmup int
+	// Turns, above 1, makes every dispatched unit a conversation of Turns
+	// requests sent one after another, as a chat client does: turn t goes
+	// ThinkTime after turn t−1's reply, with the replies so far as the
+	// assistant messages of its history (the Sample.Text of each earlier
+	// turn, so the requests must set KeepText). Requests, Warmup,
+	// Concurrency and Rate then count and pace conversations; request
+	// index i is turn i mod Turns of conversation i / Turns. A turn after
+	// a failed one is not sent (sample.ErrPriorTurn). 0 or 1: single
+	// requests.
+	Turns int
+	// ThinkTime is the pause between a reply and the conversation's next
+	// turn (Turns > 1).
+	ThinkTime time.Duration
 	// MaxConsecutiveFailures stops the run early once this many requests
 	// in a row, in the order they end, failed with the same error kind and
 	// HTTP status (warm-up included): no more requests are sent, those in
@@ -84,8 +103,20 @@ func (c Config) Validate() error {
 		add("Rate = %v: must be positive requests/s, math.Inf(1) for all at once, or 0 (use Concurrency)", c.Rate)
 	case c.Concurrency > 0 && c.Rate != 0:
 		add("Concurrency = %d and Rate = %v both set: set Concurrency for a closed loop or Rate for an open loop, not both", c.Concurrency, c.Rate)
-	case c.Concurrency == 0 && c.Rate == 0:
+	case c.Arrivals != nil && (c.Concurrency > 0 || c.Rate != 0):
+		add("Arrivals (a trace) with Concurrency = %d or Rate = %v: a trace sets its own pace; drop them", c.Concurrency, c.Rate)
+	case c.Concurrency == 0 && c.Rate == 0 && c.Arrivals == nil:
 		add("neither Concurrency nor Rate set: set Concurrency (closed loop) or Rate (open loop)")
+	}
+	c.validateArrivals(add)
+	if c.Turns < 0 || c.ThinkTime < 0 {
+		add("Turns = %d, ThinkTime = %v: want 0 or more", c.Turns, c.ThinkTime)
+	}
+	if c.Turns > 1 && c.Arrivals != nil {
+		add("Turns = %d with Arrivals: a trace's requests are single turns", c.Turns)
+	}
+	if c.ThinkTime > 0 && c.Turns < 2 {
+		add("ThinkTime = %v without conversations: set Turns above 1", c.ThinkTime)
 	}
 	if math.IsNaN(c.Burstiness) || c.Burstiness < 0 {
 		add("Burstiness = %v: must be positive (1 = Poisson) or 0 for the default %v", c.Burstiness, DefaultBurstiness)
@@ -103,7 +134,7 @@ func (c Config) Validate() error {
 	if c.Duration < 0 {
 		add("Duration = %v: must be positive or 0 (bounded by Requests)", c.Duration)
 	}
-	if c.Requests == 0 && c.Duration == 0 {
+	if c.Requests == 0 && c.Duration == 0 && c.Arrivals == nil {
 		add("neither Requests nor Duration set: set Requests and/or Duration to bound the run")
 	}
 	if math.IsInf(c.Rate, 1) && c.Requests == 0 {
@@ -124,7 +155,33 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// validateArrivals checks a trace's schedule.
+func (c Config) validateArrivals(add func(string, ...any)) {
+	if c.Arrivals == nil {
+		return
+	}
+	if len(c.Arrivals) == 0 {
+		add("Arrivals is empty: a trace needs at least one request")
+	}
+	if c.Requests > len(c.Arrivals) {
+		add("Requests = %d but the trace has %d arrivals: lower Requests (0 sends the whole trace)", c.Requests, len(c.Arrivals))
+	}
+	if c.Burstiness != 0 {
+		add("Burstiness = %v with Arrivals: a trace's gaps are its own", c.Burstiness)
+	}
+	for k, at := range c.Arrivals {
+		if at < 0 || (k > 0 && at < c.Arrivals[k-1]) {
+			add("Arrivals[%d] = %v: arrivals must be ≥ 0 and in order", k, at)
+			return
+		}
+	}
+}
+
 func (c Config) withDefaults() Config {
+	c.Turns = max(c.Turns, 1)
+	if c.Arrivals != nil && c.Requests == 0 {
+		c.Requests = len(c.Arrivals)
+	}
 	if c.Burstiness == 0 {
 		c.Burstiness = DefaultBurstiness
 	}
@@ -135,4 +192,4 @@ func (c Config) withDefaults() Config {
 }
 
 // openLoop reports whether the run is paced by Rate.
-func (c Config) openLoop() bool { return c.Rate > 0 }
+func (c Config) openLoop() bool { return c.Rate > 0 || c.Arrivals != nil }

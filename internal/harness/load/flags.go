@@ -15,6 +15,9 @@ type Flags struct {
 	// Config holds the flags' values as they are bound; Parse sets its
 	// Rate and Burstiness from rate and burstiness once checked.
 	Config
+	// Dataset is set when a data set supplies the requests (and a
+	// trace its arrivals): the loop and the bound may then be left out.
+	Dataset    bool
 	rate       string
 	burstiness float64
 }
@@ -62,7 +65,7 @@ func (o *Flags) checkLoop(set func(string) bool, rate float64) error {
 	switch {
 	case set("concurrency") && o.Concurrency < 1:
 		return fmt.Errorf("--concurrency %d: want at least 1 request in flight", o.Concurrency)
-	case o.Concurrency == 0 && rate == 0:
+	case o.Concurrency == 0 && rate == 0 && !o.Dataset:
 		return fmt.Errorf("say how to load the server: --concurrency N (closed loop) or --rate R (open loop)")
 	case o.Concurrency != 0 && rate != 0:
 		return fmt.Errorf("--concurrency and --rate exclude each other: --concurrency is a closed loop, --rate an open loop (cap it with --max-concurrency)")
@@ -86,7 +89,7 @@ func (o *Flags) checkBounds(set func(string) bool, rate float64) error {
 		return fmt.Errorf("--requests %d: want at least 1 (leave it out to bound the run by --duration alone)", o.Requests)
 	case set("duration") && o.Duration <= 0:
 		return fmt.Errorf("--duration %s: want a positive duration such as 30s (leave it out to bound the run by --requests alone)", o.Duration)
-	case o.Requests == 0 && o.Duration == 0:
+	case o.Requests == 0 && o.Duration == 0 && !o.Dataset:
 		return fmt.Errorf("bound the run: --requests N and/or --duration D")
 	case math.IsInf(rate, 1) && o.Requests == 0:
 		return fmt.Errorf("--rate inf sends every request at once: add --requests N to bound how many")

@@ -158,7 +158,8 @@ func Run(ctx context.Context, cfg Config, sender Sender, next func(i int) openai
 	if next == nil {
 		return nil, errors.New("load: next is nil: pass the function that builds request i (workload.Generator.Next)")
 	}
-	r := newRunner(cfg.withDefaults(), sender)
+	cfg = cfg.withDefaults()
+	r := newRunner(cfg, sender)
 	end := r.warmUp(ctx, next)
 	start := time.Now()
 	if end.stop == StopFinished {
@@ -189,7 +190,7 @@ type runner struct {
 func newRunner(cfg Config, sender Sender) *runner {
 	r := &runner{cfg: cfg, sender: sender, total: -1, halt: make(chan struct{})}
 	if cfg.Requests > 0 {
-		r.total = cfg.Warmup + cfg.Requests
+		r.total = (cfg.Warmup + cfg.Requests) * cfg.Turns
 	}
 	return r
 }
@@ -205,13 +206,12 @@ type dispatchEnd struct {
 // warmUp sends the warm-up requests one at a time; it ends early, with the
 // reason, when ctx is canceled or a failure streak stops the run.
 func (r *runner) warmUp(ctx context.Context, next func(int) openai.Request) dispatchEnd {
-	for i := 0; i < r.cfg.Warmup; i++ {
+	for u := 0; u < r.cfg.Warmup; u++ {
 		if stop, over := r.stopped(ctx); over {
 			return dispatchEnd{stop: stop, at: time.Now()}
 		}
-		s := &sample.Sample{Index: i, Warmup: true, Scheduled: time.Now()}
-		r.samples = append(r.samples, s)
-		r.send(ctx, next(i), s)
+		reqs, ss := r.unit(u, time.Now(), true, next)
+		r.converse(ctx, reqs, ss)
 	}
 	return dispatchEnd{stop: StopFinished}
 }
@@ -382,7 +382,9 @@ func newDispatcher(r *runner, ctx, dispatchCtx, sendCtx context.Context, start t
 	case d.cfg.MaxConcurrency > 0:
 		d.slots = make(chan struct{}, d.cfg.MaxConcurrency)
 	}
-	if d.cfg.openLoop() {
+	if d.cfg.Arrivals != nil {
+		d.pacer = TracePacer(d.cfg.Arrivals)
+	} else if d.cfg.openLoop() {
 		p, err := NewPacer(d.cfg.Rate, d.cfg.Burstiness, d.cfg.Seed)
 		if err != nil {
 			return nil, err
@@ -474,15 +476,12 @@ func (d *dispatcher) acquire() bool {
 // launch sends measured request k on its own goroutine.
 func (d *dispatcher) launch(k int, scheduled time.Time, next func(int) openai.Request) {
 	r := d.r
-	i := d.cfg.Warmup + k
-	s := &sample.Sample{Index: i, Scheduled: scheduled}
-	r.samples = append(r.samples, s)
-	req := next(i)
+	reqs, ss := r.unit(d.cfg.Warmup+k, scheduled, false, next)
 	r.wg.Go(func() {
 		n := r.inFlight.Add(1)
 		for m := r.maxInFlight.Load(); n > m && !r.maxInFlight.CompareAndSwap(m, n); m = r.maxInFlight.Load() {
 		}
-		r.send(d.sendCtx, req, s)
+		r.converse(d.sendCtx, reqs, ss)
 		r.inFlight.Add(-1)
 		if d.slots != nil {
 			<-d.slots

@@ -114,3 +114,15 @@ func gammaRand(r *rand.Rand, shape float64) float64 {
 		}
 	}
 }
+
+// TracePacer replays a recorded schedule: request n is due at offset n of
+// the trace, and there is none after the last.
+type TracePacer []time.Duration
+
+// Arrival implements Pacer.
+func (p TracePacer) Arrival(n int) (time.Duration, bool) {
+	if n < 0 || n >= len(p) {
+		return 0, true
+	}
+	return p[n], false
+}

@@ -172,6 +172,7 @@ func extendBody(raw []byte, req *Request) ([]byte, error) {
 	if req.IgnoreEOS {
 		out = append(out, `,"ignore_eos":true`...)
 	}
+	out = appendStructured(out, req)
 	out = append(out, '}')
 	return out, nil
 }

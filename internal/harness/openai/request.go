@@ -6,6 +6,8 @@ package openai
 import (
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/schema"
+
 	goopenai "github.com/sashabaranov/go-openai"
 )
 
@@ -42,6 +44,17 @@ type Request struct {
 	IgnoreEOS bool
 	// Temperature is always sent, 0 included (go-openai drops a zero).
 	Temperature float64
+	// KeepText keeps the generated text in Sample.Text.
+	KeepText bool
+	// Schema, when set, asks for structured output (Chat only): sent as
+	// response_format {"type": "json_schema"}, or, with Tool set, as the
+	// parameters of the one tool the model must call (tool_choice naming
+	// it). The output (the tool call's arguments) must parse against it:
+	// Send fails one that does not with sample.ErrSchema. It implies
+	// KeepText.
+	Schema *schema.Schema
+	// Tool names the function of a forced tool call (with Schema).
+	Tool string
 }
 
 // Turn is one earlier exchange of a multi-turn chat.

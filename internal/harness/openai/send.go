@@ -57,6 +57,7 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	s.FinishReason = ""
 	s.PromptTokens, s.CompletionTokens, s.CachedTokens = 0, 0, 0
 	s.Err = nil
+	s.Text = ""
 	defer func() {
 		if s.Done.IsZero() {
 			s.Done = time.Now()
@@ -122,9 +123,22 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	}
 	defer func() { _ = stream.Close() }()
 
-	if c.read(ctx, rctx, stream, st) && st.body != nil {
-		// Finish reading the body so the connection is reused, not closed.
+	if c.read(ctx, rctx, stream, st) {
+		finish(st)
+	}
+}
+
+// finish ends a request whose stream ended well: the rest of the body is
+// read so the connection is reused, not closed, and a structured output
+// is checked against its schema.
+func finish(st *reqState) {
+	if st.body != nil {
 		_, _ = io.CopyN(io.Discard, st.body, maxDrain)
+	}
+	if st.req.Schema != nil {
+		if err := st.req.Schema.Check(st.s.Text); err != nil {
+			st.s.Fail(sample.ErrSchema, 0, err.Error())
+		}
 	}
 }
 
@@ -190,7 +204,7 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		content := false
 		for i := range w.Choices {
 			ch := &w.Choices[i]
-			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text {
+			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text || nonEmpty(ch.Delta.ToolCalls) {
 				content = true
 			}
 			if ch.FinishReason != "" {
@@ -200,6 +214,9 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		if content {
 			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
 			pending = 0
+			if st.req.KeepText || st.req.Schema != nil {
+				s.Text += chunkText(raw)
+			}
 		}
 	}
 }
@@ -286,9 +303,10 @@ type wireChunk struct {
 
 type wireChoice struct {
 	Delta struct {
-		Content          nonEmpty `json:"content"`
-		ReasoningContent nonEmpty `json:"reasoning_content"`
-		Reasoning        nonEmpty `json:"reasoning"`
+		Content          nonEmpty     `json:"content"`
+		ReasoningContent nonEmpty     `json:"reasoning_content"`
+		Reasoning        nonEmpty     `json:"reasoning"`
+		ToolCalls        toolArgument `json:"tool_calls"`
 	} `json:"delta"`
 	Text         nonEmpty `json:"text"`
 	FinishReason string   `json:"finish_reason"`
@@ -362,4 +380,34 @@ type nonEmpty bool
 func (n *nonEmpty) UnmarshalJSON(b []byte) error {
 	*n = len(b) > 2 && b[0] == '"'
 	return nil
+}
+
+// chunkText is the generated text of one chunk: its choices' delta.content
+// (chat) or text (completions). Only requests that keep their text pay
+// for this second decode.
+func chunkText(raw []byte) string {
+	var c struct {
+		Choices []struct {
+			Delta struct {
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					Function struct {
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"delta"`
+			Text string `json:"text"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &c) != nil {
+		return ""
+	}
+	var out string
+	for _, ch := range c.Choices {
+		out += ch.Delta.Content + ch.Text
+		for _, tc := range ch.Delta.ToolCalls {
+			out += tc.Function.Arguments
+		}
+	}
+	return out
 }

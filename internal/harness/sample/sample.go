@@ -45,6 +45,14 @@ const (
 	ErrGraceExpired ErrorKind = "grace_expired"
 	// ErrProtocol: the response could not be understood (bad JSON, wrong content type).
 	ErrProtocol ErrorKind = "protocol"
+	// ErrPriorTurn: a conversation's turn was not sent because an earlier
+	// turn of it failed (the next turn carries the server's reply). It
+	// counts as failed.
+	ErrPriorTurn ErrorKind = "prior_turn_failed"
+	// ErrSchema: a structured-output request (response_format json_schema,
+	// or a required tool call) completed, but its output does not parse
+	// against the schema it was asked for.
+	ErrSchema ErrorKind = "schema"
 )
 
 // Error describes a failed request.
@@ -104,6 +112,10 @@ type Sample struct {
 	CachedTokens     int `json:"cached_tokens,omitempty"`
 	// Err is set when the request failed.
 	Err *Error `json:"error,omitempty"`
+	// Text is the generated text, kept only when the request asked for it
+	// (openai.Request.KeepText: a conversation's next turn carries it, a
+	// structured output is checked against its schema).
+	Text string `json:"text,omitempty"`
 }
 
 // OK reports whether the request succeeded.

@@ -13,10 +13,13 @@
 //	  - {name: medium, prompt: medium, max_tokens: 150}  # fixtures/prompts/medium.txt
 //	  - {name: rand, prompt_tokens: 256, max_tokens: 64, weight: 2}  # random words
 //	  - {name: chat, chat: assistant, conversations: 16, max_tokens: 64}  # fixtures/chats/
+//	  - name: sharegpt           # a data set (docs/workloads.md): a file of
+//	    dataset: {file: sharegpt.json, num_prompts: 8, seed: 1}  # fixtures/datasets/ or a path
 //	points: mixed                # or each-class: one point per class
 //	load:
 //	  concurrency: [1, 2, 4]     # closed-loop points, or
-//	  rate: [4, inf]             # open-loop points (requests/s)
+//	  rate: [4, inf]             # open-loop points (requests/s), or
+//	  trace: [1, 2]              # replay the one class's trace at these speeds
 //	  burstiness: 1              # open loop: gamma shape
 //	  max_concurrency: 64        # open loop: cap in flight
 //	warmup: 1
@@ -54,7 +57,9 @@ import (
 
 	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/harness/schema"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 	"github.com/vllmperf/vllmperf/scenarios"
@@ -104,6 +109,12 @@ type Scenario struct {
 	// (math.Inf(1) for inf). Exactly one of the two is set.
 	Concurrency []int
 	Rates       []float64
+	// TraceSpeeds lists trace replays (speed factors): the scenario's one
+	// class is a timed data set whose arrivals each point replays.
+	TraceSpeeds []float64
+	// ThinkTime is the pause between a reply and a live conversation's
+	// next turn.
+	ThinkTime time.Duration
 	// Burstiness and MaxConcurrency shape open-loop points.
 	Burstiness     float64
 	MaxConcurrency int
@@ -211,6 +222,7 @@ func (s *Scenario) Points(z Size) []Point {
 		if s.EachClass {
 			class = g[0].Name
 		}
+		first := len(out)
 		for _, c := range s.Concurrency {
 			out = append(out, Point{Scenario: s, Key: benchname.ClosedPoint(class, c), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Concurrency: c, Requests: sz.requests(c), Duration: sz.Duration, Warmup: warmup}})
@@ -218,6 +230,15 @@ func (s *Scenario) Points(z Size) []Point {
 		for _, r := range s.Rates {
 			out = append(out, Point{Scenario: s, Key: benchname.OpenPoint(class, FormatRate(r)), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
+		}
+		for _, v := range s.TraceSpeeds {
+			out = append(out, Point{Scenario: s, Key: benchname.TracePoint(class, FormatRate(v)), Classes: g, SamplerInterval: sz.SamplerInterval,
+				Load: load.Config{Arrivals: scaled(g[0].Dataset.Arrivals(), v), MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
+		}
+		if c := g[0].Chat; c != nil && c.Live {
+			for i := first; i < len(out); i++ {
+				out[i].Load.Turns, out[i].Load.ThinkTime = len(c.Turns), s.ThinkTime
+			}
 		}
 	}
 	return out
@@ -255,6 +276,32 @@ func (s *Scenario) sized(z Size) (Sizing, []workload.Class, int) {
 		warmup = *sz.Warmup
 	}
 	return sz, classes, warmup
+}
+
+// scaled divides a trace's arrival offsets by speed.
+func scaled(at []time.Duration, speed float64) []time.Duration {
+	out := make([]time.Duration, len(at))
+	for i, d := range at {
+		out[i] = time.Duration(float64(d) / speed)
+	}
+	return out
+}
+
+// ConfigLines are the benchfmt configuration lines of the scenario's data
+// sets (dataset.ConfigKey: each class's Set.Describe, "; "-joined), to be
+// printed before its benchmarks so the gate refuses to compare runs of
+// other data; nil when it sends none.
+func (s *Scenario) ConfigLines() [][2]string {
+	var ds []string
+	for _, c := range s.Classes {
+		if c.Dataset != nil {
+			ds = append(ds, c.Dataset.Describe())
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	return [][2]string{{dataset.ConfigKey, strings.Join(ds, "; ")}}
 }
 
 // FormatRate writes a request rate as in benchmark names: "4", "0.5", "inf".
@@ -326,20 +373,26 @@ type file struct {
 }
 
 type classYAML struct {
-	Name          string `yaml:"name"`
-	Prompt        string `yaml:"prompt"`
-	PromptTokens  int    `yaml:"prompt_tokens"`
-	Chat          string `yaml:"chat"`
-	Conversations int    `yaml:"conversations"`
-	MaxTokens     int    `yaml:"max_tokens"`
-	Weight        int    `yaml:"weight"`
+	Name          string       `yaml:"name"`
+	Prompt        string       `yaml:"prompt"`
+	PromptTokens  int          `yaml:"prompt_tokens"`
+	Chat          string       `yaml:"chat"`
+	Dataset       *datasetYAML `yaml:"dataset"`
+	Conversations int          `yaml:"conversations"`
+	Live          bool         `yaml:"live"`
+	JSONSchema    string       `yaml:"json_schema"`
+	Tool          string       `yaml:"tool"`
+	MaxTokens     int          `yaml:"max_tokens"`
+	Weight        int          `yaml:"weight"`
 }
 
 type loadYAML struct {
-	Concurrency    []int      `yaml:"concurrency"`
-	Rate           []rateYAML `yaml:"rate"`
-	Burstiness     float64    `yaml:"burstiness"`
-	MaxConcurrency int        `yaml:"max_concurrency"`
+	Concurrency    []int        `yaml:"concurrency"`
+	Rate           []rateYAML   `yaml:"rate"`
+	Trace          []rateYAML   `yaml:"trace"`
+	ThinkTime      durationYAML `yaml:"think_time"`
+	Burstiness     float64      `yaml:"burstiness"`
+	MaxConcurrency int          `yaml:"max_concurrency"`
 }
 
 // rateYAML is a request rate: a positive number or inf.
@@ -423,19 +476,33 @@ func Parse(source string, data []byte) (*Scenario, error) {
 		s.Rates = append(s.Rates, float64(r))
 	}
 	loadNode := at("load")
+	if err := s.parseTrace(f.Load.Trace); err != nil {
+		return nil, bad(loadNode, "load: %v", err)
+	}
+	if err := s.parseLive(time.Duration(f.Load.ThinkTime)); err != nil {
+		return nil, bad(loadNode, "load: %v", err)
+	}
 	if err := s.checkCapacity(source, at("capacity"), loadNode); err != nil {
 		return nil, err
 	}
+	shapes := 0
+	for _, n := range []int{len(s.Concurrency), len(s.Rates), len(s.TraceSpeeds)} {
+		if n > 0 {
+			shapes++
+		}
+	}
 	switch {
 	case s.Capacity != nil:
-	case len(s.Concurrency) == 0 && len(s.Rates) == 0:
-		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop) or rate: [R, ...] (open loop)")
-	case len(s.Concurrency) > 0 && len(s.Rates) > 0:
-		return nil, bad(loadNode, "load: concurrency and rate exclude each other: make two scenarios")
+	case shapes == 0:
+		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop), rate: [R, ...] (open loop) or trace: [SPEED, ...] (a trace's replay)")
+	case shapes > 1:
+		return nil, bad(loadNode, "load: concurrency, rate and trace exclude each other: make one scenario each")
 	case s.Knee && len(s.Concurrency) < 3:
 		return nil, bad(at("knee"), "knee: needs at least 3 concurrency points to find where throughput stops growing")
 	case len(s.Concurrency) > 0 && (s.MaxConcurrency != 0 || s.Burstiness != 0):
 		return nil, bad(loadNode, "load: burstiness and max_concurrency shape open-loop (rate) points only")
+	case len(s.TraceSpeeds) > 0 && s.Burstiness != 0:
+		return nil, bad(loadNode, "load: burstiness shapes rate points; a trace's gaps are its own")
 	case s.Burstiness < 0:
 		return nil, bad(loadNode, "load: burstiness %v: must be positive (1 is Poisson)", s.Burstiness)
 	}
@@ -461,8 +528,8 @@ func (s *Scenario) checkCapacity(source string, n, loadNode *yaml.Node) error {
 		return strictyaml.At(source, n, "capacity: over %q: want rate (open loop, requests/s) or concurrency (closed loop)", c.Over)
 	case !(c.Start > 0) || (c.Over == "concurrency" && c.Start != math.Trunc(c.Start)):
 		return strictyaml.At(source, n, "capacity: start %v: want the first level to run, a positive rate or a whole concurrency", c.Start)
-	case len(s.Concurrency) > 0 || len(s.Rates) > 0:
-		return strictyaml.At(source, loadNode, "load: a capacity search picks its own levels: drop concurrency: and rate: (start the search with capacity.start)")
+	case len(s.Concurrency) > 0 || len(s.Rates) > 0 || len(s.TraceSpeeds) > 0:
+		return strictyaml.At(source, loadNode, "load: a capacity search picks its own levels: drop concurrency:, rate: and trace: (start the search with capacity.start)")
 	case s.Knee:
 		return strictyaml.At(source, n, "knee: needs fixed concurrency points, which a capacity search has not: make two scenarios")
 	case s.MaxConcurrency != 0:
@@ -493,6 +560,116 @@ func parseClasses(source string, seq *yaml.Node, ys []classYAML) ([]workload.Cla
 	return out, nil
 }
 
+// structured reads a class's json_schema: or tool: (a schema of
+// fixtures/schemas/): its requests ask for structured output, and end
+// when the document does (not sent with ignore_eos).
+func structured(y classYAML, c *workload.Class) error {
+	name, tool := y.JSONSchema, ""
+	switch {
+	case y.JSONSchema != "" && y.Tool != "":
+		return errors.New("json_schema: and tool: exclude each other: one structured output a class")
+	case y.Tool != "":
+		name, tool = y.Tool, y.Tool
+	case name == "":
+		return nil
+	}
+	raw, err := fixtures.Schema(name)
+	if err != nil {
+		return err
+	}
+	s, err := schema.Compile(name, raw)
+	if err != nil {
+		return err
+	}
+	c.Config.Schema, c.Config.Tool, c.Config.IgnoreEOS = s, tool, false
+	return nil
+}
+
+// parseTrace reads load.trace: speeds at which the scenario's one class,
+// a timed data set, is replayed.
+func (s *Scenario) parseTrace(speeds []rateYAML) error {
+	if len(speeds) == 0 {
+		return nil
+	}
+	if len(s.Classes) != 1 || s.Classes[0].Dataset == nil || !s.Classes[0].Dataset.Timed {
+		return errors.New("trace: replays one class whose dataset: is a trace (JSON lines with a \"timestamp\"): give exactly that class")
+	}
+	for _, v := range speeds {
+		if math.IsInf(float64(v), 1) {
+			return errors.New("trace: speed inf: want a finite factor (2 replays twice as fast); use rate: [inf] to send all at once")
+		}
+		s.TraceSpeeds = append(s.TraceSpeeds, float64(v))
+	}
+	return nil
+}
+
+// parseLive checks a live chat scenario: its chat is the point's only
+// class, and think_time applies to it alone.
+func (s *Scenario) parseLive(think time.Duration) error {
+	live := 0
+	for _, c := range s.Classes {
+		if c.Chat != nil && c.Chat.Live {
+			live++
+		}
+	}
+	switch {
+	case live > 0 && len(s.Classes) > 1 && !s.EachClass:
+		return errors.New("a live chat class sends whole conversations: it must be its point's only class (points: each-class, or a scenario of its own)")
+	case think > 0 && live == 0:
+		return errors.New("think_time: applies to live chat classes (live: true) only")
+	}
+	s.ThinkTime = think
+	return nil
+}
+
+// UseDataset makes class send set (vllmperf run --dataset) and shapes cfg
+// for it: a trace's arrivals when cfg has neither Concurrency nor Rate
+// (an error for a set without timestamps), and the set's size as the
+// request count when nothing else bounds the run. Each entry's output
+// length is its max_tokens unless capTokens keeps the class's as a cap.
+func UseDataset(set *dataset.Set, cfg *load.Config, class *workload.Class, capTokens bool) error {
+	class.Dataset, class.Config.PromptTokens, class.Config.SharedPrefixTokens = set, 0, 0
+	if !capTokens {
+		class.Config.MaxTokens = 0
+	}
+	switch {
+	case set.Timed && cfg.Concurrency == 0 && cfg.Rate == 0:
+		cfg.Arrivals = set.Arrivals()
+	case cfg.Concurrency == 0 && cfg.Rate == 0:
+		return errors.New("it has no timestamps to replay: say how to load the server with --concurrency N or --rate R")
+	}
+	if cfg.Requests == 0 && cfg.Duration == 0 {
+		cfg.Requests = len(set.Entries)
+	}
+	return nil
+}
+
+// datasetYAML is a class's data set: a file and how to select from it
+// (lengths in words; see package dataset).
+type datasetYAML struct {
+	File         string `yaml:"file"`
+	NumPrompts   int    `yaml:"num_prompts"`
+	Seed         uint64 `yaml:"seed"`
+	MinPromptLen int    `yaml:"min_prompt_len"`
+	MaxPromptLen int    `yaml:"max_prompt_len"`
+	MinOutputLen int    `yaml:"min_output_len"`
+	MaxOutputLen int    `yaml:"max_output_len"`
+	MaxTotalLen  int    `yaml:"max_total_len"`
+}
+
+// load opens and selects the data set.
+func (y datasetYAML) load() (*dataset.Set, error) {
+	if y.File == "" {
+		return nil, errors.New("dataset: missing file: name a file of fixtures/datasets/ or a path")
+	}
+	f, err := dataset.Open(fixtures.DatasetFS(), y.File)
+	if err != nil {
+		return nil, err
+	}
+	return f.Select(dataset.Options{NumPrompts: y.NumPrompts, Seed: y.Seed, Filter: dataset.Filter{
+		MinPrompt: y.MinPromptLen, MaxPrompt: y.MaxPromptLen, MinOutput: y.MinOutputLen, MaxOutput: y.MaxOutputLen, MaxTotal: y.MaxTotalLen}})
+}
+
 func parseClass(y classYAML) (workload.Class, error) {
 	c := workload.Class{Name: y.Name, Weight: max(y.Weight, 1), Config: workload.Config{MaxTokens: y.MaxTokens, IgnoreEOS: true}}
 	var errs []error
@@ -502,20 +679,23 @@ func parseClass(y classYAML) (workload.Class, error) {
 	if y.Weight < 0 {
 		errs = append(errs, fmt.Errorf("weight %d: want at least 1", y.Weight))
 	}
-	if y.MaxTokens < 1 {
-		errs = append(errs, fmt.Errorf("max_tokens %d: want at least 1 (sent with ignore_eos, so exactly that many)", y.MaxTokens))
+	if y.MaxTokens < 1 && (y.Dataset == nil || y.MaxTokens < 0) {
+		errs = append(errs, fmt.Errorf("max_tokens %d: want at least 1 (sent with ignore_eos, so exactly that many; a dataset's own lengths when left out)", y.MaxTokens))
 	}
 	sources := 0
-	for _, set := range []bool{y.Prompt != "", y.PromptTokens != 0, y.Chat != ""} {
+	for _, set := range []bool{y.Prompt != "", y.PromptTokens != 0, y.Chat != "", y.Dataset != nil} {
 		if set {
 			sources++
 		}
 	}
 	if sources != 1 {
-		errs = append(errs, errors.New("give exactly one of prompt: (a fixture), prompt_tokens: (random words) and chat: (a conversation fixture)"))
+		errs = append(errs, errors.New("give exactly one of prompt: (a fixture), prompt_tokens: (random words), chat: (a conversation fixture) and dataset: (a data set file)"))
 	}
-	if y.Conversations != 0 && y.Chat == "" {
-		errs = append(errs, errors.New("conversations: applies to chat: classes only"))
+	if (y.Conversations != 0 || y.Live) && y.Chat == "" {
+		errs = append(errs, errors.New("conversations: and live: apply to chat: classes only"))
+	}
+	if err := structured(y, &c); err != nil {
+		errs = append(errs, err)
 	}
 	switch {
 	case y.Prompt != "":
@@ -526,6 +706,12 @@ func parseClass(y classYAML) (workload.Class, error) {
 		c.Config.Body = body
 	case y.PromptTokens != 0:
 		c.Config.PromptTokens = y.PromptTokens
+	case y.Dataset != nil:
+		set, err := y.Dataset.load()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.Dataset = set
 	case y.Chat != "":
 		chat, err := fixtures.LoadChat(y.Chat)
 		if err != nil {
@@ -536,10 +722,13 @@ func parseClass(y classYAML) (workload.Class, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if y.Conversations < 1 {
+		switch {
+		case y.Live && y.Conversations != 0:
+			errs = append(errs, errors.New("conversations: with live: a live conversation is its own; the load's rate or concurrency says how many run at once"))
+		case !y.Live && y.Conversations < 1:
 			errs = append(errs, fmt.Errorf("conversations %d: want at least 1", y.Conversations))
 		}
-		c.Chat = &workload.Chat{System: system, Turns: chat.OpenAITurns(), Conversations: y.Conversations}
+		c.Chat = &workload.Chat{System: system, Turns: chat.OpenAITurns(), Conversations: y.Conversations, Live: y.Live}
 	}
 	return c, errors.Join(errs...)
 }
@@ -563,9 +752,11 @@ func (s *Scenario) parseSizes(source string, n *yaml.Node, ys map[string]sizingY
 			return strictyaml.At(source, n, "size: %s: counts cannot be negative", z)
 		case sz.Requests > 0 && sz.Waves > 0:
 			return strictyaml.At(source, n, "size: %s: requests and waves exclude each other", z)
-		case sz.Waves > 0 && (len(s.Rates) > 0 || s.Capacity != nil):
-			return strictyaml.At(source, n, "size: %s: waves size closed-loop points; use requests: or duration: for rates", z)
-		case sz.Requests == 0 && sz.Waves == 0 && sz.Duration == 0:
+		case sz.Waves > 0 && len(s.Concurrency) == 0:
+			return strictyaml.At(source, n, "size: %s: waves size closed-loop points; use requests: or duration: for rates and traces", z)
+		case len(s.TraceSpeeds) > 0 && sz.Requests > len(s.Classes[0].Dataset.Entries):
+			return strictyaml.At(source, n, "size: %s: requests %d: the trace has %d (leave requests out to replay it whole)", z, sz.Requests, len(s.Classes[0].Dataset.Entries))
+		case sz.Requests == 0 && sz.Waves == 0 && sz.Duration == 0 && len(s.TraceSpeeds) == 0:
 			return strictyaml.At(source, n, "size: %s: bound each point with requests:, waves: or duration:", z)
 		}
 		for _, r := range s.Rates {

@@ -13,7 +13,7 @@ import (
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,long-prefill-mix,poisson,prefix-reuse,slo-capacity"; got != want {
+	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,chat-live,datasets,long-prefill-mix,poisson,prefix-reuse,slo-capacity,structured-output,trace-replay"; got != want {
 		t.Fatalf("Names() = %s, want %s", got, want)
 	}
 	for _, n := range names {
@@ -109,7 +109,15 @@ func TestParseErrors(t *testing.T) {
 		// A prompt fixture that does not exist, with the ones that do.
 		{"missing-fixture.yaml", `missing-fixture.yaml:3:5: classes[0]: fixture prompt "huge" does not exist: choose one of long, medium, short, system`},
 		// Closed and open loop in one scenario.
-		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency and rate exclude each other`},
+		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency, rate and trace exclude each other`},
+		// A trace replay of a data set without timestamps.
+		{"trace-not-timed.yaml", `trace-not-timed.yaml:5:3: load: trace: replays one class whose dataset: is a trace`},
+		// More requests than the trace holds.
+		{"trace-too-many.yaml", `trace-too-many.yaml:7:3: size: full: requests 13: the trace has 12`},
+		// A data set file that does not exist, with the built-in ones.
+		{"dataset-missing.yaml", `dataset-missing.yaml:3:5: classes[0]: dataset: open nowhere.jsonl: no such file or directory (built-in data sets: prompts.jsonl, sharegpt.json, trace.jsonl)`},
+		// More prompts than pass vLLM's ShareGPT filters.
+		{"dataset-too-few.yaml", `dataset-too-few.yaml:3:5: classes[0]: dataset sharegpt.json: 11 prompts asked for, but only 10`},
 		// Each size must be given.
 		{"no-quick.yaml", `no-quick.yaml:6:3: size: missing quick`},
 		// A class with two prompt sources.
@@ -180,5 +188,88 @@ func TestCapacityPoint(t *testing.T) {
 	}
 	if f := s.CapacityPoint(Full); f.Load.Requests != 100 || f.Load.Duration != 30*time.Second || f.Classes[0].Config.MaxTokens != 150 {
 		t.Errorf("full = %+v, max tokens %d", f.Load, f.Classes[0].Config.MaxTokens)
+	}
+}
+
+// TestDatasetScenarios: the built-in data set scenarios expand into one
+// point per file, and a trace's replays at their speeds; their config line
+// names every data set.
+func TestDatasetScenarios(t *testing.T) {
+	t.Parallel()
+	ds, err := Builtin("datasets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range ds.Points(Quick) {
+		keys = append(keys, p.Key)
+	}
+	if got, want := strings.Join(keys, " "), "prompt=sharegpt/conc=4 prompt=jsonl/conc=4"; got != want {
+		t.Errorf("keys = %s, want %s", got, want)
+	}
+	lines := ds.ConfigLines()
+	if len(lines) != 1 || lines[0][0] != "dataset" || !strings.Contains(lines[0][1], "sharegpt.json requests=10 sha256=") || !strings.Contains(lines[0][1], "; prompts.jsonl requests=10 sha256=") {
+		t.Errorf("ConfigLines = %q", lines)
+	}
+	tr, err := Builtin("trace-replay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := tr.Points(Quick)
+	if len(pts) != 2 || pts[0].Key != "trace=1" || pts[1].Key != "trace=2" {
+		t.Fatalf("trace points = %+v", pts)
+	}
+	whole := tr.Classes[0].Dataset.Arrivals()
+	last := len(whole) - 1
+	if got := pts[1].Load.Arrivals[last]; got != whole[last]/2 {
+		t.Errorf("at speed 2 the last arrival is at %v, want %v", got, whole[last]/2)
+	}
+	if pts[0].Load.Requests != 0 || len(pts[0].Load.Arrivals) != 12 {
+		t.Errorf("quick replays the whole trace: requests %d, arrivals %d", pts[0].Load.Requests, len(pts[0].Load.Arrivals))
+	}
+	if got, _ := Builtin("poisson"); got.ConfigLines() != nil {
+		t.Errorf("a scenario without data sets has config lines %q", got.ConfigLines())
+	}
+}
+
+// TestLiveChat: a live chat's points send whole conversations, the think
+// time between turns; a live chat among other classes of one point, and a
+// think time without one, are refused.
+func TestLiveChat(t *testing.T) {
+	t.Parallel()
+	sc, err := Builtin("chat-live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sc.Points(Quick)[0]
+	if p.Load.Turns != 4 || p.Load.ThinkTime != 200*time.Millisecond || p.Load.Requests != 4 || !p.Classes[0].Chat.Live {
+		t.Errorf("point %+v", p.Load)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"name: x\nclasses:\n  - {name: a, chat: assistant, live: true, max_tokens: 8}\n  - {name: b, prompt: short, max_tokens: 8}\nload: {rate: [1]}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "must be its point's only class"},
+		{"name: x\nclasses:\n  - {name: b, prompt: short, max_tokens: 8}\nload: {rate: [1], think_time: 1s}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "think_time: applies to live chat classes"},
+		{"name: x\nclasses:\n  - {name: a, chat: assistant, live: true, conversations: 2, max_tokens: 8}\nload: {rate: [1]}\nsize: {full: {requests: 1}, quick: {requests: 1}}\n", "a live conversation is its own"},
+	} {
+		if _, err := Parse("x.yaml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error = %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// TestWorkloadsDocDatasetLine: docs/workloads.md shows the datasets
+// scenario's config line as the suite prints it.
+func TestWorkloadsDocDatasetLine(t *testing.T) {
+	t.Parallel()
+	sc, err := Builtin("datasets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "workloads.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := sc.ConfigLines()[0]
+	if line := kv[0] + ": " + kv[1]; !strings.Contains(string(doc), line+"\n") {
+		t.Errorf("docs/workloads.md lacks the line the suite prints:\n%s", line)
 	}
 }

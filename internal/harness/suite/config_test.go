@@ -51,7 +51,7 @@ func TestFromEnv(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if cfg.Size != scenario.Full || len(cfg.Profiles) != 5 || len(cfg.Scenarios) != 5 || cfg.Thresholds == nil {
+				if cfg.Size != scenario.Full || len(cfg.Profiles) != 5 || len(cfg.Scenarios) != len(scenario.DefaultNames()) || cfg.Thresholds == nil {
 					t.Errorf("defaults: %+v", cfg)
 				}
 				return

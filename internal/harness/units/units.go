@@ -70,6 +70,7 @@ var (
 	WaitingPeak  = def("waiting-peak", None, "waiting peak", 0)
 	JitterPct    = def("tok/s-cv-%", None, "tok/s CV", 0)
 	TokPerChunk  = def("tok/chunk", None, "tok/chunk", 2)
+	PromptTok    = def("prompt-tok", None, "prompt tok", 1)
 	SpecAccept   = def("spec-accept-%", None, "spec accept", 0)
 	// Per run: the GPUs' power (package telemetry), when a source reports it.
 	PowerAvgW      = def("power-avg-w", Lower, "avg power", 0)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 )
 
@@ -22,6 +23,11 @@ type Class struct {
 	// Config then gives only Endpoint, MaxTokens, MinTokens, IgnoreEOS and
 	// Temperature.
 	Chat *Chat
+	// Dataset, when set, makes the class send a data set's entries (see
+	// datasetGen); each entry's output length is its max_tokens, capped by
+	// Config.MaxTokens when that is set. Config then gives only Endpoint,
+	// MaxTokens, MinTokens, IgnoreEOS and Temperature.
+	Dataset *dataset.Set
 }
 
 // Mix interleaves several classes of requests deterministically: over each
@@ -40,6 +46,7 @@ type mixClass struct {
 	start  int // first slot of the class in a period
 	gen    *Generator
 	chat   *chatGen
+	data   *datasetGen
 }
 
 // NewMix builds a Mix for model. nonce 0 draws one (see Nonce); all
@@ -61,8 +68,12 @@ func NewMix(model string, seed, nonce uint64, classes []Class) (*Mix, error) {
 		seen[c.Name] = true
 		cfg := c.Config
 		cfg.Model, cfg.Seed, cfg.Nonce = model, seed+uint64(k), m.nonce
-		if c.Chat != nil {
-			cfg.PromptTokens, cfg.Body = UniqueWords, "" // the chat builds its own prompts
+		if c.Chat != nil && c.Dataset != nil {
+			errs = append(errs, fmt.Errorf("class %q: Chat and Dataset exclude each other", c.Name))
+			continue
+		}
+		if c.Chat != nil || c.Dataset != nil {
+			cfg.PromptTokens, cfg.Body = UniqueWords, "" // the chat or the data set makes the prompts
 		}
 		g, err := New(cfg)
 		if err != nil {
@@ -75,6 +86,14 @@ func NewMix(model string, seed, nonce uint64, classes []Class) (*Mix, error) {
 			if mc.chat, err = newChatGen(g, *c.Chat); err != nil {
 				errs = append(errs, fmt.Errorf("class %q: %w", c.Name, err))
 			}
+		}
+		if c.Dataset != nil {
+			if mc.data, err = newDatasetGen(g, c.Dataset, c.Config.MaxTokens); err != nil {
+				errs = append(errs, fmt.Errorf("class %q: %w", c.Name, err))
+			}
+		}
+		if c.Chat != nil && c.Chat.Live && len(classes) > 1 {
+			errs = append(errs, fmt.Errorf("class %q: a live chat is its point's only class (request i is turn i mod its turns): use points: each-class", c.Name))
 		}
 		m.classes = append(m.classes, mc)
 		m.period += max(c.Weight, 0)
@@ -106,8 +125,11 @@ func (m *Mix) locate(i int) (*mixClass, int) {
 // Next returns request i.
 func (m *Mix) Next(i int) openai.Request {
 	c, j := m.locate(i)
-	if c.chat != nil {
+	switch {
+	case c.chat != nil:
 		return c.chat.next(j)
+	case c.data != nil:
+		return c.data.next(j)
 	}
 	return c.gen.Next(i)
 }
@@ -127,6 +149,29 @@ func (m *Mix) Classes() []string {
 	return out
 }
 
+// Turns is how many turns the mix's live conversations have: what
+// load.Config.Turns must be (1 when it has none). A live chat must be the
+// mix's only class, so that request i is turn i mod Turns.
+func (m *Mix) Turns() int {
+	if len(m.classes) == 1 && m.classes[0].chat != nil && m.classes[0].chat.chat.Live {
+		return len(m.classes[0].chat.chat.Turns)
+	}
+	return 1
+}
+
+// Declared is class name's declared prompt length in tokens (its own
+// prompt and the shared system prompt) when the class draws random words;
+// 0 for fixed text, chats and data sets, whose lengths are their text's.
+func (m *Mix) Declared(name string) int {
+	for _, c := range m.classes {
+		cfg := c.gen.cfg
+		if c.name == name && c.chat == nil && c.data == nil && cfg.Body == "" && cfg.SystemText == "" {
+			return cfg.PromptTokens + cfg.SharedPrefixTokens
+		}
+	}
+	return 0
+}
+
 // Chat describes multi-turn conversations that share a system prompt: the
 // prefix-caching workload of chat assistants.
 type Chat struct {
@@ -141,6 +186,12 @@ type Chat struct {
 	// conversation j mod Conversations, so a conversation's next turn comes
 	// Conversations requests after its previous one.
 	Conversations int
+	// Live makes the conversations a client's: request j is turn j mod
+	// len(Turns) of conversation j / len(Turns), every conversation its
+	// own, and the requests keep their text so that the load generator
+	// (load.Config.Turns = len(Turns)) puts the server's replies in place
+	// of the fixed assistant texts. Conversations is then unused.
+	Live bool
 }
 
 // chatGen builds the requests of a Chat class.
@@ -152,7 +203,7 @@ type chatGen struct {
 
 func newChatGen(g *Generator, c Chat) (*chatGen, error) {
 	var errs []error
-	if c.Conversations < 1 {
+	if c.Conversations < 1 && !c.Live {
 		errs = append(errs, fmt.Errorf("Chat.Conversations = %d: must be at least 1", c.Conversations))
 	}
 	if len(c.Turns) == 0 {
@@ -174,8 +225,12 @@ func newChatGen(g *Generator, c Chat) (*chatGen, error) {
 
 // next builds the class's j-th request.
 func (c *chatGen) next(j int) openai.Request {
-	conv := j % c.chat.Conversations
-	turn := (j / c.chat.Conversations) % len(c.chat.Turns)
+	var conv, turn int
+	if c.chat.Live {
+		conv, turn = j/len(c.chat.Turns), j%len(c.chat.Turns)
+	} else {
+		conv, turn = j%c.chat.Conversations, (j/c.chat.Conversations)%len(c.chat.Turns)
+	}
 	// The first user message starts with the conversation's number, so
 	// conversations share the system prompt and nothing after it.
 	var tag strings.Builder
@@ -193,6 +248,7 @@ func (c *chatGen) next(j int) openai.Request {
 	req := c.gen.request(prompt)
 	req.System = c.system
 	req.History = history
+	req.KeepText = c.chat.Live
 	return req
 }
 
@@ -217,8 +273,13 @@ func (m *Mix) Longest() Longest {
 	var best Longest
 	for _, c := range m.classes {
 		req := c.gen.Next(0)
-		if c.chat != nil {
+		switch {
+		case c.chat != nil && c.chat.chat.Live:
+			req = c.chat.next(len(c.chat.chat.Turns) - 1)
+		case c.chat != nil:
 			req = c.chat.next(c.chat.chat.Conversations * (len(c.chat.chat.Turns) - 1))
+		case c.data != nil:
+			req = c.data.longest()
 		}
 		l := Longest{Class: c.name, PromptWords: requestWords(req), MaxTokens: req.MaxTokens}
 		if l.Tokens() > best.Tokens() {

@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/schema"
 )
 
 // NonceWords is how many words of a prompt spell the run's nonce, and
@@ -84,6 +85,17 @@ type Config struct {
 	// prompt). SharedPrefixTokens must then be 0 (it is filled in) or
 	// equal to NonceWords plus its word count.
 	SystemText string
+	// WordTokens, when set, is how many tokens each vocabulary word (in
+	// Vocabulary's order) adds on the served model after a space (see
+	// harness's /tokenize probe): random words are then drawn until their
+	// tokens, the unique words' included, sum to PromptTokens (and
+	// SharedPrefixTokens), instead of one word a token. nil: one each.
+	WordTokens []int
+	// Schema, when set, asks for structured output (openai.Request.Schema):
+	// a JSON document, or with Tool the arguments of a forced call of the
+	// tool so named.
+	Schema *schema.Schema
+	Tool   string
 	// Seed makes word choice reproducible.
 	Seed uint64
 	// Nonce distinguishes this run's prompts from every other run's. Zero
@@ -146,6 +158,9 @@ func New(cfg Config) (*Generator, error) {
 	if math.IsNaN(cfg.Temperature) || math.IsInf(cfg.Temperature, 0) || cfg.Temperature < 0 {
 		errs = append(errs, fmt.Errorf("Temperature = %v: must be a finite number ≥ 0", cfg.Temperature))
 	}
+	if cfg.WordTokens != nil && len(cfg.WordTokens) != len(words) {
+		errs = append(errs, fmt.Errorf("WordTokens has %d entries: want one per vocabulary word (%d)", len(cfg.WordTokens), len(words)))
+	}
 	if cfg.SharedPrefixTokens < 0 || (cfg.SharedPrefixTokens > 0 && cfg.SharedPrefixTokens < NonceWords) {
 		errs = append(errs, fmt.Errorf("SharedPrefixTokens = %d: must be 0 (no shared prefix) or at least %d", cfg.SharedPrefixTokens, NonceWords))
 	}
@@ -164,7 +179,7 @@ func New(cfg Config) (*Generator, error) {
 		if cfg.SystemText != "" {
 			g.appendText(&sb, cfg.SystemText)
 		} else {
-			g.appendRandom(&sb, mrand.New(mrand.NewPCG(cfg.Seed, math.MaxUint64)), cfg.SharedPrefixTokens-NonceWords)
+			g.appendRandom(&sb, mrand.New(mrand.NewPCG(cfg.Seed, math.MaxUint64)), cfg.SharedPrefixTokens-g.bytesCost(g.nonce, NonceWords))
 		}
 		g.system = sb.String()
 	}
@@ -189,7 +204,7 @@ func (g *Generator) Next(i int) openai.Request {
 	if g.cfg.Body != "" {
 		g.appendText(&sb, g.cfg.Body)
 	} else {
-		g.appendRandom(&sb, mrand.New(mrand.NewPCG(g.cfg.Seed, uint64(i))), g.cfg.PromptTokens-UniqueWords)
+		g.appendRandom(&sb, mrand.New(mrand.NewPCG(g.cfg.Seed, uint64(i))), g.cfg.PromptTokens-g.bytesCost(g.nonce, NonceWords)-g.bytesCost(uint64(i), IndexWords))
 	}
 	return g.request(sb.String())
 }
@@ -205,6 +220,8 @@ func (g *Generator) request(prompt string) openai.Request {
 		MinTokens:   g.cfg.MinTokens,
 		IgnoreEOS:   g.cfg.IgnoreEOS,
 		Temperature: g.cfg.Temperature,
+		Schema:      g.cfg.Schema,
+		Tool:        g.cfg.Tool,
 	}
 }
 
@@ -215,11 +232,39 @@ func (g *Generator) appendBytes(sb *strings.Builder, v uint64, n int) {
 	}
 }
 
-// appendRandom appends n words drawn uniformly from the list.
+// appendRandom appends words drawn uniformly from the list until their
+// tokens (one each without WordTokens) sum to n. A drawn word that would
+// overshoot gives way to the next word of the list that fits; when none
+// fits, the prompt stops short.
 func (g *Generator) appendRandom(sb *strings.Builder, r *mrand.Rand, n int) {
-	for k := 0; k < n; k++ {
-		g.appendWord(sb, words[r.IntN(len(words))])
+	for n > 0 {
+		w := r.IntN(len(words))
+		for k := 0; k < len(words) && g.cost(w) > n; k++ {
+			w = (w + 1) % len(words)
+		}
+		if g.cost(w) > n {
+			return
+		}
+		g.appendWord(sb, words[w])
+		n -= g.cost(w)
 	}
+}
+
+// cost is the tokens word w adds (at least 1).
+func (g *Generator) cost(w int) int {
+	if g.cfg.WordTokens == nil {
+		return 1
+	}
+	return max(1, g.cfg.WordTokens[w])
+}
+
+// bytesCost is the tokens of the n words that spell v (appendBytes).
+func (g *Generator) bytesCost(v uint64, n int) int {
+	sum := 0
+	for k := 0; k < n; k++ {
+		sum += g.cost(int(byte(v >> (8 * k))))
+	}
+	return sum
 }
 
 // appendText appends fixed text, normalising its whitespace to single spaces.

@@ -310,3 +310,33 @@ func TestDifferencesMetrics(t *testing.T) {
 		t.Errorf("TTFT histogram %+v, want %d observations summing to exactly %v", f, n, n*0.02)
 	}
 }
+
+// TestDifferencesStructured: response_format json_schema is ignored (the
+// answer is the random text of any request); a forced tool call follows
+// the parameters; bounds on an integer parameter are refused.
+func TestDifferencesStructured(t *testing.T) {
+	p := StartT(t)
+	schema := `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`
+	_, body := post(t, p, "/v1/chat/completions", chat(p.Model(), `,"max_tokens":40,"response_format":{"type":"json_schema","json_schema":{"name":"p","schema":`+schema+`}}`))
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Choices) != 1 || json.Valid([]byte(resp.Choices[0].Message.Content)) {
+		t.Errorf("response_format: %s (want text that is not JSON)", body)
+	}
+	tool := func(params string) (int, string) {
+		return post(t, p, "/v1/chat/completions", chat(p.Model(), `,"max_tokens":60,"tools":[{"type":"function","function":{"name":"f","parameters":`+params+`}}],"tool_choice":{"type":"function","function":{"name":"f"}}`))
+	}
+	code, body := tool(`{"type":"object","properties":{"days":{"type":"integer"}},"required":["days"],"additionalProperties":false}`)
+	if code != 200 || !strings.Contains(body, `"tool_calls"`) || !strings.Contains(body, `days`) {
+		t.Errorf("forced tool call: %d %s", code, body)
+	}
+	code, body = tool(`{"type":"object","properties":{"days":{"type":"integer","minimum":1}}}`)
+	if code != 400 || !strings.Contains(body, "Tool validation failed") {
+		t.Errorf("integer bounds: %d %s", code, body)
+	}
+}

@@ -388,7 +388,10 @@ func (b *base) sample(s *seq) (int32, string) {
 	if tok == model.EOSTokenID {
 		tok = (tok + 1) % int32(model.Vocab)
 	}
-	if !s.req.IgnoreEOS && cfg.EOSProbability > 0 && s.generated > s.req.MinTokens && s.rng.Float64() < cfg.EOSProbability {
+	if s.req.Guided && s.generated > s.req.StopAfter && s.generated <= s.maxTokens {
+		return model.EOSTokenID, "stop" // the grammar is complete
+	}
+	if !s.req.Guided && !s.req.IgnoreEOS && cfg.EOSProbability > 0 && s.generated > s.req.MinTokens && s.rng.Float64() < cfg.EOSProbability {
 		return model.EOSTokenID, "stop"
 	}
 	if s.generated >= s.maxTokens {

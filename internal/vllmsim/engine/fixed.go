@@ -117,6 +117,9 @@ func (f *Fixed) emitDue(now time.Time) {
 		at := s.nextAt
 		if f.emit(s, 1, at) == "" {
 			s.nextAt = at.Add(f.r.cfg.FixedITL)
+			if s.req.Guided {
+				s.nextAt = s.nextAt.Add(f.r.cfg.GuidedOverhead)
+			}
 			heap.Fix(&f.q, s.heapIdx)
 		}
 		f.m.iterTokens.Observe(1)

@@ -14,6 +14,12 @@ type Request struct {
 	MaxTokens    int     // 0 = absent: vLLM's default, max_model_len − len(prompt)
 	MinTokens    int     // no EOS before this many tokens
 	IgnoreEOS    bool    // generate exactly MaxTokens (finish "length")
+	// Guided marks a structured-output request: every step it decodes in
+	// pays Config.GuidedOverhead, and it ends with EOS ("stop") after
+	// StopAfter tokens, when its grammar is complete (MaxTokens first:
+	// "length").
+	Guided    bool
+	StopAfter int
 	// Arrival is when the API server received the request (queue time starts here).
 	Arrival time.Time
 }

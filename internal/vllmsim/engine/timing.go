@@ -9,7 +9,7 @@ import (
 //
 //	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
-//	step      = max(GPU path, host path) × slowdown × noise [+ cold start]
+//	step      = (max(GPU path, host path) + guided masks) × slowdown × noise [+ cold start]
 //
 // compute = (2 × non-embedding params × tokens + 2 × vocab × hidden × logit
 // rows + attention FLOPs) / TP / (peak × prefill efficiency of the model's
@@ -21,7 +21,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	tp := float64(r.cfg.TensorParallelSize)
 	qDim := float64(m.QHeads * m.HeadDim)
 	var flops, kvBytes float64
-	logits, seqs, drafting := 0, len(p.items), 0
+	logits, seqs, drafting, guided := 0, len(p.items), 0, 0
 	for _, it := range p.items {
 		n := float64(it.n)
 		ctx := float64(it.start)
@@ -32,6 +32,9 @@ func (e *Engine) stepTime(p plan) time.Duration {
 		}
 		if it.drafts > 0 {
 			drafting++
+		}
+		if it.s.req.Guided && it.start+it.n >= len(it.s.tokens) {
+			guided++ // the grammar masks the logits this step samples from
 		}
 	}
 	flops += 2*m.NonEmbeddingParams*float64(p.tokens) + 2*float64(m.Vocab)*float64(m.Hidden)*float64(logits)
@@ -46,7 +49,10 @@ func (e *Engine) stepTime(p plan) time.Duration {
 		gpu += d
 		host += h
 	}
-	t := time.Duration(float64(max(gpu, host)) * r.cfg.Slowdown * e.stepNoise())
+	// The grammar's token masks are computed between scheduling and the
+	// forward pass (vLLM V1's EngineCore.step), in series with both paths.
+	masks := time.Duration(guided) * r.cfg.GuidedOverhead
+	t := time.Duration(float64(max(gpu, host)+masks) * r.cfg.Slowdown * e.stepNoise())
 	if !e.warm {
 		e.warm = true
 		t += r.cfg.ColdStart
