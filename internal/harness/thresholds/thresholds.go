@@ -57,6 +57,10 @@ type Gate struct {
 	MinSamples int
 	// Confidence is the level of the medians' confidence intervals.
 	Confidence float64
+	// RequireNoChange asks for equivalence: a row the test finds no
+	// regression in, but whose intervals do not rule one out of MinEffect,
+	// makes the gate INCONCLUSIVE instead of passing (docs/gate.md).
+	RequireNoChange bool
 }
 
 // DefaultGate is the top-level gate: of the shipped thresholds.yaml.
@@ -415,6 +419,8 @@ type gateYAML struct {
 	MinEffect  *Fraction    `yaml:"min_effect"`
 	MinSamples *count       `yaml:"min_samples"`
 	Confidence *probability `yaml:"confidence"`
+	// RequireNoChange: require_no_change (Gate.RequireNoChange).
+	RequireNoChange *bool `yaml:"require_no_change"`
 }
 
 type checksYAML struct {
@@ -527,6 +533,7 @@ func (l *layer) applyGate(g *Gate) {
 		if y.Confidence != nil {
 			g.Confidence = float64(*y.Confidence)
 		}
+		setIf(&g.RequireNoChange, y.RequireNoChange)
 	}
 }
 
