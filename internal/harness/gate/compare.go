@@ -143,10 +143,23 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 	rep.Comparisons = len(gated)
 	fams := families(rep, gated)
 	// Rows short of runs would join their profile's family once they have
-	// them: they need enough runs for the exact test to pass its first step.
+	// them: they need enough runs for the exact test to pass the first
+	// step of the correction (within the profile, times the profiles).
+	short := map[string]int{}
 	for i := range rep.Rows {
 		if row := &rep.Rows[i]; row.tooFewRuns() {
-			m := fams.size(row.Profile) + 1
+			short[row.Profile]++
+		}
+	}
+	profiles := len(fams)
+	for p := range short {
+		if fams.size(p) == 0 {
+			profiles++
+		}
+	}
+	for i := range rep.Rows {
+		if row := &rep.Rows[i]; row.tooFewRuns() {
+			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
 			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
 		}
 	}
@@ -237,7 +250,7 @@ func setTooFewRuns(row *Row, m, holm int) {
 	why := fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d", row.Baseline.N, row.New.N, g.MinSamples)
 	if holm > row.RunsNeeded {
 		row.RunsNeeded = holm
-		why += fmt.Sprintf(", and a regression can be significant after Holm's correction over %d tests from %d runs a side", m, holm)
+		why += fmt.Sprintf(", and a regression can be significant after the correction over about %d tests (its profile's rows times the profiles) from %d runs a side", m, holm)
 	}
 	if row.RunsNeeded > MaxRunsEstimate {
 		row.RunsNeeded = -1
