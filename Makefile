@@ -14,7 +14,7 @@ SHELL := /bin/bash
 # every container it starts itself, and leak-check proves it.
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate fit
+.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate fit figures
 
 all: build
 
@@ -50,6 +50,16 @@ bench:
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 
+# make figures: rewrite the generated figures of README.md and docs/ in
+# place, between their <!-- figures NAME: begin/end --> markers, from
+# committed inputs (baselines/sim.txt, the gate-quality pools in
+# internal/harness/upgrade/testdata/quality). make test runs the same tests
+# without VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
+# inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
+FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/
+figures:
+	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFigures' $(FIGURE_PKGS)
+
 # make fit: fit the simulator's costs (engine.FittedCosts) on the fit rows,
 # then once per source without that source's rows (leave-one-source-out),
 # and write internal/vllmsim/replay/loso.yaml (minutes). Put the full fit's
@@ -61,9 +71,9 @@ fit:
 
 # The stored baseline of the embedded simulator (quick size), and the runs
 # of every point it holds: 10, the perf-gate workflow's count. Fewer cannot
-# decide: the gate's min_samples is 6, and Holm's correction over the
-# suite's 940 gated tests asks p < 0.05/940 of the first, which the exact
-# U test cannot reach below 9 runs a side (its smallest p is 2/C(2n, n)).
+# decide: the gate's min_samples is 6, and the correction over the suite's
+# headline tests asks of the first a p the exact U test reaches only from
+# some 8 runs a side (docs/gate.md, the figures make figures computes).
 SIM_BASELINE   ?= baselines/sim.txt
 GPU_BASELINE   ?= baselines/gpu.txt
 BASELINE_COUNT ?= 10
