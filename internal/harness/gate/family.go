@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -25,6 +26,13 @@ type ProfileTest struct {
 	// P is the Cauchy combination of the rows' p-values; PHolm the same
 	// after Holm's correction over Report.Profiles.
 	P, PHolm float64
+	// Effect is the median relative change of the rows in their bad
+	// direction (0.04: 4% worse); MinEffect the profile's
+	// profile_min_effect; Alpha its α.
+	Effect, MinEffect, Alpha float64
+	// Regression: PHolm < Alpha and Effect ≥ MinEffect: the profile
+	// fails as a whole, whether or not a row of it is a REGRESSION.
+	Regression bool
 }
 
 type familySet []*family
@@ -75,9 +83,47 @@ func families(rep *Report, gated []*test) familySet {
 			row := &rep.Rows[t.row]
 			row.PHolm = max(row.PHolm, adj)
 		}
-		rep.Profiles = append(rep.Profiles, ProfileTest{Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: adj})
+		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj))
 	}
 	return fs
+}
+
+// profileTest is the family's test as the report shows it, with its
+// verdict: the median of its rows' changes for the worse against the
+// profile's profile_min_effect.
+func profileTest(rep *Report, f *family, pHolm float64) ProfileTest {
+	bad := make([]float64, 0, len(f.tests))
+	for _, t := range f.tests {
+		row := &rep.Rows[t.row]
+		bad = append(bad, badChange(row.Direction, row.Baseline.Median, row.New.Median))
+	}
+	slices.Sort(bad)
+	effect := bad[len(bad)/2]
+	if len(bad)%2 == 0 {
+		effect = (bad[len(bad)/2-1] + bad[len(bad)/2]) / 2
+	}
+	g := rep.Rows[f.tests[0].row].Settings
+	return ProfileTest{
+		Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: pHolm,
+		Effect: effect, MinEffect: g.ProfileMinEffect, Alpha: g.Alpha,
+		Regression: g.ProfileMinEffect > 0 && pHolm < g.Alpha && effect >= g.ProfileMinEffect,
+	}
+}
+
+// Describe says the profile's test in words: "speculative: 16 headline
+// rows, median change +5.4% for the worse, combined p=0.0001 (0.0002 after
+// Holm over the profiles): REGRESSION (≥ 3%)".
+func (p ProfileTest) Describe() string {
+	verdict := "no regression of the profile"
+	if p.Regression {
+		verdict = "REGRESSION of the profile"
+	}
+	name := p.Profile
+	if name == "" {
+		name = "(no profile)"
+	}
+	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p=%.2g (%.2g after Holm over the profiles, α %g): %s",
+		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.P, p.PHolm, p.Alpha, verdict)
 }
 
 // cauchyMaxP bounds the p-values the Cauchy combination reads: its

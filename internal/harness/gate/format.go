@@ -39,6 +39,7 @@ func (r *Report) Headline() string {
 		}
 	}
 	add(r.Count(Regression), "regression", "regressions")
+	add(len(r.RegressedProfiles()), "profile regressed", "profiles regressed")
 	add(r.Count(Missing), "missing metric", "missing metrics")
 	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
 	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
@@ -54,6 +55,9 @@ func (r *Report) Headline() string {
 		parts = append(parts, "nothing gated")
 	}
 	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+	if names := r.RegressedProfiles(); len(names) > 0 {
+		head += "; profiles: " + strings.Join(names, ", ")
+	}
 	if names := r.FailedCheckNames(); len(names) > 0 {
 		head += "; checks: " + strings.Join(names, "; ")
 	}
@@ -131,6 +135,12 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
+	if len(r.Profiles) > 0 {
+		ew.Printf("\nprofiles (combined tests):\n")
+		for _, p := range r.Profiles {
+			ew.Printf("  %s\n", p.Describe())
+		}
+	}
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
@@ -161,6 +171,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
 
+	for _, p := range r.Profiles {
+		if p.Regression {
+			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
+		}
+	}
 	var attention []*Row
 	for i := range r.Rows {
 		if v := r.Rows[i].Verdict; v != NoChange && v != NotGated && v != NoRegression {
@@ -297,10 +312,24 @@ type JSONCheck struct {
 
 // JSONProfile is one profile's combined test in gate.json.
 type JSONProfile struct {
-	Profile string   `json:"profile"`
-	Tests   int      `json:"tests"`
-	P       *float64 `json:"p"`
-	PHolm   *float64 `json:"p_holm"`
+	Profile      string   `json:"profile"`
+	Tests        int      `json:"tests"`
+	P            *float64 `json:"p"`
+	PHolm        *float64 `json:"p_holm"`
+	EffectPct    *float64 `json:"effect_pct"`
+	MinEffectPct float64  `json:"min_effect_pct"`
+	Regression   bool     `json:"regression"`
+}
+
+// RegressedProfiles names the profiles that regressed as a whole.
+func (r *Report) RegressedProfiles() []string {
+	var out []string
+	for _, p := range r.Profiles {
+		if p.Regression {
+			out = append(out, p.Profile)
+		}
+	}
+	return out
 }
 
 // testsWords says what the gate judged: "12 headline tests in 2 profiles,
@@ -351,7 +380,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out.Profiles = []JSONProfile{}
 	for _, f := range r.Profiles {
-		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm)})
+		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm),
+			EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]

@@ -183,7 +183,8 @@ func (o Outcome) ExitCode() int {
 	}
 }
 
-// Outcome is FAIL when any row is a regression or missing, or any check
+// Outcome is FAIL when any row is a regression or missing, any profile
+// regressed as a whole (Report.Profiles), or any check
 // (a limit, or a check that failed a benchmark) fails or is missing; else
 // INVALID when a run was INVALID; else INCONCLUSIVE when any row is
 // inconclusive, a limit could not be checked, or the new results lack
@@ -198,6 +199,11 @@ func (r *Report) Outcome() Outcome {
 			undecided = true
 		case InvalidVerdict:
 			invalid = true
+		}
+	}
+	for _, p := range r.Profiles {
+		if p.Regression {
+			return OutcomeFail
 		}
 	}
 	for _, c := range r.Checks {
