@@ -197,9 +197,9 @@ vet:
 
 # Everything runs under the race detector except, after the rest and
 # without -race, so that no other package's tests compete for the 2 cores:
-# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality,
-# a measurement (docs/history.md) that skips itself under -race, where it
-# would take minutes; and the suite's tests against servers it did not start
+# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality
+# and TestFiguresGateQuality, measurements (docs/history.md, docs/gate.md)
+# that skip themselves under -race, where they would take minutes; and the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
 # go test processes with containers, watched so that no two exist at once),
@@ -210,7 +210,7 @@ vet:
 SOLO := ^(TestTiming.*|TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$|TestFiguresGateQuality$$)' $(PKGS)
 	$(GO) test -count=1 -timeout 20m -run '^(TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake)$$' .
 
 # No container started by the tests may outlive them.
