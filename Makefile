@@ -56,9 +56,20 @@ calibrate:
 # internal/harness/upgrade/testdata/quality). make test runs the same tests
 # without VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
-FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/
+FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/docfigures/
 figures:
 	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFigures' $(FIGURE_PKGS)
+
+# make fault-cases: run the fault matrix's tests (docs/reliability.md,
+# minutes, Docker) with go test -json, list their leaf cases in
+# docs/figures/fault-cases.txt and rewrite the counts in the page.
+FAULT_RUN := Row|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline
+FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
+  ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
+.PHONY: fault-cases
+fault-cases:
+	@tmp=$$(mktemp); CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json -run '$(FAULT_RUN)' $(FAULT_PKGS) > $$tmp || true; \
+	VLLMPERF_FAULT_JSON=$$tmp VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresFaults$$' ./internal/docfigures/; code=$$?; rm -f $$tmp; exit $$code
 
 # make fit: fit the simulator's costs (engine.FittedCosts) on the fit rows,
 # then once per source without that source's rows (leave-one-source-out),
