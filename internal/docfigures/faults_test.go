@@ -187,7 +187,7 @@ func faultFigure(cases []leafCase, panics int) string {
 	})
 	parts := make([]string, len(pkgs))
 	for i, p := range pkgs {
-		name := strings.TrimPrefix(p, "internal/harness/")
+		name := strings.TrimPrefix(strings.TrimPrefix(p, "internal/"), "harness/")
 		if p == "." {
 			name = "root"
 		}
