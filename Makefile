@@ -58,7 +58,7 @@ calibrate:
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
 FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/docfigures/
 figures:
-	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFigures' $(FIGURE_PKGS)
+	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
 
 # make fault-cases: run the fault matrix's tests (docs/reliability.md,
 # minutes, Docker) with go test -json, list their leaf cases in

@@ -16,8 +16,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// mu serialises Sync's read-modify-write of a document among a package's
+// parallel tests (make figures runs the packages one at a time, -p 1).
+var mu sync.Mutex
 
 // EnvUpdate set to 1 makes Sync rewrite the figures instead of checking them.
 const EnvUpdate = "VLLMPERF_UPDATE_FIGURES"
@@ -47,6 +52,8 @@ func Replace(doc, name, body string) (string, error) {
 // path from the module root, against body.
 func Sync(t testing.TB, file, name, body string) {
 	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
 	path := filepath.Join(ModuleRoot(t), file)
 	data, err := os.ReadFile(path)
 	if err != nil {
