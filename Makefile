@@ -14,7 +14,7 @@ SHELL := /bin/bash
 # every container it starts itself, and leak-check proves it.
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 
-.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate fit
+.PHONY: all bench run test vet fmt-check unit leak-check build sim-image clean calibrate fit figures
 
 all: build
 
@@ -50,6 +50,27 @@ bench:
 calibrate:
 	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
 
+# make figures: rewrite the generated figures of README.md and docs/ in
+# place, between their <!-- figures NAME: begin/end --> markers, from
+# committed inputs (baselines/sim.txt, the gate-quality pools in
+# internal/harness/upgrade/testdata/quality). make test runs the same tests
+# without VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
+# inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
+FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/docfigures/
+figures:
+	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
+
+# make fault-cases: run the fault matrix's tests (docs/reliability.md,
+# minutes, Docker) with go test -json, list their leaf cases in
+# docs/figures/fault-cases.txt and rewrite the counts in the page.
+FAULT_RUN := Row|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline
+FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
+  ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
+.PHONY: fault-cases
+fault-cases:
+	@tmp=$$(mktemp); CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json -run '$(FAULT_RUN)' $(FAULT_PKGS) > $$tmp || true; \
+	VLLMPERF_FAULT_JSON=$$tmp VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresFaults$$' ./internal/docfigures/; code=$$?; rm -f $$tmp; exit $$code
+
 # make fit: choose how the simulator's costs are fitted by
 # leave-one-source-out cross-validation (for each prior weight in
 # replay.FitPriors, one fit per source without that source's fit rows, each
@@ -65,9 +86,9 @@ fit:
 
 # The stored baseline of the embedded simulator (quick size), and the runs
 # of every point it holds: 10, the perf-gate workflow's count. Fewer cannot
-# decide: the gate's min_samples is 6, and Holm's correction over the
-# suite's 940 gated tests asks p < 0.05/940 of the first, which the exact
-# U test cannot reach below 9 runs a side (its smallest p is 2/C(2n, n)).
+# decide: the gate's min_samples is 6, and the correction over the suite's
+# headline tests asks of the first a p the exact U test reaches only from
+# some 8 runs a side (docs/gate.md, the figures make figures computes).
 SIM_BASELINE   ?= baselines/sim.txt
 GPU_BASELINE   ?= baselines/gpu.txt
 BASELINE_COUNT ?= 10
@@ -191,9 +212,9 @@ vet:
 
 # Everything runs under the race detector except, after the rest and
 # without -race, so that no other package's tests compete for the 2 cores:
-# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality,
-# a measurement (docs/history.md) that skips itself under -race, where it
-# would take minutes; and the suite's tests against servers it did not start
+# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality
+# and TestFiguresGateQuality, measurements (docs/history.md, docs/gate.md)
+# that skip themselves under -race, where they would take minutes; and the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
 # go test processes with containers, watched so that no two exist at once),
@@ -206,7 +227,7 @@ ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailed
 SOLO := ^(TestTiming.*|$(ALONE))$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$)' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$|TestFiguresGateQuality$$)' $(PKGS)
 	$(GO) test -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
 
 # No container started by the tests may outlive them.

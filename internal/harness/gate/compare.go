@@ -128,36 +128,47 @@ func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
 }
 
 // judge runs the tests: every row with runs on both sides gets
-// benchstat's p; gated rows with enough runs enter Holm's correction and
-// get a verdict.
+// benchstat's p; the headline rows with enough runs are judged, their
+// evidence combined per profile first (family.go).
 func judge(rep *Report, tests []test, set *thresholds.Set) {
-	var gated []int
-	var ps []float64
+	var gated []*test
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
 		row.P, t.theta = uTest(t.base, t.next, row.Settings.Alpha)
 		if t.gated {
-			gated = append(gated, i)
-			ps = append(ps, row.P)
+			gated = append(gated, t)
 		}
 	}
 	rep.Comparisons = len(gated)
-	// Rows short of runs would join the correction once they have them:
-	// they need enough runs for the exact test to pass its first step.
-	if potential := len(gated) + countTooFew(rep); potential > len(gated) {
-		for i := range rep.Rows {
-			if row := &rep.Rows[i]; row.tooFewRuns() {
-				setTooFewRuns(row, potential, holmRuns(row.Settings.Alpha, potential))
-			}
+	fams := families(rep, gated)
+	// Rows short of runs would join their profile's family once they have
+	// them: they need enough runs for the exact test to pass the first
+	// step of the correction (within the profile, times the profiles).
+	short := map[string]int{}
+	for i := range rep.Rows {
+		if row := &rep.Rows[i]; row.tooFewRuns() {
+			short[row.Profile]++
 		}
 	}
-	for i, adj := range holm(ps) {
-		t := &tests[gated[i]]
-		row := &rep.Rows[t.row]
-		row.PHolm = adj
-		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
-		decide(row, len(gated), t.theta, slo || row.Unit == units.ErrPct)
+	profiles := len(fams)
+	for p := range short {
+		if fams.size(p) == 0 {
+			profiles++
+		}
+	}
+	for i := range rep.Rows {
+		if row := &rep.Rows[i]; row.tooFewRuns() {
+			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
+			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
+		}
+	}
+	for _, f := range fams {
+		for _, t := range f.tests {
+			row := &rep.Rows[t.row]
+			_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
+			decide(row, len(f.tests), t.theta, slo || row.Unit == units.ErrPct)
+		}
 	}
 }
 
@@ -191,6 +202,9 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		row.New, nsam = summarize(nv, row.Settings.Confidence)
 	}
 	gated := row.Direction == units.Lower || row.Direction == units.Higher
+	// Judged: a headline unit, or one the user gave a direction in
+	// thresholds.yaml's better: (asking for it to be gated).
+	row.Headline = gated && (units.Headline(unit) || row.DirectionFrom == "thresholds")
 	switch {
 	case !inNew && gated:
 		row.Verdict = Missing
@@ -212,6 +226,11 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"
 		return row, t
 	}
+	if !row.Headline {
+		row.Verdict = NotGated
+		row.Reason = "reported, not gated: not one of a point's headline metrics (units.Headline; docs/gate.md, \"What is gated\")"
+		return row, t
+	}
 	if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {
 		row.Verdict = Inconclusive
 		setTooFewRuns(&row, 0, 0) // judge adds what Holm's correction needs
@@ -231,7 +250,7 @@ func setTooFewRuns(row *Row, m, holm int) {
 	why := fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d", row.Baseline.N, row.New.N, g.MinSamples)
 	if holm > row.RunsNeeded {
 		row.RunsNeeded = holm
-		why += fmt.Sprintf(", and a regression can be significant after Holm's correction over %d tests from %d runs a side", m, holm)
+		why += fmt.Sprintf(", and a regression can be significant after the correction over about %d tests (its profile's rows times the profiles) from %d runs a side", m, holm)
 	}
 	if row.RunsNeeded > MaxRunsEstimate {
 		row.RunsNeeded = -1
@@ -239,17 +258,6 @@ func setTooFewRuns(row *Row, m, holm int) {
 		return
 	}
 	row.Reason = fmt.Sprintf("%s: run at least %d a side (-count %d)", why, row.RunsNeeded, row.RunsNeeded)
-}
-
-// countTooFew counts the rows short of runs.
-func countTooFew(rep *Report) int {
-	n := 0
-	for i := range rep.Rows {
-		if rep.Rows[i].tooFewRuns() {
-			n++
-		}
-	}
-	return n
 }
 
 // holmRuns is the fewest runs a side at which the exact U test's smallest

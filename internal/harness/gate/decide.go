@@ -205,15 +205,17 @@ func runsToBound(d units.Direction, b, n *Summary, margin, confidence float64) i
 }
 
 // decide sets the verdict, reason and runs needed of a tested row: both
-// sides have at least min_samples runs, and P and PHolm are set. m is the
-// number of tests Holm covers, theta the U test's effect estimate, and
+// sides have at least min_samples runs, and P and PHolm are set. A row
+// that is neither significant nor bounded is NO REGRESSION, or
+// INCONCLUSIVE where the settings require equivalence. m is the number of
+// tests of the row's profile, theta the U test's effect estimate, and
 // absolute whether an absolute limit (slo: or max_error_rate) judges the
 // unit on the new results.
 func decide(row *Row, m int, theta float64, absolute bool) {
 	g, d, b, n := row.Settings, row.Direction, row.Baseline, row.New
 	bad := badChange(d, b.Median, n.Median)
 	sig := row.PHolm < g.Alpha
-	test := fmt.Sprintf("p=%.3f, %.3f after Holm's correction over %d tests", row.P, row.PHolm, m)
+	test := fmt.Sprintf("p=%.3f, %.3f after Holm's correction over its profile's combined test and %d tests", row.P, row.PHolm, m)
 	effect := fmtPct(g.MinEffect * 100)
 	switch {
 	case sig && bad >= g.MinEffect:
@@ -270,7 +272,12 @@ func decide(row *Row, m int, theta float64, absolute bool) {
 		row.Reason = fmt.Sprintf("%s, but the intervals allow %s: not under the %s minimum effect",
 			FormatDelta(row.DeltaPct), FormatDelta(100*fromLog(d, worst)), effect)
 	}
-	row.Reason += "; " + runsAdvice(row.RunsNeeded)
+	if g.RequireNoChange {
+		row.Reason += "; " + runsAdvice(row.RunsNeeded) + " (require_no_change)"
+		return
+	}
+	row.Verdict, row.RunsNeeded = NoRegression, 0
+	row.Reason += "; no regression found, and equivalence is not required (require_no_change: false): passes"
 }
 
 // atLeast applies the floor to an estimate (-1 stays -1).

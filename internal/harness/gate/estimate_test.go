@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
@@ -39,16 +41,22 @@ func lognormal(rng *rand.Rand, n int, median, cv float64) []float64 {
 // the re-runs must decide, and (almost) never wrongly.
 func TestRunsNeededEstimate(t *testing.T) {
 	t.Parallel()
+	// The estimate matters where a row can stay undecided: where the
+	// settings require equivalence (otherwise such a row passes as NO
+	// REGRESSION).
 	g := thresholds.DefaultGate
+	g.RequireNoChange = true
+	table := "\n| true change, run-to-run noise | INCONCLUSIVE at 10 runs | re-measured at the estimate | decided rightly there | median estimate |\n| --- | --- | --- | --- | --- |\n"
 	for _, tc := range []struct {
 		name   string
+		label  string  // the row of docs/gate.md's table
 		shift  float64 // true relative change
 		cv     float64
 		decide Verdict // the verdict a decision should reach
 	}{
-		{"real 8% regression, 6% noise", 0.08, 0.06, Regression},
-		{"no change, 3% noise", 0, 0.03, NoChange},
-		{"no change, 5% noise", 0, 0.05, NoChange},
+		{"real 8% regression, 6% noise", "+8% (a regression), 6%", 0.08, 0.06, Regression},
+		{"no change, 3% noise", "none, 3%", 0, 0.03, NoChange},
+		{"no change, 5% noise", "none, 5%", 0, 0.05, NoChange},
 	} {
 		rng := rand.New(rand.NewPCG(42, 7))
 		inconclusive, decided, right, total := 0, 0, 0, 0
@@ -74,6 +82,7 @@ func TestRunsNeededEstimate(t *testing.T) {
 			}
 		}
 		slices.Sort(needs)
+		table += fmt.Sprintf("| %s | %d of 400 | %d | %d (%.0f%%) | %d runs |\n", tc.label, inconclusive, total, right, 100*float64(right)/float64(max(total, 1)), needs[len(needs)/2])
 		t.Logf("%s: %d of 400 inconclusive at 10 runs, %d with an estimate ≤ %d; at the estimated count %d decided, %d as %s; median estimate %d runs a side",
 			tc.name, inconclusive, total, MaxRunsEstimate, decided, right, tc.decide, needs[len(needs)/2])
 		if total < 20 {
@@ -86,4 +95,5 @@ func TestRunsNeededEstimate(t *testing.T) {
 			t.Errorf("%s: %d of %d re-runs decided wrongly", tc.name, wrong, total)
 		}
 	}
+	docfigures.Sync(t, "docs/gate.md", "runs-estimate", table)
 }

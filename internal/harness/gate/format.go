@@ -39,6 +39,7 @@ func (r *Report) Headline() string {
 		}
 	}
 	add(r.Count(Regression), "regression", "regressions")
+	add(len(r.RegressedProfiles()), "profile regressed", "profiles regressed")
 	add(r.Count(Missing), "missing metric", "missing metrics")
 	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
 	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
@@ -49,10 +50,14 @@ func (r *Report) Headline() string {
 	add(len(r.OnlyBaseline), "baseline benchmark not run", "baseline benchmarks not run")
 	add(r.Count(Improvement), "improvement", "improvements")
 	add(r.Count(NoChange), "unchanged", "unchanged")
+	add(r.Count(NoRegression), "without a regression", "without a regression")
 	if len(parts) == 0 {
 		parts = append(parts, "nothing gated")
 	}
 	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+	if names := r.RegressedProfiles(); len(names) > 0 {
+		head += "; profiles: " + strings.Join(names, ", ")
+	}
 	if names := r.FailedCheckNames(); len(names) > 0 {
 		head += "; checks: " + strings.Join(names, "; ")
 	}
@@ -90,7 +95,7 @@ func (row *Row) cells() cells {
 	}
 	// Unchanged rows and metrics without a direction need no words.
 	gated := row.Direction == units.Lower || row.Direction == units.Higher
-	if row.Verdict != NoChange && (row.Verdict != NotGated || gated) {
+	if row.Verdict != NoChange && row.Verdict != NoRegression && (row.Verdict != NotGated || (gated && !row.Reported())) {
 		c.note = row.Reason
 	}
 	return c
@@ -101,7 +106,7 @@ func (row *Row) cells() cells {
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &ErrWriter{W: w}
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
-	ew.Printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
+	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.testsWords(), ciWords(r))
 
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
@@ -130,6 +135,12 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
+	if len(r.Profiles) > 0 {
+		ew.Printf("\nprofiles (combined tests):\n")
+		for _, p := range r.Profiles {
+			ew.Printf("  %s\n", p.Describe())
+		}
+	}
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
@@ -157,12 +168,17 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew := &ErrWriter{W: w}
 	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
 	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
-	ew.Printf("`%s` (baseline) → `%s` (new): %s. %d tests, Holm-corrected; medians with %s; settings from %s.\n\n",
-		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.Comparisons, ciWords(r), mdCode(r.thresholdsName()))
+	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
+		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
 
+	for _, p := range r.Profiles {
+		if p.Regression {
+			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
+		}
+	}
 	var attention []*Row
 	for i := range r.Rows {
-		if v := r.Rows[i].Verdict; v != NoChange && v != NotGated {
+		if v := r.Rows[i].Verdict; v != NoChange && v != NotGated && v != NoRegression {
 			attention = append(attention, &r.Rows[i])
 		}
 	}
@@ -260,6 +276,7 @@ type JSONRow struct {
 	Profile        string     `json:"profile,omitempty"`
 	Scenario       string     `json:"scenario,omitempty"`
 	Unit           string     `json:"unit"`
+	Headline       bool       `json:"headline"`
 	Direction      string     `json:"direction"`
 	DirectionFrom  string     `json:"direction_from"`
 	BaselineMedian *float64   `json:"baseline_median"`
@@ -293,23 +310,57 @@ type JSONCheck struct {
 	Reason string      `json:"reason,omitempty"`
 }
 
+// JSONProfile is one profile's combined test in gate.json.
+type JSONProfile struct {
+	Profile      string   `json:"profile"`
+	Tests        int      `json:"tests"`
+	P            *float64 `json:"p"`
+	PHolm        *float64 `json:"p_holm"`
+	EffectPct    *float64 `json:"effect_pct"`
+	MinEffectPct float64  `json:"min_effect_pct"`
+	Regression   bool     `json:"regression"`
+}
+
+// RegressedProfiles names the profiles that regressed as a whole.
+func (r *Report) RegressedProfiles() []string {
+	var out []string
+	for _, p := range r.Profiles {
+		if p.Regression {
+			out = append(out, p.Profile)
+		}
+	}
+	return out
+}
+
+// testsWords says what the gate judged: "12 headline tests in 2 profiles,
+// combined per profile and Holm-corrected".
+func (r *Report) testsWords() string {
+	profiles := "profiles"
+	if len(r.Profiles) == 1 {
+		profiles = "profile"
+	}
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected (%d rows reported only)",
+		r.Comparisons, len(r.Profiles), profiles, countIf(r.Rows, (Row).Reported))
+}
+
 // JSONReport is the report as --format json writes it: gate.json, which
 // vllmperf report reads back with this type.
 type JSONReport struct {
-	Baseline     string      `json:"baseline"`
-	New          string      `json:"new"`
-	Thresholds   string      `json:"thresholds"`
-	Result       Outcome     `json:"result"`
-	ExitCode     int         `json:"exit_code"`
-	Decision     Decision    `json:"decision"`
-	Summary      string      `json:"summary"`
-	Comparisons  int         `json:"comparisons"`
-	RunsNeeded   *int        `json:"runs_needed"`
-	Rows         []JSONRow   `json:"rows"`
-	Checks       []JSONCheck `json:"checks"`
-	OnlyBaseline []string    `json:"only_baseline"`
-	OnlyNew      []string    `json:"only_new"`
-	Warnings     []string    `json:"warnings"`
+	Baseline     string        `json:"baseline"`
+	New          string        `json:"new"`
+	Thresholds   string        `json:"thresholds"`
+	Result       Outcome       `json:"result"`
+	ExitCode     int           `json:"exit_code"`
+	Decision     Decision      `json:"decision"`
+	Summary      string        `json:"summary"`
+	Comparisons  int           `json:"comparisons"`
+	Profiles     []JSONProfile `json:"profiles"`
+	RunsNeeded   *int          `json:"runs_needed"`
+	Rows         []JSONRow     `json:"rows"`
+	Checks       []JSONCheck   `json:"checks"`
+	OnlyBaseline []string      `json:"only_baseline"`
+	OnlyNew      []string      `json:"only_new"`
+	Warnings     []string      `json:"warnings"`
 }
 
 // WriteJSON writes the report as one JSON object: the result and exit
@@ -327,10 +378,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if need := r.RunsNeeded(); need != 0 {
 		out.RunsNeeded = &need
 	}
+	out.Profiles = []JSONProfile{}
+	for _, f := range r.Profiles {
+		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm),
+			EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
+	}
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		j := JSONRow{
-			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit,
+			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline,
 			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
 			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
 			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,
@@ -474,7 +530,7 @@ func mdList(names []string) string {
 func (j *JSONReport) Notable() []JSONRow {
 	var out []JSONRow
 	for _, r := range j.Rows {
-		if r.Verdict != NoChange && r.Verdict != NotGated {
+		if r.Verdict != NoChange && r.Verdict != NotGated && r.Verdict != NoRegression {
 			out = append(out, r)
 		}
 	}

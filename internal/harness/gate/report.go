@@ -21,6 +21,11 @@ const (
 	// NoChange: the confidence intervals rule out a regression as large
 	// as the minimum effect.
 	NoChange Verdict = "NO CHANGE"
+	// NoRegression: tested, not significant, but the intervals do not
+	// rule out a change of the minimum effect: passes, unless the
+	// settings require equivalence (require_no_change), where the row is
+	// Inconclusive instead.
+	NoRegression Verdict = "NO REGRESSION"
 	// Inconclusive: too few runs, or intervals too wide to tell; the row
 	// says how many runs a side would decide.
 	Inconclusive Verdict = "INCONCLUSIVE"
@@ -54,6 +59,10 @@ type Row struct {
 	Profile, Scenario string
 	// Unit is the metric as the bench output writes it (ttft-p99-ns).
 	Unit string
+	// Headline: one of the point's headline metrics (units.Headline),
+	// which the gate judges; a row with a direction that is not is
+	// reported only (NotGated).
+	Headline bool
 	// Direction is the better direction: from the files' Unit lines,
 	// else thresholds.yaml's better:, else units.DefaultDirection.
 	Direction units.Direction
@@ -65,8 +74,10 @@ type Row struct {
 	// either side is missing, ±Inf from a zero baseline median.
 	DeltaPct float64
 	// P is the Mann-Whitney U test's p-value, exactly benchstat's (NaN
-	// unless both sides have runs); PHolm the same after Holm's correction
-	// over Report.Comparisons (NaN for a row the gate does not judge).
+	// unless both sides have runs); PHolm the same after the gate's
+	// correction: the larger of its profile's combined p after Holm over
+	// the profiles and its own after Holm within the profile (NaN for a
+	// row the gate does not judge).
 	P, PHolm float64
 	// Settings are thresholds.yaml's gate settings for this row.
 	Settings thresholds.Gate
@@ -132,9 +143,12 @@ type Report struct {
 	Rows []Row
 	// Checks are the absolute limits tested on the new results.
 	Checks []Check
-	// Comparisons is the number of tests Holm's correction covers: gated
-	// rows with enough runs on both sides.
+	// Comparisons is the number of rows judged: headline rows with
+	// enough runs on both sides.
 	Comparisons int
+	// Profiles are the profiles' combined tests, one per profile with a
+	// judged row (docs/gate.md, "How the evidence is combined").
+	Profiles []ProfileTest
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
 	// Warnings are notes on the comparison (forced configuration
@@ -169,7 +183,8 @@ func (o Outcome) ExitCode() int {
 	}
 }
 
-// Outcome is FAIL when any row is a regression or missing, or any check
+// Outcome is FAIL when any row is a regression or missing, any profile
+// regressed as a whole (Report.Profiles), or any check
 // (a limit, or a check that failed a benchmark) fails or is missing; else
 // INVALID when a run was INVALID; else INCONCLUSIVE when any row is
 // inconclusive, a limit could not be checked, or the new results lack
@@ -184,6 +199,11 @@ func (r *Report) Outcome() Outcome {
 			undecided = true
 		case InvalidVerdict:
 			invalid = true
+		}
+	}
+	for _, p := range r.Profiles {
+		if p.Regression {
+			return OutcomeFail
 		}
 	}
 	for _, c := range r.Checks {

@@ -11,6 +11,12 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
+// Reported reports whether the row has a direction but is not a
+// headline metric: shown with benchstat's numbers, not judged.
+func (row Row) Reported() bool {
+	return !row.Headline && (row.Direction == units.Lower || row.Direction == units.Higher)
+}
+
 // tooFewRuns reports whether the row is inconclusive only because a side
 // has fewer than min_samples runs.
 func (row *Row) tooFewRuns() bool {
@@ -27,9 +33,9 @@ func (row *Row) tooFewRuns() bool {
 func (r *Report) WriteSummary(w io.Writer) error {
 	ew := &ErrWriter{W: w}
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
-	ew.Printf("%d tests, Holm-corrected; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.Comparisons, ciWords(r))
+	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.testsWords(), ciWords(r))
 
-	lines := [][]string{{"benchmark", "gated", "regression", "missing", "improvement", "no change", "inconclusive", "worst change"}}
+	lines := [][]string{{"benchmark", "gated", "regression", "missing", "improvement", "no change / no regression", "inconclusive", "worst change"}}
 	var attention []*Row
 	var short []*Row
 	for _, b := range r.benchmarks() {
@@ -44,7 +50,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 				n[1]++
 			case Improvement:
 				n[2]++
-			case NoChange:
+			case NoChange, NoRegression:
 				n[3]++
 			case Inconclusive:
 				n[4]++

@@ -58,6 +58,14 @@ type Gate struct {
 	MinSamples int
 	// Confidence is the level of the medians' confidence intervals.
 	Confidence float64
+	// ProfileMinEffect is the smallest median change of a profile's
+	// headline rows (in their bad direction) that, with the profile's
+	// combined test significant, fails the profile as a whole.
+	ProfileMinEffect float64
+	// RequireNoChange asks for equivalence: a row the test finds no
+	// regression in, but whose intervals do not rule one out of MinEffect,
+	// makes the gate INCONCLUSIVE instead of passing (docs/gate.md).
+	RequireNoChange bool
 }
 
 // DefaultGate is the top-level gate: of the shipped thresholds.yaml.
@@ -435,6 +443,10 @@ type gateYAML struct {
 	MinEffect  *Fraction    `yaml:"min_effect"`
 	MinSamples *count       `yaml:"min_samples"`
 	Confidence *probability `yaml:"confidence"`
+	// ProfileMinEffect: profile_min_effect (Gate.ProfileMinEffect).
+	ProfileMinEffect *Fraction `yaml:"profile_min_effect"`
+	// RequireNoChange: require_no_change (Gate.RequireNoChange).
+	RequireNoChange *bool `yaml:"require_no_change"`
 }
 
 type checksYAML struct {
@@ -560,6 +572,8 @@ func (l *layer) applyGate(g *Gate) {
 		if y.Confidence != nil {
 			g.Confidence = float64(*y.Confidence)
 		}
+		setFrac(&g.ProfileMinEffect, y.ProfileMinEffect)
+		setIf(&g.RequireNoChange, y.RequireNoChange)
 	}
 }
 

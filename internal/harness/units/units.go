@@ -31,6 +31,10 @@ type Unit struct {
 	// Digits is how many decimals a report's table shows of a plain
 	// number (KindNumber); durations and percentages have their own.
 	Digits int
+	// Headline marks one of a point's few headline metrics: the gate
+	// judges these (docs/gate.md, "What is gated"); the suite's other
+	// units with a direction are reported with benchstat's numbers only.
+	Headline bool
 }
 
 // Kind is how the unit's values are scaled (from its name).
@@ -47,18 +51,25 @@ func def(name string, better Direction, label string, digits int) string {
 	return name
 }
 
+// headline marks the unit called name, just declared, as a headline
+// metric (Unit.Headline): the one place that says what the gate judges.
+func headline(name string) string {
+	all[len(all)-1].Headline = true
+	return name
+}
+
 // The units, in the order of docs/bench-format.md's table. Each line is
 // the whole declaration of a unit; TestDocsTable ties it to the docs.
 var (
 	// Per run: latency percentiles (per class too, prefixed "<class>-").
-	TTFTP50 = def("ttft-p50-ns", Lower, "TTFT p50", 0)
+	TTFTP50 = headline(def("ttft-p50-ns", Lower, "TTFT p50", 0))
 	TTFTP99 = def("ttft-p99-ns", Lower, "TTFT p99", 0)
-	TPOTP50 = def("tpot-p50-ns", Lower, "TPOT p50", 0)
+	TPOTP50 = headline(def("tpot-p50-ns", Lower, "TPOT p50", 0))
 	TPOTP99 = def("tpot-p99-ns", Lower, "TPOT p99", 0)
 	ITLP99  = def("itl-p99-ns", Lower, "ITL p99", 0)
-	E2ELP99 = def("e2el-p99-ns", Lower, "E2EL p99", 0)
+	E2ELP99 = headline(def("e2el-p99-ns", Lower, "E2EL p99", 0))
 	// Per run: throughput and failures.
-	TokPerSec = def("tok/s", Higher, "tok/s", 1)
+	TokPerSec = headline(def("tok/s", Higher, "tok/s", 1))
 	ReqPerSec = def("req/s", Higher, "req/s", 2)
 	Goodput   = def("goodput-req/s", Higher, "goodput", 2)
 	ErrPct    = def("err-%", Lower, "err", 0)
@@ -77,7 +88,7 @@ var (
 	JoulesPerToken = def("j/tok", Lower, "J/token", 3)
 	// The start-up point (scenario=startup).
 	Ready        = def("ready-ns", Lower, "ready", 0)
-	ColdTTFT     = def("cold-ttft-ns", Lower, "cold TTFT", 0)
+	ColdTTFT     = headline(def("cold-ttft-ns", Lower, "cold TTFT", 0))
 	BlocksPerGiB = def("kv-blocks/GiB", None, "KV blocks/GiB", 1)
 	// The sweep's knee (summary=knee).
 	Knee        = def("knee-conc", Higher, "knee", 0)
@@ -85,8 +96,8 @@ var (
 	SLOConc     = def("slo-conc", Higher, "SLO concurrency", 0)
 	Recommended = def("recommended-conc", Higher, "recommended", 0)
 	// The capacity under the goodput SLO (summary=capacity).
-	CapacityRate  = def("slo-capacity-req/s", Higher, "SLO capacity", 2)
-	CapacityConc  = def("slo-capacity-conc", Higher, "SLO capacity conc", 0)
+	CapacityRate  = headline(def("slo-capacity-req/s", Higher, "SLO capacity", 2))
+	CapacityConc  = headline(def("slo-capacity-conc", Higher, "SLO capacity conc", 0))
 	CapacityUsers = def("slo-capacity-users", None, "≈ users", 1)
 )
 
@@ -135,6 +146,23 @@ func Label(name string) string {
 		}
 	}
 	return name
+}
+
+// Headline reports whether the gate judges the unit called name: a
+// headline unit of the suite, or a unit the suite does not declare (a
+// user's own benchmark's: nothing says it is less than a headline). The
+// suite's other units, and their per-class forms ("short-ttft-p99-ns"),
+// are reported, not judged.
+func Headline(name string) bool {
+	if u, ok := Lookup(name); ok {
+		return u.Headline
+	}
+	if _, rest, ok := strings.Cut(name, "-"); ok {
+		if _, ok := Lookup(rest); ok {
+			return false
+		}
+	}
+	return name != NsPerOp
 }
 
 // DefaultDirection is the direction of a unit nothing else decides (no

@@ -95,3 +95,23 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadline: the units the gate judges.
+func TestHeadline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{units.TPOTP50, true},             // a headline unit
+		{units.TokPerSec, true},           // a headline unit, higher is better
+		{units.TTFTP99, false},            // the suite's, reported only
+		{"short-" + units.TTFTP50, false}, // a class's form of a headline unit: reported
+		{units.NsPerOp, false},            // benchfmt's own: never judged
+		{"my-latency-ns", true},           // a user's own unit: nothing says it is less
+	} {
+		if got := units.Headline(tc.name); got != tc.want {
+			t.Errorf("Headline(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

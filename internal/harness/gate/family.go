@@ -1,0 +1,165 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// A family is one profile's headline tests: the gate combines their
+// evidence into one test of the profile before it looks at single rows
+// (docs/gate.md, "How the evidence is combined").
+type family struct {
+	profile string
+	tests   []*test
+	// p is the profile's combined p-value (Cauchy combination of its
+	// rows' p); pHolm the same after Holm's correction over the profiles.
+	p, pHolm float64
+}
+
+// ProfileTest is one profile's combined test, as the report shows it.
+type ProfileTest struct {
+	// Profile is the profile ("" for benchmarks without one).
+	Profile string
+	// Tests is the number of headline rows combined.
+	Tests int
+	// P is the Cauchy combination of the rows' p-values; PHolm the same
+	// after Holm's correction over Report.Profiles.
+	P, PHolm float64
+	// Effect is the median relative change of the rows in their bad
+	// direction (0.04: 4% worse); MinEffect the profile's
+	// profile_min_effect; Alpha its α.
+	Effect, MinEffect, Alpha float64
+	// Regression: PHolm < Alpha and Effect ≥ MinEffect: the profile
+	// fails as a whole, whether or not a row of it is a REGRESSION.
+	Regression bool
+}
+
+type familySet []*family
+
+// size is the number of tests in the family of profile (0 if none).
+func (fs familySet) size(profile string) int {
+	for _, f := range fs {
+		if f.profile == profile {
+			return len(f.tests)
+		}
+	}
+	return 0
+}
+
+// families groups the gated tests by profile, combines each profile's
+// p-values, corrects the profiles' with Holm, then each row's p with
+// Holm within its profile; a row's PHolm is the larger of its profile's
+// corrected p and its own: a row can be significant only when its profile
+// is (the hierarchical procedure: profiles first, then the rows of the
+// profiles found changed, each step at α). The profiles go to
+// rep.Profiles.
+func families(rep *Report, gated []*test) familySet {
+	var fs familySet
+	for _, t := range gated {
+		p := rep.Rows[t.row].Profile
+		i := slices.IndexFunc(fs, func(f *family) bool { return f.profile == p })
+		if i < 0 {
+			fs, i = append(fs, &family{profile: p}), len(fs)
+		}
+		fs[i].tests = append(fs[i].tests, t)
+	}
+	combined := make([]float64, len(fs))
+	for i, f := range fs {
+		ps := make([]float64, len(f.tests))
+		for j, t := range f.tests {
+			ps[j] = rep.Rows[t.row].P
+		}
+		f.p = cauchyCombine(ps)
+		combined[i] = f.p
+		for j, adj := range holm(ps) {
+			rep.Rows[f.tests[j].row].PHolm = adj
+		}
+	}
+	for i, adj := range holm(combined) {
+		f := fs[i]
+		f.pHolm = adj
+		for _, t := range f.tests {
+			row := &rep.Rows[t.row]
+			row.PHolm = max(row.PHolm, adj)
+		}
+		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj))
+	}
+	return fs
+}
+
+// profileTest is the family's test as the report shows it, with its
+// verdict: the median of its rows' changes for the worse against the
+// profile's profile_min_effect.
+func profileTest(rep *Report, f *family, pHolm float64) ProfileTest {
+	bad := make([]float64, 0, len(f.tests))
+	for _, t := range f.tests {
+		row := &rep.Rows[t.row]
+		bad = append(bad, badChange(row.Direction, row.Baseline.Median, row.New.Median))
+	}
+	slices.Sort(bad)
+	effect := bad[len(bad)/2]
+	if len(bad)%2 == 0 {
+		effect = (bad[len(bad)/2-1] + bad[len(bad)/2]) / 2
+	}
+	g := rep.Rows[f.tests[0].row].Settings
+	return ProfileTest{
+		Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: pHolm,
+		Effect: effect, MinEffect: g.ProfileMinEffect, Alpha: g.Alpha,
+		Regression: g.ProfileMinEffect > 0 && pHolm < g.Alpha && effect >= g.ProfileMinEffect,
+	}
+}
+
+// Describe says the profile's test in words: "speculative: 16 headline
+// rows, median change +5.4% for the worse, combined p=0.0001 (0.0002 after
+// Holm over the profiles): REGRESSION (≥ 3%)".
+func (p ProfileTest) Describe() string {
+	verdict := "no regression of the profile"
+	if p.Regression {
+		verdict = "REGRESSION of the profile"
+	}
+	name := p.Profile
+	if name == "" {
+		name = "(no profile)"
+	}
+	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p=%.2g (%.2g after Holm over the profiles, α %g): %s",
+		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.P, p.PHolm, p.Alpha, verdict)
+}
+
+// cauchyMaxP bounds the p-values the Cauchy combination reads: its
+// statistic tan((½ − p)π) runs to −∞ as p → 1, so that a few rows with
+// p ≈ 1 (identical runs) would cancel any evidence; past 0.99 a p says
+// "no change" as well as 1 does.
+const cauchyMaxP = 0.99
+
+// cauchyCombine is the Cauchy combination test (Liu & Xie 2020, "ACAT"):
+// with equal weights T = mean of tan((½ − pᵢ)π), and the combined p is
+// ½ − arctan(T)/π. T is standard Cauchy under the null whatever the
+// dependence between the tests (exactly for independent tests, and in the
+// tail for any correlation), which is why it suits metrics of one profile
+// measured on the same runs (TPOT and tok/s move together). NaN p-values
+// are skipped; none at all is 1.
+func cauchyCombine(ps []float64) float64 {
+	var sum float64
+	n := 0
+	for _, p := range ps {
+		if math.IsNaN(p) {
+			continue
+		}
+		p = min(max(p, 1e-300), cauchyMaxP)
+		if p < 1e-15 { // tan((½ − p)π) ≈ 1/(pπ) without rounding to +Inf
+			sum += 1 / (p * math.Pi)
+		} else {
+			sum += math.Tan((0.5 - p) * math.Pi)
+		}
+		n++
+	}
+	if n == 0 {
+		return 1
+	}
+	t := sum / float64(n)
+	if t > 1e15 {
+		return 1 / (t * math.Pi)
+	}
+	return min(1, max(0, 0.5-math.Atan(t)/math.Pi))
+}
