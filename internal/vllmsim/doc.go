@@ -25,7 +25,8 @@
 //     arrives as data: {"error":{...}} followed by [DONE]. Accepted fields:
 //     model (optional: the first served name), messages / prompt (a string,
 //     token ids, or a one-element list), max_tokens, max_completion_tokens,
-//     min_tokens, ignore_eos, temperature (>= 0, otherwise unused), n (1 only),
+//     min_tokens, ignore_eos, temperature (>= 0; 0 decodes greedily: the same
+//     output for the same prompt on every start, whatever --sim-seed), n (1 only),
 //     stream, stream_options; others are ignored, as vLLM ignores them.
 //     Text is tokenized one token per white-space separated word, into the
 //     served model's vocabulary (Tokenizer; its preset's size), so any text

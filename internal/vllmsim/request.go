@@ -65,6 +65,7 @@ type genRequest struct {
 	maxTokens int // 0: absent (vLLM's default: what the context leaves)
 	minTokens int
 	ignoreEOS bool
+	greedy    bool // temperature 0: engine.Request.Greedy
 	stream    bool
 	usage     bool    // stream_options.include_usage
 	contUsage bool    // stream_options.continuous_usage_stats
@@ -152,6 +153,7 @@ func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (
 	if p.Temperature != nil && *p.Temperature < 0 {
 		return g, badRequest("temperature", "temperature must be non-negative, got %g.", *p.Temperature)
 	}
+	g.greedy = p.Temperature != nil && *p.Temperature == 0
 	if p.StreamOptions != nil && !p.Stream {
 		return g, badRequest("stream_options", "Stream options can only be defined when `stream=True`.")
 	}
@@ -178,7 +180,7 @@ func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (
 
 // engineRequest is the request as the engine takes it.
 func (g genRequest) engineRequest(id string) engine.Request {
-	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS}
+	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS, Greedy: g.greedy}
 	if g.guided != nil {
 		r.Guided, r.StopAfter, r.IgnoreEOS = true, len(g.guided.pieces), false
 	}

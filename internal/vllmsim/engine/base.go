@@ -283,7 +283,7 @@ func (b *base) submit(req Request, sink func(Output)) (*seq, error) {
 	copy(toks, req.PromptTokens)
 	s := &seq{
 		req: req, tokens: toks, promptLen: len(toks), maxTokens: req.MaxTokens,
-		rng:     rand.New(rand.NewPCG(uint64(b.r.cfg.Seed), hashTokens(toks))),
+		rng:     rand.New(rand.NewPCG(requestSeed(req, b.r.cfg.Seed), hashTokens(toks))),
 		arrival: req.Arrival, sink: sink, heapIdx: -1,
 	}
 	if b.intake != nil {
@@ -300,6 +300,21 @@ func (b *base) submit(req Request, sink func(Output)) (*seq, error) {
 // hashTokens seeds a request's generator from its prompt, so that the same
 // prompt and Config.Seed give the same output.
 func hashTokens(t []int32) uint64 { return blockHash(requestStream, t) }
+
+// greedySeed stands for the served model's weights in a greedy request's
+// generator: with it, the output depends on the prompt alone.
+const greedySeed = 0x9e3779b97f4a7c15
+
+// requestSeed is the first seed of a request's generator: the server's
+// Config.Seed for a sampled request, greedySeed for a greedy one (vLLM's
+// greedy decoding gives one answer to one prompt, whichever start serves
+// it; only a sampled output changes with the server's seed).
+func requestSeed(req Request, seed int64) uint64 {
+	if req.Greedy {
+		return greedySeed
+	}
+	return uint64(seed)
+}
 
 // signal wakes the loop.
 func (b *base) signal() {

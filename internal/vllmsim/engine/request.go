@@ -14,6 +14,11 @@ type Request struct {
 	MaxTokens    int     // 0 = absent: vLLM's default, max_model_len − len(prompt)
 	MinTokens    int     // no EOS before this many tokens
 	IgnoreEOS    bool    // generate exactly MaxTokens (finish "length")
+	// Greedy marks a request decoded greedily (temperature 0): its output
+	// tokens, EOS and speculative acceptance are the model's answer to its
+	// prompt, the same on every server start, as greedy decoding is on a
+	// GPU. Otherwise they are sampled, seeded by Config.Seed as well.
+	Greedy bool
 	// Guided marks a structured-output request: every step it decodes in
 	// pays Config.GuidedOverhead, and it ends with EOS ("stop") after
 	// StopAfter tokens, when its grammar is complete (MaxTokens first:
