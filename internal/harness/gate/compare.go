@@ -136,6 +136,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
 		row.P, t.theta = uTest(t.base, t.next, row.Settings.Alpha)
+		t.pWorse = uTestWorse(row.Direction, t.base, t.next)
 		if t.gated {
 			gated = append(gated, t)
 		}
@@ -179,6 +180,9 @@ type test struct {
 	base, next *benchmath.Sample
 	gated      bool
 	theta      float64
+	// pWorse is the one-sided U test's p for NEW worse than the baseline
+	// in the row's bad direction (its profile's regression test).
+	pWorse float64
 }
 
 // buildRow compares one unit of one benchmark. It returns the row and,

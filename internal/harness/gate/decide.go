@@ -42,6 +42,22 @@ func uTest(base, next *benchmath.Sample, alpha float64) (p, theta float64) {
 	return p, theta
 }
 
+// uTestWorse is the one-sided Mann-Whitney U test (go-moremath's exact
+// test) of NEW against the baseline for a change in the bad direction d:
+// a rise of a lower-is-better metric, a fall of a higher-is-better one.
+// Runs that cannot be told apart (every value equal) give 1.
+func uTestWorse(d units.Direction, base, next *benchmath.Sample) float64 {
+	alt := stats.LocationLess // baseline below new: a rise
+	if d == units.Higher {
+		alt = stats.LocationGreater
+	}
+	res, err := stats.MannWhitneyUTest(base.Values, next.Values, alt)
+	if err != nil {
+		return 1
+	}
+	return res.P
+}
+
 // holm returns Holm's step-down adjusted p-values (Holm 1979): in
 // ascending order the i-th smallest p (from 0) is multiplied by m − i,
 // the results made non-decreasing and capped at 1. A test is significant

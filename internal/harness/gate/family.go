@@ -15,6 +15,8 @@ type family struct {
 	// p is the profile's combined p-value (Cauchy combination of its
 	// rows' p); pHolm the same after Holm's correction over the profiles.
 	p, pHolm float64
+	// pWorse combines the rows' one-sided p for a change for the worse.
+	pWorse float64
 }
 
 // ProfileTest is one profile's combined test, as the report shows it.
@@ -23,14 +25,21 @@ type ProfileTest struct {
 	Profile string
 	// Tests is the number of headline rows combined.
 	Tests int
-	// P is the Cauchy combination of the rows' p-values; PHolm the same
-	// after Holm's correction over Report.Profiles.
+	// P is the Cauchy combination of the rows' p-values (two-sided: any
+	// change); PHolm the same after Holm's correction over
+	// Report.Profiles. They gate the profile's rows (the hierarchy).
 	P, PHolm float64
+	// PWorse is the Cauchy combination of the rows' one-sided p-values
+	// for a change in each row's bad direction; PWorseHolm the same after
+	// Holm over Report.Profiles. It decides the profile's regression:
+	// the gate asks whether NEW is worse, and a row that improved is no
+	// evidence of that.
+	PWorse, PWorseHolm float64
 	// Effect is the median relative change of the rows in their bad
 	// direction (0.04: 4% worse); MinEffect the profile's
 	// profile_min_effect; Alpha its α.
 	Effect, MinEffect, Alpha float64
-	// Regression: PHolm < Alpha and Effect ≥ MinEffect: the profile
+	// Regression: PWorseHolm < Alpha and Effect ≥ MinEffect: the profile
 	// fails as a whole, whether or not a row of it is a REGRESSION.
 	Regression bool
 }
@@ -64,18 +73,19 @@ func families(rep *Report, gated []*test) familySet {
 		}
 		fs[i].tests = append(fs[i].tests, t)
 	}
-	combined := make([]float64, len(fs))
+	combined, worse := make([]float64, len(fs)), make([]float64, len(fs))
 	for i, f := range fs {
-		ps := make([]float64, len(f.tests))
+		ps, pw := make([]float64, len(f.tests)), make([]float64, len(f.tests))
 		for j, t := range f.tests {
-			ps[j] = rep.Rows[t.row].P
+			ps[j], pw[j] = rep.Rows[t.row].P, t.pWorse
 		}
-		f.p = cauchyCombine(ps)
-		combined[i] = f.p
+		f.p, f.pWorse = cauchyCombine(ps), cauchyCombine(pw)
+		combined[i], worse[i] = f.p, f.pWorse
 		for j, adj := range holm(ps) {
 			rep.Rows[f.tests[j].row].PHolm = adj
 		}
 	}
+	worseHolm := holm(worse)
 	for i, adj := range holm(combined) {
 		f := fs[i]
 		f.pHolm = adj
@@ -83,15 +93,16 @@ func families(rep *Report, gated []*test) familySet {
 			row := &rep.Rows[t.row]
 			row.PHolm = max(row.PHolm, adj)
 		}
-		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj))
+		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj, worseHolm[i]))
 	}
 	return fs
 }
 
 // profileTest is the family's test as the report shows it, with its
-// verdict: the median of its rows' changes for the worse against the
-// profile's profile_min_effect.
-func profileTest(rep *Report, f *family, pHolm float64) ProfileTest {
+// verdict: the one-sided combined p after Holm against α, and the median
+// of its rows' changes for the worse against the profile's
+// profile_min_effect.
+func profileTest(rep *Report, f *family, pHolm, pWorseHolm float64) ProfileTest {
 	bad := make([]float64, 0, len(f.tests))
 	for _, t := range f.tests {
 		row := &rep.Rows[t.row]
@@ -105,14 +116,16 @@ func profileTest(rep *Report, f *family, pHolm float64) ProfileTest {
 	g := rep.Rows[f.tests[0].row].Settings
 	return ProfileTest{
 		Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: pHolm,
+		PWorse: f.pWorse, PWorseHolm: pWorseHolm,
 		Effect: effect, MinEffect: g.ProfileMinEffect, Alpha: g.Alpha,
-		Regression: g.ProfileMinEffect > 0 && pHolm < g.Alpha && effect >= g.ProfileMinEffect,
+		Regression: g.ProfileMinEffect > 0 && pWorseHolm < g.Alpha && effect >= g.ProfileMinEffect,
 	}
 }
 
 // Describe says the profile's test in words: "speculative: 16 headline
-// rows, median change +5.4% for the worse, combined p=0.0001 (0.0002 after
-// Holm over the profiles): REGRESSION (≥ 3%)".
+// rows, median change +5.40% for the worse (profile_min_effect 3%),
+// combined p for the worse=0.0001 (0.0002 after Holm over the profiles,
+// α 0.05), for any change p=0.0002: REGRESSION of the profile".
 func (p ProfileTest) Describe() string {
 	verdict := "no regression of the profile"
 	if p.Regression {
@@ -122,8 +135,8 @@ func (p ProfileTest) Describe() string {
 	if name == "" {
 		name = "(no profile)"
 	}
-	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p=%.2g (%.2g after Holm over the profiles, α %g): %s",
-		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.P, p.PHolm, p.Alpha, verdict)
+	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g after Holm over the profiles, α %g), for any change p=%.2g: %s",
+		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.P, verdict)
 }
 
 // cauchyMaxP bounds the p-values the Cauchy combination reads: its

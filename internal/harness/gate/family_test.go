@@ -114,3 +114,40 @@ func spreadBench(rng *rand.Rand, shift float64) string {
 	}
 	return b.String()
 }
+
+// TestProfileTestIsOneSided: the profile's regression test combines the
+// rows' one-sided p for a change for the worse. A profile that improved
+// is strongly changed (P tiny) but no evidence of a regression (PWorse
+// near 1); one that got worse has PWorse about half its two-sided P.
+func TestProfileTestIsOneSided(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		shift     float64
+		wantWorse func(pWorse, p float64) bool
+		want      string
+	}{
+		{"improved 4%", -0.04, func(pw, p float64) bool { return p < 1e-3 && pw > 0.9 }, "P < 0.001 and PWorse > 0.9"},
+		{"worse 4%", 0.04, func(pw, p float64) bool { return pw < 1e-3 && pw < 0.6*p }, "PWorse < 0.001 and about P/2"},
+	} {
+		rng := rand.New(rand.NewPCG(5, 11))
+		b, err := Read(strings.NewReader(spreadBench(rng, 0)), "base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := Read(strings.NewReader(spreadBench(rng, tc.shift)), "new")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Compare(b, n, nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Profiles) != 1 {
+			t.Fatalf("%s: %d profile tests, want 1", tc.name, len(rep.Profiles))
+		}
+		if p := rep.Profiles[0]; !tc.wantWorse(p.PWorse, p.P) {
+			t.Errorf("%s: PWorse %.3g, P %.3g: want %s", tc.name, p.PWorse, p.P, tc.want)
+		}
+	}
+}

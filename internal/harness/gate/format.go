@@ -316,6 +316,8 @@ type JSONProfile struct {
 	Tests        int      `json:"tests"`
 	P            *float64 `json:"p"`
 	PHolm        *float64 `json:"p_holm"`
+	PWorse       *float64 `json:"p_worse"`
+	PWorseHolm   *float64 `json:"p_worse_holm"`
 	EffectPct    *float64 `json:"effect_pct"`
 	MinEffectPct float64  `json:"min_effect_pct"`
 	Regression   bool     `json:"regression"`
@@ -381,7 +383,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	out.Profiles = []JSONProfile{}
 	for _, f := range r.Profiles {
 		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm),
-			EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
+			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]
