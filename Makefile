@@ -213,7 +213,7 @@ vet:
 # Everything runs under the race detector except, after the rest and
 # without -race, so that no other package's tests compete for the 2 cores:
 # the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality
-# and TestFiguresGateQuality, measurements (docs/history.md, docs/gate.md)
+# and TestFiguresGateQuality(Loaded), measurements (docs/history.md, docs/gate.md)
 # that skip themselves under -race, where they would take minutes; and the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
@@ -227,7 +227,7 @@ ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailed
 SOLO := ^(TestTiming.*|$(ALONE))$$
 unit:
 	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$|TestFiguresGateQuality$$)' $(PKGS)
+	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$|TestFiguresGateQuality(Loaded)?$$)' $(PKGS)
 	$(GO) test -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
 
 # No container started by the tests may outlive them.
