@@ -53,8 +53,9 @@ calibrate:
 # make figures: rewrite the generated figures of README.md and docs/ in
 # place, between their <!-- figures NAME: begin/end --> markers, from
 # committed inputs (baselines/sim.txt, the gate-quality pools in
-# internal/harness/upgrade/testdata/quality). make test runs the same tests
-# without VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
+# internal/harness/upgrade/testdata/quality, make timings' record
+# docs/figures/timings.txt). make test runs the same tests without
+# VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
 FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/docfigures/
 figures:
@@ -66,10 +67,23 @@ figures:
 FAULT_RUN := Row|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline
 FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
   ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
-.PHONY: fault-cases
+.PHONY: fault-cases timings
 fault-cases:
 	@tmp=$$(mktemp); CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json -run '$(FAULT_RUN)' $(FAULT_PKGS) > $$tmp || true; \
 	VLLMPERF_FAULT_JSON=$$tmp VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresFaults$$' ./internal/docfigures/; code=$$?; rm -f $$tmp; exit $$code
+
+# make timings: run once each command whose wall-clock time README.md and
+# docs/ quote (make bench, one run of the suite, the quick capacity search,
+# a run of the history store's recording, the engine's and the history
+# quality tests: timedCommands in internal/docfigures/timings_test.go), on
+# an otherwise idle machine, without the VLLMPERF_ settings; record each
+# command's wall seconds, start, nproc and result in
+# docs/figures/timings.txt and rewrite the pages' timing figures from it.
+# make baseline is not timed (10 runs of the suite): its figure is 10 x
+# the suite's. make test checks the pages against the committed record,
+# never this machine's speed now.
+timings:
+	VLLMPERF_TIMINGS=1 VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -v -timeout 60m -run '^TestFiguresTimings$$' ./internal/docfigures/
 
 # make fit: choose how the simulator's costs are fitted by
 # leave-one-source-out cross-validation (for each prior weight in
@@ -119,7 +133,7 @@ else \
     $${VLLMPERF_THRESHOLDS:+--thresholds "$$VLLMPERF_THRESHOLDS"} || code=$$?; \
   case $$code in \
     0) ;; \
-    3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict (about 24 min):"; \
+    3) echo "gate: INCONCLUSIVE is the expected verdict of one run per point (make bench passes). For a verdict (10 runs of the suite):"; \
        echo "  VLLMPERF_SIZE=quick go test -run '^\$$' -bench Perf -benchtime 1x -count $(BASELINE_COUNT) . | tee new.txt"; \
        echo "  go run ./cmd/vllmperf gate --baseline $(SIM_BASELINE) --new new.txt";; \
     *) exit $$code;; \
@@ -127,9 +141,10 @@ else \
 fi
 endef
 
-# make baseline: re-record $(SIM_BASELINE) (about 24 min on a 2-core
-# machine). Only this target writes it; commit it with the change that
-# made it necessary (when: README "Regression gate").
+# make baseline: re-record $(SIM_BASELINE) (10 runs of the suite: README
+# gives the time, 10 x the suite's in docs/figures/timings.txt). Only
+# this target writes it; commit it with the change that made it
+# necessary (when: README "Regression gate").
 .PHONY: baseline baseline-gpu upgrade-gate
 baseline:
 	@mkdir -p $(dir $(SIM_BASELINE))

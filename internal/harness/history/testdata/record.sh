@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Records testdata/sim, the history store the history tests read: 24 runs of
 # the embedded simulator (profile basic, scenario ttft-tpot, quick size,
-# -count 10, about 48 s a run on a 2-core machine), runs 17–24 with
-# VLLMPERF_SIM_ARGS='--sim-slowdown 1.04' (4% slower: under the gate's 5%
-# min_effect), each added with `vllmperf history add`; the first slowed run
-# carries a note. Run from the module root:
+# -count 10; docs/history.md gives a run's time, from make timings), runs
+# 17–24 with VLLMPERF_SIM_ARGS='--sim-slowdown 1.04' (4% slower: under the
+# gate's 5% min_effect), each added with `vllmperf history add`; the first
+# slowed run carries a note. Run from the module root:
 #   bash internal/harness/history/testdata/record.sh [WORKDIR]
 # WORKDIR (default a temporary folder) keeps the results folders.
 set -euo pipefail
