@@ -304,14 +304,7 @@ func targetsOf(c outcomeCell) []targetCheck {
 // one of the targets: a change to the gate that costs it quality
 // fails make test, not only the table.
 func TestFiguresGateQuality(t *testing.T) {
-	if raceEnabled {
-		t.Skip("a measurement of some 50 seconds, minutes under the race detector: make test runs it without -race, with TestTiming*")
-	}
-	t.Parallel()
-	set, err := thresholds.Load(filepath.Join(docfigures.ModuleRoot(t), "thresholds.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := qualityMeasurement(t)
 	if os.Getenv(envTune) == "1" { // the rules' own pools: print, never written
 		pools := readCommittedPools(t, poolSets[0].dir)
 		sh := shapeOf(t, set, pools)
@@ -333,11 +326,11 @@ func TestFiguresGateQuality(t *testing.T) {
 	}
 }
 
-// TestFiguresGateQualityLoaded measures the same gates on the loaded set,
-// pools recorded while other jobs shared the runner's cores (what
-// contention costs), and checks docs/gate.md's table of them. Its rates
-// are reported, not held to the targets.
-func TestFiguresGateQualityLoaded(t *testing.T) {
+// qualityMeasurement starts a gate-quality measurement: skipped under the
+// race detector, parallel to the other, with the repository's
+// thresholds.yaml.
+func qualityMeasurement(t *testing.T) *thresholds.Set {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("a measurement of some 50 seconds, minutes under the race detector: make test runs it without -race, with TestTiming*")
 	}
@@ -346,6 +339,15 @@ func TestFiguresGateQualityLoaded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return set
+}
+
+// TestFiguresGateQualityLoaded measures the same gates on the loaded set,
+// pools recorded while other jobs shared the runner's cores (what
+// contention costs), and checks docs/gate.md's table of them. Its rates
+// are reported, not held to the targets.
+func TestFiguresGateQualityLoaded(t *testing.T) {
+	set := qualityMeasurement(t)
 	loaded := readCommittedPools(t, loadedPoolsDir)
 	sh := shapeOf(t, set, loaded)
 	docfigures.Sync(t, "docs/gate.md", "gate-quality-loaded", qualityTable(qualityCells(t, set, loaded, sh, qualityDecisions), sh, qualityDecisions))
