@@ -167,9 +167,9 @@ var serveFlags = []flagSpec{
 		set: intVal(func(o *Options) *int { return &o.Port })},
 	{name: "api-key", meta: "KEY", help: "require 'Authorization: Bearer KEY' on /v1/* (never logged)",
 		set: str(func(o *Options) *string { return &o.APIKey })},
-	{name: "max-num-seqs", meta: "N", help: "most sequences per engine step (default, or 0: 1024 on >=70 GiB GPUs, else 256)",
+	{name: "max-num-seqs", meta: "N", help: "most sequences per engine step (default, or 0: 1024 on >=70 GiB GPUs but the A100, else 256)",
 		set: intVal(func(o *Options) *int { return &o.MaxNumSeqs })},
-	{name: "max-num-batched-tokens", meta: "N", help: "token budget per engine step (default, or 0: 8192 on >=70 GiB GPUs, else 2048)",
+	{name: "max-num-batched-tokens", meta: "N", help: "token budget per engine step (default, or 0: 8192 on >=70 GiB GPUs but the A100, else 2048)",
 		set: intVal(func(o *Options) *int { return &o.MaxNumBatchedTokens })},
 	{name: "max-model-len", meta: "N", help: "context length: prompt + output tokens (accepts 4096, 4k, 4K; default, or 0: the model's)",
 		set: func(o *Options, v string) error {

@@ -520,8 +520,21 @@ func TestInfo(t *testing.T) {
 	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != DefaultGPU || info.Config.MaxModelLen != 40960 {
 		t.Errorf("defaults: %+v", info.Config)
 	}
-	h := Defaults(Config{GPU: "h100", EnableChunkedPrefill: true})
-	if h.MaxNumSeqs != 1024 || h.MaxNumBatchedTokens != 8192 {
-		t.Errorf("h100 defaults %d/%d, want 1024/8192", h.MaxNumSeqs, h.MaxNumBatchedTokens)
+	// vLLM's larger scheduler defaults: GPUs of at least 70 GiB, but not the
+	// A100 80GB (vllm-project/vllm#17885: its throughput falls with them).
+	for _, c := range []struct {
+		gpu          string
+		seqs, tokens int
+	}{
+		{"h100", 1024, 8192},
+		{"h200", 1024, 8192},
+		{"a100", 256, 2048},
+		{"l40s", 256, 2048},
+		{"rtx4090", 256, 2048},
+	} {
+		d := Defaults(Config{GPU: c.gpu, EnableChunkedPrefill: true})
+		if d.MaxNumSeqs != c.seqs || d.MaxNumBatchedTokens != c.tokens {
+			t.Errorf("%s defaults %d/%d, want %d/%d", c.gpu, d.MaxNumSeqs, d.MaxNumBatchedTokens, c.seqs, c.tokens)
+		}
 	}
 }

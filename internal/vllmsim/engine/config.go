@@ -27,10 +27,10 @@ type Config struct {
 	// label. Empty: the model.
 	ServedModelNames []string
 	// MaxNumSeqs is --max-num-seqs, the most running requests. 0: 1024 on
-	// GPUs of at least 70 GiB, else 256.
+	// GPUs of at least 70 GiB but the A100, else 256.
 	MaxNumSeqs int
 	// MaxNumBatchedTokens is --max-num-batched-tokens, the per-step token
-	// budget. 0: 8192 on GPUs of at least 70 GiB, else 2048; without
+	// budget. 0: 8192 on GPUs of at least 70 GiB but the A100, else 2048; without
 	// chunked prefill at least MaxModelLen.
 	MaxNumBatchedTokens int
 	// MaxModelLen is --max-model-len. 0: the model's max_position_embeddings.
@@ -257,6 +257,14 @@ func Defaults(cfg Config) Config {
 // bigGPUBytes is vLLM's threshold for its larger scheduler defaults (70 GiB).
 const bigGPUBytes = 70 * gib
 
+// bigSchedulerDefaults reports whether vLLM gives g its larger scheduler
+// defaults: at least 70 GiB of memory and not an A100, whose throughput the
+// larger token budget lowers (vLLM's EngineArgs checks the device name,
+// vllm-project/vllm#17885).
+func bigSchedulerDefaults(g GPUPreset) bool {
+	return g.MemBytes >= bigGPUBytes && !strings.Contains(strings.ToLower(g.Name), "a100")
+}
+
 // The scheduler defaults vLLM picks by GPU memory.
 const (
 	smallGPUMaxNumSeqs          = 256
@@ -276,7 +284,7 @@ func derive(cfg Config) Config {
 		cfg.MaxModelLen = m.MaxModelLen
 	}
 	seqs, toks := smallGPUMaxNumSeqs, smallGPUMaxNumBatchedTokens
-	if gpu, ok := LookupGPU(cfg.GPU); ok && gpu.MemBytes >= bigGPUBytes {
+	if gpu, ok := LookupGPU(cfg.GPU); ok && bigSchedulerDefaults(gpu) {
 		seqs, toks = bigGPUMaxNumSeqs, bigGPUMaxNumBatchedTokens
 	}
 	if cfg.MaxNumSeqs == 0 {
