@@ -499,3 +499,30 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 		})
 	}
 }
+
+// TestChatRequestsReachTheEngineAsChat: the chat endpoint's requests carry
+// engine.Request.Chat (the front end's chat-template cost), completions do
+// not.
+func TestChatRequestsReachTheEngineAsChat(t *testing.T) {
+	tok := NewTokenizer(151936)
+	served := []string{"Qwen/Qwen3-0.6B"}
+	for _, tt := range []struct {
+		name  string
+		parse parseFunc
+		body  string
+		chat  bool
+	}{
+		{"chat", parseChat, `{"model":"Qwen/Qwen3-0.6B","messages":[{"role":"user","content":"hello there"}],"max_tokens":4}`, true},
+		{"completion", parseCompletion, `{"model":"Qwen/Qwen3-0.6B","prompt":"hello there","max_tokens":4}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, aerr := tt.parse([]byte(tt.body), served, tok)
+			if aerr != nil {
+				t.Fatal(aerr.Message)
+			}
+			if got := g.engineRequest("id").Chat; got != tt.chat {
+				t.Errorf("engine request Chat = %v, want %v", got, tt.chat)
+			}
+		})
+	}
+}

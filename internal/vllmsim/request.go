@@ -180,7 +180,8 @@ func sampling(kind genKind, p samplingParams, prompt []int32, served []string) (
 
 // engineRequest is the request as the engine takes it.
 func (g genRequest) engineRequest(id string) engine.Request {
-	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS, Greedy: g.greedy}
+	r := engine.Request{ID: id, PromptTokens: g.prompt, MaxTokens: g.maxTokens, MinTokens: g.minTokens, IgnoreEOS: g.ignoreEOS, Greedy: g.greedy,
+		Chat: g.kind == kindChat}
 	if g.guided != nil {
 		r.Guided, r.StopAfter, r.IgnoreEOS = true, len(g.guided.pieces), false
 	}

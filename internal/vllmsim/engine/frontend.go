@@ -63,9 +63,19 @@ func newFrontend(p FrontendPreset, processes int, jitter float64, seed int64) *f
 	}
 }
 
+// inputWork is a request's input work in the API server's loop: Base,
+// ChatRequest for a chat request, and PerPromptToken per prompt token.
+func (p FrontendPreset) inputWork(chat bool, promptLen int) time.Duration {
+	w := p.Base + time.Duration(promptLen)*p.PerPromptToken
+	if chat {
+		w += p.ChatRequest
+	}
+	return w
+}
+
 // active reports whether the front end costs anything.
 func (f *frontend) active() bool {
-	return f.p.Latency > 0 || f.p.Base > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
+	return f.p.Latency > 0 || f.p.Base > 0 || f.p.ChatRequest > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
 }
 
 // awaits is the number of slices a request's input work runs in.
@@ -75,7 +85,7 @@ func (f *frontend) awaits() int { return max(1, f.p.InputAwaits) }
 // queue with the first slice of its input work.
 func (f *frontend) admit(s *seq) {
 	f.advance(s.arrival)
-	work := f.noise.lognormal(f.p.Base + time.Duration(s.promptLen)*f.p.PerPromptToken)
+	work := f.noise.lognormal(f.p.inputWork(s.req.Chat, s.promptLen))
 	s.fe = feState{loop: f.next, slice: work / time.Duration(f.awaits()), left: f.awaits(),
 		latency: f.noise.lognormal(f.p.Latency)}
 	f.next = (f.next + 1) % len(f.loops)

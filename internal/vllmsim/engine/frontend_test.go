@@ -130,6 +130,39 @@ func TestFrontendLatencyAndWork(t *testing.T) {
 	}
 }
 
+// TestFrontendChatRequest: a chat request's input work carries the chat
+// template's ChatRequest on top of a completion's, in the loop: at
+// concurrency 1 its TTFT is exactly that much longer, and in a burst every
+// request behind it waits for it too.
+func TestFrontendChatRequest(t *testing.T) {
+	g, _ := LookupGPU("h100")
+	g.Frontend.ChatRequest = 5 * time.Millisecond // the mechanism, whatever the fitted figure
+	ttfts := func(chat bool, n int) []time.Duration {
+		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", EnableChunkedPrefill: true, APIServerCount: 1})
+		cfg.GPUSpec = &g
+		s := newSim(t, cfg, nil)
+		var arr []simReq
+		for i := range n {
+			arr = append(arr, simReq{req: Request{PromptTokens: prompt(200, 7+i), MaxTokens: 2, IgnoreEOS: true, Chat: chat}})
+		}
+		s.run(arr, nil)
+		var out []time.Duration
+		for _, r := range s.recs {
+			out = append(out, r.ttft())
+		}
+		return out
+	}
+	if d := ttfts(true, 1)[0] - ttfts(false, 1)[0]; d < g.Frontend.ChatRequest-time.Microsecond || d > g.Frontend.ChatRequest+time.Microsecond {
+		t.Errorf("chat TTFT - completion TTFT = %v, want ChatRequest %v", d, g.Frontend.ChatRequest)
+	}
+	// 100 chats at once through one loop: the last waits for the others'
+	// chat templates, so the mean TTFT grows by about 50 × ChatRequest.
+	chat, completion := mean(ttfts(true, 100)), mean(ttfts(false, 100))
+	if d := chat - completion; d < 40*g.Frontend.ChatRequest {
+		t.Errorf("burst of 100: mean TTFT %v chat, %v completion: want the chat templates (%v each) to queue in the loop", chat, completion, g.Frontend.ChatRequest)
+	}
+}
+
 // TestPrefillEfficiencyBySize: prefill reaches the preset's efficiency from
 // PrefillRefHidden up and less on smaller models.
 func TestPrefillEfficiencyBySize(t *testing.T) {

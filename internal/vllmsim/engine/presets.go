@@ -72,7 +72,7 @@ type GPUPreset struct {
 // engine core: HTTP handling, the chat template and tokenization on the way
 // in, detokenization and the SSE chunks on the way out, the hop to the
 // engine core. A request's input work is Base + PerPromptToken × prompt
-// tokens, run in InputAwaits slices, each queued behind the work its loop
+// tokens (plus ChatRequest for a chat request), run in InputAwaits slices, each queued behind the work its loop
 // already has (the output work of the open streams and other requests'
 // slices): the loop shares its time among the open streams rather than
 // serving one request at a time. Every token the engine emits costs
@@ -87,6 +87,10 @@ type FrontendPreset struct {
 	Latency time.Duration
 	// Base is the per-request input work that does not depend on length.
 	Base time.Duration
+	// ChatRequest is a chat request's input work beyond a completion's:
+	// turning its messages into a conversation and rendering the model's
+	// chat template (Jinja, in the API server's loop) before tokenizing.
+	ChatRequest time.Duration
 	// PerPromptToken is the input cost per prompt token (tokenization).
 	PerPromptToken time.Duration
 	// PerOutputToken is the loop's cost per generated token
@@ -132,10 +136,10 @@ type Costs struct {
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.78, PrefillSmallModelExponent: 0.768, DecodeEfficiency: 0.95,
-	StepOverhead: 2 * time.Millisecond, SeqOverhead: 60 * time.Microsecond,
-	Frontend: FrontendPreset{Latency: 22 * time.Millisecond, Base: 2600 * time.Microsecond, PerPromptToken: 3 * time.Microsecond,
-		PerOutputToken: 39 * time.Microsecond, InputAwaits: 5, SlowDetokenizeFactor: 1.212},
+	PrefillEfficiency: 0.66, PrefillSmallModelExponent: 0.93, DecodeEfficiency: 0.864,
+	StepOverhead: 1300 * time.Microsecond, SeqOverhead: 48300 * time.Nanosecond,
+	Frontend: FrontendPreset{Latency: 18600 * time.Microsecond, Base: 4390 * time.Microsecond, ChatRequest: 4390 * time.Microsecond,
+		PerPromptToken: 9430 * time.Nanosecond, PerOutputToken: 27300 * time.Nanosecond, InputAwaits: 5, SlowDetokenizeFactor: 3},
 }
 
 // Costs returns the preset's costs.
@@ -203,6 +207,8 @@ var CostRanges = []CostRange{
 		"time of a request's way through the API server that occupies no loop: HTTP round trips, the hops to the engine core and back (a few ms; tens with a chat template's first empty chunks)"),
 	durRange("Frontend.Base", func(c *Costs) *time.Duration { return &c.Frontend.Base }, 300*time.Microsecond, 2*time.Millisecond, 20*time.Millisecond,
 		"API-server CPU time per request besides tokenization: HTTP parsing, request validation, the chat template, add_request"),
+	durRange("Frontend.ChatRequest", func(c *Costs) *time.Duration { return &c.Frontend.ChatRequest }, 0, 2*time.Millisecond, 20*time.Millisecond,
+		"API-server CPU time a chat request costs beyond a completion's: parsing the messages into a conversation, rendering the chat template in Jinja (Qwen3's loops over messages and tools), the first role-only chunk (a few ms)"),
 	durRange("Frontend.PerPromptToken", func(c *Costs) *time.Duration { return &c.Frontend.PerPromptToken }, 0, 3*time.Microsecond, 20*time.Microsecond,
 		"tokenization per prompt token (a Hugging Face fast tokenizer: about 1-10 µs)"),
 	durRange("Frontend.PerOutputToken", func(c *Costs) *time.Duration { return &c.Frontend.PerOutputToken }, 5*time.Microsecond, 30*time.Microsecond, 100*time.Microsecond,
@@ -348,6 +354,12 @@ var modelPresets = map[string]ModelPreset{
 		Layers: 36, Hidden: 4096, QHeads: 32, KVHeads: 8, HeadDim: 128, Vocab: 151936,
 		MaxModelLen: 40960, EOSTokenID: 151645,
 		Source: "huggingface.co/Qwen/Qwen3-8B config.json and model card (8.2B, 6.95B non-embedding)",
+	},
+	"Qwen/Qwen3-14B": {
+		Name: "Qwen/Qwen3-14B", Params: 14.8e9, NonEmbeddingParams: 13.2e9,
+		Layers: 40, Hidden: 5120, QHeads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936,
+		MaxModelLen: 40960, EOSTokenID: 151645,
+		Source: "huggingface.co/Qwen/Qwen3-14B config.json and model card (14.8B, 13.2B non-embedding)",
 	},
 	"meta-llama/Llama-3.1-8B-Instruct": {
 		Name: "meta-llama/Llama-3.1-8B-Instruct", Params: 8.03e9, NonEmbeddingParams: 6.98e9,

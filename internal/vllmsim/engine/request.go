@@ -25,6 +25,11 @@ type Request struct {
 	// "length").
 	Guided    bool
 	StopAfter int
+	// Chat marks a request of the chat completions endpoint: the API
+	// server parses its messages and renders the chat template before
+	// tokenizing, FrontendPreset.ChatRequest more input work than a
+	// completion's.
+	Chat bool
 	// Arrival is when the API server received the request (queue time starts here).
 	Arrival time.Time
 }

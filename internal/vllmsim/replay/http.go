@@ -53,6 +53,8 @@ var HTTPRows = []HTTPRow{
 	{Model: "Qwen/Qwen2.5-0.5B-Instruct", Setup: "wmx-l4-qwen2.5-0.5b-256-128-c1", Endpoint: calibration.EndpointCompletions},
 	// GPUStack's H100, chat as GPUStack sent.
 	{Model: "Qwen/Qwen3-8B", Setup: "gpustack-h100-qwen3-8b-sharegpt-c1", Endpoint: calibration.EndpointChat},
+	// GPUStack's H100, chat as GPUStack sent.
+	{Model: "Qwen/Qwen3-14B", Setup: "gpustack-h100-qwen3-14b-random-128-in", Endpoint: calibration.EndpointChat},
 	// IOG's RTX 4090, completions as IOG sent; the context capped where the
 	// KV cache ends.
 	{Model: "meta-llama/Llama-3.1-8B-Instruct", Setup: "iog-rtx4090-llama-3-8b-sharegpt-qps1", Endpoint: calibration.EndpointCompletions},

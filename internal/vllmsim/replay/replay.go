@@ -307,7 +307,8 @@ func (c *client) sendWaiting() {
 		c.next++
 		c.inFlight++
 		c.reqs[i].sent = now
-		req := engine.Request{PromptTokens: c.prompts[i], MaxTokens: c.outputs[i], IgnoreEOS: true}
+		req := engine.Request{PromptTokens: c.prompts[i], MaxTokens: c.outputs[i], IgnoreEOS: true,
+			Chat: c.w.Endpoint == calibration.EndpointChat}
 		if err := c.sm.Submit(req, func(out engine.Output) { c.receive(i, out) }); err != nil {
 			c.failed = err
 			return
