@@ -183,6 +183,40 @@ func TestPrefillEfficiencyBySize(t *testing.T) {
 	}
 }
 
+// TestPrefillEfficiencyByArch: a fitted preset takes the prefill share of
+// its architecture, Hopper's own figure on h100 and h200, the Ampere and Ada
+// one elsewhere; the other costs are the same on every architecture.
+func TestPrefillEfficiencyByArch(t *testing.T) {
+	c := Costs{PrefillEfficiency: 0.7, HopperPrefillEfficiency: 0.4, DecodeEfficiency: 0.8, StepOverhead: time.Millisecond}
+	tests := []struct {
+		preset string
+		arch   Arch
+		want   float64
+	}{
+		{"h100", Hopper, 0.4},
+		{"h200", Hopper, 0.4},
+		{"a100", Ampere, 0.7},
+		{"a10", Ampere, 0.7},
+		{"l4", Ada, 0.7},
+		{"l40s", Ada, 0.7},
+		{"rtx4090", Ada, 0.7},
+	}
+	for _, tt := range tests {
+		g, ok := LookupGPU(tt.preset)
+		if !ok {
+			t.Fatalf("no preset %s", tt.preset)
+		}
+		if g.Arch != tt.arch {
+			t.Errorf("%s: architecture %q, want %q", tt.preset, g.Arch, tt.arch)
+		}
+		g = g.WithCosts(c)
+		if g.PrefillEfficiency != tt.want || g.DecodeEfficiency != 0.8 || g.StepOverhead != time.Millisecond {
+			t.Errorf("%s with costs: prefill %v, decode %v, step %v; want prefill %v, decode 0.8, step 1ms",
+				tt.preset, g.PrefillEfficiency, g.DecodeEfficiency, g.StepOverhead, tt.want)
+		}
+	}
+}
+
 // TestSimulationLimit: Run stops at the step limit with an error naming it.
 func TestSimulationLimit(t *testing.T) {
 	s, err := NewSimulation(defaultCfg(), nil)

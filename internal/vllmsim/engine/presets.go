@@ -15,6 +15,10 @@ import (
 // vLLM serving measurements (docs/calibration.md).
 type GPUPreset struct {
 	Name string
+	// Arch is the GPU's architecture: Hopper presets take the fitted
+	// HopperPrefillEfficiency as their PrefillEfficiency, the others the
+	// fitted PrefillEfficiency (Costs).
+	Arch Arch
 	// PeakFLOPS is the dense bf16/fp16 tensor throughput in FLOP/s (no sparsity).
 	PeakFLOPS float64
 	// MemBandwidth is the HBM/GDDR bandwidth in bytes/s.
@@ -23,7 +27,8 @@ type GPUPreset struct {
 	// (total of torch.cuda.mem_get_info: a little under the marketing figure).
 	MemBytes float64
 	// PrefillEfficiency is the fraction of PeakFLOPS prefill kernels reach on
-	// a model of hidden size PrefillRefHidden (4096) or more.
+	// a model of hidden size PrefillRefHidden (4096) or more: Costs'
+	// PrefillEfficiency or, on Hopper, HopperPrefillEfficiency.
 	PrefillEfficiency float64
 	// PrefillSmallModelExponent makes prefill slower on small models: below
 	// PrefillRefHidden the efficiency is PrefillEfficiency ×
@@ -108,6 +113,21 @@ type FrontendPreset struct {
 	SlowDetokenizeFactor float64
 }
 
+// Arch is a GPU architecture, as far as the timing model tells them apart.
+type Arch string
+
+// The architectures of the GPU presets.
+const (
+	// Ampere is sm_80/sm_86 (A100, A10).
+	Ampere Arch = "ampere"
+	// Ada is sm_89 (L4, L40S, RTX 4090).
+	Ada Arch = "ada"
+	// Hopper is sm_90 (H100, H200): its datasheet's dense peak is that of
+	// the warp-group (wgmma) tensor-core instructions, which only
+	// Hopper-specific kernels issue.
+	Hopper Arch = "hopper"
+)
+
 // PrefillRefHidden is the hidden size at and above which prefill reaches a
 // preset's full PrefillEfficiency.
 const PrefillRefHidden = 4096
@@ -128,29 +148,37 @@ const (
 // docs/calibration.md) still leaves a model for its GPU. Each figure's
 // plausible range is in CostRanges; a figure outside it is a test failure.
 type Costs struct {
-	PrefillEfficiency, PrefillSmallModelExponent, DecodeEfficiency float64
-	StepOverhead, SeqOverhead                                      time.Duration
-	Frontend                                                       FrontendPreset
+	// PrefillEfficiency is the share of dense peak FLOP/s prefill reaches on
+	// Ampere and Ada GPUs, HopperPrefillEfficiency on Hopper GPUs
+	// (GPUPreset.PrefillEfficiency).
+	PrefillEfficiency, HopperPrefillEfficiency  float64
+	PrefillSmallModelExponent, DecodeEfficiency float64
+	StepOverhead, SeqOverhead                   time.Duration
+	Frontend                                    FrontendPreset
 }
 
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.66, PrefillSmallModelExponent: 0.93, DecodeEfficiency: 0.864,
-	StepOverhead: 1300 * time.Microsecond, SeqOverhead: 48300 * time.Nanosecond,
-	Frontend: FrontendPreset{Latency: 18600 * time.Microsecond, Base: 4390 * time.Microsecond, ChatRequest: 4390 * time.Microsecond,
-		PerPromptToken: 9430 * time.Nanosecond, PerOutputToken: 27300 * time.Nanosecond, InputAwaits: 5, SlowDetokenizeFactor: 3},
+	PrefillEfficiency: 0.709, HopperPrefillEfficiency: 0.315, PrefillSmallModelExponent: 0.635, DecodeEfficiency: 0.88,
+	StepOverhead: 1430 * time.Microsecond, SeqOverhead: 23600 * time.Nanosecond,
+	Frontend: FrontendPreset{Latency: 24200 * time.Microsecond, Base: 2360 * time.Microsecond, ChatRequest: 3070 * time.Microsecond,
+		PerPromptToken: 1780 * time.Nanosecond, PerOutputToken: 33 * time.Microsecond, InputAwaits: 4, SlowDetokenizeFactor: 3},
 }
 
-// Costs returns the preset's costs.
-func (g GPUPreset) Costs() Costs {
-	return Costs{PrefillEfficiency: g.PrefillEfficiency, PrefillSmallModelExponent: g.PrefillSmallModelExponent,
-		DecodeEfficiency: g.DecodeEfficiency, StepOverhead: g.StepOverhead, SeqOverhead: g.SeqOverhead, Frontend: g.Frontend}
+// PrefillEfficiencyOn is c's share of dense peak FLOP/s for prefill on a
+// GPU of architecture a.
+func (c Costs) PrefillEfficiencyOn(a Arch) float64 {
+	if a == Hopper {
+		return c.HopperPrefillEfficiency
+	}
+	return c.PrefillEfficiency
 }
 
-// WithCosts returns the preset with c's costs (the datasheet figures kept).
+// WithCosts returns the preset with c's costs (the datasheet figures kept;
+// the prefill efficiency of the preset's architecture).
 func (g GPUPreset) WithCosts(c Costs) GPUPreset {
-	g.PrefillEfficiency, g.PrefillSmallModelExponent, g.DecodeEfficiency = c.PrefillEfficiency, c.PrefillSmallModelExponent, c.DecodeEfficiency
+	g.PrefillEfficiency, g.PrefillSmallModelExponent, g.DecodeEfficiency = c.PrefillEfficiencyOn(g.Arch), c.PrefillSmallModelExponent, c.DecodeEfficiency
 	g.StepOverhead, g.SeqOverhead, g.Frontend = c.StepOverhead, c.SeqOverhead, c.Frontend
 	return g
 }
@@ -194,7 +222,9 @@ func floatRange(name string, f func(c *Costs) *float64, lo, nominal, hi float64,
 // preset leaves them, whatever the figure buys on the calibration rows.
 var CostRanges = []CostRange{
 	floatRange("PrefillEfficiency", func(c *Costs) *float64 { return &c.PrefillEfficiency }, 0.3, 0.6, 0.85,
-		"share of dense tensor peak that prefill GEMMs of a 4096-wide model reach (cuBLAS/CUTLASS reach 60-80 % on large GEMMs; attention and norms pull the layer below)"),
+		"share of dense tensor peak that prefill GEMMs of a 4096-wide model reach on Ampere and Ada (cuBLAS/CUTLASS reach 60-80 % on large GEMMs; attention and norms pull the layer below)"),
+	floatRange("HopperPrefillEfficiency", func(c *Costs) *float64 { return &c.HopperPrefillEfficiency }, 0.2, 0.45, 0.85,
+		"the same share on Hopper (H100, H200), whose dense peak is that of its warp-group (wgmma) instructions: kernels written for sm_80's mma.sync (FlashAttention 2, Triton, older CUTLASS), which vLLM still runs on Hopper, top out near two-thirds of it, and the wgmma GEMMs near three-quarters under the power limit; nominal 0.45 = 0.6 x 0.75"),
 	floatRange("PrefillSmallModelExponent", func(c *Costs) *float64 { return &c.PrefillSmallModelExponent }, 0, 0.5, 1.5,
 		"how fast that share falls below hidden size 4096 (narrow GEMMs fill fewer SMs): 0 none, 1 in proportion to the width"),
 	floatRange("DecodeEfficiency", func(c *Costs) *float64 { return &c.DecodeEfficiency }, 0.6, 0.8, 0.95,
@@ -253,42 +283,42 @@ func (c Costs) InRange() error {
 // whole setup, by hand, not fitted to data (docs/simulator.md).
 var gpuPresets = map[string]GPUPreset{
 	"h100": FittedPreset(GPUPreset{
-		Name: "h100", PeakFLOPS: 989 * tb, MemBandwidth: 3.35 * tb, MemBytes: 79.1 * gib,
+		Name: "h100", Arch: Hopper, PeakFLOPS: 989 * tb, MemBandwidth: 3.35 * tb, MemBytes: 79.1 * gib,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
 		Source: "NVIDIA H100 SXM datasheet: 989 TFLOP/s bf16 dense, 3.35 TB/s HBM3, 80 GB; NVLink 900 GB/s bidirectional",
 	}),
 	"h200": FittedPreset(GPUPreset{
-		Name: "h200", PeakFLOPS: 989 * tb, MemBandwidth: 4.8 * tb, MemBytes: 139.8 * gib,
+		Name: "h200", Arch: Hopper, PeakFLOPS: 989 * tb, MemBandwidth: 4.8 * tb, MemBytes: 139.8 * gib,
 		AllReduceLatency: 10 * time.Microsecond, InterconnectBandwidth: 450 * gb,
 		Source: "NVIDIA H200 SXM datasheet: 989 TFLOP/s bf16 dense, 4.8 TB/s HBM3e, 141 GB; NVLink 900 GB/s bidirectional",
 	}),
 	"a100": FittedPreset(GPUPreset{
-		Name: "a100", PeakFLOPS: 312 * tb, MemBandwidth: 2.0 * tb, MemBytes: 79.2 * gib,
+		Name: "a100", Arch: Ampere, PeakFLOPS: 312 * tb, MemBandwidth: 2.0 * tb, MemBytes: 79.2 * gib,
 		AllReduceLatency: 15 * time.Microsecond, InterconnectBandwidth: 300 * gb,
 		Source: "NVIDIA A100 SXM 80GB datasheet: 312 TFLOP/s bf16 dense, 2.0 TB/s HBM2e, 80 GB; NVLink 600 GB/s bidirectional",
 	}),
 	"l40s": FittedPreset(GPUPreset{
-		Name: "l40s", PeakFLOPS: 362 * tb, MemBandwidth: 864 * gb, MemBytes: 44.4 * gib,
+		Name: "l40s", Arch: Ada, PeakFLOPS: 362 * tb, MemBandwidth: 864 * gb, MemBytes: 44.4 * gib,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
 		Source: "NVIDIA L40S datasheet: 362 TFLOP/s fp16 dense, 864 GB/s GDDR6, 48 GB; PCIe Gen4 x16",
 	}),
 	"a10": FittedPreset(GPUPreset{
-		Name: "a10", PeakFLOPS: 125 * tb, MemBandwidth: 600 * gb, MemBytes: 22.1 * gib,
+		Name: "a10", Arch: Ampere, PeakFLOPS: 125 * tb, MemBandwidth: 600 * gb, MemBytes: 22.1 * gib,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
 		Source: "NVIDIA A10 datasheet: 125 TFLOP/s fp16 dense, 600 GB/s GDDR6, 24 GB; PCIe Gen4 x16",
 	}),
 	"l4": FittedPreset(GPUPreset{
-		Name: "l4", PeakFLOPS: 121 * tb, MemBandwidth: 300 * gb, MemBytes: 22.0 * gib,
+		Name: "l4", Arch: Ada, PeakFLOPS: 121 * tb, MemBandwidth: 300 * gb, MemBytes: 22.0 * gib,
 		AllReduceLatency: 40 * time.Microsecond, InterconnectBandwidth: 32 * gb,
 		Source: "NVIDIA L4 datasheet: 121 TFLOP/s fp16 dense, 300 GB/s GDDR6, 24 GB; PCIe Gen4 x16",
 	}),
 	"rtx4090": FittedPreset(GPUPreset{
-		Name: "rtx4090", PeakFLOPS: 165 * tb, MemBandwidth: 1008 * gb, MemBytes: 23.6 * gib,
+		Name: "rtx4090", Arch: Ada, PeakFLOPS: 165 * tb, MemBandwidth: 1008 * gb, MemBytes: 23.6 * gib,
 		AllReduceLatency: 60 * time.Microsecond, InterconnectBandwidth: 25 * gb,
 		Source: "NVIDIA Ada (AD102) whitepaper: RTX 4090 165 TFLOP/s fp16 tensor with fp32 accumulate (dense), 1008 GB/s GDDR6X, 24 GB; PCIe Gen4, no NVLink",
 	}),
 	"rtx4090-seed": {
-		Name: "rtx4090-seed", PeakFLOPS: 165 * tb, MemBandwidth: 1008 * gb, MemBytes: 23.6 * gib,
+		Name: "rtx4090-seed", Arch: Ada, PeakFLOPS: 165 * tb, MemBandwidth: 1008 * gb, MemBytes: 23.6 * gib,
 		// The seed's setup (consumer box, Python client, fp16 Qwen3-0.6B): warm
 		// steps ≈ 20 ms up to ~8 sequences, ≈ 44 ms at 20 sequences (450 tok/s).
 		// Set by hand to the seed article's shape, not fitted to published
