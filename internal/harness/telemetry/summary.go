@@ -2,7 +2,9 @@ package telemetry
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,11 +121,15 @@ func averagePower(samples []Sample) (float64, bool) {
 	if len(byRead) == 0 {
 		return 0, false
 	}
-	sum := 0.0
-	for _, w := range byRead {
-		sum += w
+	// A running mean in read order: the same every time, and exactly the
+	// reading when every read says the same (a sum divided by the count
+	// is off in the last digit for some counts).
+	reads := slices.Sorted(maps.Keys(byRead))
+	mean := 0.0
+	for i, at := range reads {
+		mean += (byRead[at] - mean) / float64(i+1)
 	}
-	return sum / float64(len(byRead)), true
+	return mean, true
 }
 
 // Metrics are the run's power units: average watts and joules per output

@@ -258,3 +258,40 @@ func TestOnlyTheServersGPUs(t *testing.T) {
 		t.Errorf("a bad %s: %v", EnvTelemetry, err)
 	}
 }
+
+// TestAveragePower: the mean of the reads' summed draw, exactly the
+// reading when every read says the same, whatever the number of reads
+// (the DCGM test read 3 times once and got 415.20700000000005).
+func TestAveragePower(t *testing.T) {
+	at := func(i int) time.Time { return time.Unix(0, int64(i)*int64(time.Second)) }
+	constant := func(n int, w float64) []Sample {
+		var out []Sample
+		for i := range n {
+			out = append(out, Sample{At: at(i), GPU: "0", PowerW: w})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		samples []Sample
+		want    float64
+		ok      bool
+	}{
+		{name: "one read", samples: constant(1, 415.207), want: 415.207, ok: true},
+		{name: "three equal reads", samples: constant(3, 415.207), want: 415.207, ok: true},
+		{name: "seven equal reads", samples: constant(7, 415.207), want: 415.207, ok: true},
+		{name: "two GPUs summed per read", samples: []Sample{
+			{At: at(0), GPU: "0", PowerW: 300}, {At: at(0), GPU: "1", PowerW: 100},
+			{At: at(1), GPU: "0", PowerW: 200}, {At: at(1), GPU: "1", PowerW: 100},
+		}, want: 350, ok: true},
+		{name: "a read without power", samples: []Sample{{At: at(0), PowerW: 300}, {At: at(1), PowerW: math.NaN()}}},
+		{name: "no reads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := averagePower(tc.samples)
+			if ok != tc.ok || (ok && got != tc.want) {
+				t.Errorf("averagePower = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
