@@ -184,10 +184,11 @@ func TestPrefillEfficiencyBySize(t *testing.T) {
 }
 
 // TestPrefillEfficiencyByArch: a fitted preset takes the prefill share of
-// its architecture, Hopper's own figure on h100 and h200, the Ampere and Ada
-// one elsewhere; the other costs are the same on every architecture.
+// its architecture: Hopper's on h100 and h200, Ampere's on a100 and a10,
+// Ada's on l4, l40s and rtx4090; the other costs are the same on every
+// architecture.
 func TestPrefillEfficiencyByArch(t *testing.T) {
-	c := Costs{PrefillEfficiency: 0.7, HopperPrefillEfficiency: 0.4, DecodeEfficiency: 0.8, StepOverhead: time.Millisecond}
+	c := Costs{PrefillEfficiency: 0.7, AmperePrefillEfficiency: 0.55, HopperPrefillEfficiency: 0.4, DecodeEfficiency: 0.8, StepOverhead: time.Millisecond}
 	tests := []struct {
 		preset string
 		arch   Arch
@@ -195,8 +196,8 @@ func TestPrefillEfficiencyByArch(t *testing.T) {
 	}{
 		{"h100", Hopper, 0.4},
 		{"h200", Hopper, 0.4},
-		{"a100", Ampere, 0.7},
-		{"a10", Ampere, 0.7},
+		{"a100", Ampere, 0.55},
+		{"a10", Ampere, 0.55},
 		{"l4", Ada, 0.7},
 		{"l40s", Ada, 0.7},
 		{"rtx4090", Ada, 0.7},

@@ -15,9 +15,8 @@ import (
 // vLLM serving measurements (docs/calibration.md).
 type GPUPreset struct {
 	Name string
-	// Arch is the GPU's architecture: Hopper presets take the fitted
-	// HopperPrefillEfficiency as their PrefillEfficiency, the others the
-	// fitted PrefillEfficiency (Costs).
+	// Arch is the GPU's architecture: it picks the fitted prefill share the
+	// preset takes as its PrefillEfficiency (Costs.PrefillEfficiencyOn).
 	Arch Arch
 	// PeakFLOPS is the dense bf16/fp16 tensor throughput in FLOP/s (no sparsity).
 	PeakFLOPS float64
@@ -28,7 +27,8 @@ type GPUPreset struct {
 	MemBytes float64
 	// PrefillEfficiency is the fraction of PeakFLOPS prefill kernels reach on
 	// a model of hidden size PrefillRefHidden (4096) or more: Costs'
-	// PrefillEfficiency or, on Hopper, HopperPrefillEfficiency.
+	// PrefillEfficiency on Ada, AmperePrefillEfficiency on Ampere,
+	// HopperPrefillEfficiency on Hopper.
 	PrefillEfficiency float64
 	// PrefillSmallModelExponent makes prefill slower on small models: below
 	// PrefillRefHidden the efficiency is PrefillEfficiency ×
@@ -149,28 +149,31 @@ const (
 // plausible range is in CostRanges; a figure outside it is a test failure.
 type Costs struct {
 	// PrefillEfficiency is the share of dense peak FLOP/s prefill reaches on
-	// Ampere and Ada GPUs, HopperPrefillEfficiency on Hopper GPUs
-	// (GPUPreset.PrefillEfficiency).
-	PrefillEfficiency, HopperPrefillEfficiency  float64
-	PrefillSmallModelExponent, DecodeEfficiency float64
-	StepOverhead, SeqOverhead                   time.Duration
-	Frontend                                    FrontendPreset
+	// Ada GPUs, AmperePrefillEfficiency on Ampere GPUs,
+	// HopperPrefillEfficiency on Hopper GPUs (GPUPreset.PrefillEfficiency).
+	PrefillEfficiency, AmperePrefillEfficiency, HopperPrefillEfficiency float64
+	PrefillSmallModelExponent, DecodeEfficiency                         float64
+	StepOverhead, SeqOverhead                                           time.Duration
+	Frontend                                                            FrontendPreset
 }
 
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.709, HopperPrefillEfficiency: 0.315, PrefillSmallModelExponent: 0.635, DecodeEfficiency: 0.88,
-	StepOverhead: 1430 * time.Microsecond, SeqOverhead: 23600 * time.Nanosecond,
-	Frontend: FrontendPreset{Latency: 24200 * time.Microsecond, Base: 2360 * time.Microsecond, ChatRequest: 3070 * time.Microsecond,
-		PerPromptToken: 1780 * time.Nanosecond, PerOutputToken: 33 * time.Microsecond, InputAwaits: 4, SlowDetokenizeFactor: 3},
+	PrefillEfficiency: 0.78, AmperePrefillEfficiency: 0.6, HopperPrefillEfficiency: 0.315, PrefillSmallModelExponent: 0.65, DecodeEfficiency: 0.88,
+	StepOverhead: 1570 * time.Microsecond, SeqOverhead: 28600 * time.Nanosecond,
+	Frontend: FrontendPreset{Latency: 24200 * time.Microsecond, Base: 2600 * time.Microsecond, ChatRequest: 3070 * time.Microsecond,
+		PerPromptToken: 1370 * time.Nanosecond, PerOutputToken: 30 * time.Microsecond, InputAwaits: 3, SlowDetokenizeFactor: 3},
 }
 
 // PrefillEfficiencyOn is c's share of dense peak FLOP/s for prefill on a
 // GPU of architecture a.
 func (c Costs) PrefillEfficiencyOn(a Arch) float64 {
-	if a == Hopper {
+	switch a {
+	case Hopper:
 		return c.HopperPrefillEfficiency
+	case Ampere:
+		return c.AmperePrefillEfficiency
 	}
 	return c.PrefillEfficiency
 }
@@ -222,7 +225,9 @@ func floatRange(name string, f func(c *Costs) *float64, lo, nominal, hi float64,
 // preset leaves them, whatever the figure buys on the calibration rows.
 var CostRanges = []CostRange{
 	floatRange("PrefillEfficiency", func(c *Costs) *float64 { return &c.PrefillEfficiency }, 0.3, 0.6, 0.85,
-		"share of dense tensor peak that prefill GEMMs of a 4096-wide model reach on Ampere and Ada (cuBLAS/CUTLASS reach 60-80 % on large GEMMs; attention and norms pull the layer below)"),
+		"share of dense tensor peak that prefill GEMMs of a 4096-wide model reach on Ada (L4, L40S, RTX 4090; cuBLAS/CUTLASS reach 60-80 % on large GEMMs; attention and norms pull the layer below)"),
+	floatRange("AmperePrefillEfficiency", func(c *Costs) *float64 { return &c.AmperePrefillEfficiency }, 0.3, 0.6, 0.85,
+		"the same share on Ampere (A100, A10), nominal by the same reasoning; a figure of its own because the A100's tensor peak is 16 x its FP32 rate (the RTX 4090's 2 x, the L4's and L40S's 4 x), so the softmax, norms and activations between the GEMMs take a larger share of its layer, and it runs at its power limit (400 W SXM, 300 W PCIe) under dense tensor load"),
 	floatRange("HopperPrefillEfficiency", func(c *Costs) *float64 { return &c.HopperPrefillEfficiency }, 0.2, 0.45, 0.85,
 		"the same share on Hopper (H100, H200), whose dense peak is that of its warp-group (wgmma) instructions: kernels written for sm_80's mma.sync (FlashAttention 2, Triton, older CUTLASS), which vLLM still runs on Hopper, top out near two-thirds of it, and the wgmma GEMMs near three-quarters under the power limit; nominal 0.45 = 0.6 x 0.75"),
 	floatRange("PrefillSmallModelExponent", func(c *Costs) *float64 { return &c.PrefillSmallModelExponent }, 0, 0.5, 1.5,
