@@ -125,6 +125,9 @@ type seq struct {
 	numComputed int // tokens whose KV is in the cache
 	blocks      []int
 	hashes      []uint64
+	// committed counts the leading blocks whose hashes the prefix cache
+	// has been offered (blockPool.commit), as vLLM's num_cached_block.
+	committed   int
 	cachedHit   int // prompt tokens served by the prefix cache on first scheduling
 	generated   int
 	scheduled   bool // scheduled at least once
@@ -299,7 +302,7 @@ func (b *base) submit(req Request, sink func(Output)) (*seq, error) {
 
 // hashTokens seeds a request's generator from its prompt, so that the same
 // prompt and Config.Seed give the same output.
-func hashTokens(t []int32) uint64 { return blockHash(requestStream, t) }
+func hashTokens(t []int32) uint64 { return fnvTokens(requestStream, t) }
 
 // greedySeed stands for the served model's weights in a greedy request's
 // generator: with it, the output depends on the prompt alone.

@@ -131,13 +131,31 @@ const (
 	fnvPrime64  = 1099511628211
 )
 
-// blockHash chains a block's tokens to its parent's hash (FNV-1a over the
-// parent hash's 8 bytes and each token id's 4 bytes, little-endian).
+// blockHash chains a block's tokens to its parent's hash: FNV-1a's step
+// taken a word at a time (the parent hash, then each token id), with
+// splitmix64's finalizer to spread the bits. The prefix cache only compares
+// these hashes for equality; byte-wise FNV-1a (fnvTokens) cost four times
+// the multiplications and was a tenth of a calibration replay's time.
 func blockHash(parent uint64, toks []int32) uint64 {
+	const prime = fnvPrime64
+	h := (uint64(fnvOffset64) ^ parent) * prime
+	for _, t := range toks {
+		h = (h ^ uint64(uint32(t))) * prime
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// fnvTokens is FNV-1a over the seed's 8 bytes and each token id's 4 bytes,
+// little-endian.
+func fnvTokens(seed uint64, toks []int32) uint64 {
 	const prime = fnvPrime64
 	h := uint64(fnvOffset64)
 	for i := 0; i < 8; i++ {
-		h ^= (parent >> (8 * i)) & 0xff
+		h ^= (seed >> (8 * i)) & 0xff
 		h *= prime
 	}
 	for _, t := range toks {

@@ -120,6 +120,7 @@ func (e *Engine) scheduleWaiting(p *plan, budget int) {
 			return
 		}
 		s.blocks = append(hit, e.pool.allocate(blocksNeeded)...)
+		s.committed = 0
 		s.numComputed = computed
 		if !s.scheduled {
 			e.recordFirstScheduling(s, computed)
@@ -148,7 +149,7 @@ func (e *Engine) recordFirstScheduling(s *seq, computed int) {
 // blocks stay in the prefix cache until evicted).
 func (e *Engine) preempt(s *seq) {
 	e.pool.free(s.blocks)
-	s.blocks = nil
+	s.blocks, s.committed = nil, 0
 	s.numComputed = 0
 	s.preemptions++
 	e.m.preemptions.Inc()
@@ -186,9 +187,11 @@ func (e *Engine) apply(p plan, now time.Time) {
 		if e.pool.caching {
 			full := min(s.numComputed, len(s.tokens)) / bs
 			s.hashes = e.pool.hashes(s.tokens[:full*bs], s.hashes)
-			for i := 0; i < full && i < len(s.blocks); i++ {
+			upto := min(full, len(s.blocks))
+			for i := s.committed; i < upto; i++ {
 				e.pool.commit(s.blocks[i], s.hashes[i])
 			}
+			s.committed = max(s.committed, upto)
 		}
 		if s.numComputed < len(s.tokens) {
 			continue // a prefill chunk: no token yet

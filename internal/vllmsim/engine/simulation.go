@@ -167,11 +167,13 @@ func (s *Simulation) fireUntil(t time.Time, inclusive bool) {
 
 // deliver passes the outputs of the last step to their clients.
 func (s *Simulation) deliver() {
-	for len(s.outs) > 0 {
-		d := s.outs[0]
-		s.outs = s.outs[1:]
-		d.sink(d.out)
+	// A sink may not add outputs (the engine emits only in a step), but the
+	// loop reads the length each time, so one added would still be sent.
+	for i := 0; i < len(s.outs); i++ {
+		s.outs[i].sink(s.outs[i].out)
 	}
+	clear(s.outs)
+	s.outs = s.outs[:0]
 }
 
 // event is a client's action at a simulated time.

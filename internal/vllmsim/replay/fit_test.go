@@ -143,3 +143,24 @@ func TestLOSOInRange(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFitLoss is one evaluation of the fit's objective: every fit row
+// replayed without noise with the nominal costs. make fit evaluates it a few
+// hundred times per fold, so its time sets make fit's.
+func BenchmarkFitLoss(b *testing.B) {
+	rows, err := calibration.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	order, by := FitSources(rows)
+	var fit []calibration.Row
+	for _, s := range order {
+		fit = append(fit, by[s]...)
+	}
+	c := engine.NominalCosts()
+	for b.Loop() {
+		if _, err := FitLoss(fit, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
