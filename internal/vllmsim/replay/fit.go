@@ -131,24 +131,45 @@ func Fit(rows []calibration.Row, start engine.Costs, o FitOptions) (engine.Costs
 			improved = false
 			for _, cr := range ranges {
 				for _, up := range []bool{true, false} {
-					cand := best
-					cr.Set(&cand, stepped(cr, cr.Get(&cand), step, up))
-					if cr.Get(&cand) == cr.Get(&best) {
-						continue
-					}
-					l, err := objective(cand)
+					moved, err := lineStep(cr, step, up, &best, &bestLoss, objective, logf)
 					if err != nil {
 						return best, 0, err
 					}
-					if l < bestLoss-1e-9 {
-						best, bestLoss, improved = cand, l, true
-						logf("step %.2f: %s = %s, loss %.3f", step, cr.Name, ShowCost(cr, &best), l)
+					if moved {
+						improved = true
+						break // the other direction goes back to where the objective was higher
 					}
 				}
 			}
 		}
 	}
 	return best, bestLoss, nil
+}
+
+// lineStep moves one figure of *best by step in one direction for as long
+// as the objective keeps falling (a line search along the coordinate: a
+// figure whose best value lies many steps from its start gets there in one
+// pass over the figures, not one step per pass), and reports whether it
+// moved.
+func lineStep(cr engine.CostRange, step float64, up bool, best *engine.Costs, bestLoss *float64,
+	objective func(engine.Costs) (float64, error), logf func(string, ...any)) (bool, error) {
+	moved := false
+	for {
+		cand := *best
+		cr.Set(&cand, stepped(cr, cr.Get(&cand), step, up))
+		if cr.Get(&cand) == cr.Get(best) {
+			return moved, nil
+		}
+		l, err := objective(cand)
+		if err != nil {
+			return moved, err
+		}
+		if l >= *bestLoss-1e-9 {
+			return moved, nil
+		}
+		*best, *bestLoss, moved = cand, l, true
+		logf("step %.2f: %s = %s, loss %.3f", step, cr.Name, ShowCost(cr, best), l)
+	}
 }
 
 // stepped is v moved one step up or down inside cr's range: a count by

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"math"
@@ -93,10 +94,18 @@ func (l LOSO) Fold(source string) (Fold, bool) {
 	return Fold{}, false
 }
 
-// CostsOf parses a fold's costs over start (figures it does not name keep
-// start's values).
+// CostsOf parses a fold's costs over start (the fields of engine.Costs
+// that are no figure of engine.CostRanges keep start's values). A figure
+// of CostRanges the fold does not name is an error: loso.yaml predates it,
+// and replaying with start's value would pass off another fit's figure as
+// the fold's.
 func (f Fold) CostsOf(start engine.Costs) (engine.Costs, error) {
 	c := start
+	for _, cr := range engine.CostRanges {
+		if _, ok := f.Costs[cr.Name]; !ok {
+			return c, fmt.Errorf("fold %q has no figure %s: loso.yaml predates it (run make fit)", cmp.Or(f.Source, "full"), cr.Name)
+		}
+	}
 	for name, text := range f.Costs {
 		i := slices.IndexFunc(engine.CostRanges, func(cr engine.CostRange) bool { return cr.Name == name })
 		if i < 0 {
