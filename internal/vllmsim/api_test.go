@@ -292,6 +292,13 @@ func TestModelsVersionHealth(t *testing.T) {
 	if code, b := m.get(t, "/version"); code != 200 || string(b) != `{"version":"`+Version+`"}` {
 		t.Errorf("/version = %d %s", code, b)
 	}
+	// --sim-vllm-version says which release the simulator stands for, and
+	// /version says it too (over --sim-metrics-version's default).
+	for _, args := range [][]string{{"--sim-vllm-version", "0.10.1.1"}, {"--sim-vllm-version", "0.10.1.1", "--sim-metrics-version", "0.9"}} {
+		if code, b := startSim(t, args...).get(t, "/version"); code != 200 || string(b) != `{"version":"0.10.1.1-sim"}` {
+			t.Errorf("%v: /version = %d %s, want 0.10.1.1-sim", args, code, b)
+		}
+	}
 	if code, _ := m.get(t, "/health"); code != 200 {
 		t.Errorf("/health = %d, want 200", code)
 	}

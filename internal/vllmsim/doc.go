@@ -36,7 +36,7 @@
 //   - GET /health: 200 when ready; 503 during --sim-startup, after the
 //     engine died and while shutting down. GET|POST /ping: the same.
 //   - GET /version: {"version":"0.11.0-sim"} (Version; "0.9.2-sim" with
-//     --sim-metrics-version 0.9).
+//     --sim-metrics-version 0.9; "X.Y.Z-sim" with --sim-vllm-version X.Y.Z).
 //   - GET /metrics: the engine's registry in the Prometheus text format.
 //
 // Errors are vLLM's {"error":{"message","type","param","code"}}: 400

@@ -21,7 +21,7 @@ import (
 // Version is what GET /version reports: the vLLM release whose API and
 // metric names the simulator follows, suffixed "-sim" so that a client can
 // tell it from a real server. With --sim-metrics-version 0.9 it reports
-// Version09.
+// Version09; with --sim-vllm-version X.Y.Z, "X.Y.Z-sim".
 const Version = "0.11.0-sim"
 
 // Version09 is /version with --sim-metrics-version 0.9: the last 0.9
@@ -150,6 +150,9 @@ func (s *Server) newGeneration() (*generation, error) {
 
 // version is /version's answer.
 func (s *Server) version() string {
+	if s.opts.Release != "" {
+		return s.opts.Release + "-sim"
+	}
 	if s.opts.MetricsVersion == engine.MetricsV09 {
 		return Version09
 	}

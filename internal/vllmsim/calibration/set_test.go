@@ -130,11 +130,12 @@ func TestSimInputs(t *testing.T) {
 		ignoreEOS      bool
 		wantUnrunnable bool
 	}{
-		// Fixed lengths; --enforce-eager has no timing effect in vllm-sim, so it is reported, not passed.
-		{"test-h100-llama-8b-c1", "--model meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 64 --sim-gpu h100", []string{"enforce-eager"},
+		// Fixed lengths; --enforce-eager has no timing effect in vllm-sim, so it is reported, not passed;
+		// the stated release is passed as --sim-vllm-version (release-dependent costs).
+		{"test-h100-llama-8b-c1", "--model meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 64 --sim-gpu h100 --sim-vllm-version 0.11.0", []string{"enforce-eager"},
 			1024, 128, LengthsFixed, 1, 10, inf, EndpointCompletions, true, false},
 		// ShareGPT with published totals: 23260 / 100 and 22061 / 100, rounded.
-		{"gpustack-h100-qwen3-8b-sharegpt-c1", "--model Qwen/Qwen3-8B --sim-gpu h100", nil,
+		{"gpustack-h100-qwen3-8b-sharegpt-c1", "--model Qwen/Qwen3-8B --sim-gpu h100 --sim-vllm-version 0.11.0", nil,
 			233, 221, LengthsMeanOfTotals, 1, 100, inf, EndpointChat, false, false},
 		// Offline latency benchmark with tensor parallelism passed on.
 		{"vllm-perf-9515-h200x4-llama-3-70b-latency-32-128-b8", "--model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --sim-gpu h200", nil,
@@ -144,10 +145,10 @@ func TestSimInputs(t *testing.T) {
 		{"mushfiqrahman-rtx4090-mistral-7b-256-128-c16", "--model meta-llama/Llama-3.1-8B-Instruct --tokenizer-mode mistral --sim-gpu rtx4090", nil,
 			256, 100, LengthsOutputFromThroughput, 16, 300, inf, EndpointUnstated, false, false},
 		// Without --ignore-eos but every request ran its 128 tokens: (1024 + 128) / 128 = total / output tok/s.
-		{"gpustack-rtx4090-qwen3-8b-random-1k-in", "--model Qwen/Qwen3-8B --sim-gpu rtx4090", nil,
+		{"gpustack-rtx4090-qwen3-8b-random-1k-in", "--model Qwen/Qwen3-8B --sim-gpu rtx4090 --sim-vllm-version 0.10.1.1", nil,
 			1024, 128, LengthsFixed, 0, 100, inf, EndpointChat, false, false},
 		// No published lengths: presets and args are mapped, the workload is refused.
-		{"sglang-h100x4-llama-3.1-70b-sharegpt-rps4", "--model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --max-model-len 4096 --sim-gpu h100",
+		{"sglang-h100x4-llama-3.1-70b-sharegpt-rps4", "--model meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 --max-model-len 4096 --sim-gpu h100 --sim-vllm-version 0.6.0",
 			[]string{"disable-log-requests", "num-scheduler-steps"}, 0, 0, "", 0, 0, 0, "", false, true},
 	}
 	for _, tt := range tests {

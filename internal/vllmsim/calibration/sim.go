@@ -89,6 +89,9 @@ func (r Row) SimInputs() (SimInputs, error) {
 		}
 	}
 	in.Args = append(in.Args, "--sim-gpu", r.Hardware.GPU)
+	if v := r.Server.VLLMVersion; v != "" {
+		in.Args = append(in.Args, "--sim-vllm-version", v)
+	}
 
 	w := r.Workload
 	if !w.LengthsPublished {

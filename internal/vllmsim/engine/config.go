@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +103,10 @@ type Config struct {
 	// MetricsVersion is --sim-metrics-version: the metric names of which
 	// vLLM release to expose.
 	MetricsVersion MetricsVersion
+	// Release is --sim-vllm-version: the vLLM release whose
+	// release-dependent costs the engine takes (FrontendPreset.ForRelease),
+	// X.Y or X.Y.Z. "": DefaultRelease.
+	Release string
 	// EOSProbability is the chance that each generated token (after MinTokens,
 	// unless IgnoreEOS) is EOS and ends the request with "stop"
 	// (--sim-eos-prob, a probability; 0 = never).
@@ -138,6 +145,9 @@ const (
 	// the throughput cost vLLM's structured-output benchmark shows for
 	// xgrammar (outlines costs more: raise it to model one).
 	DefaultGuidedOverhead = 500 * time.Microsecond
+	// DefaultRelease is the vLLM release the engine stands for when
+	// Config.Release is empty: the one whose API and flags it speaks.
+	DefaultRelease = "0.11.0"
 	// maxSlowdown bounds --sim-slowdown (a million times slower is already
 	// no server at all).
 	maxSlowdown = 1e6
@@ -393,6 +403,13 @@ var fieldChecks = []fieldCheck{
 	{"sim-guided-decoding-overhead", func(c Config) error { return argcheck.NonNegative(c.GuidedOverhead) }},
 	{"sim-fixed-ttft", func(c Config) error { return argcheck.NonNegative(c.FixedTTFT) }},
 	{"sim-fixed-itl", func(c Config) error { return argcheck.NonNegative(c.FixedITL) }},
+	{"sim-vllm-version", func(c Config) error {
+		if c.Release == "" {
+			return nil
+		}
+		_, err := ParseRelease(c.Release)
+		return err
+	}},
 	{"sim-metrics-version", func(c Config) error {
 		names := make([]string, len(metricsVersions))
 		for i, v := range metricsVersions {
@@ -425,6 +442,44 @@ func (c Config) checkFields() error {
 // vLLM's slow incremental detokenizer.
 func (c Config) slowDetokenizer() bool {
 	return c.TokenizerMode == "slow" || c.TokenizerMode == "mistral"
+}
+
+// Release is a vLLM release number, as far as the timing model tells
+// releases apart.
+type Release struct{ Major, Minor, Patch int }
+
+// releasePattern is a release as vLLM numbers them: X.Y or X.Y.Z (Z may
+// carry a fourth part, as 0.10.1.1 does, which is kept out of the order).
+var releasePattern = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+)(?:\.\d+)?)?$`)
+
+// ParseRelease reads a --sim-vllm-version value such as 0.11.0 or 0.9.
+func ParseRelease(s string) (Release, error) {
+	m := releasePattern.FindStringSubmatch(s)
+	if m == nil {
+		return Release{}, fmt.Errorf("'%s' is no vLLM release: write X.Y or X.Y.Z without a leading v, e.g. %s", s, DefaultRelease)
+	}
+	var r Release
+	r.Major, _ = strconv.Atoi(m[1])
+	r.Minor, _ = strconv.Atoi(m[2])
+	if m[3] != "" {
+		r.Patch, _ = strconv.Atoi(m[3])
+	}
+	return r, nil
+}
+
+// Before reports whether r is an earlier release than o.
+func (r Release) Before(o Release) bool {
+	return cmp.Or(cmp.Compare(r.Major, o.Major), cmp.Compare(r.Minor, o.Minor), cmp.Compare(r.Patch, o.Patch)) < 0
+}
+
+// release is c's Release, DefaultRelease when unset (Validate has refused
+// a malformed one).
+func (c Config) release() Release {
+	r, err := ParseRelease(cmp.Or(c.Release, DefaultRelease))
+	if err != nil {
+		r, _ = ParseRelease(DefaultRelease)
+	}
+	return r
 }
 
 // fixedTiming reports whether the configuration asks for exact timing.

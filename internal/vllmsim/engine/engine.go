@@ -69,7 +69,7 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 	e.jitter = rand.New(rand.NewPCG(uint64(r.cfg.Seed), jitterStream))
 	e.warm = r.cfg.ColdStart == 0
 	e.adm = e
-	fp := r.gpu.Frontend
+	fp := r.gpu.Frontend.ForRelease(r.cfg.release())
 	if r.cfg.slowDetokenizer() && fp.SlowDetokenizeFactor > 0 {
 		fp.PerOutputToken = time.Duration(float64(fp.PerOutputToken) * fp.SlowDetokenizeFactor)
 	}

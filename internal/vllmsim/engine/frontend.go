@@ -64,18 +64,19 @@ func newFrontend(p FrontendPreset, processes int, jitter float64, seed int64) *f
 }
 
 // inputWork is a request's input work in the API server's loop: Base,
-// ChatRequest for a chat request, and PerPromptToken per prompt token.
+// ChatRequest and ChatRequest011 for a chat request, and PerPromptToken per
+// prompt token.
 func (p FrontendPreset) inputWork(chat bool, promptLen int) time.Duration {
 	w := p.Base + time.Duration(promptLen)*p.PerPromptToken
 	if chat {
-		w += p.ChatRequest
+		w += p.ChatRequest + p.ChatRequest011
 	}
 	return w
 }
 
 // active reports whether the front end costs anything.
 func (f *frontend) active() bool {
-	return f.p.Latency > 0 || f.p.Base > 0 || f.p.ChatRequest > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
+	return f.p.Latency > 0 || f.p.Base > 0 || f.p.ChatRequest > 0 || f.p.ChatRequest011 > 0 || f.p.PerPromptToken > 0 || f.p.PerOutputToken > 0
 }
 
 // awaits is the number of slices a request's input work runs in.

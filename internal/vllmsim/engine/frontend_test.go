@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,7 @@ func TestFrontendLatencyAndWork(t *testing.T) {
 func TestFrontendChatRequest(t *testing.T) {
 	g, _ := LookupGPU("h100")
 	g.Frontend.ChatRequest = 5 * time.Millisecond // the mechanism, whatever the fitted figure
+	g.Frontend.ChatRequest011 = 0
 	ttfts := func(chat bool, n int) []time.Duration {
 		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", EnableChunkedPrefill: true, APIServerCount: 1})
 		cfg.GPUSpec = &g
@@ -232,5 +234,73 @@ func TestSimulationLimit(t *testing.T) {
 	}
 	if _, err := NewSimulation(Config{FixedTTFT: time.Millisecond, FixedITL: time.Millisecond}, nil); err == nil {
 		t.Error("NewSimulation took a fixed-timing configuration")
+	}
+}
+
+// TestFrontendChatRequestByRelease: from vLLM 0.11 on a chat request's
+// input work carries ChatRequest011 on top of ChatRequest; before 0.11 it
+// does not. At concurrency 1 the chat's TTFT is exactly that much longer
+// than the same chat's on 0.9.2 or 0.10.1.1; completions pay it on none.
+func TestFrontendChatRequestByRelease(t *testing.T) {
+	g, _ := LookupGPU("h100")
+	g.Frontend.ChatRequest, g.Frontend.ChatRequest011 = 3*time.Millisecond, 11*time.Millisecond
+	ttft := func(release string, chat bool) time.Duration {
+		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", APIServerCount: 1, Release: release})
+		cfg.GPUSpec = &g
+		s := newSim(t, cfg, nil)
+		s.run([]simReq{{req: Request{PromptTokens: prompt(200, 7), MaxTokens: 2, IgnoreEOS: true, Chat: chat}}}, nil)
+		return s.recs[0].ttft()
+	}
+	old := ttft("0.9.2", true)
+	tests := []struct {
+		release string
+		chat    bool
+		more    time.Duration // TTFT beyond a 0.9.2 chat's
+	}{
+		{"0.9.2", true, 0},
+		{"0.10.1.1", true, 0},
+		{"0.11.0", true, g.Frontend.ChatRequest011},
+		{"0.11", true, g.Frontend.ChatRequest011},
+		{"", true, g.Frontend.ChatRequest011}, // DefaultRelease
+		{"0.19.0", true, g.Frontend.ChatRequest011},
+		{"0.9.2", false, -g.Frontend.ChatRequest},
+		{"0.11.0", false, -g.Frontend.ChatRequest},
+	}
+	for _, tt := range tests {
+		got := ttft(tt.release, tt.chat) - old
+		if d := got - tt.more; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("release %q, chat %v: TTFT %v beyond a 0.9.2 chat's, want %v", tt.release, tt.chat, got, tt.more)
+		}
+	}
+}
+
+// TestParseRelease: vLLM's release numbers, and the error that names the
+// spelling wanted.
+func TestParseRelease(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Release
+		err  string
+	}{
+		{in: "0.11.0", want: Release{0, 11, 0}},
+		{in: "0.9", want: Release{0, 9, 0}},
+		{in: "0.10.1.1", want: Release{0, 10, 1}},
+		{in: "1.2.3", want: Release{1, 2, 3}},
+		{in: "v0.11.0", err: "'v0.11.0' is no vLLM release: write X.Y or X.Y.Z without a leading v, e.g. 0.11.0"},
+		{in: "0.11.0rc1", err: "'0.11.0rc1' is no vLLM release"},
+		{in: "latest", err: "'latest' is no vLLM release"},
+		{in: "", err: "'' is no vLLM release"},
+	}
+	for _, tt := range tests {
+		got, err := ParseRelease(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("ParseRelease(%q): error %v, want one containing %q", tt.in, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("ParseRelease(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	if !(Release{0, 10, 1}).Before(Release{0, 11, 0}) || (Release{0, 11, 0}).Before(Release{0, 11, 0}) || (Release{0, 19, 0}).Before(Release{0, 11, 0}) {
+		t.Error("Release.Before orders releases wrongly")
 	}
 }

@@ -91,19 +91,23 @@ type Result struct {
 
 // BorrowedLengths are the reference rows (their source publishes no token
 // lengths) that are replayed all the same, with the mean lengths of a
-// runnable row from the same lab, dataset, model and tokenizer: GPUStack's
-// bursts of 1000 ShareGPT chat prompts to Qwen3-8B take the means of its
-// 100-prompt ShareGPT chat runs of Qwen3-8B (233 input, 221 output tokens).
-// They are the only published bursts of hundreds of prompts at once, where
-// the front end's queueing shows. The A100 row of the same table is left
-// out: its mean TTFT of 3.4 s cannot be met with these lengths on any
-// A100 (first-come-first-served prefill of 1000 × 233 tokens in under
-// 2 × 3.4 s needs 476 TFLOP/s, above the A100's 312 peak), so its lengths
-// were not these.
+// runnable row from the same lab, dataset, number of prompts and
+// tokenizer: GPUStack's bursts of 1000 ShareGPT chat prompts to Qwen3-8B
+// take the means of its burst of 1000 ShareGPT chat prompts to Qwen3-14B
+// (217 input, 202 output tokens). `vllm bench serve` draws the same 1000
+// prompts (ShareGPT shuffled with seed 0), Qwen3-8B and Qwen3-14B share
+// their tokenizer, and the outputs are capped by the same dataset
+// completions (the lab's 100-prompt runs of Qwen3-8B, the first 100 of
+// those draws, average 233 and 221). These bursts are the only published
+// ones of hundreds of prompts at once, where the front end's queueing
+// shows. The A100 row of the same table is left out: its mean TTFT of
+// 3.4 s cannot be met with these lengths on any A100 (first-come-first-
+// served prefill of 1000 × 217 tokens in under 2 × 3.4 s needs 443
+// TFLOP/s, above the A100's 312 peak), so its lengths were not these.
 var BorrowedLengths = map[string]string{
-	"gpustack-h100-qwen3-8b-sharegpt-1000":        "gpustack-h100-qwen3-8b-sharegpt-c1",
-	"gpustack-h100-qwen3-8b-sharegpt-1000-kv-fp8": "gpustack-h100-qwen3-8b-sharegpt-c1",
-	"gpustack-rtx4090-qwen3-8b-sharegpt-1000":     "gpustack-h100-qwen3-8b-sharegpt-c1",
+	"gpustack-h100-qwen3-8b-sharegpt-1000":        "gpustack-h100-qwen3-14b-sharegpt-1000",
+	"gpustack-h100-qwen3-8b-sharegpt-1000-kv-fp8": "gpustack-h100-qwen3-14b-sharegpt-1000",
+	"gpustack-rtx4090-qwen3-8b-sharegpt-1000":     "gpustack-h100-qwen3-14b-sharegpt-1000",
 }
 
 // Replayable returns the rows a calibration replays: the runnable rows and
