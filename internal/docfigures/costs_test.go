@@ -22,7 +22,7 @@ func TestFiguresFittedCosts(t *testing.T) {
 func fittedCostsSentence(c engine.Costs) string {
 	f := c.Frontend
 	return fmt.Sprintf("prefill efficiency %s on Ada, %s on Ampere, %s on Hopper (exponent %s below hidden %d), decode efficiency %s,\n"+
-		"step %v, per sequence %v; front end: latency %v, base %v, chat request %v more (%v more again from vLLM 0.11 on), %v per prompt token, %v per\n"+
+		"step %v, per sequence %v; front end: latency %v, base %v, chat request %v more before vLLM 0.11 and %v from 0.11 on, %v per prompt token, %v per\n"+
 		"streamed token, %d await slices, slow-detokenizer factor %s.",
 		num(c.PrefillEfficiency), num(c.AmperePrefillEfficiency), num(c.HopperPrefillEfficiency), num(c.PrefillSmallModelExponent), engine.PrefillRefHidden, num(c.DecodeEfficiency),
 		dur(c.StepOverhead), dur(c.SeqOverhead), dur(f.Latency), dur(f.Base), dur(f.ChatRequest), dur(f.ChatRequest011), dur(f.PerPromptToken),

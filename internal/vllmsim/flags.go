@@ -239,7 +239,7 @@ var simFlags = []flagSpec{
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedTTFT })},
 	{name: "sim-fixed-itl", meta: "D", help: "exact gap between output tokens",
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedITL })},
-	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work from 0.11 on) and GET /version (default " + engine.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
+	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work, one figure before 0.11 and one from 0.11 on) and GET /version (default " + engine.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
 		set: str(func(o *Options) *string { return &o.Release })},
 	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: " + string(engine.MetricsV09) + " keeps gpu_cache_usage_perc and friends (default: current names)",
 		set: func(o *Options, v string) error { o.MetricsVersion = engine.ParseMetricsVersion(v); return nil }},

@@ -64,12 +64,12 @@ func newFrontend(p FrontendPreset, processes int, jitter float64, seed int64) *f
 }
 
 // inputWork is a request's input work in the API server's loop: Base,
-// ChatRequest and ChatRequest011 for a chat request, and PerPromptToken per
-// prompt token.
+// ChatRequest for a chat request (the release's: ForRelease), and
+// PerPromptToken per prompt token.
 func (p FrontendPreset) inputWork(chat bool, promptLen int) time.Duration {
 	w := p.Base + time.Duration(promptLen)*p.PerPromptToken
 	if chat {
-		w += p.ChatRequest + p.ChatRequest011
+		w += p.ChatRequest
 	}
 	return w
 }

@@ -137,8 +137,8 @@ func TestFrontendLatencyAndWork(t *testing.T) {
 // request behind it waits for it too.
 func TestFrontendChatRequest(t *testing.T) {
 	g, _ := LookupGPU("h100")
-	g.Frontend.ChatRequest = 5 * time.Millisecond // the mechanism, whatever the fitted figure
-	g.Frontend.ChatRequest011 = 0
+	// the mechanism, whatever the fitted figures (the default release, 0.11.0, takes ChatRequest011)
+	g.Frontend.ChatRequest, g.Frontend.ChatRequest011 = 5*time.Millisecond, 5*time.Millisecond
 	ttfts := func(chat bool, n int) []time.Duration {
 		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", EnableChunkedPrefill: true, APIServerCount: 1})
 		cfg.GPUSpec = &g
@@ -237,10 +237,11 @@ func TestSimulationLimit(t *testing.T) {
 	}
 }
 
-// TestFrontendChatRequestByRelease: from vLLM 0.11 on a chat request's
-// input work carries ChatRequest011 on top of ChatRequest; before 0.11 it
-// does not. At concurrency 1 the chat's TTFT is exactly that much longer
-// than the same chat's on 0.9.2 or 0.10.1.1; completions pay it on none.
+// TestFrontendChatRequestByRelease: a chat request's input work carries
+// ChatRequest before vLLM 0.11 and ChatRequest011 from 0.11 on. At
+// concurrency 1 the chat's TTFT on 0.11 is exactly their difference
+// longer than the same chat's on 0.9.2 or 0.10.1.1; completions pay
+// neither.
 func TestFrontendChatRequestByRelease(t *testing.T) {
 	g, _ := LookupGPU("h100")
 	g.Frontend.ChatRequest, g.Frontend.ChatRequest011 = 3*time.Millisecond, 11*time.Millisecond
@@ -259,10 +260,10 @@ func TestFrontendChatRequestByRelease(t *testing.T) {
 	}{
 		{"0.9.2", true, 0},
 		{"0.10.1.1", true, 0},
-		{"0.11.0", true, g.Frontend.ChatRequest011},
-		{"0.11", true, g.Frontend.ChatRequest011},
-		{"", true, g.Frontend.ChatRequest011}, // DefaultRelease
-		{"0.19.0", true, g.Frontend.ChatRequest011},
+		{"0.11.0", true, g.Frontend.ChatRequest011 - g.Frontend.ChatRequest},
+		{"0.11", true, g.Frontend.ChatRequest011 - g.Frontend.ChatRequest},
+		{"", true, g.Frontend.ChatRequest011 - g.Frontend.ChatRequest}, // DefaultRelease
+		{"0.19.0", true, g.Frontend.ChatRequest011 - g.Frontend.ChatRequest},
 		{"0.9.2", false, -g.Frontend.ChatRequest},
 		{"0.11.0", false, -g.Frontend.ChatRequest},
 	}

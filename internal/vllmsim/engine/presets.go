@@ -92,13 +92,12 @@ type FrontendPreset struct {
 	Latency time.Duration
 	// Base is the per-request input work that does not depend on length.
 	Base time.Duration
-	// ChatRequest is a chat request's input work beyond a completion's:
-	// turning its messages into a conversation and rendering the model's
-	// chat template (Jinja, in the API server's loop) before tokenizing.
-	ChatRequest time.Duration
-	// ChatRequest011 is the input work a chat request costs from vLLM 0.11
-	// on beyond ChatRequest (ForRelease drops it for earlier releases).
-	ChatRequest011 time.Duration
+	// ChatRequest is a chat request's input work beyond a completion's
+	// before vLLM 0.11: turning its messages into a conversation and
+	// rendering the model's chat template (Jinja, in the API server's loop)
+	// before tokenizing. ChatRequest011 is the same from vLLM 0.11 on.
+	// ForRelease keeps the release's figure as ChatRequest.
+	ChatRequest, ChatRequest011 time.Duration
 	// PerPromptToken is the input cost per prompt token (tokenization).
 	PerPromptToken time.Duration
 	// PerOutputToken is the loop's cost per generated token
@@ -116,15 +115,18 @@ type FrontendPreset struct {
 	SlowDetokenizeFactor float64
 }
 
-// chatRelease011 is the first release that pays ChatRequest011.
+// chatRelease011 is the first release whose chat requests cost
+// ChatRequest011.
 var chatRelease011 = Release{Major: 0, Minor: 11}
 
-// ForRelease returns the preset as vLLM release r runs it: without
-// ChatRequest011 before 0.11.
+// ForRelease returns the preset as vLLM release r runs it: ChatRequest is
+// the release's chat cost (ChatRequest011 from 0.11 on), ChatRequest011
+// is zero.
 func (p FrontendPreset) ForRelease(r Release) FrontendPreset {
-	if r.Before(chatRelease011) {
-		p.ChatRequest011 = 0
+	if !r.Before(chatRelease011) {
+		p.ChatRequest = p.ChatRequest011
 	}
+	p.ChatRequest011 = 0
 	return p
 }
 
@@ -175,10 +177,10 @@ type Costs struct {
 // FittedCosts are the costs of the fitted GPU presets, as the fit on the
 // calibration set's fit rows found them (`make fit`, docs/calibration.md).
 var FittedCosts = Costs{
-	PrefillEfficiency: 0.773, AmperePrefillEfficiency: 0.6, HopperPrefillEfficiency: 0.346, PrefillSmallModelExponent: 0.525, DecodeEfficiency: 0.88,
-	StepOverhead: 1570 * time.Microsecond, SeqOverhead: 30700 * time.Nanosecond,
-	Frontend: FrontendPreset{Latency: 26600 * time.Microsecond, Base: 1400 * time.Microsecond, ChatRequest: 6 * time.Nanosecond, ChatRequest011: 15400 * time.Microsecond,
-		PerPromptToken: 978 * time.Nanosecond, PerOutputToken: 29300 * time.Nanosecond, InputAwaits: 3, SlowDetokenizeFactor: 3},
+	PrefillEfficiency: 0.85, AmperePrefillEfficiency: 0.6, HopperPrefillEfficiency: 0.346, PrefillSmallModelExponent: 0.845, DecodeEfficiency: 0.8,
+	StepOverhead: 1 * time.Millisecond, SeqOverhead: 40 * time.Microsecond,
+	Frontend: FrontendPreset{Latency: 22 * time.Millisecond, Base: 1540 * time.Microsecond, ChatRequest: 4 * time.Nanosecond, ChatRequest011: 16300 * time.Microsecond,
+		PerPromptToken: 735 * time.Nanosecond, PerOutputToken: 65900 * time.Nanosecond, InputAwaits: 3, SlowDetokenizeFactor: 1.775},
 }
 
 // PrefillEfficiencyOn is c's share of dense peak FLOP/s for prefill on a
@@ -258,9 +260,9 @@ var CostRanges = []CostRange{
 	durRange("Frontend.Base", func(c *Costs) *time.Duration { return &c.Frontend.Base }, 300*time.Microsecond, 2*time.Millisecond, 20*time.Millisecond,
 		"API-server CPU time per request besides tokenization: HTTP parsing, request validation, the chat template, add_request"),
 	durRange("Frontend.ChatRequest", func(c *Costs) *time.Duration { return &c.Frontend.ChatRequest }, 0, 2*time.Millisecond, 20*time.Millisecond,
-		"API-server CPU time a chat request costs beyond a completion's: parsing the messages into a conversation, rendering the chat template in Jinja (Qwen3's loops over messages and tools), the first role-only chunk (a few ms)"),
-	durRange("Frontend.ChatRequest011", func(c *Costs) *time.Duration { return &c.Frontend.ChatRequest011 }, 0, 0, 30*time.Millisecond,
-		"API-server CPU time a chat request costs from vLLM 0.11 on beyond ChatRequest (nominal 0: no difference between releases assumed before fitting). GPUStack's vLLM 0.11.0 hosts spend ~17 ms more before the first token of a chat at concurrency 1-8 than the other setups, and pass 1000-chat bursts at ~40 requests/s, where its vLLM 0.9.2 H100 passes 1000 chats in ~5 s; which part of 0.11's chat path costs it is not known here"),
+		"API-server CPU time a chat request costs beyond a completion's before vLLM 0.11: parsing the messages into a conversation, rendering the chat template in Jinja (Qwen3's loops over messages and tools), the first role-only chunk (a few ms)"),
+	durRange("Frontend.ChatRequest011", func(c *Costs) *time.Duration { return &c.Frontend.ChatRequest011 }, 0, 2*time.Millisecond, 30*time.Millisecond,
+		"the same from vLLM 0.11 on, nominal by the same reasoning (no difference between releases assumed before fitting); a figure of its own because GPUStack's vLLM 0.11.0 hosts spend ~17 ms more before the first token of a chat at concurrency 1-8 than the other setups, and pass 1000-chat bursts at ~40 requests/s, where its vLLM 0.9.2 H100 passes 1000 chats in ~5 s; which part of 0.11's chat path costs it is not known here"),
 	durRange("Frontend.PerPromptToken", func(c *Costs) *time.Duration { return &c.Frontend.PerPromptToken }, 0, 3*time.Microsecond, 20*time.Microsecond,
 		"tokenization per prompt token (a Hugging Face fast tokenizer: about 1-10 µs)"),
 	durRange("Frontend.PerOutputToken", func(c *Costs) *time.Duration { return &c.Frontend.PerOutputToken }, 5*time.Microsecond, 30*time.Microsecond, 100*time.Microsecond,
