@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,17 +61,36 @@ var statement = regexp.MustCompile(`^[\d.]+ requests/s \(≈ [\d.]+ concurrent u
 // capacityArgs are the arguments of the documented searches.
 var capacityArgs = []string{"capacity", "--size", "quick", "--start", "4", "--quiet"}
 
-// capacityOnSim runs `vllmperf capacity` on the in-process simulator at
-// quick size with extra args and returns the capacity, the failing rate
-// above it, the runs and the output.
-func capacityOnSim(t *testing.T, args ...string) (capacity, failing float64, runs int, out string) {
+// capacitySearch is one `vllmperf capacity` run on the in-process
+// simulator at quick size with extra args: its output and error.
+type capacitySearch struct {
+	args        []string
+	out, errOut string
+	err         error
+}
+
+// capacityOnSim runs the searches at once, each on a simulator of its own
+// (they sleep through simulated time, so two share the 2 cores without
+// moving each other's figures), and returns each search's capacity, the
+// failing rate above it, the runs and the output, in the order given.
+func capacityOnSim(t *testing.T, argSets ...[]string) (capacity, failing []float64, runs []int, out []string) {
 	t.Helper()
-	var stdout, errOut limitedBuffer
-	err := run(context.Background(), &stdout, &errOut, append(slices.Clone(capacityArgs), args...))
-	out = stdout.String()
-	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", out, errOut.String())
-	t.Logf("vllmperf capacity %s:\n%s", strings.Join(args, " "), out)
-	capacity, failing, runs = parseStatement(t, out)
+	searches := make([]capacitySearch, len(argSets))
+	var wg sync.WaitGroup
+	for i, args := range argSets {
+		wg.Go(func() {
+			var stdout, errOut limitedBuffer
+			err := run(context.Background(), &stdout, &errOut, append(slices.Clone(capacityArgs), args...))
+			searches[i] = capacitySearch{args: args, out: stdout.String(), errOut: errOut.String(), err: err}
+		})
+	}
+	wg.Wait()
+	for _, s := range searches {
+		require.NoError(t, s.err, "vllmperf capacity %s: stdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), s.out, s.errOut)
+		t.Logf("vllmperf capacity %s:\n%s", strings.Join(s.args, " "), s.out)
+		c, f, r := parseStatement(t, s.out)
+		capacity, failing, runs, out = append(capacity, c), append(failing, f), append(runs, r), append(out, s.out)
+	}
 	return capacity, failing, runs, out
 }
 
@@ -99,17 +119,16 @@ func parseStatement(t *testing.T, out string) (capacity, failing float64, runs i
 // measures now, and -update rewrites them.
 func TestCapacityOnSimulator(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two capacity searches on the simulator, about 3 minutes; skipped with -short")
+		t.Skip("two capacity searches on the simulator at once, about a minute and a half; skipped with -short")
 	}
-	base, above, runs, baseOut := capacityOnSim(t)
-	assert.LessOrEqual(t, runs, 12)
-	assert.Greater(t, above, base)
-	assert.LessOrEqual(t, above, 1.1*base, "the failing rate is within 10%% of the capacity")
-
 	slowArgs := []string{"--sim-args", "--sim-slowdown 1.5"}
-	slow, slowAbove, slowRuns, slowOut := capacityOnSim(t, slowArgs...)
-	assert.LessOrEqual(t, slowRuns, 12)
-	assert.LessOrEqual(t, slowAbove, 1.1*slow)
+	caps, above, runs, outs := capacityOnSim(t, nil, slowArgs)
+	base, slow, baseOut, slowOut := caps[0], caps[1], outs[0], outs[1]
+	for i, name := range []string{"default", "--sim-slowdown 1.5"} {
+		assert.LessOrEqual(t, runs[i], 12, "%s: runs", name)
+		assert.Greater(t, above[i], caps[i], "%s: the failing rate is above the capacity", name)
+		assert.LessOrEqual(t, above[i], 1.1*caps[i], "%s: the failing rate is within 10%% of the capacity", name)
+	}
 	ratio := slow / base
 	t.Logf("capacity %.3g req/s, with --sim-slowdown 1.5 %.3g req/s: ratio %.2f (1/1.5 = 0.67)", base, slow, ratio)
 	// Each side is known within its 10% bracket; the simulator's
