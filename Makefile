@@ -226,10 +226,15 @@ vet:
 	$(GO) vet $(PKGS)
 
 # Everything runs under the race detector except, after the rest and
-# without -race, so that no other package's tests compete for the 2 cores:
+# without -race, so that no other package's tests compete for the 2 cores
+# (NORACE, in the packages that define them):
 # the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality
 # and TestFiguresGateQuality(Loaded), measurements (docs/history.md, docs/gate.md)
-# that skip themselves under -race, where they would take minutes; and the suite's tests against servers it did not start
+# that skip themselves under -race, where they would take minutes; the
+# calibration's replays (TestCalibration, whose HTTP rows run in real time,
+# TestFitRowsWithinTolerance, TestSelectByHeldOutLoss: 17 s without -race,
+# 95 s with it, single-threaded simulations that the engine's and the
+# simulator's own tests cover under -race); and the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
 # go test processes with containers, watched so that no two exist at once),
@@ -238,12 +243,15 @@ vet:
 # simulator image, a failed check through go test -bench, telemetry from a
 # fake nvidia-smi, make upgrade-gate), each a go test or make subprocess;
 # and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure.
+# -vet=off: make test runs go vet on every package first.
+NORACE := TestTiming.*|TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
+NORACE_PKGS = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(NORACE))\b' . | xargs -r dirname | sort -u),$(PKGS))
 ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake|TestCapacityOnSimulator
-SOLO := ^(TestTiming.*|$(ALONE))$$
+SOLO := ^($(NORACE)|$(ALONE))$$
 unit:
-	$(GO) test -race -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -count=1 -timeout 5m -p 1 -run '^(TestTiming|TestHistoryQuality$$|TestFiguresGateQuality(Loaded)?$$)' $(PKGS)
-	$(GO) test -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
+	$(GO) test -race -vet=off -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
+	$(GO) test -vet=off -count=1 -timeout 5m -p 1 -run '^($(NORACE))$$' $(NORACE_PKGS)
+	$(GO) test -vet=off -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
 
 # No container started by the tests may outlive them.
 leak-check:

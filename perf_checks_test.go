@@ -286,9 +286,10 @@ func TestPerfChecksFail(t *testing.T) {
 		{"missing metric", []string{"--sim-fault-drop-metric", "vllm:prefix_cache_hits_total"}, "prefix-reuse", "", 0, "prefix_hit", check.NotAvailable, "prefix_cache_hits_total"},
 		// A KV cache (321 blocks) that 32 requests fill to the brim.
 		{"kv full", []string{"--gpu-memory-utilization", "0.115"}, "concurrency-sweep", "conc=32", 0, "kv_peak", check.Fail, "(ceiling 90%"},
-		// The same cache with long outputs: the running requests outgrow
-		// it and are preempted.
-		{"preempted", []string{"--gpu-memory-utilization", "0.115"}, "concurrency-sweep", "conc=32", 256, "preemptions", check.Fail, "the KV cache ran out"},
+		// The same cache with outputs of 64 tokens (twice the point's): the
+		// running requests outgrow it and are preempted (9 times on the
+		// default preset).
+		{"preempted", []string{"--gpu-memory-utilization", "0.115"}, "concurrency-sweep", "conc=32", 64, "preemptions", check.Fail, "the KV cache ran out"},
 		// max-num-seqs below the concurrency the profile claims: no batching.
 		{"no batching", []string{"--max-num-seqs", "2"}, "concurrency-sweep", "conc=8", 0, "batching", check.Fail, "not batched together"},
 	} {
