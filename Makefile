@@ -225,16 +225,20 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Everything runs under the race detector except, after the rest and
-# without -race, so that no other package's tests compete for the 2 cores
-# (NORACE, in the packages that define them):
-# the TestTiming* tests, which assert millisecond accuracy; TestHistoryQuality
-# and TestFiguresGateQuality(Loaded), measurements (docs/history.md, docs/gate.md)
-# that skip themselves under -race, where they would take minutes; the
-# calibration's replays (TestCalibration, whose HTTP rows run in real time,
+# Everything runs under the race detector except three sets, each run
+# without -race in the packages that define its tests (definers):
+# MEASURED, beside the race detector's run, in a go test of its own, one
+# package at a time: TestHistoryQuality and TestFiguresGateQuality(Loaded),
+# measurements (docs/history.md, docs/gate.md) that skip themselves under
+# -race, where they would take minutes, and the calibration's replays
+# (TestCalibration, whose HTTP rows run in real time,
 # TestFitRowsWithinTolerance, TestSelectByHeldOutLoss: 17 s without -race,
 # 95 s with it, single-threaded simulations that the engine's and the
-# simulator's own tests cover under -race); and the suite's tests against servers it did not start
+# simulator's own tests cover under -race); they compute, where the race
+# detector's run mostly waits on real-time servers (about one core busy of
+# two). Then, after the rest, so that no other package's tests compete for
+# the 2 cores: TIMED, the TestTiming* tests, which assert millisecond
+# accuracy; and ALONE, the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
 # tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
 # go test processes with containers, watched so that no two exist at once),
@@ -244,13 +248,18 @@ vet:
 # fake nvidia-smi, make upgrade-gate), each a go test or make subprocess;
 # and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure.
 # -vet=off: make test runs go vet on every package first.
-NORACE := TestTiming.*|TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
-NORACE_PKGS = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(NORACE))\b' . | xargs -r dirname | sort -u),$(PKGS))
+MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
+TIMED := TestTiming.*
 ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake|TestCapacityOnSimulator
-SOLO := ^($(NORACE)|$(ALONE))$$
+SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
+definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
 unit:
-	$(GO) test -race -vet=off -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS)
-	$(GO) test -vet=off -count=1 -timeout 5m -p 1 -run '^($(NORACE))$$' $(NORACE_PKGS)
+	$(GO) test -vet=off -count=1 -timeout 10m -p 1 -run '^($(MEASURED))$$' $(call definers,$(MEASURED)) & measured=$$!; \
+	$(GO) test -race -vet=off -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS); race=$$?; \
+	wait $$measured; measured=$$?; \
+	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the tests of MEASURED failed"; \
+	[ $$race = 0 ] && [ $$measured = 0 ]
+	$(GO) test -vet=off -count=1 -timeout 5m -p 1 -run '^($(TIMED))$$' $(call definers,$(TIMED))
 	$(GO) test -vet=off -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
 
 # No container started by the tests may outlive them.
