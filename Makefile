@@ -236,7 +236,11 @@ vet:
 # 95 s with it, single-threaded simulations that the engine's and the
 # simulator's own tests cover under -race); they compute, where the race
 # detector's run mostly waits on real-time servers (about one core busy of
-# two). Then, after the rest, so that no other package's tests compete for
+# two), and at nice 10, so that they take only the time the race detector's
+# run leaves. That run takes three packages at a time for the same reason:
+# with two, the other packages, one after another beside the root
+# package's five minutes of real-time suite runs, outlasted them. Then,
+# after the rest, so that no other package's tests compete for
 # the 2 cores: TIMED, the TestTiming* tests, which assert millisecond
 # accuracy; and ALONE, the suite's tests against servers it did not start
 # (TestRealServer*: our simulator and llm-d-inference-sim, built from
@@ -254,8 +258,8 @@ ALONE := TestRealServer.*|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailed
 SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
 definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
 unit:
-	$(GO) test -vet=off -count=1 -timeout 10m -p 1 -run '^($(MEASURED))$$' $(call definers,$(MEASURED)) & measured=$$!; \
-	$(GO) test -race -vet=off -count=1 -timeout 15m -skip '$(SOLO)' $(PKGS); race=$$?; \
+	nice -n 10 $(GO) test -vet=off -count=1 -timeout 10m -p 1 -run '^($(MEASURED))$$' $(call definers,$(MEASURED)) & measured=$$!; \
+	$(GO) test -race -vet=off -count=1 -timeout 15m -p 3 -skip '$(SOLO)' $(PKGS); race=$$?; \
 	wait $$measured; measured=$$?; \
 	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the tests of MEASURED failed"; \
 	[ $$race = 0 ] && [ $$measured = 0 ]
