@@ -400,7 +400,12 @@ func TestCountersReconcile(t *testing.T) {
 func TestSpeculativeChunksCarrySeveralTokens(t *testing.T) {
 	t.Parallel()
 	// The timing model, not fixed timings: speculative decoding lives there.
-	m := startSimRaw(t, "sim-model", "--disable-log-stats", "--sim-gpu", "h100", "--speculative-config", `{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}`)
+	// --sim-slowdown 20 stretches every engine step 20-fold, so that a
+	// reader slowed by the machine (go test runs other packages beside this
+	// one) does not fall a whole step behind and get two steps in one chunk
+	// (vLLM merges them too; once in a CI run under -race the test saw 19
+	// chunks for 64 tokens and 44 accepted draft tokens).
+	m := startSimRaw(t, "sim-model", "--disable-log-stats", "--sim-gpu", "h100", "--sim-slowdown", "20", "--speculative-config", `{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}`)
 	prompt := strings.Repeat("the cache holds the blocks of the prompt ", 20)
 	body := fmt.Sprintf(`{"prompt":%q,"max_tokens":64,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`, prompt)
 	res := m.stream(t, context.Background(), "/v1/completions", body)
