@@ -125,7 +125,7 @@ func TestBenchTelemetry(t *testing.T) {
 	if code != 0 || !strings.Contains(out, " j/tok") || !strings.Contains(out, " power-avg-w") {
 		t.Fatalf("with power telemetry: exit %d, want 0 and j/tok in the bench output:\n%s", code, out)
 	}
-	env = append(gateEnv(t.TempDir(), t.TempDir(), "VLLMPERF_BACKEND=sim"), fakeNvidiaSMI(t, "gpu-power-throttled.csv")...)
+	env = append(gateEnv(t.TempDir(), t.TempDir(), "VLLMPERF_BACKEND=sim"), fakeNvidiaSMI(t, "gpu-power-limit-lowered.csv")...)
 	code, out = runCmd(t, env, "go", bench...)
 	if code != 1 || !strings.Contains(out, "check: INVALID gpu/throttle") || !strings.Contains(out, "SW power cap") {
 		t.Fatalf("on a power-throttled GPU: exit %d, want 1 with gpu/throttle INVALID:\n%s", code, out)

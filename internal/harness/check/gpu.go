@@ -16,8 +16,10 @@ const (
 )
 
 // GPU judges the telemetry of a run (package telemetry): INVALID when the
-// GPU slowed for power or heat (gpu/throttle) or another process used it
-// (gpu/exclusive), with the evidence; PASS when the telemetry shows
+// GPU slowed for heat, its hardware or a power limit below the board's
+// default (gpu/throttle) or another process used it (gpu/exclusive), with
+// the evidence; the SW power cap at the default limit is a PASS that says
+// so; PASS when the telemetry shows
 // neither; one NOT_AVAILABLE (gpu/telemetry) when there is none. required says the server
 // runs on this machine's GPUs, where missing telemetry fails in strict
 // mode; for a simulator or a machine without GPUs it is reported as
@@ -31,10 +33,14 @@ func GPU(s telemetry.Summary, required bool) []Result {
 		return []Result{{Name: GPUTelemetry, Status: NotAvailable, Metric: "nvidia-smi", Detail: why, Advisory: !required}}
 	}
 	src := strings.Join(s.Sources, ", ")
-	out := []Result{pass(GPUThrottle, "no power or thermal slowdown in %d samples (%s)", s.Samples, src)}
+	out := []Result{pass(GPUThrottle, "no thermal or hardware slowdown and no lowered power limit in %d samples (%s)", s.Samples, src)}
+	if len(s.AtPowerLimit) > 0 {
+		out[0].Detail += "; the board's default power limit held the clocks down, a full load's own ceiling on any such board at its default settings: " +
+			strings.Join(s.AtPowerLimit, "; ")
+	}
 	if len(s.Throttled) > 0 {
 		out[0] = Result{Name: GPUThrottle, Status: Invalid,
-			Detail: "the GPU slowed for power or heat during the run, so its figures measure the runner, not vLLM: " + strings.Join(s.Throttled, "; ")}
+			Detail: "the GPU slowed for heat, its hardware or a lowered power limit during the run, so its figures measure the runner, not vLLM: " + strings.Join(s.Throttled, "; ")}
 	}
 	switch {
 	case !s.ProcessesKnown:

@@ -9,8 +9,9 @@ import (
 
 func TestGPU(t *testing.T) {
 	ok := telemetry.Summary{Available: true, Sources: []string{"nvidia-smi"}, Samples: 8, ProcessesKnown: true}
-	throttled, shared, dcgmOnly := ok, ok, ok
-	throttled.Throttled = []string{"GPU 0: SW power cap in 3 of 4 samples"}
+	throttled, atLimit, shared, dcgmOnly := ok, ok, ok, ok
+	throttled.Throttled = []string{"GPU 0: SW power cap below the board's default power limit in 3 of 4 samples"}
+	atLimit.AtPowerLimit = []string{"GPU 0: SW power cap at the board's default power limit in 4 of 4 samples"}
 	shared.Foreign = []string{"pid 48211 train.py using 6144 MiB on GPU-5c7d"}
 	dcgmOnly.ProcessesKnown = false
 	for _, tc := range []struct {
@@ -23,8 +24,10 @@ func TestGPU(t *testing.T) {
 	}{
 		// A quiet GPU passes both.
 		{name: "normal", s: ok, required: true, want: []Status{Pass, Pass}},
-		// Power or heat: INVALID with the evidence.
-		{name: "throttled", s: throttled, required: true, want: []Status{Invalid, Pass}, failed: true, evidence: "SW power cap"},
+		// Heat, hardware or a lowered power limit: INVALID with the evidence.
+		{name: "throttled", s: throttled, required: true, want: []Status{Invalid, Pass}, failed: true, evidence: "SW power cap below"},
+		// The board's own power limit under a full load: a pass that says so.
+		{name: "at the default power limit", s: atLimit, required: true, want: []Status{Pass, Pass}, evidence: "full load's own ceiling"},
 		// Another process: INVALID, naming it.
 		{name: "shared", s: shared, required: true, want: []Status{Pass, Invalid}, failed: true, evidence: "pid 48211"},
 		// dcgm-exporter lists no processes: not a pass.

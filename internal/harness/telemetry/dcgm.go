@@ -21,6 +21,7 @@ const (
 	dcgmMaxSMClock   = "DCGM_FI_DEV_MAX_SM_CLOCK"
 	dcgmPower        = "DCGM_FI_DEV_POWER_USAGE"
 	dcgmPowerLimit   = "DCGM_FI_DEV_POWER_MGMT_LIMIT"
+	dcgmPowerDefault = "DCGM_FI_DEV_POWER_MGMT_LIMIT_DEF"
 	dcgmTemp         = "DCGM_FI_DEV_GPU_TEMP"
 	dcgmReasons      = "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"
 	dcgmReasonsOld   = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
@@ -70,7 +71,7 @@ func FromDCGM(f *scrape.Families) ([]Sample, error) {
 		s, ok := byGPU[gpu]
 		if !ok {
 			nan := math.NaN()
-			s = &Sample{At: f.ScrapedAt, GPU: gpu, SMClockMHz: nan, SMClockMaxMHz: nan, PowerW: nan, PowerLimitW: nan, TempC: nan, MemUsedMiB: nan, UtilPct: nan}
+			s = &Sample{At: f.ScrapedAt, GPU: gpu, SMClockMHz: nan, SMClockMaxMHz: nan, PowerW: nan, PowerLimitW: nan, PowerDefaultLimitW: nan, TempC: nan, MemUsedMiB: nan, UtilPct: nan}
 			byGPU[gpu] = s
 		}
 		if u := labels[dcgmUUIDLabel]; u != "" {
@@ -81,15 +82,16 @@ func FromDCGM(f *scrape.Families) ([]Sample, error) {
 		return s
 	}
 	fields := map[string]func(*Sample, float64){
-		dcgmSMClock:    func(s *Sample, v float64) { s.SMClockMHz = v },
-		dcgmMaxSMClock: func(s *Sample, v float64) { s.SMClockMaxMHz = v },
-		dcgmPower:      func(s *Sample, v float64) { s.PowerW = v },
-		dcgmPowerLimit: func(s *Sample, v float64) { s.PowerLimitW = v },
-		dcgmTemp:       func(s *Sample, v float64) { s.TempC = v },
-		dcgmFBUsed:     func(s *Sample, v float64) { s.MemUsedMiB = v },
-		dcgmUtil:       func(s *Sample, v float64) { s.UtilPct = v },
-		dcgmReasons:    func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
-		dcgmReasonsOld: func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
+		dcgmSMClock:      func(s *Sample, v float64) { s.SMClockMHz = v },
+		dcgmMaxSMClock:   func(s *Sample, v float64) { s.SMClockMaxMHz = v },
+		dcgmPower:        func(s *Sample, v float64) { s.PowerW = v },
+		dcgmPowerLimit:   func(s *Sample, v float64) { s.PowerLimitW = v },
+		dcgmPowerDefault: func(s *Sample, v float64) { s.PowerDefaultLimitW = v },
+		dcgmTemp:         func(s *Sample, v float64) { s.TempC = v },
+		dcgmFBUsed:       func(s *Sample, v float64) { s.MemUsedMiB = v },
+		dcgmUtil:         func(s *Sample, v float64) { s.UtilPct = v },
+		dcgmReasons:      func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
+		dcgmReasonsOld:   func(s *Sample, v float64) { s.Reasons, s.HasReasons = uint64(v), true },
 	}
 	for name, set := range fields {
 		for _, series := range f.Series[name] {

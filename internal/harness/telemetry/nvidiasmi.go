@@ -18,7 +18,7 @@ import (
 // R535 call the reasons clocks_throttle_reasons.active (LegacyReasons).
 var GPUFields = []string{
 	"index", "uuid", "clocks.sm", "clocks.max.sm", "power.draw", "power.limit",
-	"temperature.gpu", ReasonsField, "memory.used", "utilization.gpu",
+	"power.default_limit", "temperature.gpu", ReasonsField, "memory.used", "utilization.gpu",
 }
 
 // ReasonsField and LegacyReasons name the active clock-event reasons.
@@ -132,7 +132,7 @@ func ParseGPUCSV(r io.Reader, at time.Time) ([]Sample, error) {
 // gpuRow reads one line of GPUFields.
 func gpuRow(row []string, at time.Time) (Sample, error) {
 	s := Sample{At: at, GPU: row[0], UUID: row[1]}
-	nums := []*float64{&s.SMClockMHz, &s.SMClockMaxMHz, &s.PowerW, &s.PowerLimitW, &s.TempC}
+	nums := []*float64{&s.SMClockMHz, &s.SMClockMaxMHz, &s.PowerW, &s.PowerLimitW, &s.PowerDefaultLimitW, &s.TempC}
 	for i, p := range nums {
 		v, err := parseFloat(row[2+i])
 		if err != nil {
@@ -140,7 +140,8 @@ func gpuRow(row []string, at time.Time) (Sample, error) {
 		}
 		*p = v
 	}
-	if r := strings.TrimSpace(row[7]); r != "" && !strings.HasPrefix(r, "[") {
+	reasons := 2 + len(nums)
+	if r := strings.TrimSpace(row[reasons]); r != "" && !strings.HasPrefix(r, "[") {
 		mask, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(r), "0x"), 16, 64)
 		if err != nil {
 			return s, fmt.Errorf("%s: %q is not a hexadecimal bitmask", ReasonsField, r)
@@ -148,9 +149,9 @@ func gpuRow(row []string, at time.Time) (Sample, error) {
 		s.Reasons, s.HasReasons = mask, true
 	}
 	for i, p := range []*float64{&s.MemUsedMiB, &s.UtilPct} {
-		v, err := parseFloat(row[8+i])
+		v, err := parseFloat(row[reasons+1+i])
 		if err != nil {
-			return s, fmt.Errorf("%s: %w", GPUFields[8+i], err)
+			return s, fmt.Errorf("%s: %w", GPUFields[reasons+1+i], err)
 		}
 		*p = v
 	}

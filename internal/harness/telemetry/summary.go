@@ -20,9 +20,13 @@ type Summary struct {
 	// (one per GPU per read).
 	Sources []string
 	Samples int
-	// Throttled is the evidence of power or thermal slowdown, one line
-	// per GPU and reason; empty when none.
+	// Throttled is the evidence of a slowdown that makes the run INVALID
+	// (Slowdowns), one line per GPU and reason; empty when none.
 	Throttled []string
+	// AtPowerLimit is the evidence of the SW power cap at the board's
+	// default limit (Sample.AtDefaultPowerLimit): a full load's own
+	// ceiling, reported but not INVALID. One line per GPU.
+	AtPowerLimit []string
 	// ProcessesKnown says whether a source listed the compute processes;
 	// Foreign names those that were not the server's.
 	ProcessesKnown bool
@@ -51,7 +55,8 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 		s.Available = true
 		s.Sources = append(s.Sources, rec.Source)
 		s.Samples += len(rec.Samples)
-		s.Throttled = append(s.Throttled, throttleEvidence(rec)...)
+		s.Throttled = append(s.Throttled, evidence(rec, Slowdowns)...)
+		s.AtPowerLimit = append(s.AtPowerLimit, evidence(rec, atDefaultLimit)...)
 		if rec.ProcessesKnown {
 			s.ProcessesKnown = true
 			s.Foreign = append(s.Foreign, foreign(rec, own)...)
@@ -72,15 +77,24 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 	return s
 }
 
-// throttleEvidence lists, per GPU and invalidating reason, in how many
-// samples it was active, with the clock, power and temperature seen.
-func throttleEvidence(rec Recording) []string {
+// atDefaultLimit names the SW power cap at the board's default limit.
+func atDefaultLimit(s Sample) []string {
+	if s.AtDefaultPowerLimit() {
+		return []string{"SW power cap at the board's default power limit"}
+	}
+	return nil
+}
+
+// evidence lists, per GPU and reason that names gives a sample, in how
+// many samples it was active, with the clock, power and temperature of the
+// sample where the clock was lowest.
+func evidence(rec Recording, names func(Sample) []string) []string {
 	type key struct{ gpu, reason string }
 	count, total := map[key]int{}, map[string]int{}
 	worst := map[key]Sample{}
 	for _, smp := range rec.Samples {
 		total[smp.GPU]++
-		for _, name := range ReasonNames(smp.Reasons) {
+		for _, name := range names(smp) {
 			k := key{smp.GPU, name}
 			count[k]++
 			if w, ok := worst[k]; !ok || smp.SMClockMHz < w.SMClockMHz {
@@ -91,8 +105,8 @@ func throttleEvidence(rec Recording) []string {
 	var out []string
 	for k, n := range count {
 		w := worst[k]
-		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, %s °C)",
-			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(w.PowerLimitW), num(w.TempC)))
+		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, default %s W, %s °C)",
+			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(w.PowerLimitW), num(w.PowerDefaultLimitW), num(w.TempC)))
 	}
 	sort.Strings(out)
 	return out

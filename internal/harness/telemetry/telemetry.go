@@ -4,8 +4,9 @@
 // utilization) and --query-compute-apps (the processes on the device), and,
 // when VLLMPERF_DCGM_URL points at one, dcgm-exporter's /metrics through
 // package scrape. A Recorder samples a Source during a run; Summarize
-// says whether the GPU throttled for power or heat or was shared with
-// another process (evidence that makes the run INVALID: package check),
+// says whether the GPU slowed for heat, for its hardware or for a power
+// limit set below the board's default, or was shared with another process
+// (evidence that makes the run INVALID: package check),
 // and gives its average power and energy (the units power-avg-w and
 // j/tok).
 //
@@ -30,9 +31,10 @@ type Sample struct {
 	GPU, UUID string
 	// SMClockMHz and SMClockMaxMHz: the SM clock and its maximum.
 	SMClockMHz, SMClockMaxMHz float64
-	// PowerW and PowerLimitW: the board's draw and its power limit.
-	PowerW, PowerLimitW float64
-	TempC               float64
+	// PowerW, PowerLimitW and PowerDefaultLimitW: the board's draw, the
+	// power limit in force and the board's default limit.
+	PowerW, PowerLimitW, PowerDefaultLimitW float64
+	TempC                                   float64
 	// Reasons is the clock-event (throttle) reasons bitmask, NVML's
 	// nvmlClocksEventReason* values; HasReasons says whether it was read.
 	Reasons    uint64
@@ -80,27 +82,70 @@ const (
 	ReasonHwPowerBrake      uint64 = 0x80
 )
 
-// invalidating are the reasons that make a run INVALID: the GPU slowed
-// for power or heat (or the hardware slowed it), so the figures measure
-// the cooling or the power supply, not vLLM.
-var invalidating = []struct {
+// slowdowns are the reasons that make a run INVALID: the GPU slowed for
+// heat or its hardware, so the figures measure the cooling or the power
+// supply, not vLLM; and the SW power cap, but only where the limit in
+// force may be below the board's default (Slowdowns).
+var slowdowns = []struct {
 	bit  uint64
 	name string
 }{
-	{ReasonSwPowerCap, "SW power cap"},
+	{ReasonSwPowerCap, swPowerCap},
 	{ReasonHwSlowdown, "HW slowdown"},
 	{ReasonSwThermalSlowdown, "SW thermal slowdown"},
 	{ReasonHwThermalSlowdown, "HW thermal slowdown"},
 	{ReasonHwPowerBrake, "HW power brake"},
 }
 
-// ReasonNames names the invalidating reasons set in mask.
+// swPowerCap is ReasonSwPowerCap's name.
+const swPowerCap = "SW power cap"
+
+// ReasonNames names the power, thermal and hardware reasons set in mask.
 func ReasonNames(mask uint64) []string {
 	var out []string
-	for _, r := range invalidating {
+	for _, r := range slowdowns {
 		if mask&r.bit != 0 {
 			out = append(out, r.name)
 		}
+	}
+	return out
+}
+
+// defaultLimitSlackW is how far under the board's default a power limit
+// may read and still be the default (nvidia-smi prints two decimals).
+const defaultLimitSlackW = 1
+
+// AtDefaultPowerLimit reports whether the SW power cap held s's clocks
+// down at the board's own default power limit (or above it). That is a
+// full load's ceiling, the same on every such board at its default
+// settings (an H200 under dense bf16 GEMMs sits there in every sample,
+// testdata/gpu-h200-at-power-limit.csv), not the runner's doing.
+func (s Sample) AtDefaultPowerLimit() bool {
+	return s.Reasons&ReasonSwPowerCap != 0 && s.powerLimitsKnown() && s.PowerLimitW >= s.PowerDefaultLimitW-defaultLimitSlackW
+}
+
+func (s Sample) powerLimitsKnown() bool {
+	return !math.IsNaN(s.PowerLimitW) && !math.IsNaN(s.PowerDefaultLimitW)
+}
+
+// Slowdowns names the reasons of s that make a run INVALID: every thermal
+// and hardware slowdown, and the SW power cap unless it is at the board's
+// default limit (AtDefaultPowerLimit). Where the source gives no limit or
+// no default, a lowered limit cannot be ruled out, and the name says so.
+func Slowdowns(s Sample) []string {
+	var out []string
+	for _, name := range ReasonNames(s.Reasons) {
+		if name == swPowerCap {
+			switch {
+			case s.AtDefaultPowerLimit():
+				continue
+			case s.powerLimitsKnown():
+				name += " below the board's default power limit"
+			default:
+				name += " (the power limit or the board's default unknown: a lowered limit cannot be ruled out)"
+			}
+		}
+		out = append(out, name)
 	}
 	return out
 }

@@ -36,12 +36,20 @@ func TestParseGPUCSV(t *testing.T) {
 		file    string
 		gpus    int
 		reasons []string // ReasonNames of GPU 0
+		slow    []string // its Slowdowns: the reasons that make a run INVALID
 		power   bool     // GPU 0 reports power
 		wantErr string
 	}{
 		{file: "gpu-normal.csv", gpus: 2, power: true},
-		{file: "gpu-power-throttled.csv", gpus: 2, reasons: []string{"SW power cap"}, power: true},
-		{file: "gpu-thermal.csv", gpus: 2, reasons: []string{"SW thermal slowdown", "HW thermal slowdown"}, power: true},
+		// The power cap of a limit lowered to 450 of the default 700 W.
+		{file: "gpu-power-limit-lowered.csv", gpus: 2, reasons: []string{"SW power cap"}, slow: []string{"SW power cap below the board's default power limit"}, power: true},
+		// The power cap with no default limit given: a lowered one cannot be ruled out.
+		{file: "gpu-power-cap-no-default.csv", gpus: 1, reasons: []string{"SW power cap"}, slow: []string{"SW power cap (the power limit or the board's default unknown: a lowered limit cannot be ruled out)"}, power: true},
+		{file: "gpu-thermal.csv", gpus: 2, reasons: []string{"SW thermal slowdown", "HW thermal slowdown"}, slow: []string{"SW thermal slowdown", "HW thermal slowdown"}, power: true},
+		// Recorded on an H200 (TestRecordedH200): idle, then at its default
+		// 700 W limit under a full load, which is no slowdown.
+		{file: "gpu-h200-idle.csv", gpus: 1, power: true},
+		{file: "gpu-h200-at-power-limit.csv", gpus: 1, reasons: []string{"SW power cap"}, power: true},
 		// [N/A] power is unknown, not zero; GpuIdle does not invalidate.
 		{file: "gpu-no-power.csv", gpus: 1},
 		{file: "gpu-bad.csv", wantErr: "not a hexadecimal bitmask"},
@@ -68,6 +76,9 @@ func TestParseGPUCSV(t *testing.T) {
 			}
 			if names := ReasonNames(got[0].Reasons); strings.Join(names, ",") != strings.Join(tc.reasons, ",") {
 				t.Errorf("reasons %v, want %v", names, tc.reasons)
+			}
+			if slow := Slowdowns(got[0]); strings.Join(slow, ",") != strings.Join(tc.slow, ",") {
+				t.Errorf("slowdowns %q, want %q", slow, tc.slow)
 			}
 			if !got[0].HasReasons {
 				t.Error("the reasons were not read")
@@ -102,7 +113,7 @@ func TestSummarizeFixtures(t *testing.T) {
 		foreign         string
 	}{
 		{name: "normal", gpu: "gpu-normal.csv", apps: "apps-server.csv"},
-		{name: "power-throttled", gpu: "gpu-power-throttled.csv", apps: "apps-server.csv", throttled: "GPU 0: SW power cap"},
+		{name: "power limit lowered", gpu: "gpu-power-limit-lowered.csv", apps: "apps-server.csv", throttled: "GPU 0: SW power cap below the board's default power limit in"},
 		{name: "thermal", gpu: "gpu-thermal.csv", apps: "apps-server.csv", throttled: "GPU 0: HW thermal slowdown"},
 		{name: "shared-gpu-busy", gpu: "gpu-normal.csv", apps: "apps-shared.csv", foreign: "pid 48211 /usr/bin/python train.py"},
 	} {
@@ -128,9 +139,30 @@ func TestSummarizeFixtures(t *testing.T) {
 	}
 }
 
+// TestRecordedH200 reads what nvidia-smi said on a real NVIDIA H200
+// (driver 580.159.04, 2026-12-04) under a full load from another process:
+// a bf16 8192³ GEMM loop, which held the board at its default 700 W limit
+// (SW power cap in every sample, 1470–1530 of 1980 MHz, 664 TFLOP/s). The
+// power cap is reported, not INVALID; the other process is.
+func TestRecordedH200(t *testing.T) {
+	fakeSMI(t, "gpu-h200-at-power-limit.csv", "apps-h200-load.csv")
+	r := Start(context.Background(), 20*time.Millisecond, &NvidiaSMI{})
+	time.Sleep(60 * time.Millisecond)
+	s := Summarize(r.Stop(), nil)
+	if len(s.Throttled) != 0 {
+		t.Errorf("throttle evidence %q: the board's own power limit is no slowdown", s.Throttled)
+	}
+	if got := strings.Join(s.AtPowerLimit, "\n"); !strings.Contains(got, "GPU 0: SW power cap at the board's default power limit in") || !strings.Contains(got, "691 of 700 W, default 700 W") {
+		t.Errorf("power-limit evidence %q, want GPU 0 at its default 700 W limit", got)
+	}
+	if got := strings.Join(s.Foreign, "\n"); !strings.Contains(got, "pid 493 python3 using 1130 MiB") {
+		t.Errorf("foreign processes %q, want the GEMM loop's python3", got)
+	}
+}
+
 func TestLegacyDriver(t *testing.T) {
 	t.Setenv("FAKE_NVSMI_LEGACY", "1")
-	s := record(t, "gpu-power-throttled.csv", "apps-none.csv", nil)
+	s := record(t, "gpu-power-limit-lowered.csv", "apps-none.csv", nil)
 	if !s.Available || len(s.Throttled) == 0 {
 		t.Fatalf("an older driver (clocks_throttle_reasons.active) gave %+v", s)
 	}
@@ -176,10 +208,13 @@ func TestDCGM(t *testing.T) {
 	for _, tc := range []struct {
 		file      string
 		throttled string
+		atLimit   string // a word of the power-cap-at-default evidence
 		clock     float64
 	}{
 		{file: "dcgm-normal.prom", clock: 1980},
 		{file: "dcgm-thermal.prom", throttled: "GPU 0: HW thermal slowdown", clock: 1365},
+		// The SW power cap with the limit at DCGM_FI_DEV_POWER_MGMT_LIMIT_DEF.
+		{file: "dcgm-power-cap.prom", atLimit: "GPU 0: SW power cap at the board's default power limit in", clock: 1500},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			d := NewDCGM(dcgmServer(t, tc.file))
@@ -190,11 +225,17 @@ func TestDCGM(t *testing.T) {
 			if len(rd.Samples) != 1 || rd.Samples[0].SMClockMHz != tc.clock || rd.Samples[0].UUID == "" || rd.ProcessesKnown {
 				t.Fatalf("samples %+v: want GPU 0 at %v MHz with its UUID, no process list", rd.Samples, tc.clock)
 			}
+			if smp := rd.Samples[0]; smp.PowerLimitW != 700 || smp.PowerDefaultLimitW != 700 {
+				t.Errorf("power limit %v W, default %v W: want 700 and 700", smp.PowerLimitW, smp.PowerDefaultLimitW)
+			}
 			r := Start(context.Background(), 20*time.Millisecond, d)
 			time.Sleep(60 * time.Millisecond)
 			s := Summarize(r.Stop(), nil)
 			if got := strings.Join(s.Throttled, "\n"); (tc.throttled == "") != (got == "") || !strings.Contains(got, tc.throttled) {
 				t.Errorf("throttle evidence %q, want %q", got, tc.throttled)
+			}
+			if got := strings.Join(s.AtPowerLimit, "\n"); (tc.atLimit == "") != (got == "") || !strings.Contains(got, tc.atLimit) {
+				t.Errorf("power-limit evidence %q, want %q", got, tc.atLimit)
 			}
 			if s.PowerW != 415.207 || s.ProcessesKnown {
 				t.Errorf("power %v W, processes known %v: want 415.207 W and no process list", s.PowerW, s.ProcessesKnown)
@@ -229,6 +270,9 @@ func TestRealNvidiaSMI(t *testing.T) {
 	for _, s := range rd.Samples {
 		if s.UUID == "" || math.IsNaN(s.SMClockMaxMHz) || !s.HasReasons {
 			t.Errorf("GPU %s: %+v: want its UUID, max SM clock and clock-event reasons", s.GPU, s)
+		}
+		if !math.IsNaN(s.PowerLimitW) && math.IsNaN(s.PowerDefaultLimitW) {
+			t.Errorf("GPU %s: power limit %v W but no default: a power cap could not be told from a lowered limit", s.GPU, s.PowerLimitW)
 		}
 	}
 }
