@@ -32,7 +32,10 @@ type Sample struct {
 	// SMClockMHz and SMClockMaxMHz: the SM clock and its maximum.
 	SMClockMHz, SMClockMaxMHz float64
 	// PowerW, PowerLimitW and PowerDefaultLimitW: the board's draw, the
-	// power limit in force and the board's default limit.
+	// power limit set in software (nvidia-smi's power.limit, DCGM's
+	// POWER_MGMT_LIMIT; a limiter outside the board, which
+	// enforced.power.limit would show, is not read) and the board's
+	// default limit.
 	PowerW, PowerLimitW, PowerDefaultLimitW float64
 	TempC                                   float64
 	// Reasons is the clock-event (throttle) reasons bitmask, NVML's
