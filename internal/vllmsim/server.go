@@ -291,6 +291,7 @@ func (s *Server) startLogs() func() {
 	if !s.opts.DisableLogStats {
 		wg.Go(func() { s.logStats(stop, statsInterval) })
 	}
+	wg.Go(func() { s.watchPace(stop, paceInterval) })
 	return func() {
 		close(stop)
 		wg.Wait()

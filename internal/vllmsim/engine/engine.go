@@ -126,9 +126,12 @@ func (e *Engine) loop() {
 			if !p.preempted {
 				next = time.Time{}
 				if ready.IsZero() {
+					e.m.pace.close(e.clock.Now())
 					e.idle()
-				} else {
-					waitUntil(e.clock, ready, e.wake, e.stop)
+				} else if waitUntil(e.clock, ready, e.wake, e.stop) == wokeDeadline {
+					// A request leaves the front end at ready in the model: a
+					// step it joins starts there, as a back-to-back step does.
+					next = ready
 				}
 			}
 			continue
@@ -136,13 +139,11 @@ func (e *Engine) loop() {
 		dur := e.stepTime(p)
 		e.mu.Unlock()
 
-		now := e.clock.Now()
-		start := now
 		// Keep back-to-back steps on the schedule the timing model gives, unless
-		// the loop fell well behind (then restart from now instead of bursting).
-		if !next.IsZero() && !next.After(now) && now.Sub(next) < catchUpWindow {
-			start = next
-		}
+		// the loop fell well behind (then restart from now instead of bursting,
+		// and count the time lost: pace).
+		start := e.m.pace.start(next, e.clock.Now())
+		e.m.pace.ran(dur)
 		end := start.Add(dur)
 		if waitUntil(e.clock, end, nil, e.stop) == wokeStop {
 			continue

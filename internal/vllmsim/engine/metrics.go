@@ -54,6 +54,8 @@ type metrics struct {
 
 	ttft, itl, tpot, e2e, queue, inference, prefill, decode prometheus.Observer
 	iterTokens, reqPrompt, reqGen, reqMaxTokens             prometheus.Observer
+
+	pace pace // the real-time loop's account (pace.go)
 }
 
 func pyBool(b bool) string {
@@ -115,6 +117,7 @@ func newMetrics(r *resolved, modelName string, reg prometheus.Registerer) (*metr
 	m.addGauges(b, r)
 	m.addCounters(b, r)
 	m.addHistograms(b, r)
+	m.addPace(b)
 	if reg != nil {
 		if err := b.register(reg); err != nil {
 			return nil, err
