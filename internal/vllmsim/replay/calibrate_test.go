@@ -48,10 +48,14 @@ func calibrate(t *testing.T) []Line {
 // -update, writes it into docs/calibration.md between its markers; without
 // -update it fails when the document no longer matches. It also replays
 // one HTTP row per model preset (in real time, so their figures move from
-// run to run: written with -update into their own section, not compared)
-// and fails when a request of an HTTP row fails or counts its prompt other
-// than one token per word, or when an HTTP row runs faster than its token
-// path beyond tolerance (HTTPLine.Faster).
+// run to run: written with -update into their own section, which the check
+// without -update leaves alone) and fails when a request of an HTTP row
+// fails or counts its prompt other than one token per word, when an HTTP
+// row runs faster than its token path beyond tolerance (HTTPLine.Faster:
+// a busy host only ever slows it), or when a figure of an HTTP row is
+// outside tolerance of its token path's while the host kept real time
+// (HTTPLine.Host); a row the host slowed beyond engine.BehindThreshold is
+// reported by name instead of counted as the model's.
 func TestCalibration(t *testing.T) {
 	lines := calibrate(t)
 	for _, l := range lines {
@@ -71,6 +75,21 @@ func TestCalibration(t *testing.T) {
 		for _, c := range l.Faster() {
 			t.Errorf("%s: %s %s through HTTP %.4g, token path %.4g: %+.1f%%, faster than the timing model beyond the %.0f%% tolerance",
 				l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), 100*c.Tolerance)
+		}
+		if l.Err != nil || l.Within() {
+			continue
+		}
+		for _, c := range l.Comparisons {
+			if c.Within() {
+				continue
+			}
+			if l.Host.Behind() {
+				t.Logf("%s: %s %s through HTTP %.4g, token path %.4g (%+.1f%%): not counted, %v",
+					l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), l.Host)
+				continue
+			}
+			t.Errorf("%s: %s %s through HTTP %.4g, token path %.4g: %+.1f%%, beyond the %.0f%% tolerance while the host kept real time (%v)",
+				l.Row.ID(), c.Metric, c.Stat, c.Simulated, c.Published, 100*c.Error(), 100*c.Tolerance, l.Host)
 		}
 	}
 	loso, err := ReadLOSO()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -71,6 +72,13 @@ var HTTPWorkload = calibration.SimWorkload{
 	Concurrency: 2, RequestRate: math.Inf(1), NumPrompts: 6,
 }
 
+// HTTPFloor is the least share of its simulated-time figures the HTTP path
+// must serve at the GPU presets' speeds (TestTimingHTTPPath): output
+// throughput, and the inverse of mean TPOT, at least HTTPFloor of the
+// replay of the same workload in simulated time, unless the host fell
+// behind real time (HostPace.Behind), which is reported as the host's.
+const HTTPFloor = 0.9
+
 // httpRowTimeout bounds one HTTP row's real-time run.
 const httpRowTimeout = 2 * time.Minute
 
@@ -91,6 +99,10 @@ type HTTPLine struct {
 	// Comparisons set the token path's figures (as Published) beside the
 	// HTTP path's (as Simulated), with the calibration's tolerances.
 	Comparisons []Comparison
+	// Host is how well the host kept real time during the HTTP path: a
+	// row outside tolerance while Host.Behind() is the host's miss, not
+	// the model's.
+	Host HostPace
 	// Err says why the row did not run, or which request of the HTTP path
 	// failed or counted its prompt wrong.
 	Err error
@@ -181,7 +193,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 	l.HTTP = Result{Inputs: in, NumPrompts: w.NumPrompts}
 	ctx, cancel := context.WithTimeout(context.Background(), httpRowTimeout)
 	defer cancel()
-	l.PromptTokens, err = sendHTTP(ctx, o, &l.HTTP, uint64(seed))
+	l.PromptTokens, l.Host, err = sendHTTP(ctx, o, &l.HTTP, uint64(seed))
 	if err != nil {
 		l.Err = fmt.Errorf("HTTP path: %w", err)
 	}
@@ -191,17 +203,18 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 // sendHTTP serves a vllm-sim with options o on a loopback port and sends
 // res.Inputs.Workload through its HTTP API with the suite's client,
 // filling res with the figures `vllm bench serve` would report (package
-// stats). It returns the prompt tokens every request counted (usage), or
-// an error naming the first request that failed or counted otherwise.
-func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) (promptTokens int, err error) {
+// stats). It returns the prompt tokens every request counted (usage) and
+// how well the host kept real time meanwhile, or an error naming the first
+// request that failed or counted otherwise.
+func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) (promptTokens int, host HostPace, err error) {
 	srv, err := vllmsim.NewWithOptions(o, io.Discard)
 	if err != nil {
-		return 0, err
+		return 0, host, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		_ = srv.Close()
-		return 0, err
+		return 0, host, err
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
@@ -212,7 +225,8 @@ func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) 
 			err = errors.Join(err, fmt.Errorf("serve: %w", serr))
 		}
 	}()
-	client := openai.New("http://" + ln.Addr().String())
+	base := "http://" + ln.Addr().String()
+	client := openai.New(base)
 	defer client.CloseIdleConnections()
 	w := res.Inputs.Workload
 	endpoint := openai.Chat
@@ -222,32 +236,41 @@ func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) 
 	gen, err := workload.New(workload.Config{Endpoint: endpoint, Model: o.Config.ModelName(), PromptTokens: w.InputTokens,
 		MaxTokens: w.OutputTokens, IgnoreEOS: w.IgnoreEOS, Seed: seed})
 	if err != nil {
-		return 0, err
+		return 0, host, err
 	}
+	waited0, _ := cpuWait()
+	t0 := time.Now()
 	run, err := loadgen.Run(ctx, loadgen.Config{Concurrency: w.Concurrency, Requests: res.NumPrompts}, client, gen.Next)
+	host.Wall = time.Since(t0)
+	if waited, ok := cpuWait(); ok {
+		host.Waited, host.WaitKnown = max(0, waited-waited0), true
+	}
 	if err != nil {
-		return 0, err
+		return 0, host, err
+	}
+	if host.Lost, err = scrapeLost(ctx, http.DefaultClient, base); err != nil {
+		return 0, host, err
 	}
 	measured := run.Measured()
 	sum, err := stats.Summarize(measured, run.Start, run.End, stats.SLO{})
 	if err != nil {
-		return 0, err
+		return 0, host, err
 	}
 	for _, x := range measured {
 		switch {
 		case !x.OK():
-			return 0, fmt.Errorf("request %d of %d failed (%d failed in all): %s", x.Index+1, len(measured), sum.Failed, x.Err.Detail())
+			return 0, host, fmt.Errorf("request %d of %d failed (%d failed in all): %s", x.Index+1, len(measured), sum.Failed, x.Err.Detail())
 		case x.PromptTokens != w.InputTokens:
-			return 0, fmt.Errorf("request %d: usage.prompt_tokens %d for a prompt of %d words", x.Index+1, x.PromptTokens, w.InputTokens)
+			return 0, host, fmt.Errorf("request %d: usage.prompt_tokens %d for a prompt of %d words", x.Index+1, x.PromptTokens, w.InputTokens)
 		}
 	}
 	if sum.Completed != res.NumPrompts {
-		return 0, fmt.Errorf("%d of %d requests completed", sum.Completed, res.NumPrompts)
+		return 0, host, fmt.Errorf("%d of %d requests completed", sum.Completed, res.NumPrompts)
 	}
 	res.Completed, res.Duration = sum.Completed, sum.Duration
 	res.OutputThroughput, res.TotalThroughput, res.RequestThroughput = sum.OutputThroughput, sum.TotalTokenThroughput, sum.RequestThroughput
 	res.TTFT, res.TPOT, res.ITL, res.E2EL = distStats(sum.TTFT), distStats(sum.TPOT), distStats(sum.ITL), distStats(sum.E2EL)
-	return w.InputTokens, nil
+	return w.InputTokens, host, nil
 }
 
 // distStats converts a stats.Dist (milliseconds) to Stats.
@@ -287,6 +310,8 @@ func HTTPTable(lines []HTTPLine) string {
 		switch {
 		case l.Err != nil:
 			within = "error: " + l.Err.Error()
+		case !l.Within() && l.Host.Behind():
+			within = fmt.Sprintf("not counted: host behind real time %.0f%%", 100*l.Host.Share())
 		case !l.Within():
 			within = "**no**"
 		}
