@@ -18,6 +18,8 @@
 //     continuous-batching engine with the roofline timing model.
 //   - fixed.go: Fixed, the fixed-timing engine (--sim-fixed-ttft/-itl).
 //   - clock.go: the clock and the precise real-time wait.
+//   - pace.go: the real-time loop's account of the time it loses to the
+//     host (the vllmperf_sim_* metrics, BehindThreshold).
 //   - outbox.go: non-blocking delivery of outputs to slow readers.
 //   - metrics.go: vLLM's Prometheus metrics.
 //   - presets.go: GPU and model presets.

@@ -15,8 +15,8 @@ import (
 // loop counts that time instead of dropping it silently, under
 // vllmperf-specific metric names (no vLLM metric has them):
 //
-//   - MetricModelledSeconds: the step time the timing model asked for
-//     (and the front-end waits), run in real time;
+//   - MetricModelledSeconds: the step time the timing model asked for,
+//     run in real time;
 //   - MetricLostSeconds: the time lost to late wake-ups;
 //   - MetricBehindRatio: the time lost per second of engine activity,
 //     over the last BehindWindow of it (0: the host kept the schedule).
@@ -28,8 +28,8 @@ const (
 	MetricBehindRatio     = "vllmperf_sim_behind_real_time_ratio"
 )
 
-// BehindThreshold is the share of engine time lost above which the
-// simulator is behind real time: its figures are then the host's, not the
+// BehindThreshold is the engine time lost per second of real time above
+// which the simulator is behind real time: its figures are then the host's, not the
 // model's. vllm-sim logs a warning beyond it, and the tests that compare
 // the HTTP path with simulated time report such a run instead of counting
 // it as the model's.
@@ -57,9 +57,9 @@ func (m *metrics) addPace(b *metricsBuilder) {
 	}
 }
 
-// start places a step (or a front-end wait) that the schedule has begin at
-// sched (zero: no schedule, the engine was idle) and that the loop reaches
-// at now: it returns when the step starts, sched when the loop is within
+// start places a step that the schedule has begin at sched (the previous
+// step's end, or when a request left the front end; zero: no schedule, the
+// engine was idle) and that the loop reaches at now: it returns when the step starts, sched when the loop is within
 // catchUpWindow of it, else now, counting the time in between as lost.
 func (p *pace) start(sched, now time.Time) time.Time {
 	p.roll(now)
