@@ -37,7 +37,10 @@
 //     engine died and while shutting down. GET|POST /ping: the same.
 //   - GET /version: {"version":"0.11.0-sim"} (Version; "0.9.2-sim" with
 //     --sim-metrics-version 0.9; "X.Y.Z-sim" with --sim-vllm-version X.Y.Z).
-//   - GET /metrics: the engine's registry in the Prometheus text format.
+//   - GET /metrics: the engine's registry in the Prometheus text format:
+//     vLLM's metrics, and the simulator's own vllmperf_sim_* series
+//     saying whether the engine kept real time (engine.MetricLostSeconds;
+//     beyond engine.BehindThreshold the log warns "Behind real time").
 //
 // Errors are vLLM's {"error":{"message","type","param","code"}}: 400
 // BadRequestError (including the engine's "maximum context length" message),
