@@ -85,7 +85,7 @@ var parityCases = map[string][]parityValue{
 		v("1.5", false, func(o *Options) { o.EOSProbability = 1.5 }), v("-0.1", false, func(o *Options) { o.EOSProbability = -0.1 }), syntax("often")},
 	"sim-gpu": {v("h100", true, func(o *Options) { o.GPU = "h100" }), v("H100", true, func(o *Options) { o.GPU = "H100" }),
 		v("tpu-v9", false, func(o *Options) { o.GPU = "tpu-v9" }), v("", false, func(o *Options) { o.GPU = "" })},
-	"sim-seed": {v("7", true, func(o *Options) { o.Seed = 7 }), syntax("seven")},
+	"sim-seed":        {v("7", true, func(o *Options) { o.Seed = 7 }), syntax("seven")},
 	"sim-output-salt": {v("7", true, func(o *Options) { o.OutputSalt = 7 }), v("-3", true, func(o *Options) { o.OutputSalt = -3 }), syntax("salty")},
 	"sim-jitter": {v("0.1", true, func(o *Options) { o.Jitter = 0.1 }), v("1.5", false, func(o *Options) { o.Jitter = 1.5 }),
 		v("-0.1", false, func(o *Options) { o.Jitter = -0.1 })},
