@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
@@ -90,7 +91,7 @@ func (s *suiteStarter) start(ctx context.Context, side int, name string) (sessio
 	if err != nil {
 		return nil, err
 	}
-	return suiteSession{ss}, nil
+	return suiteSession{ss: ss, apiKey: s.suites[side].Config().APIKey}, nil
 }
 
 // seedArgs gives the n-th simulator start its own noise: the simulator
@@ -108,7 +109,14 @@ func seedArgs(p profile.Profile, args []string, n int) []string {
 	return []string{"--sim-seed", strconv.Itoa(n)}
 }
 
-type suiteSession struct{ ss *suite.Session }
+type suiteSession struct {
+	ss     *suite.Session
+	apiKey string
+}
+
+func (s suiteSession) parityClient() (*openai.Client, string) {
+	return openai.New(s.ss.Server.BaseURL(), openai.WithAPIKey(s.apiKey)), s.ss.Server.Model()
+}
 
 func (s suiteSession) run(ctx context.Context, p scenario.Point) (*suite.Run, error) {
 	return s.ss.Run(ctx, p)
