@@ -298,11 +298,14 @@ func (b *bisection) step(ctx context.Context, i int) (Verdict, error) {
 		gc.Old, gc.New, gc.Dir = good.Side, c.Side, dir
 		res, err := b.cfg.compare(ctx, gc)
 		var merr *gate.MismatchError
+		var serr *upgrade.StartError
 		switch {
 		case ctx.Err() != nil:
 			return "", ctx.Err()
 		case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.As(err, &merr):
 			return "", fmt.Errorf("step %d, %s: %w", st.N, c.Name(), err)
+		case errors.As(err, &serr) && serr.Side == "OLD":
+			return "", fmt.Errorf("step %d: the known-good build %s did not start, so no build can be compared with it: %w", st.N, good.Name(), err)
 		case err != nil:
 			st.Verdict, st.Headline = Skip, "skipped: "+oneLine(err.Error())
 		default:

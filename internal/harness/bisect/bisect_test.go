@@ -26,8 +26,10 @@ func (f *fakeGate) compare(_ context.Context, cfg upgrade.Config) (outcome, erro
 	args := strings.Join(cfg.New.SimArgs, " ")
 	f.compared = append(f.compared, args)
 	switch {
+	case strings.Contains(strings.Join(cfg.Old.SimArgs, " "), "--sim-startup"):
+		return outcome{}, &upgrade.StartError{Side: "OLD", Profile: "basic", Err: errors.New("server did not become healthy")}
 	case strings.Contains(args, "--sim-startup"):
-		return outcome{}, errors.New("NEW, profile basic: server did not become healthy")
+		return outcome{}, &upgrade.StartError{Side: "NEW", Profile: "basic", Err: errors.New("server did not become healthy")}
 	case strings.Contains(args, "--sim-jitter"):
 		return outcome{decision: gate.Unknown, headline: "UNKNOWN after 20 pairs"}, nil
 	case strings.Contains(args, "--sim-slowdown"):
@@ -105,6 +107,21 @@ func TestSearch(t *testing.T) {
 				t.Errorf("step dir %q is not relative to the results folder", res.Steps[0].Dir)
 			}
 		})
+	}
+}
+
+// TestKnownGoodDoesNotStart: a known-good build that does not start stops
+// the bisection with an error that says so, instead of skipping every
+// build.
+func TestKnownGoodDoesNotStart(t *testing.T) {
+	t.Parallel()
+	f := &fakeGate{}
+	_, err := Run(context.Background(), Config{Candidates: builds(t, "sgggbbbb"), Dir: t.TempDir(), compare: f.compare})
+	if err == nil || !strings.Contains(err.Error(), "the known-good build line 1 (sim --sim-seed 0 --sim-startup 1h) did not start") {
+		t.Errorf("err %v, want one naming the known-good build that did not start", err)
+	}
+	if len(f.compared) != 1 {
+		t.Errorf("%d comparisons after the known-good build failed to start, want 1", len(f.compared))
 	}
 }
 

@@ -124,6 +124,20 @@ func (s suiteSession) run(ctx context.Context, p scenario.Point) (*suite.Run, er
 func (s suiteSession) configLines() [][2]string        { return s.ss.ConfigLines }
 func (s suiteSession) close(ctx context.Context) error { return s.ss.Close(ctx) }
 
+// StartError is a side's server that did not start: "NEW, profile basic:
+// …". A caller that runs many gates (bisect) tells OLD's from NEW's.
+type StartError struct {
+	// Side is "OLD" or "NEW".
+	Side, Profile string
+	Err           error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("%s, profile %s: %v", e.Side, e.Profile, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
 // stopTimeout bounds a server's stop, also after the gate's context ended.
 const stopTimeout = 2 * time.Minute
 
@@ -160,7 +174,7 @@ func (p *pool) get(ctx context.Context, side int, profile string) (session, erro
 	fmt.Fprintf(p.log, "upgrade-gate: starting %s's server (profile %s)\n", strings.ToUpper(sideNames[side]), profile)
 	s, err := p.starter.start(ctx, side, profile)
 	if err != nil {
-		return nil, fmt.Errorf("%s, profile %s: %w", strings.ToUpper(sideNames[side]), profile, err)
+		return nil, &StartError{Side: strings.ToUpper(sideNames[side]), Profile: profile, Err: err}
 	}
 	p.starts++
 	p.open = append(p.open, openServer{side: side, profile: profile, s: s})
