@@ -200,3 +200,33 @@ func TestPredict(t *testing.T) {
 		t.Errorf("MaxComparisons(2, 3, 8, 9, 500) = %v", got)
 	}
 }
+
+// TestPage: bisect.html lists every step with its evidence and marks the
+// first bad build.
+func TestPage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f := &fakeGate{}
+	res, err := Run(context.Background(), Config{Candidates: builds(t, "ggggbbbb"), Dir: dir, compare: f.compare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := res.WritePage(dir, "builds.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{"first bad build: line 5 (sim --sim-seed 4 --sim-slowdown 1.25)", "the first bad build (step", "SAME after 6 pairs", "DIFFERENT after 6 pairs",
+		"at most 4 comparisons", `href="line-4-vs-line-1/"`, "known good (the reference of every step)", "bad (after a bad build)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("bisect.html lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<tr><td class=\"num\">"); n != len(res.Steps)+8 {
+		t.Errorf("%d table rows, want %d steps and 8 builds", n, len(res.Steps))
+	}
+}
