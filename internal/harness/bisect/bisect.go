@@ -137,7 +137,7 @@ func (r *Result) Found() bool { return r.FirstBad >= 0 }
 // Headline says what was found: "first bad build: line 5 (sim
 // --sim-slowdown 1.25), after 3 comparisons in 41s".
 func (r *Result) Headline() string {
-	took := fmt.Sprintf("after %d comparisons in %s", len(r.Steps), r.Elapsed.Round(time.Second))
+	took := fmt.Sprintf("after %s in %s", plural(len(r.Steps), "comparison"), r.Elapsed.Round(time.Second))
 	if r.Found() {
 		return fmt.Sprintf("first bad build: %s, %s", r.Candidates[r.FirstBad].Name(), took)
 	}
@@ -324,7 +324,7 @@ func (b *bisection) step(ctx context.Context, i int) (Verdict, error) {
 	}
 	fmt.Fprintf(b.cfg.Log, "bisect: step %d: %s is %s (%s; %s)\n", st.N, c.Name(), strings.ToUpper(string(st.Verdict)), st.Headline, st.Elapsed.Round(time.Millisecond))
 	if left := b.res.Prediction.Comparisons - st.N; left > 0 {
-		fmt.Fprintf(b.cfg.Log, "bisect: at most %d comparisons left: about %s more at this step's pace\n", left, (time.Since(b.start) / time.Duration(st.N) * time.Duration(left)).Round(time.Second))
+		fmt.Fprintf(b.cfg.Log, "bisect: at most %s left: about %s more at this pace\n", plural(left, "comparison"), (time.Since(b.start) / time.Duration(st.N) * time.Duration(left)).Round(time.Second))
 	}
 	return st.Verdict, nil
 }

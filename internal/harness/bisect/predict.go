@@ -36,8 +36,8 @@ type Prediction struct {
 // String says the prediction in a line: "8 builds: at most 4 comparisons
 // (…), 6–20 pairs of 1 point each: 48 to 160 runs; time: …".
 func (p Prediction) String() string {
-	s := fmt.Sprintf("%d builds: at most %d comparisons (binary search over the %d builds after the known-good one, plus the known-bad end's check when the search never compares it), %d to %d pairs of %d points each: %d to %d runs",
-		p.Builds, p.Comparisons, p.Builds-1, p.MinPairs, p.MaxPairs, p.Points, p.Runs[0], p.Runs[1])
+	s := fmt.Sprintf("%d builds: at most %d comparisons (binary search over the %d builds after the known-good one, plus the known-bad end's check when the search never compares it), %d to %d pairs of %s each: %d to %d runs",
+		p.Builds, p.Comparisons, p.Builds-1, p.MinPairs, p.MaxPairs, plural(p.Points, "point"), p.Runs[0], p.Runs[1])
 	if p.Time > 0 {
 		return s + fmt.Sprintf("; time: at most about %s (%s a comparison, %s)", p.Time.Round(time.Second), p.StepTime.Round(time.Second), p.Basis)
 	}
@@ -111,4 +111,12 @@ func earlierStepTime(dir string) (time.Duration, int) {
 		return 0, 0
 	}
 	return sum / time.Duration(n), n
+}
+
+// plural is "1 point" or "4 points".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
