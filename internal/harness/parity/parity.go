@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -71,18 +72,29 @@ type Output struct {
 	Tokens int
 }
 
-// Collect sends the requests one at a time (no batch: each side decodes
-// each prompt alone) and returns their outputs; a failed request is an
-// error naming it, since parity cannot be judged without its output.
+// Collect sends the requests together, to an idle server (one batch,
+// the same on both sides: vLLM's greedy outputs can depend on the batch,
+// so both sides get the same one), and returns their outputs in request
+// order; a failed request is an error naming it, since parity cannot be
+// judged without its output.
 func Collect(ctx context.Context, c *openai.Client, reqs []openai.Request) ([]Output, error) {
 	out := make([]Output, len(reqs))
-	var s sample.Sample
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
 	for i, r := range reqs {
-		c.Send(ctx, r, &s)
-		if s.Err != nil {
-			return nil, fmt.Errorf("parity request %d of %d: %w", i+1, len(reqs), s.Err)
-		}
-		out[i] = Output{Text: s.Text, Tokens: s.CompletionTokens}
+		wg.Go(func() {
+			var s sample.Sample
+			c.Send(ctx, r, &s)
+			if s.Err != nil {
+				errs[i] = fmt.Errorf("parity request %d of %d: %w", i+1, len(reqs), s.Err)
+				return
+			}
+			out[i] = Output{Text: s.Text, Tokens: s.CompletionTokens}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

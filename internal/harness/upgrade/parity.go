@@ -26,8 +26,8 @@ type parityServer interface {
 
 // parityRun collects each side's greedy outputs once per profile, on the
 // side's first server of the profile, before its first block of runs
-// (the server is idle then: each prompt decodes alone), and compares a
-// point's outputs once both sides have them.
+// (the server is idle then: a point's prompts are its first batch), and
+// compares a point's outputs once both sides have them.
 type parityRun struct {
 	set     thresholds.Parity
 	log     io.Writer
