@@ -29,6 +29,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 		return exitstatus.Usage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
 	})
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
+	root.AddCommand(newBisectCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
 	root.AddCommand(newCapacityCommand(stdout, stderr))
 	return root

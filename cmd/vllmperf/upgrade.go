@@ -28,6 +28,11 @@ adds pairs while the answer is UNKNOWN, up to --max-pairs:
   SAME       no regression as large as thresholds.yaml's min_effect: exit 0
   UNKNOWN    still undecided at the cap: exit 3 (raise --max-pairs)
 
+It also sends both the same greedy requests (temperature 0, fixed prompts of
+each point's shape) and compares the outputs: thresholds.yaml's parity: says
+how many may differ from their first tokens on; past that the upgrade fails
+(exit 1) whatever the timing says (docs/gate.md, "Output parity").
+
 An image is a vLLM image reference (container backend, on the GPUs),
 "sim" (the simulator's image) or "in-process" (the embedded simulator). For
 a test of the gate itself, give one simulator side a handicap:

@@ -227,6 +227,8 @@ var simFlags = []flagSpec{
 		set: int64Val(func(o *Options) *int64 { return &o.Seed })},
 	{name: "sim-jitter", meta: "F", help: fmt.Sprintf("relative standard deviation of step-time noise (it also scales the slow drift of step times and the front end's noise), 0 to 1 (default %g; 0 = deterministic)", engine.DefaultJitter),
 		set: floatVal(func(o *Options) *float64 { return &o.Jitter })},
+	{name: "sim-output-salt", meta: "N", help: fmt.Sprintf("change greedy outputs as another build's numerics would: each one diverges at a token position drawn from its prompt and N (among the first %d) and differs from there on; timing is unchanged (default 0 = none)", OutputSaltWindow),
+		set: int64Val(func(o *Options) *int64 { return &o.OutputSalt })},
 	{name: "sim-slowdown", meta: "F", help: "multiply every step time by F > 0 (default 1)",
 		set: floatVal(func(o *Options) *float64 { return &o.Slowdown })},
 	{name: "sim-cold-start", meta: "D", help: "extra latency the engine's first step pays (CUDA warm-up; default " + engine.DefaultColdStart.String() + ", the seed's 355 ms cold TTFT; 0 = none)",

@@ -173,7 +173,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 		return
 	}
 	resp := &response{w: w, req: req, id: id, created: arrival.Unix(), eos: gen.eos,
-		out: &outputStream{ch: ch, ctx: ctx, cancel: cancel, w: w, faults: faults, finished: s.requestFinished}}
+		out:  &outputStream{ch: ch, ctx: ctx, cancel: cancel, w: w, faults: faults, finished: s.requestFinished},
+		salt: newOutputSalt(s.opts.OutputSalt, req, s.info.VocabSize, gen.eos)}
 	if req.stream {
 		resp.stream()
 	} else {

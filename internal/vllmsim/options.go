@@ -50,6 +50,11 @@ type Options struct {
 	SamplingSeed      int64
 	ShowHiddenMetrics string
 
+	// OutputSalt is --sim-output-salt: non-zero changes every greedy
+	// output from a position drawn per prompt on (outputsalt.go), as
+	// another build's kernels would; 0 keeps them.
+	OutputSalt int64
+
 	// Faults are the --sim-fault-* flags.
 	Faults FaultOptions
 }

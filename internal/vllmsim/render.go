@@ -83,6 +83,8 @@ type response struct {
 	failed       error  // the engine's error that ended the request
 	cut          bool   // the disconnect fault cut the connection
 	toolStarted  bool   // a tool call's first delta was sent
+
+	salt *outputSalt // --sim-output-salt (outputsalt.go); nil: none
 }
 
 // next takes the engine's next output and records its tokens. It reports
@@ -105,6 +107,7 @@ func (r *response) next() (engine.Output, bool) {
 		r.cached = out.CachedPromptTokens
 		r.sawFirst = true
 	}
+	out.Tokens = r.salt.apply(out.Tokens, r.completion)
 	r.completion += len(out.Tokens)
 	return out, true
 }

@@ -94,6 +94,11 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 		if err := tw.Flush(); err != nil && ew.Err == nil {
 			ew.Err = err
 		}
+		for _, c := range r.Changes {
+			if br := c.BisectRange(); c.Regression && br != "" {
+				ew.Printf("  %s in %s: %s\n", c.Unit, c.Benchmark, br)
+			}
+		}
 	}
 	ew.Printf("\n%s\n", r.Headline())
 	return ew.Err
@@ -143,6 +148,9 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 			}
 			ew.Printf("| %d | `%s` | %s | `%s` | `%s` | %s | %s%s |\n", a.Index+1, a.ID, a.Date.Format(time.DateTime), shortCommit(a.Commit),
 				a.Image, a.VLLMVersion, fmtValue(c.Unit, a.Value), mark)
+		}
+		if br := c.BisectRange(); c.Regression && br != "" {
+			ew.Printf("\nTo find the build: %s.\n", mdCell(br))
 		}
 		ew.Printf("\n</details>\n")
 	}

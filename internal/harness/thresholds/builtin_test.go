@@ -15,7 +15,7 @@ import (
 // defaults are the file's and no Go value stands in for one.
 func TestBuiltinSetsEverything(t *testing.T) {
 	t.Parallel()
-	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee, "capacity": builtin.top.Capacity, "diagnose": builtin.diagnose} {
+	for name, v := range map[string]any{"gate": builtin.top.Gate, "checks": builtin.top.Checks, "knee": builtin.top.Knee, "capacity": builtin.top.Capacity, "diagnose": builtin.diagnose, "parity": builtin.parity} {
 		rv := reflect.ValueOf(v)
 		if rv.IsNil() {
 			t.Errorf("thresholds.yaml sets no %s:", name)

@@ -194,6 +194,7 @@ type Set struct {
 	Source    string
 	top       layer
 	diagnose  *diagnoseYAML
+	parity    *parityYAML
 	overrides []override
 }
 
@@ -272,7 +273,7 @@ func Parse(source string, data []byte) (*Set, error) {
 		at := keyNode(root, "rules")
 		return nil, &strictyaml.Error{File: source, Line: at.Line, Col: at.Column, Msg: "rules: is now called overrides: (the same list of match: plus settings); rename the key"}
 	}
-	s := &Set{Source: source, top: f.layer, diagnose: f.Diagnose}
+	s := &Set{Source: source, top: f.layer, diagnose: f.Diagnose, parity: f.Parity}
 	items := strictyaml.Lookup(root, "overrides")
 	for i, r := range f.Overrides {
 		at := &yaml.Node{}
@@ -423,6 +424,7 @@ type layer struct {
 type fileYAML struct {
 	layer     `yaml:",inline"`
 	Diagnose  *diagnoseYAML  `yaml:"diagnose"`
+	Parity    *parityYAML    `yaml:"parity"`
 	Overrides []overrideYAML `yaml:"overrides"`
 	// Rules is the old name of overrides:, refused with the new one.
 	Rules any `yaml:"rules"`

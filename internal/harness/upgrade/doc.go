@@ -25,6 +25,12 @@
 // and keeps both up while their profile's points run: fast, for the
 // simulator or for two servers that fit on the runner's GPUs.
 //
+// Output parity (parity.go, package parity): on each side's first server
+// of a profile, before its first block, the gate sends every point's
+// greedy requests (thresholds.yaml's parity:) and compares OLD's and
+// NEW's outputs: the identical share and the first differing token.
+// Result.ParityFailures fail the upgrade whatever the decision.
+//
 // Every run is written as it finishes to OLD's and NEW's bench files
 // (benchfmt, docs/bench-format.md), and each comparison reads those files
 // back, so `vllmperf gate --baseline old.txt --new new.txt --force`

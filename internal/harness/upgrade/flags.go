@@ -106,11 +106,20 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "\nupgrade gate %s → %s: %s\n", o.Old, o.New, res.Headline())
+	if line := res.ParityLine(); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
+	if err := res.writeParity(filepath.Join(dir, ParityFile)); err != nil {
+		return err
+	}
 	for name, format := range map[string]string{ReportText: "text", ReportJSON: "json"} {
 		if err := res.Report.WriteFile(filepath.Join(dir, name), format); err != nil {
 			return err
 		}
+	}
+	if len(res.ParityFailures) > 0 {
+		return fmt.Errorf("output parity: %s (%s)", strings.Join(res.ParityFailures, "; "), res.Headline())
 	}
 	switch res.Decision() {
 	case gate.Different:

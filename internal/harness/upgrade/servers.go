@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
@@ -90,7 +91,7 @@ func (s *suiteStarter) start(ctx context.Context, side int, name string) (sessio
 	if err != nil {
 		return nil, err
 	}
-	return suiteSession{ss}, nil
+	return suiteSession{ss: ss, apiKey: s.suites[side].Config().APIKey}, nil
 }
 
 // seedArgs gives the n-th simulator start its own noise: the simulator
@@ -108,13 +109,34 @@ func seedArgs(p profile.Profile, args []string, n int) []string {
 	return []string{"--sim-seed", strconv.Itoa(n)}
 }
 
-type suiteSession struct{ ss *suite.Session }
+type suiteSession struct {
+	ss     *suite.Session
+	apiKey string
+}
+
+func (s suiteSession) parityClient() (*openai.Client, string) {
+	return openai.New(s.ss.Server.BaseURL(), openai.WithAPIKey(s.apiKey)), s.ss.Server.Model()
+}
 
 func (s suiteSession) run(ctx context.Context, p scenario.Point) (*suite.Run, error) {
 	return s.ss.Run(ctx, p)
 }
 func (s suiteSession) configLines() [][2]string        { return s.ss.ConfigLines }
 func (s suiteSession) close(ctx context.Context) error { return s.ss.Close(ctx) }
+
+// StartError is a side's server that did not start: "NEW, profile basic:
+// …". A caller that runs many gates (bisect) tells OLD's from NEW's.
+type StartError struct {
+	// Side is "OLD" or "NEW".
+	Side, Profile string
+	Err           error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("%s, profile %s: %v", e.Side, e.Profile, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
 
 // stopTimeout bounds a server's stop, also after the gate's context ended.
 const stopTimeout = 2 * time.Minute
@@ -152,7 +174,7 @@ func (p *pool) get(ctx context.Context, side int, profile string) (session, erro
 	fmt.Fprintf(p.log, "upgrade-gate: starting %s's server (profile %s)\n", strings.ToUpper(sideNames[side]), profile)
 	s, err := p.starter.start(ctx, side, profile)
 	if err != nil {
-		return nil, fmt.Errorf("%s, profile %s: %w", strings.ToUpper(sideNames[side]), profile, err)
+		return nil, &StartError{Side: strings.ToUpper(sideNames[side]), Profile: profile, Err: err}
 	}
 	p.starts++
 	p.open = append(p.open, openServer{side: side, profile: profile, s: s})

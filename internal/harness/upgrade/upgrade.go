@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/parity"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
@@ -94,6 +95,11 @@ type Result struct {
 	Pairs, Starts int
 	// OldFile and NewFile are the bench files compared.
 	OldFile, NewFile string
+	// Parity is the output parity check's comparison (nil when
+	// thresholds.yaml's parity: sends no prompts); ParityFailures are its
+	// reasons to fail the upgrade, whatever Decision says.
+	Parity         *parity.Report
+	ParityFailures []string
 }
 
 // Decision is the last comparison's decision.
@@ -189,6 +195,7 @@ type runner struct {
 	files     [2]*benchFile
 	pool      *pool
 	done      map[string]int // pairs done per profile
+	parity    *parityRun     // nil: no output parity check
 }
 
 func newRunner(cfg Config, targets []Target) (_ *runner, err error) {
@@ -229,6 +236,7 @@ func newRunner(cfg Config, targets []Target) (_ *runner, err error) {
 		}
 	}
 	r.pool = &pool{starter: st, capacity: cfg.Servers.capacity(), log: cfg.Log}
+	r.parity = newParityRun(cfg.Suite.Thresholds, cfg.Log)
 	return r, nil
 }
 
@@ -263,6 +271,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		rd := Round{Pairs: target, Decision: rep.Decision(), Summary: rep.Headline(), RunsNeeded: rep.RunsNeeded()}
 		res.Rounds = append(res.Rounds, rd)
 		res.Report, res.Pairs, res.Starts = rep, target, r.pool.starts
+		if res.Parity = r.parity.result(); res.Parity != nil {
+			res.ParityFailures = res.Parity.Check()
+		}
 		fmt.Fprintf(r.cfg.Log, "upgrade-gate: %d pairs: %s (%s)\n", target, rd.Decision, rd.Summary)
 		if rd.Decision != gate.Unknown || target >= r.cfg.MaxPairs {
 			return res, nil
@@ -298,6 +309,9 @@ func (r *runner) pair(ctx context.Context, profile string, i, of int) error {
 	for _, side := range order(i) {
 		s, err := r.pool.get(ctx, side, profile)
 		if err != nil {
+			return err
+		}
+		if err := r.parity.collect(ctx, side, profile, s, r.byProfile[profile]); err != nil {
 			return err
 		}
 		for _, t := range r.byProfile[profile] {
@@ -357,8 +371,12 @@ func (r *runner) close(ctx context.Context) error {
 // SummaryIntro heads the job summary's markdown report: the images, the
 // decision, the pairs, the rounds and the server starts.
 func (r *Result) SummaryIntro(old, next string) string {
-	return fmt.Sprintf("## Upgrade gate `%s` → `%s`: %s\n\n%d pairs interleaved (%s), %d server starts.\n\n",
+	s := fmt.Sprintf("## Upgrade gate `%s` → `%s`: %s\n\n%d pairs interleaved (%s), %d server starts.\n\n",
 		mdInline(old), mdInline(next), r.Decision(), r.Pairs, roundsWords(r), r.Starts)
+	if line := r.ParityLine(); line != "" {
+		s += "Output " + line + "\n\n"
+	}
+	return s
 }
 
 // roundsWords describes the adaptive rounds: "compared at 6, 9 and 14".

@@ -1,0 +1,116 @@
+package bisect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
+)
+
+// Flags are the flags of `vllmperf bisect`: the candidate file and the
+// upgrade gate's settings of every step.
+type Flags struct {
+	Candidates         string
+	Points             []string
+	Size               string
+	MinPairs, MaxPairs int
+	Servers            string
+	Thresholds         string
+	Results            string
+}
+
+// Register defines the flags on f, with the upgrade gate's defaults.
+func (o *Flags) Register(f *pflag.FlagSet) {
+	f.StringVar(&o.Candidates, "candidates", "", `the builds, one a line, known-good first, known-bad last: an image reference, or "sim" and --sim-* flags (the embedded simulator)`)
+	f.StringSliceVar(&o.Points, "points", upgrade.DefaultPoints, "scenario points, comma-separated, as for upgrade-gate")
+	f.StringVar(&o.Size, "size", "", "scenario size: full or quick (default $"+suite.EnvSize+", else full)")
+	f.IntVar(&o.MinPairs, "min-pairs", upgrade.DefaultMinPairs, "pairs before each step's first comparison")
+	f.IntVar(&o.MaxPairs, "max-pairs", upgrade.DefaultMaxPairs, "the most pairs of a step: a step still UNKNOWN then skips its build")
+	f.StringVar(&o.Servers, "servers", string(upgrade.DefaultServers), "restart: one server at a time (one GPU); keep: both up at once")
+	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one)")
+	f.StringVar(&o.Results, "results", "", "results folder (default results/bisect-<UTC timestamp>); a folder of an earlier bisection reuses its steps' runs")
+}
+
+// Config checks the flags (fs says which were given) and returns the
+// bisection's configuration, with log for progress; every error is the
+// caller's to fix.
+func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
+	if o.Candidates == "" {
+		return Config{}, errors.New(`bisect needs --candidates FILE: the builds in order, one a line, the known-good first and the known-bad last (docs/bisect.md)`)
+	}
+	cands, err := ReadCandidates(o.Candidates)
+	if err != nil {
+		return Config{}, err
+	}
+	servers, err := upgrade.ParseServers(o.Servers)
+	if err != nil {
+		return Config{}, err
+	}
+	base, err := suite.FromEnv(false)
+	if err != nil {
+		return Config{}, err
+	}
+	if fs.Changed("size") {
+		if base.Size, err = scenario.ParseSize(o.Size); err != nil {
+			return Config{}, fmt.Errorf("--size: %w", err)
+		}
+	}
+	if o.Thresholds != "" {
+		if base.Thresholds, err = thresholds.Resolve(o.Thresholds, "."); err != nil {
+			return Config{}, err
+		}
+	}
+	maxPairs := o.MaxPairs
+	if !fs.Changed("max-pairs") {
+		maxPairs = 0
+	}
+	if _, err := upgrade.SelectPoints(upgrade.Builtin(), base.Size, o.Points); err != nil {
+		return Config{}, err
+	}
+	dir := o.Results
+	if dir == "" {
+		dir = filepath.Join("results", "bisect-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	return Config{
+		Gate:       upgrade.Config{Suite: base, Points: o.Points, MinPairs: o.MinPairs, MaxPairs: maxPairs, Servers: servers, Log: log},
+		Candidates: cands, Dir: dir, Log: log,
+	}, nil
+}
+
+// Publish writes the result: every step and the outcome with the time
+// spent on stdout, the report page into the results folder. Its error is
+// the outcome as the command's result: no first bad build named is
+// inconclusive (exit 3).
+func (o *Flags) Publish(res *Result, dir string, stdout io.Writer) error {
+	fmt.Fprintf(stdout, "bisect %s: %d builds, known good %s, known bad %s\n", o.Candidates, len(res.Candidates), res.Candidates[0].Name(), res.Candidates[len(res.Candidates)-1].Name())
+	for _, st := range res.Steps {
+		reused := ""
+		if st.Reused {
+			reused = ", runs reused"
+		}
+		fmt.Fprintf(stdout, "  step %d: line %d (%s): %s: %s (%s%s)\n", st.N, st.Line, st.Build, st.Verdict, st.Headline, st.Elapsed.Round(time.Millisecond), reused)
+		if st.Parity != "" {
+			fmt.Fprintf(stdout, "          %s\n", st.Parity)
+		}
+	}
+	fmt.Fprintf(stdout, "%s\n", res.Headline())
+	fmt.Fprintf(stdout, "time spent: %s (predicted: %s)\n", res.Elapsed.Round(time.Millisecond), res.Prediction)
+	page, err := res.WritePage(dir, o.Candidates)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "results: %s\nreport: %s\n", dir, page)
+	if !res.Found() {
+		return exitstatus.Inconclusive(res.Reason)
+	}
+	return nil
+}
