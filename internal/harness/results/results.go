@@ -67,10 +67,14 @@ type Capacity struct {
 	Rep      int    `json:"rep"`
 	// Over is rate or concurrency; Found whether the runs bracketed the
 	// capacity, Statement the result in words (or why it was not found).
-	Over      string        `json:"over"`
-	Found     bool          `json:"found"`
-	Statement string        `json:"statement"`
-	Runs      []CapacityRun `json:"runs"`
+	Over      string `json:"over"`
+	Found     bool   `json:"found"`
+	Statement string `json:"statement"`
+	// OutOfReach says no load met the SLO (slocapacity.Result); Borderline
+	// why a found capacity is close to a coin flip.
+	OutOfReach bool          `json:"out_of_reach,omitempty"`
+	Borderline string        `json:"borderline,omitempty"`
+	Runs       []CapacityRun `json:"runs"`
 }
 
 // CapacityRun is one run of a capacity search (slocapacity.Trial).
@@ -82,8 +86,10 @@ type CapacityRun struct {
 	TPOTP99Ms *float64 `json:"tpot_p99_ms,omitempty"`
 	ReqPerSec float64  `json:"completed_req_per_s"`
 	Users     float64  `json:"users"`
-	Pass      bool     `json:"pass"`
-	Notes     []string `json:"notes,omitempty"`
+	// WaitingPeak is the server's queue peak, when it exposes its queue.
+	WaitingPeak *float64 `json:"waiting_peak,omitempty"`
+	Pass        bool     `json:"pass"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Run is one run of a point.
@@ -252,11 +258,15 @@ func (w *Writer) AddCapacity(profile, scenario string, r *slocapacity.Result) {
 	key := "capacity/" + profile + "/" + scenario
 	rep := w.reps[key]
 	w.reps[key]++
-	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(), Runs: []CapacityRun{}}
+	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(),
+		OutOfReach: r.OutOfReach, Borderline: r.Borderline, Runs: []CapacityRun{}}
 	for _, t := range r.Trials {
 		run := CapacityRun{Level: t.Level, Requests: t.Requests, Good: t.Good, ReqPerSec: t.ReqPerSec, Users: t.Users, Pass: t.Pass, Notes: t.Notes}
 		if t.HasP99 {
 			run.TTFTP99Ms, run.TPOTP99Ms = &t.TTFTP99, &t.TPOTP99
+		}
+		if t.HasWaiting {
+			run.WaitingPeak = &t.WaitingPeak
 		}
 		c.Runs = append(c.Runs, run)
 	}
