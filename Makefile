@@ -252,14 +252,15 @@ vet:
 # which run the suite's own tests in go test processes of their own; and
 # the perf gate's end-to-end tests (make perf-gate three times on the
 # simulator image, a failed check through go test -bench, telemetry from a
-# fake nvidia-smi, make upgrade-gate), each a go test or make subprocess;
+# fake nvidia-smi, make upgrade-gate; a results folder written by a test
+# and a benchmark of one go test), each a go test or make subprocess;
 # and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure;
 # and TestBisectSimulator, whose three upgrade gates measure a 25% slowdown
 # of the embedded simulator in real time (about a minute).
 # -vet=off: make test runs go vet on every package first.
 MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
 TIMED := TestTiming.*
-ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestUpgradeGateMake|TestCapacityOnSimulator
+ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator
 SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
 definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
 unit:

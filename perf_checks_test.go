@@ -222,14 +222,18 @@ func pointNamed(t *testing.T, ss *suite.Session, scenarioName, key string) scena
 
 // TestPerfPrefixCachingOff: the same prefix-reuse scenario with caching
 // turned off hits the cache about never, and the check sees it is off.
+// The variant runs as profile basic-no-prefix-caching, so that its runs
+// are named apart from basic's in a results folder TestPerf shares.
 func TestPerfPrefixCachingOff(t *testing.T) {
-	s := newSuite(t, true, noiseFree...)
-	if !s.StartsServers() {
-		t.Skipf("the %s backend cannot restart the deployment with --no-enable-prefix-caching: its flags are its own", s.Config().Backend)
+	cfg := envConfig(t, true)
+	if !cfg.StartsServers() { // before the suite opens the results folder
+		t.Skipf("the %s backend cannot restart the deployment with --no-enable-prefix-caching: its flags are its own", cfg.Backend)
 	}
+	s := newSuiteFrom(t, cfg, noiseFree...)
 	p, err := profile.Builtin("basic")
 	require.NoError(t, err)
 	p = p.WithExtraArgs("--no-enable-prefix-caching") // a vLLM flag: real servers take it too
+	p.Name = "basic-no-prefix-caching"
 	ctx := context.Background()
 	ss, err := s.StartProfile(ctx, p)
 	skipWithoutDocker(t, err)

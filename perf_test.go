@@ -31,14 +31,33 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
+// TestMain runs the tests and benchmarks through suite.Main: with
+// VLLMPERF_RESULTS set, a benchmark run leaves its own bench.txt in the
+// results folder (a tee's is kept), which every suite of this process
+// writes together.
+func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+
 // newSuite reads the suite's configuration from the environment; simArgs
 // come before VLLMPERF_SIM_ARGS (which can override them).
 func newSuite(tb testing.TB, short bool, simArgs ...string) *suite.Suite {
+	tb.Helper()
+	return newSuiteFrom(tb, envConfig(tb, short), simArgs...)
+}
+
+// envConfig is the suite's configuration from the environment.
+func envConfig(tb testing.TB, short bool) suite.Config {
 	tb.Helper()
 	cfg, err := suite.FromEnv(short)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return cfg
+}
+
+// newSuiteFrom opens a suite with cfg (and its results folder, shared by
+// the suites of this process).
+func newSuiteFrom(tb testing.TB, cfg suite.Config, simArgs ...string) *suite.Suite {
+	tb.Helper()
 	cfg.SimArgs = append(simArgs, cfg.SimArgs...)
 	s, err := suite.New(cfg)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	harnessreport "github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -202,7 +203,10 @@ func TestRealServerMessages(t *testing.T) {
 // through the external backend, as a user runs them: one subject under
 // its label, every check passing (strict off where the server lacks
 // metrics), and the tests that need servers started with given flags
-// skipped with a sentence naming the backend.
+// skipped with a sentence naming the backend. The run writes a results
+// folder (VLLMPERF_RESULTS), whose report renders the deployment's runs:
+// the tests of one go test process share it, and the skipped ones skip
+// before they could refuse it (issue 40).
 func TestRealServerSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite's tests in a go test process of its own (a minute a server): not with -short")
@@ -214,12 +218,13 @@ func TestRealServerSuite(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 32, maxModelLen: 4096})
+			dir := filepath.Join(t.TempDir(), "results")
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short", "-v",
 				"-run", "^(TestPerf|TestPerfPrefixCachingOff|TestPerfChecksFail)$", ".")
 			cmd.Env = append(os.Environ(), "VLLMPERF_BACKEND=external", "VLLMPERF_TARGET="+url, "VLLMPERF_LABEL="+rs.name,
-				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS=", "VLLMPERF_SIM_ARGS=")
+				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -239,6 +244,16 @@ func TestRealServerSuite(t *testing.T) {
 			// One subject: no built-in profile ran.
 			for _, p := range profile.Names() {
 				assert.NotContains(t, text, "TestPerf/profiles/"+p+" ", "profile %s ran against a deployment", p)
+			}
+			// The results folder: every scenario's runs, under the label
+			// (TestPerf runs no capacity search: its points are the search's).
+			var rep bytes.Buffer
+			require.NoError(t, harnessreport.Print(&rep, dir, "", nil))
+			for _, name := range append([]string{"startup"}, rs.scenarios()...) {
+				if sc, err := scenario.Builtin(name); err == nil && sc.Capacity != nil {
+					continue
+				}
+				assert.Contains(t, rep.String(), "profile="+rs.name+"/scenario="+name, "the report of %s", dir)
 			}
 		})
 	}

@@ -19,10 +19,13 @@ func newCapacityCommand(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "capacity",
 		Short: "Find the highest request rate (or concurrency) whose goodput meets the SLO",
 		Long: `capacity runs a capacity scenario at doubled, then bisected levels until the
-highest one where thresholds.yaml's capacity.goodput_min (99%) of requests meet
-its goodput: SLO is within capacity.tolerance (10%) of the lowest where they do
-not, in at most capacity.max_runs runs, and prints the capacity with the runs
-behind it; exit 3 when the runs do not bracket it (docs/capacity.md).`,
+highest one where thresholds.yaml's capacity.goodput_min (99%) of requests each
+meet its goodput: SLO (a per-request rule) is within capacity.tolerance (10%) of
+the lowest where they do not, runs those two once more, and prints the capacity
+with the runs behind it, in at most capacity.max_runs runs and capacity.max_time.
+Exit 1 when the SLO is out of reach at any load (it failed even at about one
+request in flight, where no queue forms), 3 when the runs do
+not bracket the capacity within the budget (docs/capacity.md).`,
 		Example: "  vllmperf capacity --size quick --sim-args \"--sim-slowdown 1.5\"\n  vllmperf capacity --target http://127.0.0.1:8000 --over concurrency --start 8",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -31,6 +34,8 @@ behind it; exit 3 when the runs do not bracket it (docs/capacity.md).`,
 			switch {
 			case errors.Is(err, slocapacity.ErrUsage):
 				return exitstatus.Usage(err)
+			case err == nil && res.OutOfReach:
+				return errors.New(res.Reason)
 			case err == nil && !res.Found:
 				return exitstatus.Inconclusive(res.Reason)
 			}
@@ -48,6 +53,7 @@ behind it; exit 3 when the runs do not bracket it (docs/capacity.md).`,
 	f.StringVar(&o.Over, "over", "", "search over rate (open loop, Poisson) or concurrency (closed loop); default the scenario's")
 	f.Float64Var(&o.Start, "start", 0, "first level: requests/s, or requests in flight (default the scenario's)")
 	f.IntVar(&o.MaxRuns, "max-runs", 0, "most runs of the search (default thresholds.yaml's capacity.max_runs)")
+	f.DurationVar(&o.MaxTime, "max-time", 0, "time budget of the search: no run starts after it (default thresholds.yaml's capacity.max_time)")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with goodput: and capacity: (default ./thresholds.yaml if present, else the built-in)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no server log and no per-run lines on stderr")
 	return cmd

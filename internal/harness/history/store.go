@@ -322,7 +322,7 @@ func sources(src string) (bench, sumDir string, err error) {
 	}
 	bench = filepath.Join(src, BenchFile)
 	if _, err := os.Stat(bench); err != nil {
-		return "", "", badInput("%s has no %s: the suite's output is tee'd there (make bench does; in a workflow: go test -bench Perf ... | tee DIR/bench.txt)", src, BenchFile)
+		return "", "", badInput("%s has no %s: a benchmark run of the suite writes it there (VLLMPERF_RESULTS=DIR go test -run '^$' -bench Perf ...; make bench does), or tee go test -bench's output into it", src, BenchFile)
 	}
 	if _, err := os.Stat(filepath.Join(src, results.SummaryFile)); err == nil {
 		sumDir = src

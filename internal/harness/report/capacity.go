@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 )
 
 // LastCapacities returns the last capacity search of each profile and
@@ -14,8 +15,9 @@ func LastCapacities(s *results.Summary) []results.Capacity {
 	return lastBy(s.Capacities, func(c results.Capacity) string { return c.Profile + "/" + c.Scenario })
 }
 
-// capacityColumns is a capacity search's table: each run's level, goodput,
-// P99s, throughput, users and verdict, in the order they ran.
+// capacityColumns is a capacity search's table: each run's level, goodput
+// with its 95% interval, the server's queue peak, P99s, throughput, users
+// and verdict, in the order they ran.
 var capacityColumns = []column[results.CapacityRun]{
 	numCol("level", func(r results.CapacityRun) string { return strconv.FormatFloat(r.Level, 'g', -1, 64) }),
 	numCol("requests", func(r results.CapacityRun) string { return strconv.Itoa(r.Requests) }),
@@ -24,6 +26,18 @@ var capacityColumns = []column[results.CapacityRun]{
 			return "–"
 		}
 		return fmt.Sprintf("%.1f%%", 100*float64(r.Good)/float64(r.Requests))
+	}),
+	numCol("95% interval", func(r results.CapacityRun) string {
+		if r.Requests == 0 {
+			return "–"
+		}
+		return slocapacity.GoodputOf(r.Good, r.Requests).Range()
+	}),
+	numCol("queue peak", func(r results.CapacityRun) string {
+		if r.WaitingPeak == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(*r.WaitingPeak, 'g', -1, 64)
 	}),
 	numCol("TTFT p99 (ms)", func(r results.CapacityRun) string { return msOrDash(r.TTFTP99Ms) }),
 	numCol("TPOT p99 (ms)", func(r results.CapacityRun) string { return msOrDash(r.TPOTP99Ms) }),

@@ -2,8 +2,14 @@
 // summary.json with every run's vLLM figures, server deltas and checks,
 // samples.jsonl with every request, and timeseries.jsonl with the metrics
 // sampler's points. bench.txt, the benchfmt output, is what `go test`
-// prints; the Makefile tees it into the same folder. The report command
-// re-renders everything from the folder alone.
+// prints: a tee of its output (make bench, make perf-gate), or else the
+// suite's own copy (package suite's Main). The report command re-renders
+// everything from the folder alone.
+//
+// One go test process writes one folder: its suites (TestPerf,
+// TestPerfPrefixCachingOff, BenchmarkPerf) share one Writer, which
+// appends to the JSON Lines files run by run and rewrites summary.json
+// whole at every Close.
 package results
 
 import (
@@ -11,6 +17,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -60,10 +67,14 @@ type Capacity struct {
 	Rep      int    `json:"rep"`
 	// Over is rate or concurrency; Found whether the runs bracketed the
 	// capacity, Statement the result in words (or why it was not found).
-	Over      string        `json:"over"`
-	Found     bool          `json:"found"`
-	Statement string        `json:"statement"`
-	Runs      []CapacityRun `json:"runs"`
+	Over      string `json:"over"`
+	Found     bool   `json:"found"`
+	Statement string `json:"statement"`
+	// OutOfReach says no load met the SLO (slocapacity.Result); Borderline
+	// why a found capacity is close to a coin flip.
+	OutOfReach bool          `json:"out_of_reach,omitempty"`
+	Borderline string        `json:"borderline,omitempty"`
+	Runs       []CapacityRun `json:"runs"`
 }
 
 // CapacityRun is one run of a capacity search (slocapacity.Trial).
@@ -75,8 +86,10 @@ type CapacityRun struct {
 	TPOTP99Ms *float64 `json:"tpot_p99_ms,omitempty"`
 	ReqPerSec float64  `json:"completed_req_per_s"`
 	Users     float64  `json:"users"`
-	Pass      bool     `json:"pass"`
-	Notes     []string `json:"notes,omitempty"`
+	// WaitingPeak is the server's queue peak, when it exposes its queue.
+	WaitingPeak *float64 `json:"waiting_peak,omitempty"`
+	Pass        bool     `json:"pass"`
+	Notes       []string `json:"notes,omitempty"`
 }
 
 // Run is one run of a point.
@@ -154,19 +167,20 @@ type Step struct {
 	Saturated     bool    `json:"saturated"`
 }
 
-// Writer writes one results folder. It is safe for concurrent use.
+// Writer writes one results folder. It is safe for concurrent use, holds
+// no file open between calls, and can be written to again after Close:
+// the suites of one process share it (package suite), each Close writing
+// summary.json with everything added so far.
 type Writer struct {
 	dir string
 
-	mu      sync.Mutex
-	sum     Summary
-	reps    map[string]int
-	samples *os.File
-	series  *os.File
-	err     error
+	mu   sync.Mutex
+	sum  Summary
+	reps map[string]int
+	err  error
 }
 
-// Create makes dir (and its parents) and opens the folder's files. A
+// Create makes dir (and its parents) and the folder's files, empty. A
 // folder that already holds results is refused, so that a run never mixes
 // with another; an existing folder with only bench.txt (make bench tees it
 // there) is fine.
@@ -180,13 +194,14 @@ func Create(dir string) (*Writer, error) {
 		}
 	}
 	w := &Writer{dir: dir, reps: map[string]int{}, sum: Summary{Config: map[string]map[string]string{}, Runs: []Run{}, Knees: []Knee{}}}
-	var err error
-	if w.samples, err = os.Create(filepath.Join(dir, SamplesFile)); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	if w.series, err = os.Create(filepath.Join(dir, TimeSeriesFile)); err != nil {
-		w.samples.Close()
-		return nil, fmt.Errorf("results: %w", err)
+	for _, f := range []string{SamplesFile, TimeSeriesFile} {
+		fh, err := os.OpenFile(filepath.Join(dir, f), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		if err := fh.Close(); err != nil {
+			return nil, fmt.Errorf("results: %w", err)
+		}
 	}
 	return w, nil
 }
@@ -213,10 +228,27 @@ func (w *Writer) Add(name, profile string, res *harness.Result, metrics map[stri
 		return
 	}
 	w.sum.Runs = append(w.sum.Runs, run)
-	w.fail(writeSamples(w.samples, name, rep, res.Samples()))
+	w.fail(w.appendTo(SamplesFile, func(f io.Writer) error { return writeSamples(f, name, rep, res.Samples()) }))
 	if res.Series != nil {
-		w.fail(writeSeries(w.series, name, rep, res))
+		w.fail(w.appendTo(TimeSeriesFile, func(f io.Writer) error { return writeSeries(f, name, rep, res) }))
 	}
+}
+
+// appendTo appends what write writes to the folder's file name.
+func (w *Writer) appendTo(name string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // AddCapacity records a capacity search.
@@ -226,11 +258,15 @@ func (w *Writer) AddCapacity(profile, scenario string, r *slocapacity.Result) {
 	key := "capacity/" + profile + "/" + scenario
 	rep := w.reps[key]
 	w.reps[key]++
-	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(), Runs: []CapacityRun{}}
+	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(),
+		OutOfReach: r.OutOfReach, Borderline: r.Borderline, Runs: []CapacityRun{}}
 	for _, t := range r.Trials {
 		run := CapacityRun{Level: t.Level, Requests: t.Requests, Good: t.Good, ReqPerSec: t.ReqPerSec, Users: t.Users, Pass: t.Pass, Notes: t.Notes}
 		if t.HasP99 {
 			run.TTFTP99Ms, run.TPOTP99Ms = &t.TTFTP99, &t.TPOTP99
+		}
+		if t.HasWaiting {
+			run.WaitingPeak = &t.WaitingPeak
 		}
 		c.Runs = append(c.Runs, run)
 	}
@@ -258,22 +294,51 @@ func (w *Writer) fail(err error) {
 	}
 }
 
-// Close writes summary.json and closes the files; it returns the first
-// error met while writing.
+// Close writes summary.json with every run added so far (whole, through
+// a temporary file renamed into place, so that a reader never sees half
+// of it); it returns the first error met while writing. Runs added after
+// it are written by the next Close.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	data, err := json.MarshalIndent(w.sum, "", "  ")
 	w.fail(err)
 	if err == nil {
-		w.fail(os.WriteFile(filepath.Join(w.dir, SummaryFile), append(data, '\n'), 0o644))
+		w.fail(writeAtomic(filepath.Join(w.dir, SummaryFile), append(data, '\n')))
 	}
-	w.fail(w.samples.Close())
-	w.fail(w.series.Close())
 	if w.err != nil {
 		return fmt.Errorf("results %s: %w", w.dir, w.err)
 	}
 	return nil
+}
+
+// WriteBench writes data, a go test -bench run's output, as dir's
+// bench.txt, whole or not at all.
+func WriteBench(dir string, data []byte) error {
+	return writeAtomic(filepath.Join(dir, BenchFile), data)
+}
+
+// writeAtomic writes data to a temporary file next to path and renames it
+// into place.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+	}
+	return err
 }
 
 func newRun(name, profile string, rep int, res *harness.Result, metrics map[string]float64, checks []check.Result) (Run, error) {
@@ -363,15 +428,14 @@ type sampleLine struct {
 	*sample.Sample
 }
 
-func writeSamples(f *os.File, name string, rep int, samples []sample.Sample) error {
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
+func writeSamples(w io.Writer, name string, rep int, samples []sample.Sample) error {
+	enc := json.NewEncoder(w)
 	for i := range samples {
 		if err := enc.Encode(sampleLine{Run: name, Rep: rep, Sample: &samples[i]}); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // SeriesLine is one line of timeseries.jsonl.
@@ -386,9 +450,8 @@ type SeriesLine struct {
 	PromptTS float64 `json:"prompt_tok_s"`
 }
 
-func writeSeries(f *os.File, name string, rep int, res *harness.Result) error {
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
+func writeSeries(w io.Writer, name string, rep int, res *harness.Result) error {
+	enc := json.NewEncoder(w)
 	for _, p := range res.Series.Points {
 		line := SeriesLine{Run: name, Rep: rep, T: p.At.Sub(res.Load.Start).Seconds(), Running: p.Running, Waiting: p.Waiting,
 			KVUsage: p.KVUsage, GenTokS: p.GenerationTokensPerSec, PromptTS: p.PromptTokensPerSec}
@@ -396,7 +459,7 @@ func writeSeries(f *os.File, name string, rep int, res *harness.Result) error {
 			return err
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // Read loads a results folder's summary.json.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -30,10 +31,12 @@ type Options struct {
 	// Scenario, Size and Thresholds name the capacity scenario, its size
 	// and the thresholds file ("" for ./thresholds.yaml or the built-in).
 	Scenario, Size, Thresholds string
-	// Over, Start and MaxRuns override the scenario's and the thresholds'.
+	// Over, Start, MaxRuns and MaxTime override the scenario's and the
+	// thresholds'.
 	Over    string
 	Start   float64
 	MaxRuns int
+	MaxTime time.Duration
 	// Log receives the server's log lines and the runs' progress, unless
 	// Quiet (nil: nothing).
 	Log   io.Writer
@@ -89,7 +92,10 @@ func (o Options) Plan() (Plan, error) {
 	if o.MaxRuns < 0 || o.MaxRuns == 1 {
 		return usage("max-runs", fmt.Errorf("%d: want at least 2 runs, one passing and one failing (0: thresholds.yaml's)", o.MaxRuns))
 	}
-	p.Start, p.MaxRuns = o.Start, o.MaxRuns
+	if o.MaxTime < 0 {
+		return usage("max-time", fmt.Errorf("%v: want a positive time budget such as 10m (0: thresholds.yaml's capacity.max_time)", o.MaxTime))
+	}
+	p.Start, p.MaxRuns, p.MaxTime = o.Start, o.MaxRuns, o.MaxTime
 	if p.Server, err = o.serverOptions(); err != nil {
 		return usage("backend or --target", err)
 	}

@@ -29,7 +29,7 @@ func FromScenario(sc *scenario.Scenario, z scenario.Size, scope thresholds.Scope
 	slo := stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}
 	cfg := Config{Mode: mode, Start: sc.Capacity.Start, Capacity: scope.Capacity, SLO: slo}
 	base := sc.CapacityPoint(z)
-	r := Runner{Base: base, Mode: mode, SLO: slo, Sizing: Sizing{MinRequests: base.Load.Requests, MinDuration: base.Load.Duration},
+	r := Runner{Base: base, Mode: mode, SLO: slo, Sizing: Sizing{MinRequests: base.Load.Requests, MinDuration: base.Load.Duration, MaxDuration: scope.Capacity.MaxRun},
 		Options: []harness.Option{harness.WithDrainTimeout(scope.Checks.DrainTimeout)}}
 	return cfg, r, nil
 }
@@ -44,11 +44,12 @@ type Plan struct {
 	Size     scenario.Size
 	// Thresholds gives the SLO and the search's settings.
 	Thresholds *thresholds.Set
-	// Mode, Start and MaxRuns override the scenario's and the thresholds'
-	// when set.
+	// Mode, Start, MaxRuns and MaxTime override the scenario's and the
+	// thresholds' when set.
 	Mode    Mode
 	Start   float64
 	MaxRuns int
+	MaxTime time.Duration
 	// Options go to every run (model, API key); OnRun sees each run.
 	Options []harness.Option
 	OnRun   func(*harness.Result, Trial)
@@ -69,6 +70,9 @@ func (p Plan) search() (Config, Runner, error) {
 	}
 	if p.MaxRuns > 0 {
 		cfg.Capacity.MaxRuns = p.MaxRuns
+	}
+	if p.MaxTime > 0 {
+		cfg.Capacity.MaxTime = p.MaxTime
 	}
 	return cfg, runner, cfg.Validate()
 }

@@ -3,6 +3,7 @@ package slocapacity
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -30,26 +31,32 @@ func (r *Result) Metrics() map[string]float64 {
 	return m
 }
 
-// SLOText is the SLO as stated: "P99 TTFT ≤ 500ms, P99 TPOT ≤ 100ms" at a
-// 99% goodput minimum (P99), the percentile the minimum implies.
+// SLOText is the per-request rule as stated: "at least 99% of requests
+// each within TTFT ≤ 500ms and TPOT ≤ 100ms" (vLLM's --goodput rule: a
+// request counts when it meets every limit; not a P99 of each figure
+// apart).
 func (r *Result) SLOText() string {
-	pct := "P" + strconv.FormatFloat(100*r.Config.Capacity.GoodputMin, 'g', 4, 64)
 	var parts []string
 	for _, l := range []struct {
 		name string
 		d    time.Duration
 	}{{"TTFT", r.Config.SLO.TTFT}, {"TPOT", r.Config.SLO.TPOT}, {"E2EL", r.Config.SLO.E2EL}} {
 		if l.d > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s ≤ %s", pct, l.name, l.d))
+			parts = append(parts, fmt.Sprintf("%s ≤ %s", l.name, l.d))
 		}
 	}
-	return strings.Join(parts, ", ")
+	return fmt.Sprintf("at least %s%% of requests each within %s", strconv.FormatFloat(100*r.Config.Capacity.GoodputMin, 'g', 4, 64), strings.Join(parts, " and "))
 }
 
 // Statement is the result in one sentence: "14.1 requests/s (≈ 9.2
-// concurrent users) within P99 TTFT ≤ 500ms, P99 TPOT ≤ 100ms", with the
-// passing and failing runs that bound it, or why there is none.
+// concurrent users) with at least 99% of requests each within TTFT ≤
+// 500ms and TPOT ≤ 100ms", with the goodput and its interval at the
+// passing and the failing level that bound it, the budget used, and why
+// it is borderline when it is; or why there is no capacity.
 func (r *Result) Statement() string {
+	if r.OutOfReach {
+		return "no capacity: " + r.Reason
+	}
 	if !r.Found {
 		return "capacity not found: " + r.Reason
 	}
@@ -58,32 +65,41 @@ func (r *Result) Statement() string {
 	if r.Config.Mode == Concurrency {
 		head = fmt.Sprintf("%s concurrent users (%s requests/s)", num(p.Level), num(p.ReqPerSec))
 	}
-	return fmt.Sprintf("%s within %s: %.1f%% of requests met the SLO at %s; %.1f%% at %s, %.0f%% above (%d runs)",
-		head, r.SLOText(), p.GoodputPct(), r.Config.FormatLevel(p.Level), f.GoodputPct(), r.Config.FormatLevel(f.Level),
-		100*(f.Level/p.Level-1), len(r.Trials))
+	pg, fg := r.LevelGoodput(p.Level), r.LevelGoodput(f.Level)
+	s := fmt.Sprintf("%s with %s: %.1f%% (%s) of %d requests met the SLO at %s; %.1f%% (%s) of %d at %s, %.0f%% above (%s)",
+		head, r.SLOText(), pg.Pct, pg.Range(), pg.Requests, r.Config.FormatLevel(p.Level), fg.Pct, fg.Range(), fg.Requests,
+		r.Config.FormatLevel(f.Level), 100*(f.Level/p.Level-1), r.Budget())
+	if r.Borderline != "" {
+		s += "; borderline: " + r.Borderline
+	}
+	return s
 }
 
 // WriteTable writes the runs behind the result, in the order they ran:
-// level, requests, goodput, P99 TTFT and TPOT, throughput, users, verdict,
-// and any notes below.
+// level, requests, goodput with its 95% interval, the server's queue peak,
+// P99 TTFT and TPOT, throughput, users, verdict, and any notes below.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	level := units.Label(units.ReqPerSec) + " sent"
 	if r.Config.Mode == Concurrency {
 		level = "in flight"
 	}
-	fmt.Fprintf(tw, "run\t%s\trequests\tgoodput\t%s\t%s\t%s\tusers\tverdict\t\n", level,
+	fmt.Fprintf(tw, "run\t%s\trequests\tgoodput\t95%% interval\tqueue peak\t%s\t%s\t%s\tusers\tverdict\t\n", level,
 		units.Label(units.TTFTP99), units.Label(units.TPOTP99), units.Label(units.ReqPerSec))
 	for i, t := range r.Trials {
-		ttft, tpot := "-", "-"
+		ttft, tpot, queue := "-", "-", "-"
 		if t.HasP99 {
 			ttft, tpot = ms(t.TTFTP99), ms(t.TPOTP99)
+		}
+		if t.HasWaiting {
+			queue = num(t.WaitingPeak)
 		}
 		verdict := "FAIL"
 		if t.Pass {
 			verdict = "pass"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%s\t%s\t%.2f\t%.1f\t%s\t\n", i+1, num(t.Level), t.Requests, t.GoodputPct(), ttft, tpot, t.ReqPerSec, t.Users, verdict)
+		g := GoodputOf(t.Good, t.Requests)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t\n", i+1, num(t.Level), t.Requests, g.Pct, g.Range(), queue, ttft, tpot, t.ReqPerSec, t.Users, verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -96,6 +112,47 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// Goodput is the share of requests that met the SLO over some runs, with
+// its 95% interval (Wilson's score interval, which stays inside 0–100% and
+// is honest at 100% of few requests: 100 of 100 is 96.3–100%).
+type Goodput struct {
+	Good, Requests int
+	// Pct, Low and High are in percent.
+	Pct, Low, High float64
+}
+
+// wilsonZ is the normal quantile of a two-sided 95% interval.
+const wilsonZ = 1.959963984540054
+
+// GoodputOf is good of requests with its interval (0 requests: 0–100%).
+func GoodputOf(good, requests int) Goodput {
+	g := Goodput{Good: good, Requests: requests, High: 100}
+	if requests == 0 {
+		return g
+	}
+	n, p, z2 := float64(requests), float64(good)/float64(requests), wilsonZ*wilsonZ
+	center := (p + z2/(2*n)) / (1 + z2/n)
+	half := wilsonZ / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
+	g.Pct, g.Low, g.High = 100*p, 100*max(0, center-half), 100*min(1, center+half)
+	return g
+}
+
+// Range writes the interval: "96.3–100%".
+func (g Goodput) Range() string {
+	return strconv.FormatFloat(g.Low, 'f', 1, 64) + "–" + strconv.FormatFloat(g.High, 'f', 1, 64) + "%"
+}
+
+// LevelGoodput is the goodput over every run at level.
+func (r *Result) LevelGoodput(level float64) Goodput {
+	good, requests := 0, 0
+	for _, t := range r.Trials {
+		if t.Level == level {
+			good, requests = good+t.Good, requests+t.Requests
+		}
+	}
+	return GoodputOf(good, requests)
 }
 
 // num writes a level or a count with 3 significant digits, whole numbers

@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // DefaultMinRequests is the fewest measured requests a run should have:
@@ -44,6 +45,10 @@ type Sizing struct {
 	// MinDuration, and a note says when it measured fewer requests.
 	MinRequests int
 	MinDuration time.Duration
+	// MaxDuration bounds a run from above (thresholds.yaml's
+	// capacity.max_run; none when 0): an open-loop run at a rate too low
+	// for MinRequests in it is cut to it, and its note says so.
+	MaxDuration time.Duration
 	// Grace is how long requests in flight at the end may still finish
 	// (load.DefaultGrace when 0); those cut are failed requests, which an
 	// overloaded run has.
@@ -84,6 +89,9 @@ func (r Runner) Point(level float64) scenario.Point {
 		if need := time.Duration(math.Ceil(float64(r.Sizing.MinRequests) / level * float64(time.Second))); need > cfg.Duration {
 			cfg.Duration = need
 		}
+		if m := r.Sizing.MaxDuration; m > 0 && cfg.Duration > m {
+			cfg.Duration = m
+		}
 		p.Key = benchname.OpenPoint("", scenario.FormatRate(level))
 	}
 	p.Load = cfg
@@ -119,6 +127,9 @@ func TrialOf(res *harness.Result, level float64, minRequests int) Trial {
 	if ttft, ok := s.TTFT.Pct(99); ok {
 		t.TTFTP99, t.HasP99 = ttft, true
 		t.TPOTP99, _ = s.TPOT.Pct(99)
+	}
+	if v, ok := res.Metrics()[units.WaitingPeak]; ok {
+		t.WaitingPeak, t.HasWaiting = v, true
 	}
 	t.Users = s.RequestThroughput * s.E2EL.Mean / 1000 // Little's law: L = λW
 	if res.Point.Load.Concurrency > 0 {

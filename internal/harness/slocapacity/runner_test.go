@@ -83,9 +83,10 @@ func TestRunnerOnSimulator(t *testing.T) {
 	assert.True(t, tr.HasP99)
 	assert.Positive(t, tr.Users)
 	assert.Positive(t, tr.ReqPerSec)
+	assert.True(t, tr.HasWaiting, "the simulator exposes its queue")
 	require.Len(t, seen, 1)
 
-	cfg := Config{Mode: Rate, Start: 4, SLO: r.SLO, Capacity: thresholds.Capacity{GoodputMin: 0.99, Tolerance: 0.1, MaxRuns: 2}}
+	cfg := Config{Mode: Rate, Start: 4, SLO: r.SLO, Capacity: thresholds.Capacity{GoodputMin: 0.99, Tolerance: 0.1, MaxRuns: 2, MaxRun: time.Minute, MaxTime: time.Hour}}
 	res, err := Search(context.Background(), cfg, r.Probe)
 	require.NoError(t, err)
 	assert.Len(t, res.Trials, 2, "the budget of 2 runs")

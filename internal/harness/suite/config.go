@@ -22,7 +22,9 @@
 //	                     but the opt-in ones, such as slo-capacity)
 //	VLLMPERF_THRESHOLDS  the thresholds file (default: thresholds.yaml at the
 //	                     module root when present)
-//	VLLMPERF_RESULTS     write a results folder there (default: none)
+//	VLLMPERF_RESULTS     write a results folder there (default: none);
+//	                     the suites of one go test process share it, and
+//	                     a benchmark run leaves its bench.txt there (Main)
 //	VLLMPERF_SIM_ARGS    extra --sim-* arguments for simulator servers
 //	                     (e.g. "--sim-slowdown 1.1" for a gate test)
 //	VLLMPERF_TELEMETRY   auto (default), on or off: watch the GPUs during
@@ -95,6 +97,12 @@ type Config struct {
 	// (VLLMPERF_TELEMETRY, VLLMPERF_DCGM_URL: package telemetry).
 	Telemetry telemetry.Settings
 }
+
+// StartsServers reports whether the suite starts its servers with the
+// profiles' flags (every backend but external). A test that needs that
+// asks before it opens a suite, so that it skips before any setup can
+// fail.
+func (c Config) StartsServers() bool { return c.Backend != server.KindExternal }
 
 // FromEnv reads the configuration from the environment; short selects the
 // quick size when VLLMPERF_SIZE is unset (go test -short).

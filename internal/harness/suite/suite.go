@@ -17,7 +17,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
@@ -32,18 +31,20 @@ import (
 
 // Suite runs scenarios on profiles and collects the results folder.
 type Suite struct {
-	cfg Config
-	out *results.Writer
+	cfg    Config
+	out    *results.Writer
+	closed bool
 }
 
-// New opens the suite (and its results folder when configured).
+// New opens the suite (and its results folder when configured: the
+// suites of one process share it, folder.go).
 func New(cfg Config) (*Suite, error) {
 	s := &Suite{cfg: cfg}
 	if cfg.Thresholds == nil {
 		s.cfg.Thresholds = thresholds.Empty()
 	}
 	if cfg.ResultsDir != "" {
-		w, err := results.Create(cfg.ResultsDir)
+		w, err := openFolder(cfg.ResultsDir)
 		if err != nil {
 			return nil, err
 		}
@@ -55,17 +56,16 @@ func New(cfg Config) (*Suite, error) {
 // Config returns the suite's configuration.
 func (s *Suite) Config() Config { return s.cfg }
 
-// Close writes the results folder's summary, then its report.html and
-// report.md (package report; `vllmperf report DIR` re-renders them).
+// Close writes the results folder's summary, then (when no other suite
+// of the process still writes the folder) its report.html and report.md
+// (package report; `vllmperf report DIR` re-renders them). A second Close
+// does nothing.
 func (s *Suite) Close() error {
-	if s.out == nil {
+	if s.out == nil || s.closed {
 		return nil
 	}
-	if err := s.out.Close(); err != nil {
-		return err
-	}
-	_, err := report.WriteFolder(s.out.Dir())
-	return err
+	s.closed = true
+	return closeFolder(s.out)
 }
 
 // Session is one profile's server, started by Start.
@@ -117,7 +117,7 @@ func (s *Suite) External() bool { return s.cfg.Backend == server.KindExternal }
 // StartsServers reports whether the suite starts its servers with the
 // profiles' flags (every backend but external), so that tests comparing
 // profiles or turning a flag off can run.
-func (s *Suite) StartsServers() bool { return !s.External() }
+func (s *Suite) StartsServers() bool { return s.cfg.StartsServers() }
 
 // Shares reports whether the suite's servers share something timed: the
 // GPUs of this machine (container backend) or one deployment (external).
@@ -394,6 +394,9 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 func flagsLine(p profile.Profile) string {
 	if p.Deployment {
 		return "the deployment's own (not started by vllmperf)"
+	}
+	if len(p.ExtraArgs) > 0 { // a variant made in code
+		return "profile " + p.Name + " with " + strings.Join(p.ExtraArgs, " ")
 	}
 	return "profile " + p.Name
 }

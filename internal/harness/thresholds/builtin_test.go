@@ -29,7 +29,7 @@ func TestBuiltinSetsEverything(t *testing.T) {
 			}
 		}
 	}
-	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 || DefaultDiagnosis.ColdExtra != 50*time.Millisecond || DefaultCapacity.MaxRuns != 12 {
+	if DefaultChecks.RunningMinShare != 0.9 || DefaultGate.MinSamples != 6 || DefaultDiagnosis.ColdExtra != 50*time.Millisecond || DefaultCapacity.MaxRuns != 14 || DefaultCapacity.MaxTime != 30*time.Minute {
 		t.Errorf("defaults not read from thresholds.yaml: %+v %+v %+v", DefaultChecks, DefaultGate, DefaultDiagnosis)
 	}
 }

@@ -10,7 +10,7 @@
 //	max_error_rate: 0%   # failed requests allowed in a run
 //	checks: {...}    # server-side assertions (Prometheus counters, KV cache)
 //	knee: {...}      # how the concurrency sweep's knee is found (its own slo:)
-//	capacity: {goodput_min: 99%, tolerance: 10%, max_runs: 12}  # the SLO capacity search
+//	capacity: {goodput_min: 99%, tolerance: 10%, max_runs: 14, max_run: 2m, max_time: 30m}  # the SLO capacity search
 //	goodput: {ttft: 500ms, tpot: 100ms}   # per-request SLO behind goodput-req/s
 //	slo:             # absolute limits on reported metrics
 //	  ttft-p99-ns: {max: 2s}
@@ -138,6 +138,10 @@ type Capacity struct {
 	Tolerance float64
 	// MaxRuns bounds the runs of one search.
 	MaxRuns int
+	// MaxRun bounds one run's measured phase (an open-loop run at a low
+	// rate is cut to it, with fewer requests); MaxTime bounds the whole
+	// search: no run starts once it has passed.
+	MaxRun, MaxTime time.Duration
 }
 
 // DefaultCapacity is the top-level capacity: of the shipped thresholds.yaml.
@@ -474,6 +478,8 @@ type capacityYAML struct {
 	GoodputMin *Fraction `yaml:"goodput_min"`
 	Tolerance  *Fraction `yaml:"tolerance"`
 	MaxRuns    *count    `yaml:"max_runs"`
+	MaxRun     *Duration `yaml:"max_run"`
+	MaxTime    *Duration `yaml:"max_time"`
 }
 
 type goodputYAML struct {
@@ -553,6 +559,8 @@ func (l *layer) applyRun(sc *Scope) {
 		if c.MaxRuns != nil {
 			sc.Capacity.MaxRuns = int(*c.MaxRuns)
 		}
+		setDur(&sc.Capacity.MaxRun, c.MaxRun)
+		setDur(&sc.Capacity.MaxTime, c.MaxTime)
 	}
 	if g := l.Goodput; g != nil {
 		setDur(&sc.Goodput.TTFT, g.TTFT)

@@ -201,21 +201,21 @@ func TestCapacityScope(t *testing.T) {
 	s, err := Parse("capacity.yaml", []byte(`capacity: {tolerance: 5%}
 overrides:
   - match: {profile: low-latency}
-    capacity: {goodput_min: 95%, max_runs: 20}
+    capacity: {goodput_min: 95%, max_runs: 20, max_time: 5m}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := s.Scope("basic", "slo-capacity").Capacity, (Capacity{GoodputMin: DefaultCapacity.GoodputMin, Tolerance: 0.05, MaxRuns: DefaultCapacity.MaxRuns}); got != want {
+	if got, want := s.Scope("basic", "slo-capacity").Capacity, (Capacity{GoodputMin: DefaultCapacity.GoodputMin, Tolerance: 0.05, MaxRuns: DefaultCapacity.MaxRuns, MaxRun: DefaultCapacity.MaxRun, MaxTime: DefaultCapacity.MaxTime}); got != want {
 		t.Errorf("basic: %+v, want %+v", got, want)
 	}
-	if got, want := s.Scope("low-latency", "slo-capacity").Capacity, (Capacity{GoodputMin: 0.95, Tolerance: 0.05, MaxRuns: 20}); got != want {
+	if got, want := s.Scope("low-latency", "slo-capacity").Capacity, (Capacity{GoodputMin: 0.95, Tolerance: 0.05, MaxRuns: 20, MaxRun: DefaultCapacity.MaxRun, MaxTime: 5 * time.Minute}); got != want {
 		t.Errorf("low-latency: %+v, want %+v", got, want)
 	}
 	if _, err := Parse("bad.yaml", []byte("capacity: {max_runs: 1}\n")); err == nil || !strings.Contains(err.Error(), "at least 2") {
 		t.Errorf("max_runs 1: error %v, want at least 2 runs", err)
 	}
-	if got := (Capacity{GoodputMin: 0.99, Tolerance: 0.1, MaxRuns: 12}); DefaultCapacity != got {
+	if got := (Capacity{GoodputMin: 0.99, Tolerance: 0.1, MaxRuns: 14, MaxRun: 2 * time.Minute, MaxTime: 30 * time.Minute}); DefaultCapacity != got {
 		t.Errorf("DefaultCapacity = %+v, want thresholds.yaml's %+v", DefaultCapacity, got)
 	}
 }
