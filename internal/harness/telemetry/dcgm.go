@@ -22,6 +22,7 @@ const (
 	dcgmPower        = "DCGM_FI_DEV_POWER_USAGE"
 	dcgmPowerLimit   = "DCGM_FI_DEV_POWER_MGMT_LIMIT"
 	dcgmPowerDefault = "DCGM_FI_DEV_POWER_MGMT_LIMIT_DEF"
+	dcgmEnforced     = "DCGM_FI_DEV_ENFORCED_POWER_LIMIT"
 	dcgmTemp         = "DCGM_FI_DEV_GPU_TEMP"
 	dcgmReasons      = "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"
 	dcgmReasonsOld   = "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS"
@@ -31,6 +32,10 @@ const (
 	dcgmUUIDLabel    = "UUID"
 	dcgmFallbackUUID = "uuid"
 )
+
+// ReasonsAdvice says how to make the clock-event reasons readable: the
+// field is not in dcgm-exporter's default counters (docs/gpu-runners.md).
+const ReasonsAdvice = "dcgm-exporter's default counters leave the field out: add the line `" + dcgmReasons + ", gauge, Current clock event reasons.` to its counters CSV (-f, --collectors) and restart it (`" + dcgmReasonsOld + "` before DCGM 3.3); nvidia-smi gives `" + ReasonsField + "` (`" + LegacyReasons + "` before driver R535)"
 
 // DCGM reads dcgm-exporter's /metrics through package scrape.
 type DCGM struct {
@@ -87,6 +92,7 @@ func FromDCGM(f *scrape.Families) ([]Sample, error) {
 		dcgmPower:        func(s *Sample, v float64) { s.PowerW = v },
 		dcgmPowerLimit:   func(s *Sample, v float64) { s.PowerLimitW = v },
 		dcgmPowerDefault: func(s *Sample, v float64) { s.PowerDefaultLimitW = v },
+		dcgmEnforced:     func(s *Sample, v float64) { s.EnforcedLimitW, s.HasEnforcedLimit = v, true },
 		dcgmTemp:         func(s *Sample, v float64) { s.TempC = v },
 		dcgmFBUsed:       func(s *Sample, v float64) { s.MemUsedMiB = v },
 		dcgmUtil:         func(s *Sample, v float64) { s.UtilPct = v },

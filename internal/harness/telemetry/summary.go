@@ -20,6 +20,10 @@ type Summary struct {
 	// (one per GPU per read).
 	Sources []string
 	Samples int
+	// WithReasons counts the samples that carried the clock-event
+	// (throttle) reasons: with none, no slowdown could have been seen, and
+	// the throttle check is NOT_AVAILABLE, never a pass.
+	WithReasons int
 	// Throttled is the evidence of a slowdown that makes the run INVALID
 	// (Slowdowns), one line per GPU and reason; empty when none.
 	Throttled []string
@@ -31,6 +35,10 @@ type Summary struct {
 	// Foreign names those that were not the server's.
 	ProcessesKnown bool
 	Foreign        []string
+	// Own counts the server's own processes seen on the GPUs: a listing
+	// without them (a container without the host's PID namespace sees no
+	// process at all) cannot show another one either.
+	Own int
 	// PowerW is the average total draw of the GPUs (the first source
 	// that reports power); EnergyJ that power over the run's duration.
 	// Both NaN when no source reports power.
@@ -55,11 +63,21 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 		s.Available = true
 		s.Sources = append(s.Sources, rec.Source)
 		s.Samples += len(rec.Samples)
+		for _, smp := range rec.Samples {
+			if smp.HasReasons {
+				s.WithReasons++
+			}
+		}
 		s.Throttled = append(s.Throttled, evidence(rec, Slowdowns)...)
 		s.AtPowerLimit = append(s.AtPowerLimit, evidence(rec, atDefaultLimit)...)
 		if rec.ProcessesKnown {
 			s.ProcessesKnown = true
 			s.Foreign = append(s.Foreign, foreign(rec, own)...)
+			for _, p := range rec.Processes {
+				if own[p.PID] {
+					s.Own++
+				}
+			}
 		}
 		if math.IsNaN(s.PowerW) {
 			if w, ok := averagePower(rec.Samples); ok {
@@ -105,8 +123,13 @@ func evidence(rec Recording, names func(Sample) []string) []string {
 	var out []string
 	for k, n := range count {
 		w := worst[k]
-		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, default %s W, %s °C)",
-			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(w.PowerLimitW), num(w.PowerDefaultLimitW), num(w.TempC)))
+		limit, which := w.LimitInForce()
+		note := ""
+		if which != enforced {
+			note = " (" + which + ": the enforced limit was not read)"
+		}
+		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, default %s W%s, %s °C)",
+			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(limit), num(w.PowerDefaultLimitW), note, num(w.TempC)))
 	}
 	sort.Strings(out)
 	return out

@@ -45,6 +45,10 @@ func TestParseGPUCSV(t *testing.T) {
 		{file: "gpu-power-limit-lowered.csv", gpus: 2, reasons: []string{"SW power cap"}, slow: []string{"SW power cap below the board's default power limit"}, power: true},
 		// The power cap with no default limit given: a lowered one cannot be ruled out.
 		{file: "gpu-power-cap-no-default.csv", gpus: 1, reasons: []string{"SW power cap"}, slow: []string{"SW power cap (the power limit or the board's default unknown: a lowered limit cannot be ruled out)"}, power: true},
+		// enforced.power.limit read: 450 W in force while power.limit says
+		// the default 700 W (a limiter outside the board), INVALID.
+		{file: "gpu-enforced-lowered.csv", gpus: 1, reasons: []string{"SW power cap"}, slow: []string{"SW power cap below the board's default power limit"}, power: true},
+		{file: "gpu-enforced-normal.csv", gpus: 1, power: true},
 		{file: "gpu-thermal.csv", gpus: 2, reasons: []string{"SW thermal slowdown", "HW thermal slowdown"}, slow: []string{"SW thermal slowdown", "HW thermal slowdown"}, power: true},
 		// Recorded on an H200 (TestRecordedH200): idle, then at its default
 		// 700 W limit under a full load, which is no slowdown.
@@ -152,7 +156,7 @@ func TestRecordedH200(t *testing.T) {
 	if len(s.Throttled) != 0 {
 		t.Errorf("throttle evidence %q: the board's own power limit is no slowdown", s.Throttled)
 	}
-	if got := strings.Join(s.AtPowerLimit, "\n"); !strings.Contains(got, "GPU 0: SW power cap at the board's default power limit in") || !strings.Contains(got, "691 of 700 W, default 700 W") {
+	if got := strings.Join(s.AtPowerLimit, "\n"); !strings.Contains(got, "GPU 0: SW power cap at the board's default power limit in") || !strings.Contains(got, "691 of 700 W, default 700 W (power.limit: the enforced limit was not read)") {
 		t.Errorf("power-limit evidence %q, want GPU 0 at its default 700 W limit", got)
 	}
 	if got := strings.Join(s.Foreign, "\n"); !strings.Contains(got, "pid 493 python3 using 1130 MiB") {
@@ -215,6 +219,10 @@ func TestDCGM(t *testing.T) {
 		{file: "dcgm-thermal.prom", throttled: "GPU 0: HW thermal slowdown", clock: 1365},
 		// The SW power cap with the limit at DCGM_FI_DEV_POWER_MGMT_LIMIT_DEF.
 		{file: "dcgm-power-cap.prom", atLimit: "GPU 0: SW power cap at the board's default power limit in", clock: 1500},
+		// The same without DCGM_FI_DEV_ENFORCED_POWER_LIMIT: power.limit at
+		// the default, but the draw (415 W) far under it, so a limit
+		// enforced from outside the board cannot be ruled out.
+		{file: "dcgm-power-cap-no-enforced.prom", throttled: "GPU 0: SW power cap with the draw under the board's default limit and the enforced limit not read", clock: 1500},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			d := NewDCGM(dcgmServer(t, tc.file))
