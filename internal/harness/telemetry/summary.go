@@ -52,9 +52,16 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 	s := Summary{PowerW: math.NaN(), EnergyJ: math.NaN()}
 	var why []string
 	for _, rec := range recs {
+		stale := ""
+		if rec.Cached {
+			rec.Samples, stale = fresh(rec)
+		}
 		if len(rec.Samples) == 0 {
 			reason := "no sample"
-			if len(rec.Errors) > 0 {
+			switch {
+			case stale != "":
+				reason = stale
+			case len(rec.Errors) > 0:
 				reason = rec.Errors[0]
 			}
 			why = append(why, rec.Source+": "+reason)
@@ -111,9 +118,9 @@ func evidence(rec Recording, names func(Sample) []string) []string {
 	count, total := map[key]int{}, map[string]int{}
 	worst := map[key]Sample{}
 	for _, smp := range rec.Samples {
-		total[smp.GPU]++
+		total[smp.Device()]++
 		for _, name := range names(smp) {
-			k := key{smp.GPU, name}
+			k := key{smp.Device(), name}
 			count[k]++
 			if w, ok := worst[k]; !ok || smp.SMClockMHz < w.SMClockMHz {
 				worst[k] = smp
@@ -146,13 +153,24 @@ func foreign(rec Recording, own map[int]bool) []string {
 	return out
 }
 
-// averagePower is the mean over the reads of the GPUs' summed draw.
+// averagePower is the mean over the reads of the GPUs' summed draw. The
+// MIG instances of one GPU report the GPU's draw each: it is counted once.
 func averagePower(samples []Sample) (float64, bool) {
 	byRead := map[int64]float64{}
+	type device struct {
+		at  int64
+		gpu string
+	}
+	counted := map[device]bool{}
 	for _, s := range samples {
 		if math.IsNaN(s.PowerW) {
 			return 0, false
 		}
+		d := device{s.At.UnixNano(), s.GPU}
+		if s.Instance != "" && counted[d] {
+			continue
+		}
+		counted[d] = true
 		byRead[s.At.UnixNano()] += s.PowerW
 	}
 	if len(byRead) == 0 {

@@ -27,8 +27,19 @@ import (
 // (nvidia-smi's [N/A], a metric dcgm-exporter does not export) is NaN.
 type Sample struct {
 	At time.Time
+	// Collected is when the source says it collected the values (an
+	// exposition timestamp of dcgm-exporter); zero when it does not say.
+	Collected time.Time
+	// EnergyMJ is DCGM's total energy counter (NaN when not given): it
+	// moves at each of the exporter's collections while the GPU draws
+	// power, which shows that its values are new.
+	EnergyMJ float64
 	// GPU is the device index; UUID its UUID when known.
 	GPU, UUID string
+	// Instance and Profile name a MIG GPU instance (dcgm-exporter's
+	// GPU_I_ID and GPU_I_PROFILE labels) when the sample is one instance
+	// of GPU; "" for a whole GPU. Instances of one GPU are kept apart.
+	Instance, Profile string
 	// SMClockMHz and SMClockMaxMHz: the SM clock and its maximum.
 	SMClockMHz, SMClockMaxMHz float64
 	// PowerW, PowerLimitW and PowerDefaultLimitW: the board's draw, the
@@ -53,6 +64,17 @@ type Sample struct {
 	UtilPct    float64
 }
 
+// Device names s's GPU in evidence: "0", or "0 MIG instance 7 (1g.10gb)".
+func (s Sample) Device() string {
+	switch {
+	case s.Instance == "":
+		return s.GPU
+	case s.Profile == "":
+		return s.GPU + " MIG instance " + s.Instance
+	}
+	return s.GPU + " MIG instance " + s.Instance + " (" + s.Profile + ")"
+}
+
 // Process is one compute process on a GPU (nvidia-smi
 // --query-compute-apps).
 type Process struct {
@@ -69,6 +91,10 @@ type Reading struct {
 	// ProcessesKnown says whether it could.
 	Processes      []Process
 	ProcessesKnown bool
+	// Cached says the source serves values it collected on its own
+	// schedule (dcgm-exporter, every 30 s by default), so a reading may be
+	// older than the run: Summarize keeps only samples shown to be new.
+	Cached bool
 }
 
 // Source reads the GPUs once.

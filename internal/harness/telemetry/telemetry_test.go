@@ -2,15 +2,20 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -193,16 +198,37 @@ func TestNotAvailable(t *testing.T) {
 	}
 }
 
-// dcgmServer serves a recorded dcgm-exporter exposition.
+// dcgmServer serves a recorded dcgm-exporter exposition as an exporter
+// that collects between any two reads: its energy counter moves by 1 J a
+// read (fresh.go).
 func dcgmServer(t *testing.T, file string) string {
+	return serveDCGM(t, file, true)
+}
+
+// energyLine is the total energy counter's sample in a fixture.
+var energyLine = regexp.MustCompile(`(?m)^(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\{[^}]*\}) (\d+)$`)
+
+// serveDCGM serves file; live moves its energy counter at every read,
+// else every read answers the same page (an exporter that has not
+// collected since).
+func serveDCGM(t *testing.T, file string, live bool) string {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var reads atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_, _ = w.Write(body)
+		page := body
+		if n := reads.Add(1); live {
+			page = energyLine.ReplaceAllFunc(body, func(m []byte) []byte {
+				sub := energyLine.FindSubmatch(m)
+				v, _ := strconv.ParseInt(string(sub[2]), 10, 64)
+				return fmt.Appendf(nil, "%s %d", sub[1], v+n*1000)
+			})
+		}
+		_, _ = w.Write(page)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/metrics"
@@ -343,6 +369,85 @@ func TestAveragePower(t *testing.T) {
 			got, ok := averagePower(tc.samples)
 			if ok != tc.ok || (ok && got != tc.want) {
 				t.Errorf("averagePower = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestDCGMMIG: the MIG instances of one GPU are kept apart (GPU_I_ID),
+// named in the evidence, and the GPU's draw, which each instance
+// repeats, is counted once.
+func TestDCGMMIG(t *testing.T) {
+	d := NewDCGM(dcgmServer(t, "dcgm-mig.prom"))
+	rd, err := d.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.Samples) != 2 || rd.Samples[0].Instance != "1" || rd.Samples[1].Instance != "2" || rd.Samples[0].MemUsedMiB != 40210 || rd.Samples[1].MemUsedMiB != 1024 {
+		t.Fatalf("samples %+v: want instances 1 and 2 of GPU 0, each with its own memory", rd.Samples)
+	}
+	start := rd.Samples[0].At.Add(-time.Second)
+	s := Summarize([]Recording{{Source: d.Name(), Samples: rd.Samples, Start: start, End: start.Add(2 * time.Second)}}, nil)
+	got := strings.Join(s.Throttled, "\n")
+	for _, want := range []string{"GPU 0 MIG instance 1 (3g.40gb): HW thermal slowdown in 1 of 1 samples", "GPU 0 MIG instance 2 (3g.40gb): HW thermal slowdown"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("evidence %q lacks %q", got, want)
+		}
+	}
+	if s.PowerW != 512.5 {
+		t.Errorf("power %v W, want the GPU's 512.5 W once, not once per instance", s.PowerW)
+	}
+}
+
+// TestDCGMStale: dcgm-exporter's values that are not shown to describe
+// the run (an exporter that did not collect during it, or timestamps
+// older than its start) leave no sample: NOT_AVAILABLE with the collect
+// interval named, never a pass.
+func TestDCGMStale(t *testing.T) {
+	t.Run("values never change", func(t *testing.T) {
+		r := Start(context.Background(), 20*time.Millisecond, NewDCGM(serveDCGM(t, "dcgm-normal.prom", false)))
+		time.Sleep(60 * time.Millisecond)
+		s := Summarize(r.Stop(), nil)
+		if s.Available || !strings.Contains(s.Why, "the values did not change in") || !strings.Contains(s.Why, "-c 1000") {
+			t.Errorf("summary %+v: want not available, the values unchanged and the collect interval named", s)
+		}
+	})
+	page, err := os.ReadFile(filepath.Join("testdata", "dcgm-normal.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	stamp := func(at time.Time) []Sample {
+		// Every sample line gets the exposition timestamp at.
+		lines := strings.Split(strings.TrimSpace(string(page)), "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "#") {
+				lines[i] = fmt.Sprintf("%s %d", l, at.UnixMilli())
+			}
+		}
+		fams, err := scrape.ParseFamilies(strings.NewReader(strings.Join(lines, "\n")), "dcgm", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, err := FromDCGM(fams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return samples
+	}
+	for _, tc := range []struct {
+		name      string
+		collected time.Time
+		available bool
+	}{
+		{"collected 30 s before the run", start.Add(-30 * time.Second), false},
+		{"collected during the run", start.Add(500 * time.Millisecond), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Recording{Source: "dcgm", Cached: true, Samples: stamp(tc.collected), Start: start, End: start.Add(time.Second)}
+			s := Summarize([]Recording{rec}, nil)
+			if s.Available != tc.available || (!tc.available && !strings.Contains(s.Why, "every value is older than the run")) {
+				t.Errorf("summary %+v: want available %v", s, tc.available)
 			}
 		})
 	}
