@@ -192,6 +192,15 @@ func TestGatewayTLSWithHeader(t *testing.T) {
 		r, _ := run(t, "--ca-cert", pki.caFile, "--header", "x-api-key: not-the-key")
 		r.wantCode(t, 1, "401 Unauthorized")
 	})
+	t.Run("scrape", func(t *testing.T) {
+		args := []string{"scrape", "--url", g.url + "/metrics", "--ca-cert", pki.caFile}
+		r := runCLI(t, ctx, append(args, "--header", "x-api-key: env:GW_KEY")...)
+		r.wantCode(t, 0)
+		if !strings.Contains(r.stdout, "num_requests_running") {
+			t.Errorf("vllmperf scrape through the gateway printed no vLLM metric:\n%s", r.stdout)
+		}
+		runCLI(t, ctx, args...).wantCode(t, 1, "401 Unauthorized")
+	})
 	t.Run("no CA", func(t *testing.T) {
 		r, _ := run(t, "--header", "x-api-key: env:GW_KEY")
 		r.wantCode(t, 1, "certificate signed by unknown authority", "--ca-cert FILE")
