@@ -235,10 +235,14 @@ func (g *Gateway) Names() []string {
 	return names
 }
 
+// Direct reports whether g adds nothing to a plain connection: no
+// header, no certificate.
+func (g *Gateway) Direct() bool { return g == nil || (len(g.headers) == 0 && g.tls == nil) }
+
 // String describes the gateway without a secret: the headers' names and
-// whether certificates are set.
+// whether certificates are set; "direct" when it adds nothing.
 func (g *Gateway) String() string {
-	if g == nil || (len(g.headers) == 0 && g.tls == nil) {
+	if g.Direct() {
 		return "direct"
 	}
 	var parts []string

@@ -166,3 +166,23 @@ func TestProxyRule(t *testing.T) {
 		t.Error("the transport has no proxy rule: it would ignore HTTPS_PROXY")
 	}
 }
+
+// TestLoopbackDirectUnderProxy: with HTTP_PROXY and HTTPS_PROXY pointing
+// at a proxy that does not exist, a server on loopback is still reached,
+// directly.
+func TestLoopbackDirectUnderProxy(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
+	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:1")
+	t.Setenv("NO_PROXY", "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	defer srv.Close()
+	hc := (*Gateway)(nil).Client(1)
+	defer hc.CloseIdleConnections()
+	for _, u := range []string{srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)} {
+		resp, err := hc.Get(u)
+		if err != nil {
+			t.Fatalf("GET %s under a proxy setting: %v", u, err)
+		}
+		resp.Body.Close()
+	}
+}

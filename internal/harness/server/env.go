@@ -88,7 +88,7 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 	if err != nil {
 		return nil, settingsError{err}
 	}
-	if g.String() != "direct" {
+	if !g.Direct() {
 		opts = append(opts, WithGateway(g))
 	}
 	add(envImage, WithImage)
