@@ -53,9 +53,15 @@ func GPU(s telemetry.Summary, required bool) []Result {
 	case !s.ProcessesKnown:
 		out = append(out, Result{Name: GPUExclusive, Status: NotAvailable, Metric: "nvidia-smi --query-compute-apps",
 			Detail: fmt.Sprintf("%s lists no processes: another process on the GPU would go unseen", src), Advisory: !required})
-	case len(s.Foreign) == 0 && s.Own == 0:
+	case len(s.Foreign) == 0 && s.Own == 0 && s.ServerOnGPU:
 		out = append(out, Result{Name: GPUExclusive, Status: NotAvailable, Metric: "nvidia-smi --query-compute-apps", Advisory: !required,
 			Detail: fmt.Sprintf("%s lists no process on the GPU, not even the server's: processes are not visible from here (a container without the host's PID namespace: run it with --pid=host), so another one would go unseen too", src)})
+	case len(s.Foreign) == 0 && s.Own == 0:
+		// The simulator has no process on the GPU: nothing shows that
+		// processes are visible from here, and its figures do not depend
+		// on the GPU, so this is reported without failing.
+		out = append(out, Result{Name: GPUExclusive, Status: NotAvailable, Metric: "nvidia-smi --query-compute-apps", Advisory: true,
+			Detail: fmt.Sprintf("%s lists no compute process, and the server runs none on these GPUs (the simulator) to show that processes are visible from here: in a container without the host's PID namespace another process would go unseen", src)})
 	case len(s.Foreign) > 0:
 		out = append(out, Result{Name: GPUExclusive, Status: Invalid,
 			Detail: "another process used the GPU during the run: " + strings.Join(s.Foreign, "; ")})

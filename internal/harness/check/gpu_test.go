@@ -12,10 +12,11 @@ import (
 )
 
 func TestGPU(t *testing.T) {
-	ok := telemetry.Summary{Available: true, Sources: []string{"nvidia-smi"}, Samples: 8, WithReasons: 8, ProcessesKnown: true, Own: 1}
-	throttled, atLimit, shared, dcgmOnly, noReasons, noProcess := ok, ok, ok, ok, ok, ok
+	ok := telemetry.Summary{Available: true, Sources: []string{"nvidia-smi"}, Samples: 8, WithReasons: 8, ProcessesKnown: true, Own: 1, ServerOnGPU: true}
+	throttled, atLimit, shared, dcgmOnly, noReasons, noProcess, simIdle := ok, ok, ok, ok, ok, ok, ok
 	noReasons.WithReasons = 0
 	noProcess.Own = 0
+	simIdle.Own, simIdle.ServerOnGPU = 0, false
 	throttled.Throttled = []string{"GPU 0: SW power cap below the board's default power limit in 3 of 4 samples"}
 	atLimit.AtPowerLimit = []string{"GPU 0: SW power cap at the board's default power limit in 4 of 4 samples"}
 	shared.Foreign = []string{"pid 48211 train.py using 6144 MiB on GPU-5c7d"}
@@ -42,6 +43,9 @@ func TestGPU(t *testing.T) {
 		{name: "no reasons", s: noReasons, required: true, want: []Status{NotAvailable, Pass}, failed: true, evidence: "DCGM_FI_DEV_CLOCKS_EVENT_REASONS, gauge"},
 		// No process at all, not even the server's (no host PID namespace): not a pass.
 		{name: "no process visible", s: noProcess, required: true, want: []Status{Pass, NotAvailable}, failed: true, evidence: "not even the server's"},
+		// The simulator watched on an idle GPU (VLLMPERF_TELEMETRY=on): no
+		// process to show that processes are visible; said, not failed.
+		{name: "simulator, no process", s: simIdle, required: true, want: []Status{Pass, NotAvailable}, evidence: "the server runs none on these GPUs (the simulator)"},
 		// A GPU runner without telemetry fails a strict run.
 		{name: "required, none", s: telemetry.Summary{Why: "nvidia-smi: not found"}, required: true, want: []Status{NotAvailable}, failed: true, evidence: "not found"},
 		// The simulator: NOT_AVAILABLE, never a pass, never a failure.

@@ -40,8 +40,9 @@ var AppFields = []string{"pid", "process_name", "gpu_uuid", "used_memory"}
 // NvidiaSMI reads the GPUs with the nvidia-smi command (found on PATH
 // unless Path is set).
 type NvidiaSMI struct {
-	Path   string
-	legacy bool // the driver knows only clocks_throttle_reasons.active
+	Path       string
+	legacy     bool // the driver knows only clocks_throttle_reasons.active
+	noEnforced bool // the driver does not know enforced.power.limit
 }
 
 // Name is "nvidia-smi".
@@ -62,12 +63,12 @@ func (n *NvidiaSMI) path() string {
 
 // Read runs nvidia-smi twice: the GPUs, then their compute processes.
 func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
-	fields := GPUFields
-	if n.legacy {
-		fields = legacyFields()
-	}
-	out, err := n.run(ctx, "--query-gpu="+strings.Join(fields, ","))
-	if err != nil && !n.legacy && strings.Contains(err.Error(), ReasonsField) {
+	out, err := n.run(ctx, "--query-gpu="+strings.Join(n.fields(), ","))
+	switch {
+	case err != nil && !n.noEnforced && rejects(err, EnforcedLimitField):
+		n.noEnforced = true // ask without it: the power rule falls back to power.limit, and says so
+		return n.Read(ctx)
+	case err != nil && !n.legacy && rejects(err, ReasonsField):
 		n.legacy = true // an older driver: ask again with the old name
 		return n.Read(ctx)
 	}
@@ -89,14 +90,25 @@ func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
 	return Reading{Samples: samples, Processes: procs, ProcessesKnown: true}, nil
 }
 
-func legacyFields() []string {
-	out := append([]string(nil), GPUFields...)
-	for i, f := range out {
-		if f == ReasonsField {
-			out[i] = LegacyReasons
+// fields are the --query-gpu fields this driver answers to: GPUFields,
+// with the old name of the reasons, without the enforced limit.
+func (n *NvidiaSMI) fields() []string {
+	var out []string
+	for _, f := range GPUFields {
+		switch {
+		case f == ReasonsField && n.legacy:
+			f = LegacyReasons
+		case f == EnforcedLimitField && n.noEnforced:
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// rejects reports whether err is nvidia-smi refusing field.
+func rejects(err error, field string) bool {
+	return strings.Contains(err.Error(), `"`+field+`" is not a valid field`)
 }
 
 // run runs nvidia-smi with a query and the CSV format, its output or an

@@ -39,6 +39,10 @@ type Summary struct {
 	// without them (a container without the host's PID namespace sees no
 	// process at all) cannot show another one either.
 	Own int
+	// ServerOnGPU says the server runs on the watched GPUs, so that its
+	// processes should be listed (a vLLM container); false for the
+	// simulator, which has none there. Set by the caller.
+	ServerOnGPU bool
 	// PowerW is the average total draw of the GPUs (the first source
 	// that reports power); EnergyJ that power over the run's duration.
 	// Both NaN when no source reports power.

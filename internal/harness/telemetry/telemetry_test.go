@@ -452,3 +452,14 @@ func TestDCGMStale(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverWithoutEnforcedLimit: a driver that refuses
+// enforced.power.limit is asked again without it; the power rule then
+// falls back to power.limit, and the lowered limit is still seen.
+func TestDriverWithoutEnforcedLimit(t *testing.T) {
+	t.Setenv("FAKE_NVSMI_NO_ENFORCED", "1")
+	s := record(t, "gpu-power-limit-lowered.csv", "apps-none.csv", nil)
+	if !s.Available || len(s.Throttled) == 0 || !strings.Contains(s.Throttled[0], "(power.limit: the enforced limit was not read)") {
+		t.Fatalf("a driver without enforced.power.limit gave %+v", s)
+	}
+}
