@@ -34,6 +34,9 @@ func GPU(s telemetry.Summary, required bool) []Result {
 	}
 	src := strings.Join(s.Sources, ", ")
 	out := []Result{pass(GPUThrottle, "no thermal or hardware slowdown and no lowered power limit in %d samples (%s)", s.Samples, src)}
+	if len(s.Unread) > 0 {
+		out[0].Detail += "; not read: " + strings.Join(s.Unread, "; ")
+	}
 	if s.WithReasons < s.Samples {
 		out[0].Detail += fmt.Sprintf("; the clock-event reasons were read in %d of them", s.WithReasons)
 	}

@@ -17,6 +17,8 @@ func TestGPU(t *testing.T) {
 	noReasons.WithReasons = 0
 	noProcess.Own = 0
 	simIdle.Own, simIdle.ServerOnGPU = 0, false
+	staleDCGM := ok
+	staleDCGM.Unread = []string{"dcgm-exporter http://127.0.0.1:9400/metrics: the values did not change in 9 reads"}
 	throttled.Throttled = []string{"GPU 0: SW power cap below the board's default power limit in 3 of 4 samples"}
 	atLimit.AtPowerLimit = []string{"GPU 0: SW power cap at the board's default power limit in 4 of 4 samples"}
 	shared.Foreign = []string{"pid 48211 train.py using 6144 MiB on GPU-5c7d"}
@@ -46,6 +48,9 @@ func TestGPU(t *testing.T) {
 		// The simulator watched on an idle GPU (VLLMPERF_TELEMETRY=on): no
 		// process to show that processes are visible; said, not failed.
 		{name: "simulator, no process", s: simIdle, required: true, want: []Status{Pass, NotAvailable}, evidence: "the server runs none on these GPUs (the simulator)"},
+		// An exporter whose values predate the run, beside nvidia-smi: its
+		// samples are not evidence, and the detail says so.
+		{name: "stale exporter", s: staleDCGM, required: true, want: []Status{Pass, Pass}, evidence: "not read: dcgm-exporter"},
 		// A GPU runner without telemetry fails a strict run.
 		{name: "required, none", s: telemetry.Summary{Why: "nvidia-smi: not found"}, required: true, want: []Status{NotAvailable}, failed: true, evidence: "not found"},
 		// The simulator: NOT_AVAILABLE, never a pass, never a failure.

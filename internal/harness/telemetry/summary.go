@@ -16,6 +16,9 @@ type Summary struct {
 	// Available is false when no source gave a sample; Why says why.
 	Available bool
 	Why       string
+	// Unread names, when others gave samples, the sources that gave none
+	// and why (a dcgm-exporter whose values predate the run).
+	Unread []string
 	// Sources name the sources that gave samples; Samples counts them
 	// (one per GPU per read).
 	Sources []string
@@ -102,6 +105,8 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 	}
 	if !s.Available {
 		s.Why = strings.Join(why, "; ")
+	} else {
+		s.Unread = why
 	}
 	return s
 }

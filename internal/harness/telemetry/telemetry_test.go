@@ -404,6 +404,15 @@ func TestDCGMMIG(t *testing.T) {
 // older than its start) leave no sample: NOT_AVAILABLE with the collect
 // interval named, never a pass.
 func TestDCGMStale(t *testing.T) {
+	t.Run("beside a fresh source", func(t *testing.T) {
+		fakeSMI(t, "gpu-normal.csv", "apps-server.csv")
+		r := Start(context.Background(), 20*time.Millisecond, &NvidiaSMI{}, NewDCGM(serveDCGM(t, "dcgm-normal.prom", false)))
+		time.Sleep(60 * time.Millisecond)
+		s := Summarize(r.Stop(), server)
+		if !s.Available || len(s.Unread) != 1 || !strings.Contains(s.Unread[0], "the values did not change") || len(s.Sources) != 1 {
+			t.Errorf("summary %+v: want nvidia-smi's samples, and the stale exporter named as unread", s)
+		}
+	})
 	t.Run("values never change", func(t *testing.T) {
 		r := Start(context.Background(), 20*time.Millisecond, NewDCGM(serveDCGM(t, "dcgm-normal.prom", false)))
 		time.Sleep(60 * time.Millisecond)
