@@ -139,6 +139,9 @@ func (c Config) Load(lookup func(string) (string, bool)) (*Gateway, error) {
 				return nil, fmt.Errorf("%s %s: $%s is empty or unset; export it (the header's value is read from it)", from, h.Name, name)
 			}
 		}
+		if v == "" {
+			return nil, fmt.Errorf("%s %s: the value is empty; give one, or %sVAR to read it from a variable", from, h.Name, EnvPrefix)
+		}
 		if strings.ContainsAny(v, "\r\n\x00") {
 			return nil, fmt.Errorf("%s %s: the value holds a line break or NUL, which HTTP does not allow", from, h.Name)
 		}

@@ -78,6 +78,7 @@ func TestLoadHeaders(t *testing.T) {
 		{Header{"X-Api-Key", "env:EMPTY"}, "VLLMPERF_HEADERS X-Api-Key: $EMPTY is empty or unset"},
 		{Header{"X-Api-Key", "env:"}, `"env:" names no variable`},
 		{Header{"X-Api-Key", "a\nb"}, "holds a line break"},
+		{Header{"X-Api-Key", ""}, "VLLMPERF_HEADERS X-Api-Key: the value is empty"},
 	} {
 		_, err := Config{Headers: []Header{tc.h}, HeaderFrom: []string{EnvHeaders}}.Load(lookup)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
