@@ -71,6 +71,9 @@
 //	            command configures binds and checks its own flags (Flags:
 //	            server, load, workload, openai); harness.Flags gathers them
 //	            for one run, so a command that runs the load reuses them
+//	gateway     how a server is reached: the one HTTP transport of a run
+//	            (completions, models, tokenize, scrapes), with a
+//	            gateway's headers and certificates and one proxy rule
 //	telemetry   the GPUs during a run: nvidia-smi, dcgm-exporter; throttle
 //	            and foreign-process evidence, average power, energy
 //	dataset     the prompts users bring: ShareGPT, JSONL, timed traces,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/load"
@@ -141,7 +142,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if model == "" {
 		return nil, errors.New("harness: no model to request: the server reported none; pass the served model name")
 	}
-	client := newClient(srv.BaseURL(), p, o)
+	client, hc := newClient(srv, p, o)
 	defer client.CloseIdleConnections()
 	res := &Result{Point: p, Model: model, Endpoint: o.endpoint}
 	mix, cfg, next, err := res.prepare(ctx, client, p, o)
@@ -157,7 +158,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	var scraper *scrape.Scraper
 	var sampler *scrape.Sampler
 	if !o.noMetrics {
-		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout))
+		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc))
 		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
 		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
 		if err := sampler.Start(ctx); err != nil {
@@ -253,16 +254,22 @@ func requestOrder(mix *workload.Mix, cfg load.Config) func(int) openai.Request {
 	}
 }
 
-// newClient builds the run's client, sized for the point's concurrency.
-func newClient(baseURL string, p scenario.Point, o options) *openai.Client {
-	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout), openai.WithMaxEventSize(o.maxEventSize)}
+// newClient builds the run's client, sized for the point's concurrency,
+// and returns it with its HTTP client: the run's one transport, built by
+// the server's gateway (server.GatewayOf: headers, TLS, the proxy rule),
+// which the scrapes share.
+func newClient(srv server.Server, p scenario.Point, o options) (*openai.Client, *http.Client) {
+	conns := openai.DefaultMaxConnections
 	if n := p.Concurrency(); n > 0 {
-		opts = append(opts, openai.WithMaxConnections(n))
+		conns = n
 	}
+	hc := server.GatewayOf(srv).Client(conns + 1) // +1: the scrapes' connection
+	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout), openai.WithMaxEventSize(o.maxEventSize),
+		openai.WithMaxConnections(conns), openai.WithHTTPClient(hc)}
 	if o.apiKey != "" {
 		opts = append(opts, openai.WithAPIKey(o.apiKey))
 	}
-	return openai.New(baseURL, opts...)
+	return openai.New(srv.BaseURL(), opts...), hc
 }
 
 // probe checks the server still serves when requests failed (not those

@@ -118,14 +118,34 @@ func series(kv, running float64) *scrape.TimeSeries {
 	}}
 }
 
-// plateau is a series whose running count holds at running while
-// waiting requests queue behind it.
+// plateau is a series whose running count holds at running for four
+// samples while waiting requests queue behind it, the KV cache a third
+// full.
 func plateau(running, waiting float64) *scrape.TimeSeries {
-	return &scrape.TimeSeries{Interval: time.Second, Points: []scrape.Point{
-		{At: t0, Running: running, Waiting: waiting},
-		{At: t0.Add(time.Second), Window: time.Second, Running: running, Waiting: waiting},
-		{At: t0.Add(2 * time.Second), Window: time.Second, Running: running / 2},
-	}}
+	return plateauKV(running, waiting, 0.3, 4)
+}
+
+// plateauKV is plateau with the KV-cache usage kv on the plateau, held
+// for n samples.
+func plateauKV(running, waiting, kv float64, n int) *scrape.TimeSeries {
+	ts := &scrape.TimeSeries{Interval: time.Second}
+	for i := range n {
+		ts.Points = append(ts.Points, scrape.Point{At: t0.Add(time.Duration(i) * time.Second), Window: time.Second, Running: running, Waiting: waiting, KVUsage: kv})
+	}
+	ts.Points = append(ts.Points, scrape.Point{At: t0.Add(time.Duration(n) * time.Second), Window: time.Second, Running: running / 2})
+	return ts
+}
+
+// ramp is a series whose running count climbs from 1 to 30 with requests
+// waiting all along: the queue stood at every level on the way up, so
+// there is no plateau (9 of its 30 samples are within 25% of the median).
+func ramp() *scrape.TimeSeries {
+	ts := &scrape.TimeSeries{Interval: time.Second}
+	for i := range 30 {
+		r := float64(i + 1)
+		ts.Points = append(ts.Points, scrape.Point{At: t0.Add(time.Duration(i) * time.Second), Window: time.Second, Running: r, Waiting: 32 - r, KVUsage: 0.01 * r})
+	}
+	return ts
 }
 
 func find(t *testing.T, rs []Result, name string) Result {
@@ -183,7 +203,14 @@ func TestChecks(t *testing.T) {
 		{"seqs cap", run{n: 8, before: zero, after: good, series: series(0.1, 2), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{Started: true, MaxNumSeqs: 2}, "batching", Pass, "of max-num-seqs 2"},
 		// A deployment the suite did not start: a running plateau with
 		// requests waiting is its own cap, not a failure to batch.
-		{"deployment's cap", run{n: 8, before: zero, after: good, series: plateau(4, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Pass, "caps its batch at 4 running (4 waiting while 4 ran)"},
+		{"deployment's cap", run{n: 8, before: zero, after: good, series: plateau(4, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Pass, "caps its batch at 4 running (up to 4 waiting while 4–4 ran, in 4 of the 4 samples with a queue, over 3s; KV cache at most 30% full): its own max-num-seqs"},
+		// The plateau with the KV cache near full: the cache's limit, named
+		// as such, not max-num-seqs.
+		{"deployment, KV-limited", run{n: 8, before: zero, after: good, series: plateauKV(4, 4, 0.97, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Pass, "the KV cache limits the batch: about 4 running (4–4) with up to 4 waiting in 4 of the 4 samples with a queue (over 3s) while the KV cache was 97% full"},
+		// One sample with running > 1 and waiting > 0 is no plateau.
+		{"deployment, one sample", run{n: 8, before: zero, after: good, series: plateauKV(4, 4, 0.3, 1), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "running stayed near 4 in only 1 of the 1 samples that had a queue (a plateau needs 3"},
+		// A ramp with a queue all along is no plateau either.
+		{"deployment, ramp", run{n: 8, before: zero, after: good, series: ramp(), drained: true, conc: 40, expect: scenario.Expect{Batching: true}}, Facts{}, "batching", Fail, "running stayed near 16 in only 9 of the 30 samples that had a queue"},
 		// The same plateau on a server the suite started without a cap:
 		// the profile promised more, so it fails.
 		{"started, plateau", run{n: 8, before: zero, after: good, series: plateau(4, 4), drained: true, conc: 8, expect: scenario.Expect{Batching: true}}, Facts{Started: true}, "batching", Fail, "not batched together"},

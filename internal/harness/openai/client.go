@@ -1,13 +1,14 @@
 package openai
 
 import (
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
 
 // Defaults used by New when no option overrides them.
@@ -31,9 +32,6 @@ const (
 	DefaultMaxEventSize = 4 << 20
 )
 
-// dialTimeout bounds TCP connection set-up in the default transport.
-const dialTimeout = 10 * time.Second
-
 // Client sends benchmark requests to one OpenAI-compatible server and
 // measures them. It is safe for concurrent use.
 type Client struct {
@@ -41,6 +39,7 @@ type Client struct {
 	baseErr        error  // set when baseURL is unusable; every Send fails with it
 	apiKey         string
 	httpClient     *http.Client
+	gateway        *gateway.Gateway
 	requestTimeout time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
@@ -62,6 +61,13 @@ func WithAPIKey(key string) Option {
 // non-zero hc.Timeout cuts streams that run longer than it.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) { c.httpClient = hc }
+}
+
+// WithGateway sends through the gateway's transport (package gateway:
+// extra headers, CA and client certificates, the proxy rule) instead of a
+// direct one. WithHTTPClient, when given too, wins.
+func WithGateway(g *gateway.Gateway) Option {
+	return func(c *Client) { c.gateway = g }
 }
 
 // WithRequestTimeout bounds each whole request (default
@@ -115,7 +121,10 @@ func New(baseURL string, opts ...Option) *Client {
 	}
 	c.baseURL, c.baseErr = normaliseBaseURL(baseURL)
 	if c.httpClient == nil {
-		c.httpClient = &http.Client{Transport: newTransport(c.maxConns)}
+		// The run's one transport (gateway.Client): no compression, an idle
+		// pool as large as the connection count, the environment's proxy
+		// for remote hosts and none for loopback.
+		c.httpClient = c.gateway.Client(c.maxConns)
 	}
 	cfg := goopenai.DefaultConfig(c.apiKey)
 	cfg.BaseURL = c.baseURL
@@ -142,29 +151,6 @@ func normaliseBaseURL(u string) (string, error) {
 		u += "/v1"
 	}
 	return u, nil
-}
-
-// newTransport is the default transport: no proxy (a benchmark measures the
-// server, not a proxy), no compression (a gzipped SSE stream is buffered),
-// and an idle pool as large as the connection count.
-func newTransport(maxConns int) *http.Transport {
-	return &http.Transport{
-		Proxy: nil,
-		DialContext: (&net.Dialer{
-			Timeout:   dialTimeout,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
-		MaxIdleConns:          maxConns,
-		MaxIdleConnsPerHost:   maxConns,
-		MaxConnsPerHost:       0, // never make a stream wait for a connection
-		IdleConnTimeout:       90 * time.Second,
-		DisableCompression:    true,
-		ForceAttemptHTTP2:     false,
-		ExpectContinueTimeout: 0,
-		// Requests are written once; a small write buffer saves 3 KiB per
-		// connection (large prompts bypass it).
-		WriteBufferSize: 1 << 10,
-	}
 }
 
 // CloseIdleConnections closes the client's idle keep-alive connections (call

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
 
 // Flags are the flags of `vllmperf scrape`: where the exposition is read.
@@ -18,6 +19,9 @@ type Flags struct {
 	JSON      bool
 	APIKeyEnv string
 	Timeout   time.Duration
+	// Gateway is how --url is reached behind a gateway: headers, CA and
+	// client certificates (package gateway).
+	Gateway gateway.Flags
 }
 
 // Register defines the flags on f.
@@ -27,6 +31,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	f.BoolVar(&o.JSON, "json", false, "print JSON keyed by V1 metric names instead of a table")
 	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer key for --url (vLLM's --api-key does not guard /metrics; a proxy may)")
 	f.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "deadline of the scrape")
+	o.Gateway.Register(f)
 }
 
 // Snapshot checks the flags and reads the exposition they point at; a
@@ -39,7 +44,9 @@ func (o *Flags) Snapshot(ctx context.Context) (*Snapshot, error) {
 	if o.File != "" {
 		return ParseFile(o.File)
 	}
-	return NewScraper(u, opts...).Scrape(ctx)
+	sc := NewScraper(u, opts...)
+	defer sc.client.CloseIdleConnections()
+	return sc.Scrape(ctx)
 }
 
 // check returns the scraper's options and URL for the flags.
@@ -51,6 +58,8 @@ func (o *Flags) check() ([]Option, string, error) {
 		return nil, "", exitstatus.Usagef("--url and --file exclude each other: give one")
 	case o.File != "" && o.APIKeyEnv != "":
 		return nil, "", exitstatus.Usagef("--api-key-env goes with --url; a file needs no key")
+	case o.File != "" && o.Gateway.Given():
+		return nil, "", exitstatus.Usagef("--header, --ca-cert, --client-cert and --client-key go with --url; a file is read directly")
 	case o.Timeout <= 0:
 		return nil, "", exitstatus.Usagef("--timeout %v: want a positive duration such as 10s", o.Timeout)
 	case o.File != "":
@@ -63,7 +72,11 @@ func (o *Flags) check() ([]Option, string, error) {
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/metrics"
 	}
-	opts := []Option{WithTimeout(o.Timeout)}
+	g, err := o.Gateway.Gateway()
+	if err != nil {
+		return nil, "", exitstatus.Usage(err)
+	}
+	opts := []Option{WithTimeout(o.Timeout), WithHTTPClient(g.Client(1))}
 	if o.APIKeyEnv != "" {
 		key := os.Getenv(o.APIKeyEnv)
 		if key == "" {

@@ -96,7 +96,11 @@ func ParseFamilies(r io.Reader, source string, at time.Time) (*Families, error) 
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			out.Series[name] = append(out.Series[name], Series{Labels: labelMap(m.GetLabel()), Value: sampleValue(m)})
+			s := Series{Labels: labelMap(m.GetLabel()), Value: sampleValue(m)}
+			if m.TimestampMs != nil {
+				s.At = time.UnixMilli(m.GetTimestampMs())
+			}
+			out.Series[name] = append(out.Series[name], s)
 		}
 	}
 	return out, nil
@@ -228,10 +232,13 @@ func (b *builder) restartMarks() {
 	}
 }
 
-// sampleValue is a gauge's or an untyped sample's value.
+// sampleValue is a gauge's, a counter's or an untyped sample's value.
 func sampleValue(m *dto.Metric) float64 {
 	if g := m.GetGauge(); g != nil {
 		return g.GetValue()
+	}
+	if c := m.GetCounter(); c != nil {
+		return c.GetValue()
 	}
 	return m.GetUntyped().GetValue()
 }

@@ -117,6 +117,10 @@ type Series struct {
 	Labels    map[string]string
 	Value     float64    // gauges, counters, untyped, info
 	Histogram *Histogram // histograms
+	// At is the exposition's own timestamp of the sample (an exporter
+	// that caches its values may say when it collected them); zero when
+	// the line has none. Only ParseFamilies reads it.
+	At time.Time
 }
 
 // By returns the metric's value summed by the values of one breakdown label,

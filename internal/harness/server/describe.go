@@ -11,16 +11,18 @@ import (
 	"time"
 )
 
-// Version asks a server's GET /version (vLLM's); "unknown" when the
-// server does not say.
-func Version(ctx context.Context, base string) string {
+// Version asks srv's GET /version (vLLM's), through the server's gateway;
+// "unknown" when the server does not say.
+func Version(ctx context.Context, srv Server) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/version", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.BaseURL()+"/version", nil)
 	if err != nil {
 		return "unknown"
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := GatewayOf(srv).Client(1)
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
 	if err != nil {
 		return "unknown"
 	}

@@ -17,7 +17,7 @@ func TestVersion(t *testing.T) {
 		`not json`:              "unknown", // not vLLM's answer
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))
-		if got := Version(context.Background(), srv.URL); got != want {
+		if got := Version(context.Background(), &externalServer{endpoint: endpoint{base: srv.URL}}); got != want {
 			t.Errorf("/version %s: Version = %q, want %q", body, got, want)
 		}
 		srv.Close()

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
 
 // The environment variables FromEnv reads (docs/gpu-runners.md).
@@ -77,6 +79,17 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 			return nil, settingsErrorf("%s: %w", envTarget, err)
 		}
 		opts = append(opts, WithTarget(v))
+	}
+	gc, err := gateway.FromLookup(lookup)
+	if err != nil {
+		return nil, settingsError{err}
+	}
+	g, err := gc.Load(lookup)
+	if err != nil {
+		return nil, settingsError{err}
+	}
+	if !g.Direct() {
+		opts = append(opts, WithGateway(g))
 	}
 	add(envImage, WithImage)
 	add(envHFCache, withHFCache)

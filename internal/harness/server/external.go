@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,7 +44,8 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if cut {
 		s.logf("vllm external: using the base URL %s (the API paths are added to it)", base)
 	}
-	client := &http.Client{Timeout: externalTimeout}
+	client := s.gateway.Client(1)
+	defer client.CloseIdleConnections()
 	if err := externalHealthy(ctx, s, client, base); err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
-	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}}, lease: held}
+	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}, gw: s.gateway}, lease: held}
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }
@@ -74,6 +77,10 @@ func externalHealthy(ctx context.Context, s settings, client *http.Client, base 
 		case errors.As(err, &se) && se.status == http.StatusNotFound:
 			s.logf("vllm external: %s has no /health (404); checking /v1/models only", base)
 			return nil
+		case errors.As(err, &se) && refused(se.status):
+			return fmt.Errorf("start vllm: external server %s refused the request: %w: %w (%s)", base, err, ErrKeyRejected, refusedAdvice)
+		case tlsAdvice(err) != "":
+			return fmt.Errorf("start vllm: external server %s: %w; %s", base, err, tlsAdvice(err))
 		case s.waitReady <= 0:
 			return unhealthyError{fmt.Errorf("start vllm: external server %s is not healthy: %w; check the target and that the server is up", base, err)}
 		case !time.Now().Before(deadline):
@@ -86,6 +93,33 @@ func externalHealthy(ctx context.Context, s settings, client *http.Client, base 
 		case <-time.After(min(externalPollInterval, time.Until(deadline))):
 		}
 	}
+}
+
+// refusedAdvice says what a refused request (401, 403) may want besides
+// vLLM's own key.
+const refusedAdvice = "a gateway in front of the server may want a header (--header 'Name: value', or 'Name: env:VAR' to read it from $VAR; VLLMPERF_HEADERS) or a client certificate (--client-cert and --client-key)"
+
+// tlsAdvice says what to give for a TLS failure: the CA for a certificate
+// not trusted here, a client certificate for a handshake the server
+// refused; "" for an error that is not TLS's.
+func tlsAdvice(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var verify *tls.CertificateVerificationError
+	var host x509.HostnameError
+	switch {
+	case errors.As(err, &unknown), errors.As(err, &verify):
+		return "give the CA that signed the server's certificate: --ca-cert FILE (or VLLMPERF_CA_CERT)"
+	case errors.As(err, &host):
+		return "the certificate is not for this host name: use the name it was issued for in the target URL"
+	case strings.Contains(err.Error(), "remote error: tls:"):
+		return "the server refused the TLS handshake: if it wants a client certificate (mTLS), give --client-cert and --client-key (or VLLMPERF_CLIENT_CERT and VLLMPERF_CLIENT_KEY)"
+	}
+	return ""
+}
+
+// refused reports whether status is a refusal: 401 or 403.
+func refused(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 // unhealthyError is an ErrUnhealthy error with its own message.
@@ -106,8 +140,8 @@ func servedModel(ctx context.Context, s settings, client *http.Client, base stri
 		switch {
 		case errors.As(err, &se) && se.status == http.StatusNotFound && want != "":
 			return want, nil // no model list to check against: trust the caller
-		case errors.As(err, &se) && (se.status == http.StatusUnauthorized || se.status == http.StatusForbidden):
-			return "", fmt.Errorf("start vllm: external server %s: %w: %w", base, err, ErrKeyRejected)
+		case errors.As(err, &se) && refused(se.status):
+			return "", fmt.Errorf("start vllm: external server %s: %w: %w (%s)", base, err, ErrKeyRejected, refusedAdvice)
 		}
 		return "", fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
 	}
@@ -181,9 +215,12 @@ type httpStatusError struct {
 
 func (e *httpStatusError) Error() string { return "GET " + e.url + ": " + e.text }
 
-// get fetches url (with key as a bearer token when set) and returns its
-// body when the status is 200, else an *httpStatusError.
+// get fetches url (with key as a bearer token when set) within
+// externalTimeout and returns its body when the status is 200, else an
+// *httpStatusError.
 func get(ctx context.Context, client *http.Client, url, key string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, externalTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err

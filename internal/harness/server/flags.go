@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
@@ -24,6 +25,9 @@ type Flags struct {
 	Backend   string
 	Profile   string
 	Image     string
+	// Gateway is how a --target is reached: headers, CA and client
+	// certificates (package gateway).
+	Gateway gateway.Flags
 }
 
 // Register defines the flags on fs.
@@ -33,6 +37,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	f.DurationVar(&o.WaitReady, "wait-ready", 0, "with --target: wait up to this long for /health to answer 200, for a server that is still starting (0: check once)")
 	f.StringVar(&o.Backend, "backend", "", "server to start when --target is not given: sim, container or external (default sim; also "+envBackend+")")
 	f.StringVar(&o.Profile, "profile", "basic", "server profile: a built-in name (see 'vllmperf profiles') or a YAML file; not with --target")
+	o.Gateway.Register(f)
 	f.StringVar(&o.Image, "image", "", "container image (implies --backend container), or \"sim\" for the simulator image (also "+envImage+"); not with --target")
 }
 
@@ -98,6 +103,13 @@ func (o *Flags) flagOptions(opts []Option, stderr io.Writer) ([]Option, error) {
 	if o.Model != "" {
 		opts = append(opts, WithModel(o.Model)) // the external backend checks the server serves it
 	}
+	if o.Gateway.Given() {
+		g, err := o.Gateway.Gateway() // over the environment's (FromEnv)
+		if err != nil {
+			return nil, settingsError{err}
+		}
+		opts = append(opts, WithGateway(g))
+	}
 	return opts, nil
 }
 
@@ -116,6 +128,9 @@ func (o *Flags) check(fs *pflag.FlagSet) error {
 	}
 	if o.Image != "" && o.Backend != "" && !strings.EqualFold(strings.TrimSpace(o.Backend), string(KindContainer)) {
 		return fmt.Errorf("--image runs a container, but --backend %s starts none: use --backend container, or drop one of them", o.Backend)
+	}
+	if o.Gateway.Given() && !external {
+		return fmt.Errorf("--header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too (the servers vllmperf starts are reached directly)")
 	}
 	if o.WaitReady > 0 && !external {
 		return fmt.Errorf("--wait-ready waits for a running server named by --target; the servers vllmperf starts are waited for anyway")

@@ -9,6 +9,8 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
 
 // Waits of the /health polling.
@@ -30,16 +32,20 @@ const loopback = "127.0.0.1"
 // waitHealthy polls baseURL+"/health" every interval until it answers 200,
 // ctx ends, or failed reports a reason to stop (a process that exited).
 func waitHealthy(ctx context.Context, baseURL string, interval time.Duration, failed func() error) error {
-	client := &http.Client{Timeout: healthRequestTimeout}
+	client := (*gateway.Gateway)(nil).Client(1) // a server this package started: on loopback
+	defer client.CloseIdleConnections()
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var last error
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/health", nil)
+		rctx, cancel := context.WithTimeout(ctx, healthRequestTimeout)
+		req, err := http.NewRequestWithContext(rctx, http.MethodGet, baseURL+"/health", nil)
 		if err != nil {
+			cancel()
 			return err
 		}
 		resp, err := client.Do(req)
+		cancel()
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {

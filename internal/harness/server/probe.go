@@ -73,7 +73,9 @@ func Probe(ctx context.Context, srv Server) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, healthRequestTimeout)
 	defer cancel()
-	_, err := get(ctx, &http.Client{}, srv.BaseURL()+"/health", "")
+	client := GatewayOf(srv).Client(1)
+	defer client.CloseIdleConnections()
+	_, err := get(ctx, client, srv.BaseURL()+"/health", "")
 	var se *httpStatusError
 	switch {
 	case err == nil, errors.As(err, &se) && se.status == http.StatusNotFound:

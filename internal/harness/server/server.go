@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
@@ -150,6 +151,13 @@ func WithModel(model string) Option { return func(s *settings) { s.model = model
 // never appears in logs or errors.
 func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = secret(key) } }
 
+// WithGateway reaches the external server through g (package gateway:
+// extra headers, CA and client certificates); the Server keeps it, and
+// GatewayOf gives it to what reaches the server next (the run's client,
+// its scrapes). Default: nil, a direct connection. Servers this package
+// starts are on loopback and reached directly.
+func WithGateway(g *gateway.Gateway) Option { return func(s *settings) { s.gateway = g } }
+
 // WithLog sends progress lines (image build, start-up, time to ready) to
 // w, secrets redacted. Default: none.
 func WithLog(w io.Writer) Option { return func(s *settings) { s.log = w } }
@@ -204,7 +212,20 @@ type endpoint struct {
 	ready       time.Duration
 	logs        *lineRing // nil: the server's output is not visible
 	desc        Description
+	gw          *gateway.Gateway // how the server is reached; nil: directly
 }
+
+// GatewayOf returns how srv is reached (WithGateway): what every request
+// to it goes through, completions, models, tokenize and scrapes alike.
+// nil (a direct connection) for a server that does not say.
+func GatewayOf(srv Server) *gateway.Gateway {
+	if g, ok := srv.(interface{ gateway() *gateway.Gateway }); ok {
+		return g.gateway()
+	}
+	return nil
+}
+
+func (e *endpoint) gateway() *gateway.Gateway { return e.gw }
 
 func (e *endpoint) Describe() Description { return e.desc }
 

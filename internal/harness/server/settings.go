@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
 
 // secret is a string that formats as [REDACTED].
@@ -75,6 +77,9 @@ type settings struct {
 	hfToken secret
 	// apiKey is the external server's bearer token.
 	apiKey secret
+	// gateway is how the external server is reached (headers, TLS);
+	// nil: directly.
+	gateway *gateway.Gateway
 	// model overrides every profile's model.
 	model string
 	// entrypoint lays out a vLLM container's command.
@@ -92,8 +97,8 @@ type settings struct {
 // String describes the settings with secrets redacted (fmt's %v and %+v
 // cannot reach the secrets' own String through unexported fields).
 func (s settings) String() string {
-	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s model=%s entrypoint=%s sim-binary=%s",
-		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.model, s.entrypoint, s.simBinary)
+	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s gateway=%s model=%s entrypoint=%s sim-binary=%s",
+		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.gateway, s.model, s.entrypoint, s.simBinary)
 }
 
 // GoString is String: %#v shows no secret either.
@@ -181,7 +186,7 @@ func (s settings) redact(text string) string {
 			text = strings.ReplaceAll(text, string(sec), sec.String())
 		}
 	}
-	return text
+	return s.gateway.Redact(text)
 }
 
 // gpuSelection is a parsed GPU list.

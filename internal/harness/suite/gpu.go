@@ -12,6 +12,7 @@ import (
 type gpuWatch struct {
 	sources  []telemetry.Source
 	required bool
+	local    bool // the server runs on these GPUs (onLocalGPU)
 	own      map[int]bool
 }
 
@@ -35,7 +36,7 @@ func (s *Suite) gpuProcesses(ctx context.Context) map[int]bool {
 // those that appeared since before.
 func (s *Suite) watch(ctx context.Context, d server.Description, before map[int]bool) gpuWatch {
 	srcs, required := s.cfg.Telemetry.Sources(onLocalGPU(d))
-	w := gpuWatch{sources: srcs, required: required}
+	w := gpuWatch{sources: srcs, required: required, local: onLocalGPU(d)}
 	if len(srcs) > 0 {
 		w.own = telemetry.Own(before, telemetry.PIDs(ctx, srcs))
 	}
@@ -56,5 +57,7 @@ func (w gpuWatch) stop(rec *telemetry.Recorder) telemetry.Summary {
 	if rec != nil {
 		recs = rec.Stop()
 	}
-	return telemetry.Summarize(recs, w.own)
+	sum := telemetry.Summarize(recs, w.own)
+	sum.ServerOnGPU = w.local
+	return sum
 }

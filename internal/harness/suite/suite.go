@@ -382,7 +382,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"backend", string(d.Backend)},
 		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
-		{"vllm-version", server.Version(ctx, ss.Server.BaseURL())},
+		{"vllm-version", server.Version(ctx, ss.Server)},
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},

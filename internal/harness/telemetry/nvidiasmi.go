@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -16,10 +17,16 @@ import (
 // GPUFields are the --query-gpu fields NvidiaSMI asks for, in the order
 // ParseGPUCSV reads them (nvidia-smi --help-query-gpu). Drivers before
 // R535 call the reasons clocks_throttle_reasons.active (LegacyReasons).
+// enforced.power.limit is last: a recording made before it was asked
+// (one field fewer) still parses, without the enforced limit.
 var GPUFields = []string{
 	"index", "uuid", "clocks.sm", "clocks.max.sm", "power.draw", "power.limit",
 	"power.default_limit", "temperature.gpu", ReasonsField, "memory.used", "utilization.gpu",
+	EnforcedLimitField,
 }
+
+// EnforcedLimitField is the power limit in force (Sample.EnforcedLimitW).
+const EnforcedLimitField = "enforced.power.limit"
 
 // ReasonsField and LegacyReasons name the active clock-event reasons.
 const (
@@ -33,8 +40,9 @@ var AppFields = []string{"pid", "process_name", "gpu_uuid", "used_memory"}
 // NvidiaSMI reads the GPUs with the nvidia-smi command (found on PATH
 // unless Path is set).
 type NvidiaSMI struct {
-	Path   string
-	legacy bool // the driver knows only clocks_throttle_reasons.active
+	Path       string
+	legacy     bool // the driver knows only clocks_throttle_reasons.active
+	noEnforced bool // the driver does not know enforced.power.limit
 }
 
 // Name is "nvidia-smi".
@@ -55,12 +63,12 @@ func (n *NvidiaSMI) path() string {
 
 // Read runs nvidia-smi twice: the GPUs, then their compute processes.
 func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
-	fields := GPUFields
-	if n.legacy {
-		fields = legacyFields()
-	}
-	out, err := n.run(ctx, "--query-gpu="+strings.Join(fields, ","))
-	if err != nil && !n.legacy && strings.Contains(err.Error(), ReasonsField) {
+	out, err := n.run(ctx, "--query-gpu="+strings.Join(n.fields(), ","))
+	switch {
+	case err != nil && !n.noEnforced && rejects(err, EnforcedLimitField):
+		n.noEnforced = true // ask without it: the power rule falls back to power.limit, and says so
+		return n.Read(ctx)
+	case err != nil && !n.legacy && rejects(err, ReasonsField):
 		n.legacy = true // an older driver: ask again with the old name
 		return n.Read(ctx)
 	}
@@ -82,14 +90,25 @@ func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
 	return Reading{Samples: samples, Processes: procs, ProcessesKnown: true}, nil
 }
 
-func legacyFields() []string {
-	out := append([]string(nil), GPUFields...)
-	for i, f := range out {
-		if f == ReasonsField {
-			out[i] = LegacyReasons
+// fields are the --query-gpu fields this driver answers to: GPUFields,
+// with the old name of the reasons, without the enforced limit.
+func (n *NvidiaSMI) fields() []string {
+	var out []string
+	for _, f := range GPUFields {
+		switch {
+		case f == ReasonsField && n.legacy:
+			f = LegacyReasons
+		case f == EnforcedLimitField && n.noEnforced:
+			continue
 		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// rejects reports whether err is nvidia-smi refusing field.
+func rejects(err error, field string) bool {
+	return strings.Contains(err.Error(), `"`+field+`" is not a valid field`)
 }
 
 // run runs nvidia-smi with a query and the CSV format, its output or an
@@ -111,7 +130,7 @@ func (n *NvidiaSMI) run(ctx context.Context, query string) ([]byte, error) {
 // ParseGPUCSV reads `nvidia-smi --query-gpu=GPUFields
 // --format=csv,noheader,nounits`: one line per GPU, all taken at at.
 func ParseGPUCSV(r io.Reader, at time.Time) ([]Sample, error) {
-	rows, err := readCSV(r, len(GPUFields))
+	rows, err := readCSV(r, len(GPUFields)-1, len(GPUFields))
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +174,20 @@ func gpuRow(row []string, at time.Time) (Sample, error) {
 		}
 		*p = v
 	}
+	if len(row) == len(GPUFields) {
+		v, err := parseFloat(row[len(row)-1])
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", EnforcedLimitField, err)
+		}
+		s.EnforcedLimitW, s.HasEnforcedLimit = v, !math.IsNaN(v)
+	}
 	return s, nil
 }
 
 // ParseAppsCSV reads `nvidia-smi --query-compute-apps=AppFields
 // --format=csv,noheader,nounits`; no line is no process.
 func ParseAppsCSV(r io.Reader) ([]Process, error) {
-	rows, err := readCSV(r, len(AppFields))
+	rows, err := readCSV(r, len(AppFields), len(AppFields))
 	if err != nil {
 		return nil, err
 	}
@@ -180,14 +206,22 @@ func ParseAppsCSV(r io.Reader) ([]Process, error) {
 	return out, nil
 }
 
-// readCSV reads comma-separated lines of exactly n fields each.
-func readCSV(r io.Reader, n int) ([][]string, error) {
+// readCSV reads comma-separated lines of lo to hi fields each, every line
+// as many as the first.
+func readCSV(r io.Reader, lo, hi int) ([][]string, error) {
+	want := fmt.Sprint(hi)
+	if lo != hi {
+		want = fmt.Sprintf("%d (or %d, a recording without %s)", hi, lo, EnforcedLimitField)
+	}
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = n
+	cr.FieldsPerRecord = 0 // every line as many fields as the first
 	cr.TrimLeadingSpace = true
 	rows, err := cr.ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("want %d comma-separated fields a line (--format=csv,noheader,nounits): %w", n, err)
+		return nil, fmt.Errorf("want %s comma-separated fields a line (--format=csv,noheader,nounits): %w", want, err)
+	}
+	if len(rows) > 0 && (len(rows[0]) < lo || len(rows[0]) > hi) {
+		return nil, fmt.Errorf("want %s comma-separated fields a line (--format=csv,noheader,nounits): line 1 has %d", want, len(rows[0]))
 	}
 	return rows, nil
 }

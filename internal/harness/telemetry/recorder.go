@@ -17,6 +17,8 @@ type Recording struct {
 	// ProcessesKnown is false when the source cannot list them.
 	Processes      []Process
 	ProcessesKnown bool
+	// Cached is Reading.Cached: the source's values may predate the run.
+	Cached bool
 	// Errors are the failed reads (the first few).
 	Errors []string
 	// Start and End bound the recording.
@@ -80,6 +82,7 @@ func (r *Recorder) readAll(ctx context.Context, sources []Source) {
 		case err == nil:
 			rec.Samples = append(rec.Samples, rd.Samples...)
 			rec.ProcessesKnown = rec.ProcessesKnown || rd.ProcessesKnown
+			rec.Cached = rec.Cached || rd.Cached
 			for _, p := range rd.Processes {
 				if !r.seen[i][p.PID] {
 					r.seen[i][p.PID] = true

@@ -16,10 +16,17 @@ type Summary struct {
 	// Available is false when no source gave a sample; Why says why.
 	Available bool
 	Why       string
+	// Unread names, when others gave samples, the sources that gave none
+	// and why (a dcgm-exporter whose values predate the run).
+	Unread []string
 	// Sources name the sources that gave samples; Samples counts them
 	// (one per GPU per read).
 	Sources []string
 	Samples int
+	// WithReasons counts the samples that carried the clock-event
+	// (throttle) reasons: with none, no slowdown could have been seen, and
+	// the throttle check is NOT_AVAILABLE, never a pass.
+	WithReasons int
 	// Throttled is the evidence of a slowdown that makes the run INVALID
 	// (Slowdowns), one line per GPU and reason; empty when none.
 	Throttled []string
@@ -31,6 +38,14 @@ type Summary struct {
 	// Foreign names those that were not the server's.
 	ProcessesKnown bool
 	Foreign        []string
+	// Own counts the server's own processes seen on the GPUs: a listing
+	// without them (a container without the host's PID namespace sees no
+	// process at all) cannot show another one either.
+	Own int
+	// ServerOnGPU says the server runs on the watched GPUs, so that its
+	// processes should be listed (a vLLM container); false for the
+	// simulator, which has none there. Set by the caller.
+	ServerOnGPU bool
 	// PowerW is the average total draw of the GPUs (the first source
 	// that reports power); EnergyJ that power over the run's duration.
 	// Both NaN when no source reports power.
@@ -44,9 +59,16 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 	s := Summary{PowerW: math.NaN(), EnergyJ: math.NaN()}
 	var why []string
 	for _, rec := range recs {
+		stale := ""
+		if rec.Cached {
+			rec.Samples, stale = fresh(rec)
+		}
 		if len(rec.Samples) == 0 {
 			reason := "no sample"
-			if len(rec.Errors) > 0 {
+			switch {
+			case stale != "":
+				reason = stale
+			case len(rec.Errors) > 0:
 				reason = rec.Errors[0]
 			}
 			why = append(why, rec.Source+": "+reason)
@@ -55,11 +77,21 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 		s.Available = true
 		s.Sources = append(s.Sources, rec.Source)
 		s.Samples += len(rec.Samples)
+		for _, smp := range rec.Samples {
+			if smp.HasReasons {
+				s.WithReasons++
+			}
+		}
 		s.Throttled = append(s.Throttled, evidence(rec, Slowdowns)...)
 		s.AtPowerLimit = append(s.AtPowerLimit, evidence(rec, atDefaultLimit)...)
 		if rec.ProcessesKnown {
 			s.ProcessesKnown = true
 			s.Foreign = append(s.Foreign, foreign(rec, own)...)
+			for _, p := range rec.Processes {
+				if own[p.PID] {
+					s.Own++
+				}
+			}
 		}
 		if math.IsNaN(s.PowerW) {
 			if w, ok := averagePower(rec.Samples); ok {
@@ -73,6 +105,8 @@ func Summarize(recs []Recording, own map[int]bool) Summary {
 	}
 	if !s.Available {
 		s.Why = strings.Join(why, "; ")
+	} else {
+		s.Unread = why
 	}
 	return s
 }
@@ -93,9 +127,9 @@ func evidence(rec Recording, names func(Sample) []string) []string {
 	count, total := map[key]int{}, map[string]int{}
 	worst := map[key]Sample{}
 	for _, smp := range rec.Samples {
-		total[smp.GPU]++
+		total[smp.Device()]++
 		for _, name := range names(smp) {
-			k := key{smp.GPU, name}
+			k := key{smp.Device(), name}
 			count[k]++
 			if w, ok := worst[k]; !ok || smp.SMClockMHz < w.SMClockMHz {
 				worst[k] = smp
@@ -105,8 +139,13 @@ func evidence(rec Recording, names func(Sample) []string) []string {
 	var out []string
 	for k, n := range count {
 		w := worst[k]
-		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, default %s W, %s °C)",
-			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(w.PowerLimitW), num(w.PowerDefaultLimitW), num(w.TempC)))
+		limit, which := w.LimitInForce()
+		note := ""
+		if which != enforced {
+			note = " (" + which + ": the enforced limit was not read)"
+		}
+		out = append(out, fmt.Sprintf("GPU %s: %s in %d of %d samples (%s; SM clock %s of %s MHz, %s of %s W, default %s W%s, %s °C)",
+			k.gpu, k.reason, n, total[k.gpu], rec.Source, num(w.SMClockMHz), num(w.SMClockMaxMHz), num(w.PowerW), num(limit), num(w.PowerDefaultLimitW), note, num(w.TempC)))
 	}
 	sort.Strings(out)
 	return out
@@ -123,13 +162,24 @@ func foreign(rec Recording, own map[int]bool) []string {
 	return out
 }
 
-// averagePower is the mean over the reads of the GPUs' summed draw.
+// averagePower is the mean over the reads of the GPUs' summed draw. The
+// MIG instances of one GPU report the GPU's draw each: it is counted once.
 func averagePower(samples []Sample) (float64, bool) {
 	byRead := map[int64]float64{}
+	type device struct {
+		at  int64
+		gpu string
+	}
+	counted := map[device]bool{}
 	for _, s := range samples {
 		if math.IsNaN(s.PowerW) {
 			return 0, false
 		}
+		d := device{s.At.UnixNano(), s.GPU}
+		if s.Instance != "" && counted[d] {
+			continue
+		}
+		counted[d] = true
 		byRead[s.At.UnixNano()] += s.PowerW
 	}
 	if len(byRead) == 0 {

@@ -2,15 +2,20 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -45,6 +50,10 @@ func TestParseGPUCSV(t *testing.T) {
 		{file: "gpu-power-limit-lowered.csv", gpus: 2, reasons: []string{"SW power cap"}, slow: []string{"SW power cap below the board's default power limit"}, power: true},
 		// The power cap with no default limit given: a lowered one cannot be ruled out.
 		{file: "gpu-power-cap-no-default.csv", gpus: 1, reasons: []string{"SW power cap"}, slow: []string{"SW power cap (the power limit or the board's default unknown: a lowered limit cannot be ruled out)"}, power: true},
+		// enforced.power.limit read: 450 W in force while power.limit says
+		// the default 700 W (a limiter outside the board), INVALID.
+		{file: "gpu-enforced-lowered.csv", gpus: 1, reasons: []string{"SW power cap"}, slow: []string{"SW power cap below the board's default power limit"}, power: true},
+		{file: "gpu-enforced-normal.csv", gpus: 1, power: true},
 		{file: "gpu-thermal.csv", gpus: 2, reasons: []string{"SW thermal slowdown", "HW thermal slowdown"}, slow: []string{"SW thermal slowdown", "HW thermal slowdown"}, power: true},
 		// Recorded on an H200 (TestRecordedH200): idle, then at its default
 		// 700 W limit under a full load, which is no slowdown.
@@ -152,7 +161,7 @@ func TestRecordedH200(t *testing.T) {
 	if len(s.Throttled) != 0 {
 		t.Errorf("throttle evidence %q: the board's own power limit is no slowdown", s.Throttled)
 	}
-	if got := strings.Join(s.AtPowerLimit, "\n"); !strings.Contains(got, "GPU 0: SW power cap at the board's default power limit in") || !strings.Contains(got, "691 of 700 W, default 700 W") {
+	if got := strings.Join(s.AtPowerLimit, "\n"); !strings.Contains(got, "GPU 0: SW power cap at the board's default power limit in") || !strings.Contains(got, "691 of 700 W, default 700 W (power.limit: the enforced limit was not read)") {
 		t.Errorf("power-limit evidence %q, want GPU 0 at its default 700 W limit", got)
 	}
 	if got := strings.Join(s.Foreign, "\n"); !strings.Contains(got, "pid 493 python3 using 1130 MiB") {
@@ -189,16 +198,37 @@ func TestNotAvailable(t *testing.T) {
 	}
 }
 
-// dcgmServer serves a recorded dcgm-exporter exposition.
+// dcgmServer serves a recorded dcgm-exporter exposition as an exporter
+// that collects between any two reads: its energy counter moves by 1 J a
+// read (fresh.go).
 func dcgmServer(t *testing.T, file string) string {
+	return serveDCGM(t, file, true)
+}
+
+// energyLine is the total energy counter's sample in a fixture.
+var energyLine = regexp.MustCompile(`(?m)^(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION\{[^}]*\}) (\d+)$`)
+
+// serveDCGM serves file; live moves its energy counter at every read,
+// else every read answers the same page (an exporter that has not
+// collected since).
+func serveDCGM(t *testing.T, file string, live bool) string {
 	t.Helper()
 	body, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var reads atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_, _ = w.Write(body)
+		page := body
+		if n := reads.Add(1); live {
+			page = energyLine.ReplaceAllFunc(body, func(m []byte) []byte {
+				sub := energyLine.FindSubmatch(m)
+				v, _ := strconv.ParseInt(string(sub[2]), 10, 64)
+				return fmt.Appendf(nil, "%s %d", sub[1], v+n*1000)
+			})
+		}
+		_, _ = w.Write(page)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/metrics"
@@ -215,6 +245,10 @@ func TestDCGM(t *testing.T) {
 		{file: "dcgm-thermal.prom", throttled: "GPU 0: HW thermal slowdown", clock: 1365},
 		// The SW power cap with the limit at DCGM_FI_DEV_POWER_MGMT_LIMIT_DEF.
 		{file: "dcgm-power-cap.prom", atLimit: "GPU 0: SW power cap at the board's default power limit in", clock: 1500},
+		// The same without DCGM_FI_DEV_ENFORCED_POWER_LIMIT: power.limit at
+		// the default, but the draw (415 W) far under it, so a limit
+		// enforced from outside the board cannot be ruled out.
+		{file: "dcgm-power-cap-no-enforced.prom", throttled: "GPU 0: SW power cap with the draw under the board's default limit and the enforced limit not read", clock: 1500},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			d := NewDCGM(dcgmServer(t, tc.file))
@@ -337,5 +371,104 @@ func TestAveragePower(t *testing.T) {
 				t.Errorf("averagePower = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
 			}
 		})
+	}
+}
+
+// TestDCGMMIG: the MIG instances of one GPU are kept apart (GPU_I_ID),
+// named in the evidence, and the GPU's draw, which each instance
+// repeats, is counted once.
+func TestDCGMMIG(t *testing.T) {
+	d := NewDCGM(dcgmServer(t, "dcgm-mig.prom"))
+	rd, err := d.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.Samples) != 2 || rd.Samples[0].Instance != "1" || rd.Samples[1].Instance != "2" || rd.Samples[0].MemUsedMiB != 40210 || rd.Samples[1].MemUsedMiB != 1024 {
+		t.Fatalf("samples %+v: want instances 1 and 2 of GPU 0, each with its own memory", rd.Samples)
+	}
+	start := rd.Samples[0].At.Add(-time.Second)
+	s := Summarize([]Recording{{Source: d.Name(), Samples: rd.Samples, Start: start, End: start.Add(2 * time.Second)}}, nil)
+	got := strings.Join(s.Throttled, "\n")
+	for _, want := range []string{"GPU 0 MIG instance 1 (3g.40gb): HW thermal slowdown in 1 of 1 samples", "GPU 0 MIG instance 2 (3g.40gb): HW thermal slowdown"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("evidence %q lacks %q", got, want)
+		}
+	}
+	if s.PowerW != 512.5 {
+		t.Errorf("power %v W, want the GPU's 512.5 W once, not once per instance", s.PowerW)
+	}
+}
+
+// TestDCGMStale: dcgm-exporter's values that are not shown to describe
+// the run (an exporter that did not collect during it, or timestamps
+// older than its start) leave no sample: NOT_AVAILABLE with the collect
+// interval named, never a pass.
+func TestDCGMStale(t *testing.T) {
+	t.Run("beside a fresh source", func(t *testing.T) {
+		fakeSMI(t, "gpu-normal.csv", "apps-server.csv")
+		r := Start(context.Background(), 20*time.Millisecond, &NvidiaSMI{}, NewDCGM(serveDCGM(t, "dcgm-normal.prom", false)))
+		time.Sleep(60 * time.Millisecond)
+		s := Summarize(r.Stop(), server)
+		if !s.Available || len(s.Unread) != 1 || !strings.Contains(s.Unread[0], "the values did not change") || len(s.Sources) != 1 {
+			t.Errorf("summary %+v: want nvidia-smi's samples, and the stale exporter named as unread", s)
+		}
+	})
+	t.Run("values never change", func(t *testing.T) {
+		r := Start(context.Background(), 20*time.Millisecond, NewDCGM(serveDCGM(t, "dcgm-normal.prom", false)))
+		time.Sleep(60 * time.Millisecond)
+		s := Summarize(r.Stop(), nil)
+		if s.Available || !strings.Contains(s.Why, "the values did not change in") || !strings.Contains(s.Why, "-c 1000") {
+			t.Errorf("summary %+v: want not available, the values unchanged and the collect interval named", s)
+		}
+	})
+	page, err := os.ReadFile(filepath.Join("testdata", "dcgm-normal.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	stamp := func(at time.Time) []Sample {
+		// Every sample line gets the exposition timestamp at.
+		lines := strings.Split(strings.TrimSpace(string(page)), "\n")
+		for i, l := range lines {
+			if !strings.HasPrefix(l, "#") {
+				lines[i] = fmt.Sprintf("%s %d", l, at.UnixMilli())
+			}
+		}
+		fams, err := scrape.ParseFamilies(strings.NewReader(strings.Join(lines, "\n")), "dcgm", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples, err := FromDCGM(fams)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return samples
+	}
+	for _, tc := range []struct {
+		name      string
+		collected time.Time
+		available bool
+	}{
+		{"collected 30 s before the run", start.Add(-30 * time.Second), false},
+		{"collected during the run", start.Add(500 * time.Millisecond), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := Recording{Source: "dcgm", Cached: true, Samples: stamp(tc.collected), Start: start, End: start.Add(time.Second)}
+			s := Summarize([]Recording{rec}, nil)
+			if s.Available != tc.available || (!tc.available && !strings.Contains(s.Why, "every value is older than the run")) {
+				t.Errorf("summary %+v: want available %v", s, tc.available)
+			}
+		})
+	}
+}
+
+// TestDriverWithoutEnforcedLimit: a driver that refuses
+// enforced.power.limit is asked again without it; the power rule then
+// falls back to power.limit, and the lowered limit is still seen.
+func TestDriverWithoutEnforcedLimit(t *testing.T) {
+	t.Setenv("FAKE_NVSMI_NO_ENFORCED", "1")
+	s := record(t, "gpu-power-limit-lowered.csv", "apps-none.csv", nil)
+	if !s.Available || len(s.Throttled) == 0 || !strings.Contains(s.Throttled[0], "(power.limit: the enforced limit was not read)") {
+		t.Fatalf("a driver without enforced.power.limit gave %+v", s)
 	}
 }
