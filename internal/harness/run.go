@@ -154,10 +154,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
-	var scraper *scrape.Scraper
+	var scraper scrape.Source
 	var sampler *scrape.Sampler
 	if !o.noMetrics {
-		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout))
+		scraper = metricsSource(srv, o)
 		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
 		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
 		if err := sampler.Start(ctx); err != nil {
@@ -285,7 +285,7 @@ func (r *Result) probe(ctx context.Context, srv server.Server) {
 // drain polls /metrics until running and waiting are 0 and the server has
 // counted the completed requests (counted), or the timeout passes; the
 // last snapshot is the run's after snapshot.
-func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Duration) {
+func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Duration) {
 	start := time.Now()
 	deadline := start.Add(timeout)
 	for {
@@ -315,6 +315,7 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 	if r.Before != nil && r.After != nil {
 		r.Delta, r.ScrapeErr = scrape.Diff(r.Before, r.After)
 	}
+	r.severalServers(ctx, s)
 }
 
 // counted reports whether the server's request_success_total has moved by

@@ -158,8 +158,12 @@ func TestChecks(t *testing.T) {
 		{"prefix ok", healthy, Facts{}, "prefix_hit", Pass, "hit rate 75.0% (600 of 800 tokens) with caching on"},
 		{"batching ok", healthy, Facts{}, "batching", Pass, "peak num_requests_running 8"},
 		{"drained", healthy, Facts{}, "drain", Pass, "running and waiting at 0"},
-		// The server counted one token more than the client got.
-		{"skewed", run{n: 8, before: zero, after: exposition(800, 81, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Fail, "Δgeneration_tokens_total = 81, but the client received 80"},
+		// The server counted one token fewer than the client got: lost.
+		{"skewed", run{n: 8, before: zero, after: exposition(800, 79, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Fail, "Δgeneration_tokens_total = 79, but the client received 80"},
+		// More than the client sent: another client's traffic (a shared
+		// server), INVALID with the excess named, never FAIL.
+		{"other traffic tokens", run{n: 8, before: zero, after: exposition(800, 81, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Invalid, "Δgeneration_tokens_total = 81 is 1 more than the client's 80: other traffic"},
+		{"other traffic requests", run{n: 8, before: zero, after: exposition(1000, 100, 10, 10, 0.45, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/request_success", Invalid, "is 2 more than the client's 8"},
 		// A counter going down: every reconciliation is INVALID.
 		{"reset", run{n: 8, before: good, after: exposition(100, 10, 1, 1, 0.05, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/prompt_tokens", Invalid, "counter reset"},
 		// Failed requests make the token counts unknowable.

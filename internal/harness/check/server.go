@@ -76,6 +76,8 @@ func (c *checker) reconcile() []Result {
 			out = append(out, unavailable(p.name, err))
 		case t.failed > 0:
 			out = append(out, Result{Name: p.name, Status: Inconclusive, Detail: fmt.Sprintf("%d requests failed (%s): the server may have counted part of them, so Δ%s = %g cannot be matched to the client's %g", t.failed, failedKinds(t.failedKinds), p.metric, v, p.client)})
+		case v > p.client:
+			out = append(out, otherTraffic(p.name, p.metric, v, p.client))
 		case v != p.client:
 			out = append(out, fail(p.name, "Δ%s = %g, but the client received %g", p.metric, v, p.client))
 		default:
@@ -83,6 +85,17 @@ func (c *checker) reconcile() []Result {
 		}
 	}
 	return out
+}
+
+// otherTraffic is a counter that moved by more than this client sent:
+// another client used the server during the run (a shared deployment),
+// so the counter cannot be matched to this run. INVALID with the excess
+// named, never FAIL: nothing says the server lost or invented a token.
+// (Fewer than the client received is still a FAIL: no other client can
+// take counts away.)
+func otherTraffic(name, metric string, v, client float64) Result {
+	return Result{Name: name, Status: Invalid, Detail: fmt.Sprintf("Δ%s = %g is %g more than the client's %g: other traffic reached the server during the run (a shared deployment, or another client), so its counters cannot be matched to this run; run on a server no one else uses to check them (docs/third-party-servers.md)",
+		metric, v, v-client, client)}
 }
 
 // ttftGapTolerance is how far the client's mean TTFT may fall below the

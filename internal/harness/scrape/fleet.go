@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -131,4 +132,97 @@ func ptr(s string) *string { return &s }
 // fleetSource names a fleet's snapshot in errors and reports.
 func fleetSource(replicas []string) string {
 	return fmt.Sprintf("%d replicas (%s)", len(replicas), strings.Join(replicas, ", "))
+}
+
+// SeveralServersError says that scrapes of one metrics URL reached
+// different servers (a load balancer in front of replicas): their
+// process start times differ from scrape to scrape, so no counter of one
+// scrape can be compared with another's. It is not a restart.
+type SeveralServersError struct {
+	URL     string
+	Starts  []float64 // the distinct process_start_time_seconds seen
+	Scrapes int       // how many scrapes saw them
+}
+
+func (e *SeveralServersError) Error() string {
+	starts := make([]string, len(e.Starts))
+	for i, s := range e.Starts {
+		starts[i] = fmt.Sprintf("%.0f", s)
+	}
+	return fmt.Sprintf("several servers answer at %s: %d scrapes saw %d process start times (%s), so its counters come from whichever replica the load balancer picked and a run's deltas cannot be taken; "+
+		"pass each replica's metrics URL (--metrics-url, repeatable, or VLLMPERF_METRICS_URLS, comma-separated), or read the deployment through the Prometheus that scrapes it (--prometheus URL --prometheus-selector '{...}')",
+		e.URL, e.Scrapes, len(e.Starts), strings.Join(starts, ", "))
+}
+
+// DefaultProbes is how many extra scrapes OneServer takes.
+const DefaultProbes = 8
+
+// OneServer tells a restart from several servers behind one URL. err is
+// Diff's error between before and after, two scrapes of s. When it says
+// process_start_time_seconds changed, OneServer scrapes s up to probes
+// more times: a start time other than after's (before's again, or a
+// third) means several servers answer there, a *SeveralServersError;
+// otherwise, or for any other error, err is returned as it is.
+func OneServer(ctx context.Context, s *Scraper, before, after *Snapshot, err error, probes int) error {
+	var re *ResetError
+	if !errors.As(err, &re) || !slices.ContainsFunc(re.Resets, func(r Reset) bool { return r.Metric == processStartTime }) {
+		return err
+	}
+	seen := map[float64]bool{before.ProcessStart: true, after.ProcessStart: true}
+	other := false
+	n := 2
+	for range probes {
+		snap, serr := s.Scrape(ctx)
+		if serr != nil {
+			break
+		}
+		n++
+		seen[snap.ProcessStart] = true
+		if snap.ProcessStart != after.ProcessStart {
+			other = true
+		}
+	}
+	if !other {
+		return err // every later scrape saw after's process: it restarted
+	}
+	return &SeveralServersError{URL: s.URL(), Starts: slices.Sorted(maps.Keys(seen)), Scrapes: n}
+}
+
+// startLog records the process start times a Scraper's scrapes saw, in
+// order, one entry per change: A, B, A means two servers answer at one
+// URL, where a restart reads A, B.
+type startLog struct {
+	mu      sync.Mutex
+	changes []float64
+	scrapes int
+}
+
+func (l *startLog) add(start float64) {
+	if start == 0 {
+		return // the server does not expose it
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scrapes++
+	if n := len(l.changes); n == 0 || l.changes[n-1] != start {
+		l.changes = append(l.changes, start)
+	}
+}
+
+// SeveralServers reports the scrapes so far that saw a process start time
+// come back after another one: several servers answer at the URL, which
+// no restart explains. nil when none did.
+func (s *Scraper) SeveralServers() *SeveralServersError {
+	s.starts.mu.Lock()
+	defer s.starts.mu.Unlock()
+	seen := map[float64]bool{}
+	back := false
+	for _, v := range s.starts.changes {
+		back = back || seen[v]
+		seen[v] = true
+	}
+	if !back {
+		return nil
+	}
+	return &SeveralServersError{URL: s.url, Starts: slices.Sorted(maps.Keys(seen)), Scrapes: s.starts.scrapes}
 }

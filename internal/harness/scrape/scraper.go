@@ -34,6 +34,7 @@ type Scraper struct {
 	model   string
 	timeout time.Duration
 	client  *http.Client
+	starts  startLog
 }
 
 // Option configures a Scraper.
@@ -122,9 +123,13 @@ var errTimeout = errors.New("scrape timeout")
 // Scrape GETs the metrics page and parses it. Errors are *FetchError or
 // *ParseError; both name the URL.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
-	return scrapeWith(ctx, s, func(r io.Reader, source string, at time.Time) (*Snapshot, error) {
+	snap, err := scrapeWith(ctx, s, func(r io.Reader, source string, at time.Time) (*Snapshot, error) {
 		return parseModel(r, source, at, s.model)
 	})
+	if err == nil {
+		s.starts.add(snap.ProcessStart)
+	}
+	return snap, err
 }
 
 // Gauges GETs the page and returns every family's series by exposed name,

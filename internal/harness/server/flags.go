@@ -24,6 +24,11 @@ type Flags struct {
 	Backend   string
 	Profile   string
 	Image     string
+	// MetricsURLs, Prometheus and PrometheusSelector say where a
+	// fleet's metrics are read (fleet.go).
+	MetricsURLs        []string
+	Prometheus         string
+	PrometheusSelector string
 }
 
 // Register defines the flags on fs.
@@ -34,6 +39,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	f.StringVar(&o.Backend, "backend", "", "server to start when --target is not given: sim, container or external (default sim; also "+envBackend+")")
 	f.StringVar(&o.Profile, "profile", "basic", "server profile: a built-in name (see 'vllmperf profiles') or a YAML file; not with --target")
 	f.StringVar(&o.Image, "image", "", "container image (implies --backend container), or \"sim\" for the simulator image (also "+envImage+"); not with --target")
+	o.registerFleet(f)
 }
 
 // Options checks the flags (fs says which were given) and returns the
@@ -98,7 +104,7 @@ func (o *Flags) flagOptions(opts []Option, stderr io.Writer) ([]Option, error) {
 	if o.Model != "" {
 		opts = append(opts, WithModel(o.Model)) // the external backend checks the server serves it
 	}
-	return opts, nil
+	return o.fleetOptions(opts), nil
 }
 
 // check refuses flags that mean nothing with the backend chosen: a
@@ -116,6 +122,9 @@ func (o *Flags) check(fs *pflag.FlagSet) error {
 	}
 	if o.Image != "" && o.Backend != "" && !strings.EqualFold(strings.TrimSpace(o.Backend), string(KindContainer)) {
 		return fmt.Errorf("--image runs a container, but --backend %s starts none: use --backend container, or drop one of them", o.Backend)
+	}
+	if err := o.checkFleet(external); err != nil {
+		return err
 	}
 	if o.WaitReady > 0 && !external {
 		return fmt.Errorf("--wait-ready waits for a running server named by --target; the servers vllmperf starts are waited for anyway")
