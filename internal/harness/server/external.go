@@ -52,7 +52,7 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	}
 	// One load on a deployment at a time, across processes too (lease.go):
 	// two would each see the other's tokens in the server's counters.
-	held, err := acquire(ctx, s, targetLocks(base), holderLine(KindExternal, p.Name))
+	held, err := acquire(ctx, s, targetLocks(ctx, base), holderLine(KindExternal, p.Name))
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
