@@ -20,7 +20,7 @@ import (
 
 // The tests in this file point the suite at deployments that are not one
 // server alone: replicas behind a load balancer, and a server another
-// client uses at the same time (docs/third-party-servers.md). Their names
+// client uses at the same time (docs/deployments.md). Their names
 // match the Makefile's ALONE list (TestRealServer.*): they start servers
 // of their own.
 

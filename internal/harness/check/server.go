@@ -94,7 +94,7 @@ func (c *checker) reconcile() []Result {
 // (Fewer than the client received is still a FAIL: no other client can
 // take counts away.)
 func otherTraffic(name, metric string, v, client float64) Result {
-	return Result{Name: name, Status: Invalid, Detail: fmt.Sprintf("Δ%s = %g is %g more than the client's %g: other traffic reached the server during the run (a shared deployment, or another client), so its counters cannot be matched to this run; run on a server no one else uses to check them (docs/third-party-servers.md)",
+	return Result{Name: name, Status: Invalid, Detail: fmt.Sprintf("Δ%s = %g is %g more than the client's %g: other traffic reached the server during the run (a shared deployment, or another client), so its counters cannot be matched to this run; run on a server no one else uses to check them (docs/deployments.md)",
 		metric, v, v-client, client)}
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The environment variables of a fleet's metrics (docs/third-party-servers.md).
+// The environment variables of a fleet's metrics (docs/deployments.md).
 const (
 	envMetricsURLs        = "VLLMPERF_METRICS_URLS"
 	envPrometheus         = "VLLMPERF_PROMETHEUS"
