@@ -66,3 +66,34 @@ func TestExternalMetrics(t *testing.T) {
 		t.Errorf("sim with replicas: err = %v, want a settings error", err)
 	}
 }
+
+// TestFleetFromEnvAndFlags: VLLMPERF_METRICS_URLS is a comma-separated
+// list; --metrics-url, repeatable, wins over it.
+func TestFleetFromEnvAndFlags(t *testing.T) {
+	env := map[string]string{envMetricsURLs: " http://127.0.0.1:9001 ,,http://127.0.0.1:9002/metrics", envPrometheusSelector: ""}
+	opts, err := fromLookup(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := settings{backend: KindExternal, target: "http://127.0.0.1:8000"}
+	for _, o := range opts {
+		o(&s)
+	}
+	if err := s.checkMetrics(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.metrics.URLs, " "); got != "http://127.0.0.1:9001/metrics http://127.0.0.1:9002/metrics" {
+		t.Errorf("from the environment: URLs %q", got)
+	}
+	var f Flags
+	f.MetricsURLs = []string{"http://127.0.0.1:9003", "http://127.0.0.1:9004,http://127.0.0.1:9005"}
+	for _, o := range f.fleetOptions(opts) {
+		o(&s)
+	}
+	if err := s.checkMetrics(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.metrics.URLs, " "); got != "http://127.0.0.1:9003/metrics http://127.0.0.1:9004/metrics http://127.0.0.1:9005/metrics" {
+		t.Errorf("flags after the environment: URLs %q", got)
+	}
+}
