@@ -119,6 +119,12 @@ func TestRealServerFleet(t *testing.T) {
 		for _, c := range r.Checks {
 			assert.NotContains(t, strings.ToLower(c.Detail), "restart", "%s", c)
 		}
+		// The sampled gauges were one replica's at a time: not judged.
+		for _, name := range []string{"kv_peak", "drain"} {
+			c := checkNamed(t, r, name)
+			assert.Equal(t, check.Invalid, c.Status, "%s", c)
+			assert.Contains(t, c.Detail, "several servers answer at")
+		}
 	})
 }
 

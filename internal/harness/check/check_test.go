@@ -170,6 +170,10 @@ func TestChecks(t *testing.T) {
 		{"failures", run{n: 8, failed: 1, before: zero, after: good, drained: true}, Facts{}, "reconcile/prompt_tokens", Inconclusive, "1 requests failed"},
 		// No metrics at all: the scrape error is the detail, and it fails.
 		{"scrape failed", run{n: 8, scrapeErr: errors.New("GET http://x/metrics: 404 Not Found")}, Facts{}, "reconcile/generation_tokens", Fail, "404 Not Found"},
+		// Scrapes of one URL reached several servers (a load balancer):
+		// INVALID, by name, never a restart.
+		{"several servers", run{n: 8, scrapeErr: &scrape.SeveralServersError{URL: "http://lb/metrics", Starts: []float64{1, 2}, Scrapes: 5}}, Facts{}, "reconcile/request_success", Invalid, "several servers answer at http://lb/metrics: 5 scrapes saw 2 process start times"},
+		{"several servers, gauges", run{n: 8, series: series(0.1, 8), scrapeErr: &scrape.SeveralServersError{URL: "http://lb/metrics", Starts: []float64{1, 2}, Scrapes: 5}}, Facts{}, "kv_peak", Invalid, "several servers answer at"},
 		// The server's TTFT above the client's: one of them is wrong.
 		{"ttft inverted", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 8*0.060, 0, 0, 0, "True"), drained: true}, Facts{}, "ttft_gap", Fail, "the client measured less than the server"},
 		// A server far quicker than the client, still within 100 ms.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -161,7 +162,10 @@ func (c *checker) kvPeak() Result {
 // error, with the URL or the line), not a missing metric.
 func (c *checker) series() (*scrape.TimeSeries, error) {
 	ts := c.res.Series
+	var several *scrape.SeveralServersError
 	switch {
+	case errors.As(c.res.ScrapeErr, &several):
+		return nil, several // each point is one replica's, whichever answered
 	case ts == nil:
 		return nil, c.missingSeries()
 	case len(ts.Points) == 0 && len(ts.Errors) > 0:
@@ -198,7 +202,11 @@ func (c *checker) preemptions() Result {
 // drain: the queues emptied after the load.
 func (c *checker) drain() Result {
 	const name = "drain"
-	if c.res.After == nil {
+	var several *scrape.SeveralServersError
+	switch {
+	case errors.As(c.res.ScrapeErr, &several):
+		return unavailable(name, several) // one replica's queues, not the deployment's
+	case c.res.After == nil:
 		return unavailable(name, c.missingSeries())
 	}
 	for _, g := range []string{scrape.NumRequestsRunning, scrape.NumRequestsWaiting} {
