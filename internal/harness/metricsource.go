@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -11,19 +13,31 @@ import (
 // Prometheus that scrapes a fleet, a fleet's replicas summed, or the one
 // server's /metrics; each kept to the measured model's series where the
 // server labels them by model_name.
-func metricsSource(srv server.Server, o options) scrape.Source {
+// label is the model_name the measured model's series carry.
+func metricsSource(srv server.Server, o options) (src scrape.Source, label string) {
 	m := server.MetricsOf(srv)
 	switch {
 	case m.Prometheus != "":
-		return scrape.NewPrometheus(m.Prometheus, m.Selector, scrape.WithPromModel(m.Model))
+		return scrape.NewPrometheus(m.Prometheus, m.Selector, scrape.WithPromModel(m.Model)), m.Model
 	case len(m.URLs) > 1:
-		return scrape.NewFleet(m.URLs, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithModel(m.Model))
+		return scrape.NewFleet(m.URLs, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithModel(m.Model)), m.Model
 	}
 	url := srv.MetricsURL()
 	if len(m.URLs) == 1 {
 		url = m.URLs[0]
 	}
-	return scrape.NewScraper(url, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithModel(m.Model))
+	return scrape.NewScraper(url, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithModel(m.Model)), m.Model
+}
+
+// modelWarnings says when the server labels its series by model_name but
+// none with the measured model's (label): every model's series were
+// summed, other models' traffic with this run's.
+func modelWarnings(snap *scrape.Snapshot, label string) []error {
+	if snap == nil || label == "" || snap.Model != "" || len(snap.Models) == 0 {
+		return nil
+	}
+	return []error{fmt.Errorf("metrics: no series is labelled model_name=%q (the model measured), so the series of %s were summed; the server's counters then include every one of those models' traffic",
+		label, strings.Join(snap.Models, ", "))}
 }
 
 // severalServers replaces the run's delta with a *scrape.SeveralServersError

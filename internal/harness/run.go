@@ -157,8 +157,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	var scraper scrape.Source
 	var sampler *scrape.Sampler
 	if !o.noMetrics {
-		scraper = metricsSource(srv, o)
+		var label string
+		scraper, label = metricsSource(srv, o)
 		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
+		res.Warnings = append(res.Warnings, modelWarnings(res.Before, label)...)
 		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
 		if err := sampler.Start(ctx); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Errorf("metrics sampler: %w", err))
