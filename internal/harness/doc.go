@@ -7,7 +7,10 @@
 //
 //  1. profile → server. The caller starts (or reaches) a server for a
 //     profile with package server and hands Run the server.Server: its
-//     base URL, its /metrics URL and its served model name.
+//     base URL, its /metrics URL and its served model name. A fleet
+//     reached by URL is read where server.MetricsOf says: its replicas'
+//     /metrics summed (scrape.Fleet) or its Prometheus (scrape.Prometheus),
+//     kept to the measured model's series (metricsource.go).
 //  2. scenario → workload. The point's request classes (package scenario,
 //     built from fixtures/) become a workload.Mix: request i is a pure
 //     function of i, with the run's nonce at the start of every prompt so

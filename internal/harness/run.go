@@ -155,11 +155,13 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
-	var scraper *scrape.Scraper
+	var scraper scrape.Source
 	var sampler *scrape.Sampler
 	if !o.noMetrics {
-		scraper = scrape.NewScraper(srv.MetricsURL(), scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc))
+		var label string
+		scraper, label = metricsSource(srv, o, hc)
 		res.Before, res.ScrapeErr = scraper.Scrape(ctx)
+		res.Warnings = append(res.Warnings, modelWarnings(res.Before, label)...)
 		sampler = scrape.NewSampler(scraper, scrape.WithInterval(p.SamplerInterval))
 		if err := sampler.Start(ctx); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Errorf("metrics sampler: %w", err))
@@ -292,7 +294,7 @@ func (r *Result) probe(ctx context.Context, srv server.Server) {
 // drain polls /metrics until running and waiting are 0 and the server has
 // counted the completed requests (counted), or the timeout passes; the
 // last snapshot is the run's after snapshot.
-func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Duration) {
+func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Duration) {
 	start := time.Now()
 	deadline := start.Add(timeout)
 	for {
@@ -322,6 +324,7 @@ func (r *Result) drain(ctx context.Context, s *scrape.Scraper, timeout time.Dura
 	if r.Before != nil && r.After != nil {
 		r.Delta, r.ScrapeErr = scrape.Diff(r.Before, r.After)
 	}
+	r.severalServers(ctx, s)
 }
 
 // counted reports whether the server's request_success_total has moved by

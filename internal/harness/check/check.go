@@ -126,9 +126,12 @@ func fail(name, format string, args ...any) Result {
 func unavailable(name string, err error) Result {
 	var na *scrape.NotAvailableError
 	var reset *scrape.ResetError
+	var several *scrape.SeveralServersError
 	switch {
 	case errors.As(err, &na):
 		return Result{Name: name, Status: NotAvailable, Metric: na.Metric, Detail: err.Error()}
+	case errors.As(err, &several):
+		return Result{Name: name, Status: Invalid, Detail: several.Error()}
 	case errors.As(err, &reset):
 		return Result{Name: name, Status: Invalid, Detail: "counter reset during the run, the deltas mean nothing: " + err.Error()}
 	default:

@@ -178,14 +178,22 @@ func TestChecks(t *testing.T) {
 		{"prefix ok", healthy, Facts{}, "prefix_hit", Pass, "hit rate 75.0% (600 of 800 tokens) with caching on"},
 		{"batching ok", healthy, Facts{}, "batching", Pass, "peak num_requests_running 8"},
 		{"drained", healthy, Facts{}, "drain", Pass, "running and waiting at 0"},
-		// The server counted one token more than the client got.
-		{"skewed", run{n: 8, before: zero, after: exposition(800, 81, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Fail, "Δgeneration_tokens_total = 81, but the client received 80"},
+		// The server counted one token fewer than the client got: lost.
+		{"skewed", run{n: 8, before: zero, after: exposition(800, 79, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Fail, "Δgeneration_tokens_total = 79, but the client received 80"},
+		// More than the client sent: another client's traffic (a shared
+		// server), INVALID with the excess named, never FAIL.
+		{"other traffic tokens", run{n: 8, before: zero, after: exposition(800, 81, 8, 8, 0.36, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/generation_tokens", Invalid, "Δgeneration_tokens_total = 81 is 1 more than the client's 80: other traffic"},
+		{"other traffic requests", run{n: 8, before: zero, after: exposition(1000, 100, 10, 10, 0.45, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/request_success", Invalid, "is 2 more than the client's 8"},
 		// A counter going down: every reconciliation is INVALID.
 		{"reset", run{n: 8, before: good, after: exposition(100, 10, 1, 1, 0.05, 0, 0, 0, "True"), drained: true}, Facts{}, "reconcile/prompt_tokens", Invalid, "counter reset"},
 		// Failed requests make the token counts unknowable.
 		{"failures", run{n: 8, failed: 1, before: zero, after: good, drained: true}, Facts{}, "reconcile/prompt_tokens", Inconclusive, "1 requests failed"},
 		// No metrics at all: the scrape error is the detail, and it fails.
 		{"scrape failed", run{n: 8, scrapeErr: errors.New("GET http://x/metrics: 404 Not Found")}, Facts{}, "reconcile/generation_tokens", Fail, "404 Not Found"},
+		// Scrapes of one URL reached several servers (a load balancer):
+		// INVALID, by name, never a restart.
+		{"several servers", run{n: 8, scrapeErr: &scrape.SeveralServersError{URL: "http://lb/metrics", Starts: []float64{1, 2}, Scrapes: 5}}, Facts{}, "reconcile/request_success", Invalid, "several servers answer at http://lb/metrics: 5 scrapes saw 2 process start times"},
+		{"several servers, gauges", run{n: 8, series: series(0.1, 8), scrapeErr: &scrape.SeveralServersError{URL: "http://lb/metrics", Starts: []float64{1, 2}, Scrapes: 5}}, Facts{}, "kv_peak", Invalid, "several servers answer at"},
 		// The server's TTFT above the client's: one of them is wrong.
 		{"ttft inverted", run{n: 8, before: zero, after: exposition(800, 80, 8, 8, 8*0.060, 0, 0, 0, "True"), drained: true}, Facts{}, "ttft_gap", Fail, "the client measured less than the server"},
 		// A server far quicker than the client, still within 100 ms.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -76,6 +77,8 @@ func (c *checker) reconcile() []Result {
 			out = append(out, unavailable(p.name, err))
 		case t.failed > 0:
 			out = append(out, Result{Name: p.name, Status: Inconclusive, Detail: fmt.Sprintf("%d requests failed (%s): the server may have counted part of them, so Δ%s = %g cannot be matched to the client's %g", t.failed, failedKinds(t.failedKinds), p.metric, v, p.client)})
+		case v > p.client:
+			out = append(out, otherTraffic(p.name, p.metric, v, p.client))
 		case v != p.client:
 			out = append(out, fail(p.name, "Δ%s = %g, but the client received %g", p.metric, v, p.client))
 		default:
@@ -83,6 +86,17 @@ func (c *checker) reconcile() []Result {
 		}
 	}
 	return out
+}
+
+// otherTraffic is a counter that moved by more than this client sent:
+// another client used the server during the run (a shared deployment),
+// so the counter cannot be matched to this run. INVALID with the excess
+// named, never FAIL: nothing says the server lost or invented a token.
+// (Fewer than the client received is still a FAIL: no other client can
+// take counts away.)
+func otherTraffic(name, metric string, v, client float64) Result {
+	return Result{Name: name, Status: Invalid, Detail: fmt.Sprintf("Δ%s = %g is %g more than the client's %g: other traffic reached the server during the run (a shared deployment, or another client), so its counters cannot be matched to this run; run on a server no one else uses to check them (docs/deployments.md)",
+		metric, v, v-client, client)}
 }
 
 // ttftGapTolerance is how far the client's mean TTFT may fall below the
@@ -148,7 +162,10 @@ func (c *checker) kvPeak() Result {
 // error, with the URL or the line), not a missing metric.
 func (c *checker) series() (*scrape.TimeSeries, error) {
 	ts := c.res.Series
+	var several *scrape.SeveralServersError
 	switch {
+	case errors.As(c.res.ScrapeErr, &several):
+		return nil, several // each point is one replica's, whichever answered
 	case ts == nil:
 		return nil, c.missingSeries()
 	case len(ts.Points) == 0 && len(ts.Errors) > 0:
@@ -185,7 +202,11 @@ func (c *checker) preemptions() Result {
 // drain: the queues emptied after the load.
 func (c *checker) drain() Result {
 	const name = "drain"
-	if c.res.After == nil {
+	var several *scrape.SeveralServersError
+	switch {
+	case errors.As(c.res.ScrapeErr, &several):
+		return unavailable(name, several) // one replica's queues, not the deployment's
+	case c.res.After == nil:
 		return unavailable(name, c.missingSeries())
 	}
 	for _, g := range []string{scrape.NumRequestsRunning, scrape.NumRequestsWaiting} {

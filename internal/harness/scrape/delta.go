@@ -104,7 +104,14 @@ func Diff(before, after *Snapshot) (*Delta, error) {
 // start time, or counters created anew.
 func restarts(before, after *Snapshot) []Reset {
 	var out []Reset
-	if b, a := before.ProcessStart, after.ProcessStart; b > 0 && a > 0 && a != b {
+	if before.ProcessStarts != nil || after.ProcessStarts != nil {
+		// A fleet: each replica has its own start time.
+		for _, r := range slices.Sorted(maps.Keys(after.ProcessStarts)) {
+			if b, a := before.ProcessStarts[r], after.ProcessStarts[r]; b > 0 && a > 0 && a != b {
+				out = append(out, Reset{Metric: processStartTime, Series: signature(map[string]string{LabelReplica: r}), Before: b, After: a, Reason: "changed: this replica restarted between the two scrapes"})
+			}
+		}
+	} else if b, a := before.ProcessStart, after.ProcessStart; b > 0 && a > 0 && a != b {
 		out = append(out, Reset{Metric: processStartTime, Before: b, After: a, Reason: "changed: the server restarted between the two scrapes"})
 	}
 	for _, name := range slices.Sorted(maps.Keys(after.Created)) {

@@ -50,6 +50,9 @@ const (
 const (
 	LabelEngine    = "engine"
 	LabelModelName = "model_name"
+	// LabelReplica is the label a fleet's snapshot (Fleet, Prometheus)
+	// puts on every series: which replica it came from.
+	LabelReplica = "replica"
 )
 
 // known gives the kind of every vLLM V1 metric this package recognises by

@@ -61,11 +61,23 @@ func ParseFile(path string) (*Snapshot, error) {
 // scrape time. Only vLLM families (Prefix) are kept; the others are listed
 // in Snapshot.Ignored.
 func Parse(r io.Reader, source string, at time.Time) (*Snapshot, error) {
+	return parseModel(r, source, at, "")
+}
+
+// parseModel is Parse keeping only model's series where the exposition
+// labels them by model_name (model "": every model's).
+func parseModel(r io.Reader, source string, at time.Time, model string) (*Snapshot, error) {
 	fams, err := textFamilies(r, source)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}}, fams: fams}
+	return buildSnapshot(fams, source, at, model)
+}
+
+// buildSnapshot turns parsed families into a Snapshot, keeping model's
+// series only (filterModel).
+func buildSnapshot(fams map[string]*dto.MetricFamily, source string, at time.Time, model string) (*Snapshot, error) {
+	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}}, fams: fams, model: model}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -153,6 +165,7 @@ func lineError(source string, body []byte, err error) error {
 type builder struct {
 	snap    *Snapshot
 	fams    map[string]*dto.MetricFamily
+	model   string // keep only this model_name's series ("" all)
 	engines map[string]bool
 	models  map[string]bool
 }
@@ -168,6 +181,7 @@ type family struct {
 
 func (b *builder) build() error {
 	b.engines, b.models = map[string]bool{}, map[string]bool{}
+	b.filterModel()
 	reassembled := b.reassembleUntypedHistograms()
 	var fams []*family
 	b.restartMarks()
@@ -202,6 +216,54 @@ func (b *builder) build() error {
 	return nil
 }
 
+// filterModel drops the vLLM series labelled with a model_name other
+// than b.model, so that a server with several models is read for the one
+// measured. Every model_name seen stays in Snapshot.Models. When no series
+// carries b.model while others name models, nothing is dropped and a
+// warning says what was summed (the label is vLLM's first
+// --served-model-name; a request may use another alias).
+func (b *builder) filterModel() {
+	if b.model == "" {
+		return
+	}
+	labelled := false
+	for name, mf := range b.fams {
+		if !strings.HasPrefix(name, Prefix) {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if v, ok := labelMap(m.GetLabel())[LabelModelName]; ok {
+				b.models[v] = true
+				labelled = true
+			}
+		}
+	}
+	if !labelled {
+		return // the server does not label its series by model
+	}
+	if !b.models[b.model] {
+		b.snap.Warnings = append(b.snap.Warnings, fmt.Sprintf("no series is labelled model_name=%q (the model measured); the series of %s were summed",
+			b.model, strings.Join(slices.Sorted(maps.Keys(b.models)), ", ")))
+		return
+	}
+	b.snap.Model = b.model
+	for name, mf := range b.fams {
+		if !strings.HasPrefix(name, Prefix) {
+			continue
+		}
+		kept := mf.Metric[:0]
+		for _, m := range mf.GetMetric() {
+			if v, ok := labelMap(m.GetLabel())[LabelModelName]; !ok || v == b.model {
+				kept = append(kept, m)
+			}
+		}
+		mf.Metric = kept
+		if len(kept) == 0 {
+			delete(b.fams, name) // another model's only: absent, not zero
+		}
+	}
+}
+
 // processStartTime is the standard process collector's gauge, which real
 // vLLM (Python's default registry) and vllm-sim expose.
 const processStartTime = "process_start_time_seconds"
@@ -211,7 +273,14 @@ const processStartTime = "process_start_time_seconds"
 func (b *builder) restartMarks() {
 	if mf := b.fams[processStartTime]; mf != nil {
 		for _, m := range mf.GetMetric() {
-			b.snap.ProcessStart = max(b.snap.ProcessStart, sampleValue(m))
+			v := sampleValue(m)
+			b.snap.ProcessStart = max(b.snap.ProcessStart, v)
+			if r, ok := labelMap(m.GetLabel())[LabelReplica]; ok {
+				if b.snap.ProcessStarts == nil {
+					b.snap.ProcessStarts = map[string]float64{}
+				}
+				b.snap.ProcessStarts[r] = max(b.snap.ProcessStarts[r], v)
+			}
 		}
 	}
 	for name, mf := range b.fams {
@@ -227,7 +296,11 @@ func (b *builder) restartMarks() {
 			if b.snap.Created == nil {
 				b.snap.Created = map[string]float64{}
 			}
-			b.snap.Created[canonical] = max(b.snap.Created[canonical], sampleValue(m))
+			key := canonical
+			if r, ok := labelMap(m.GetLabel())[LabelReplica]; ok {
+				key += "{" + LabelReplica + "=" + strconv.Quote(r) + "}" // each replica restarts on its own
+			}
+			b.snap.Created[key] = max(b.snap.Created[key], sampleValue(m))
 		}
 	}
 }
@@ -609,6 +682,7 @@ func breakdownLabels(labels map[string]string) map[string]string {
 	rest := maps.Clone(labels)
 	delete(rest, LabelEngine)
 	delete(rest, LabelModelName)
+	delete(rest, LabelReplica)
 	return rest
 }
 

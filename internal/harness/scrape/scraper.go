@@ -31,8 +31,10 @@ type Scraper struct {
 	url     string
 	urlErr  error
 	apiKey  string
+	model   string
 	timeout time.Duration
 	client  *http.Client
+	starts  startLog
 }
 
 // Option configures a Scraper.
@@ -49,6 +51,11 @@ func WithTimeout(d time.Duration) Option { return func(s *Scraper) { s.timeout =
 
 // WithHTTPClient scrapes through hc instead of http.DefaultClient.
 func WithHTTPClient(hc *http.Client) Option { return func(s *Scraper) { s.client = hc } }
+
+// WithModel keeps only model's series where the server labels them by
+// model_name (a server with several models, or LoRA adapters beside the
+// base model); Snapshot.Models still lists every model seen.
+func WithModel(model string) Option { return func(s *Scraper) { s.model = model } }
 
 // NewScraper returns a scraper for metricsURL, the full URL of the metrics
 // page (http://127.0.0.1:8000/metrics). A malformed URL does not panic:
@@ -116,7 +123,13 @@ var errTimeout = errors.New("scrape timeout")
 // Scrape GETs the metrics page and parses it. Errors are *FetchError or
 // *ParseError; both name the URL.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
-	return scrapeWith(ctx, s, Parse)
+	snap, err := scrapeWith(ctx, s, func(r io.Reader, source string, at time.Time) (*Snapshot, error) {
+		return parseModel(r, source, at, s.model)
+	})
+	if err == nil {
+		s.starts.add(snap.ProcessStart)
+	}
+	return snap, err
 }
 
 // Gauges GETs the page and returns every family's series by exposed name,

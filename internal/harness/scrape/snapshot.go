@@ -48,9 +48,21 @@ type Snapshot struct {
 	// server does not expose it. A change between two snapshots means the
 	// server restarted, whatever its counters say.
 	ProcessStart float64
+	// ProcessStarts holds each replica's process_start_time_seconds, by
+	// its LabelReplica value, for a fleet's snapshot (Fleet, Prometheus);
+	// nil for one server. Restarts are judged per replica.
+	ProcessStarts map[string]float64
+	// Replicas lists the replicas a fleet's snapshot sums (their
+	// LabelReplica values); nil for one server.
+	Replicas []string
+	// Model is the model_name the series were filtered to (WithModel), ""
+	// when every model's series are summed. Models still lists every
+	// model_name seen, the filtered-out ones included.
+	Model string
 	// Created holds, by canonical name, the newest _created timestamp of a
 	// counter or histogram (Python's prometheus_client writes them): a
-	// later one means the series were created anew.
+	// later one means the series were created anew. In a fleet's snapshot
+	// the key carries the replica: NAME{replica="URL"}.
 	Created map[string]float64
 
 	metrics map[string]*Metric

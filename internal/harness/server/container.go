@@ -210,7 +210,11 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 		}
 	}
 	// One server per GPU set at a time, across processes too (lease.go).
-	held, err := acquire(ctx, s, containerLocks(req.gpus), holderLine(KindContainer, req.profile))
+	gpus, note := canonicalGPUs(ctx, req.gpus, listGPUs)
+	if note != "" {
+		s.logf("%s", note)
+	}
+	held, err := acquire(ctx, s, containerLocks(gpus), holderLine(KindContainer, req.profile))
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
 	}

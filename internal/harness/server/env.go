@@ -96,5 +96,5 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 	add(envHFToken, withHFToken)
 	add(envModel, WithModel)
 	add(envSimBinary, withSimBinary)
-	return opts, nil
+	return metricsFromEnv(get, opts), nil
 }

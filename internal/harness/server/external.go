@@ -49,17 +49,22 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err := externalHealthy(ctx, s, client, base); err != nil {
 		return nil, err
 	}
-	model, err := servedModel(ctx, s, client, base, p)
+	model, label, err := servedModel(ctx, s, client, base, p)
 	if err != nil {
 		return nil, err
 	}
 	// One load on a deployment at a time, across processes too (lease.go):
 	// two would each see the other's tokens in the server's counters.
-	held, err := acquire(ctx, s, targetLocks(base), holderLine(KindExternal, p.Name))
+	held, err := acquire(ctx, s, targetLocks(ctx, base), holderLine(KindExternal, p.Name))
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
 	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}, gw: s.gateway}, lease: held}
+	srv.where = s.metrics
+	if len(srv.where.URLs) == 0 && srv.where.Prometheus == "" {
+		srv.where.URLs = []string{srv.MetricsURL()}
+	}
+	srv.where.Model = label
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }
@@ -131,44 +136,80 @@ func (e unhealthyError) Is(target error) bool { return target == ErrUnhealthy }
 
 // servedModel picks the model to request: the settings' model if the
 // server serves it, else the profile's served name if it does, else the
-// first.
-func servedModel(ctx context.Context, s settings, client *http.Client, base string, p profile.Profile) (string, error) {
+// only one; several and none named is a settings error listing them
+// (adapters marked). label is the model_name vLLM gives its series ("" when
+// the server lists no models).
+func servedModel(ctx context.Context, s settings, client *http.Client, base string, p profile.Profile) (model, label string, err error) {
 	want := s.model
 	body, err := get(ctx, client, base+"/v1/models", string(s.apiKey))
 	if err != nil {
 		var se *httpStatusError
 		switch {
 		case errors.As(err, &se) && se.status == http.StatusNotFound && want != "":
-			return want, nil // no model list to check against: trust the caller
+			return want, "", nil // no model list to check against: trust the caller
 		case errors.As(err, &se) && refused(se.status):
-			return "", fmt.Errorf("start vllm: external server %s: %w: %w (%s)", base, err, ErrKeyRejected, refusedAdvice)
+			return "", "", fmt.Errorf("start vllm: external server %s: %w: %w (%s)", base, err, ErrKeyRejected, refusedAdvice)
 		}
-		return "", fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
+		return "", "", fmt.Errorf("start vllm: external server %s: list models: %w", base, err)
 	}
 	var models struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
+		Data []servedEntry `json:"data"`
 	}
 	if err := json.Unmarshal(body, &models); err != nil {
-		return "", fmt.Errorf("start vllm: external server %s: /v1/models is not an OpenAI model list: %w", base, err)
+		return "", "", fmt.Errorf("start vllm: external server %s: /v1/models is not an OpenAI model list: %w", base, err)
 	}
 	var ids []string
 	for _, m := range models.Data {
 		ids = append(ids, m.ID)
 	}
 	if len(ids) == 0 {
-		return "", fmt.Errorf("start vllm: external server %s serves no model (/v1/models is empty)", base)
+		return "", "", fmt.Errorf("start vllm: external server %s serves no model (/v1/models is empty)", base)
 	}
 	switch {
 	case want != "" && !slices.Contains(ids, want):
-		return "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, envModel, strings.Join(ids, ", "))
+		return "", "", fmt.Errorf("start vllm: external server %s does not serve %q (--model or %s); it serves %s", base, want, envModel, listModels(models.Data))
 	case want != "":
-		return want, nil
+		return want, labelOf(models.Data, want), nil
 	case slices.Contains(ids, p.ServedName()):
-		return p.ServedName(), nil
+		return p.ServedName(), labelOf(models.Data, p.ServedName()), nil
+	case len(ids) > 1:
+		// Guessing would measure whichever model the server lists first.
+		return "", "", settingsErrorf("start vllm: external server %s serves %d models: %s; say which to measure with --model or %s", base, len(ids), listModels(models.Data), envModel)
 	}
-	return ids[0], nil
+	return ids[0], labelOf(models.Data, ids[0]), nil
+}
+
+// labelOf is the model_name vLLM labels id's series with: an adapter's
+// base model, else id itself.
+func labelOf(models []servedEntry, id string) string {
+	for _, m := range models {
+		if m.ID == id && m.Parent != nil && *m.Parent != "" {
+			return *m.Parent
+		}
+	}
+	return id
+}
+
+// servedEntry is one /v1/models entry. vLLM lists a LoRA adapter beside
+// its base model, with parent set to the base's name (and root to the
+// adapter's path); a base model has no parent.
+type servedEntry struct {
+	ID     string  `json:"id"`
+	Parent *string `json:"parent"`
+	Root   string  `json:"root"`
+}
+
+// listModels names the models for a message, each adapter as such.
+func listModels(models []servedEntry) string {
+	var out []string
+	for _, m := range models {
+		if m.Parent != nil && *m.Parent != "" && *m.Parent != m.ID {
+			out = append(out, fmt.Sprintf("%q (LoRA adapter of %q)", m.ID, *m.Parent))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%q", m.ID))
+	}
+	return strings.Join(out, ", ")
 }
 
 // apiPaths are paths of vLLM's API that a target URL may be given with
@@ -247,7 +288,8 @@ func get(ctx context.Context, client *http.Client, url, key string) ([]byte, err
 // is not visible here (Logs is nil).
 type externalServer struct {
 	endpoint
-	lease  *lease // the target, given back by Close
+	lease  *lease  // the target, given back by Close
+	where  Metrics // where its series are read (fleet.go)
 	closed closeOnce
 }
 

@@ -28,6 +28,11 @@ type Flags struct {
 	// Gateway is how a --target is reached: headers, CA and client
 	// certificates (package gateway).
 	Gateway gateway.Flags
+	// MetricsURLs, Prometheus and PrometheusSelector say where a
+	// fleet's metrics are read (fleet.go).
+	MetricsURLs        []string
+	Prometheus         string
+	PrometheusSelector string
 }
 
 // Register defines the flags on fs.
@@ -39,6 +44,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	f.StringVar(&o.Profile, "profile", "basic", "server profile: a built-in name (see 'vllmperf profiles') or a YAML file; not with --target")
 	o.Gateway.Register(f)
 	f.StringVar(&o.Image, "image", "", "container image (implies --backend container), or \"sim\" for the simulator image (also "+envImage+"); not with --target")
+	o.registerFleet(f)
 }
 
 // Options checks the flags (fs says which were given) and returns the
@@ -110,7 +116,7 @@ func (o *Flags) flagOptions(opts []Option, stderr io.Writer) ([]Option, error) {
 		}
 		opts = append(opts, WithGateway(g))
 	}
-	return opts, nil
+	return o.fleetOptions(opts), nil
 }
 
 // check refuses flags that mean nothing with the backend chosen: a
@@ -131,6 +137,9 @@ func (o *Flags) check(fs *pflag.FlagSet) error {
 	}
 	if o.Gateway.Given() && !external {
 		return fmt.Errorf("--header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too (the servers vllmperf starts are reached directly)")
+	}
+	if err := o.checkFleet(external); err != nil {
+		return err
 	}
 	if o.WaitReady > 0 && !external {
 		return fmt.Errorf("--wait-ready waits for a running server named by --target; the servers vllmperf starts are waited for anyway")

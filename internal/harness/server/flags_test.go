@@ -25,6 +25,9 @@ func TestFlagsRefuse(t *testing.T) {
 		{[]string{"--backend", "gpu"}, "--backend: unknown backend"},
 		{[]string{"--target", "ftp://x"}, "--target: "},
 		{[]string{"--profile", "no-such-profile"}, "--profile: "},
+		// A fleet's metrics go with a running deployment only.
+		{[]string{"--metrics-url", "http://127.0.0.1:9001"}, "--metrics-url reads a deployment that is already running, named by --target"},
+		{[]string{"--prometheus", "http://127.0.0.1:9090"}, "--prometheus reads a deployment that is already running"},
 	} {
 		var o Flags
 		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)

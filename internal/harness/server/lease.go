@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -74,13 +72,6 @@ func containerLocks(gpus gpuSelection) []lockSpec {
 		out = append(out, lockSpec{name: "gpu-" + fileSafe(id) + ".lock", mode: exclusive, what: "GPU " + id})
 	}
 	return out
-}
-
-// targetLocks is the lock an external deployment's load holds: one per
-// base URL (a hash of it names the file).
-func targetLocks(base string) []lockSpec {
-	sum := sha256.Sum256([]byte(base))
-	return []lockSpec{{name: "target-" + hex.EncodeToString(sum[:8]) + ".lock", mode: exclusive, what: "the deployment at " + base}}
 }
 
 // fileSafe keeps letters, digits, '-' and '.' of s (a GPU id or UUID).

@@ -58,8 +58,10 @@ func TestLeaseConflicts(t *testing.T) {
 		{"one GPU then all", sel("0"), sel("all"), true},
 		{"GPU 0 then GPU 1", sel("0"), sel("1"), false},
 		{"GPUs 0,1 then GPU 1", sel("0,1"), sel("1"), true},
-		{"one target then the same", targetLocks("http://127.0.0.1:8000"), targetLocks("http://127.0.0.1:8000"), true},
-		{"two targets", targetLocks("http://127.0.0.1:8000"), targetLocks("http://127.0.0.1:8001"), false},
+		{"one target then the same", targetLocks(context.Background(), "http://127.0.0.1:8000"), targetLocks(context.Background(), "http://127.0.0.1:8000"), true},
+		{"two targets", targetLocks(context.Background(), "http://127.0.0.1:8000"), targetLocks(context.Background(), "http://127.0.0.1:8001"), false},
+		// localhost and 127.0.0.1 are one server: one lock.
+		{"localhost then 127.0.0.1", targetLocks(context.Background(), "http://localhost:8000"), targetLocks(context.Background(), "http://127.0.0.1:8000"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +87,7 @@ func TestLeaseConflicts(t *testing.T) {
 // on as soon as the holder gives it back.
 func TestLeaseWaitsForRelease(t *testing.T) {
 	t.Setenv(envLockDir, t.TempDir())
-	first, err := acquire(context.Background(), settings{}, targetLocks("http://x"), "first")
+	first, err := acquire(context.Background(), settings{}, targetLocks(context.Background(), "http://x"), "first")
 	require.NoError(t, err)
 	released := make(chan time.Time, 1)
 	go func() {
@@ -93,7 +95,7 @@ func TestLeaseWaitsForRelease(t *testing.T) {
 		released <- time.Now()
 		first.release()
 	}()
-	second, err := acquire(context.Background(), settings{}, targetLocks("http://x"), "second")
+	second, err := acquire(context.Background(), settings{}, targetLocks(context.Background(), "http://x"), "second")
 	got := time.Now()
 	require.NoError(t, err)
 	defer second.release()

@@ -92,6 +92,9 @@ type settings struct {
 	// leaseWaited, when set, is told how long a start waited for its
 	// lease (tests that bound a start's duration subtract it).
 	leaseWaited func(time.Duration)
+	// metrics says where an external deployment's series are read when
+	// not at its target's /metrics alone (fleet.go).
+	metrics Metrics
 }
 
 // String describes the settings with secrets redacted (fmt's %v and %+v
@@ -128,7 +131,7 @@ func (s *settings) validate() error {
 	if s.backend == KindExternal && s.target == "" {
 		return settingsErrorf("backend external needs %s (or --target), the server's base URL (e.g. http://127.0.0.1:8000)", envTarget)
 	}
-	return nil
+	return s.checkMetrics()
 }
 
 // isSimImage reports whether the container backend runs the simulator.
