@@ -171,8 +171,21 @@ func (s *Server) profileRoutes(mux *http.ServeMux) {
 	}
 	s.prof = &profiler{opts: s.opts.Profiler, log: s.log}
 	s.log.warnf("Torch Profiler is enabled in the API server (traces in %s). This should ONLY be used for local development!", s.opts.Profiler.Dir)
-	mux.HandleFunc("POST /start_profile", s.handleStartProfile)
-	mux.HandleFunc("POST /stop_profile", s.handleStopProfile)
+	mux.HandleFunc("/start_profile", postOnly(s.handleStartProfile))
+	mux.HandleFunc("/stop_profile", postOnly(s.handleStopProfile))
+}
+
+// postOnly answers another method with 405, as FastAPI does for a POST
+// route (the catch-all would answer 404, as for a path not served).
+func postOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+			return
+		}
+		h(w, r)
+	}
 }
 
 func (s *Server) handleStartProfile(w http.ResponseWriter, r *http.Request) {
@@ -331,6 +344,9 @@ func writeTrace(opts ProfilerOptions, start, end time.Time, steps []engine.Step,
 		return "", err
 	}
 	_, err = f.Write(buf.Bytes())
+	if err == nil {
+		err = f.Chmod(0o644) // as torch writes it, not CreateTemp's 0600
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -66,6 +66,9 @@ func TestProfilerTracesEngineSteps(t *testing.T) {
 				t.Setenv(ProfilerDirEnv, dir)
 			}
 			m := startSimRaw(t, append(append([]string{}, timedArgs...), tc.args(dir)...)...)
+			if code, _ := m.get(t, "/start_profile"); code != 405 {
+				t.Errorf("GET /start_profile with the profiler on: %d, want 405 as vLLM (a POST route)", code)
+			}
 			if code, body := m.post(t, "/start_profile", ""); code != 200 {
 				t.Fatalf("POST /start_profile: %d %s", code, body)
 			}
@@ -107,6 +110,9 @@ func TestProfilerEndpointsAbsentWithoutConfig(t *testing.T) {
 	for _, path := range []string{"/start_profile", "/stop_profile"} {
 		if code, _ := m.post(t, path, ""); code != 404 {
 			t.Errorf("POST %s without a profiler: %d, want 404 as vLLM", path, code)
+		}
+		if code, _ := m.get(t, path); code != 404 {
+			t.Errorf("GET %s without a profiler: %d, want 404 as vLLM", path, code)
 		}
 	}
 }

@@ -59,6 +59,7 @@ type containerRequest struct {
 	gpus            gpuSelection
 	ipcHost         bool   // --ipc=host: vLLM's workers share memory
 	hfCache         string // the host directory mounted at containerHFCache; "" for none
+	traceDir        string // the host's trace folder mounted at containerTraceDir; "" for none
 	startupTimeout  time.Duration
 	servedModel     string
 	profile         string
@@ -111,6 +112,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		profile:        p.Name,
 	}
 	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	r.applyTraces(s.traceDir)
 	if s.isSimImage() {
 		r.entrypoint = []string{simBinaryPath}
 		r.cmd = append(append([]string{p.Model}, listen...), p.SimArgs()...)
@@ -177,6 +179,7 @@ func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 	if r.hfCache != "" {
 		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r.hfCache, Target: containerHFCache})
 	}
+	hc.Mounts = append(hc.Mounts, r.traceMounts()...)
 	// Publish the API on loopback only: nothing but this machine reaches it.
 	port := network.MustParsePort(containerPortSpec)
 	if hc.PortBindings == nil {

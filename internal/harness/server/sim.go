@@ -30,7 +30,7 @@ func runSim(ctx context.Context, s settings, p profile.Profile) (Server, error) 
 		return nil, fmt.Errorf("start vllm: listen on loopback: %w", err)
 	}
 	logs := newLineRing(s.redact)
-	sim, err := vllmsim.New(simArgs(p, loopback, ln.Addr().(*net.TCPAddr).Port), logs)
+	sim, err := vllmsim.New(append(simArgs(p, loopback, ln.Addr().(*net.TCPAddr).Port), simProfilerArgs(s.traceDir)...), logs)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("start vllm: simulator for profile %s: %w", p.Name, err)
