@@ -242,6 +242,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 		c:     c,
 		lease: held,
 	}
+	describeContainer(ctx, &srv.desc, req)
 	s.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.profile, srv.ready.Round(time.Millisecond), srv.base, c.GetContainerID())
 	return srv, nil
 }

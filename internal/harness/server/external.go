@@ -56,7 +56,7 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
-	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external"}}, lease: held}
+	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external", Digest: Unknown, Env: Unknown}}, lease: held}
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }

@@ -44,6 +44,13 @@ type Description struct {
 	// Simulator is true when the server is vllm-sim (in process or in its
 	// image), so that the simulator's GPU preset names the hardware.
 	Simulator bool
+	// Digest is the image's resolved digest (provenance.go): NoDigest for
+	// the in-process simulator, Unknown for an external server or when
+	// Docker does not say.
+	Digest string
+	// Env is the server's VLLM_* and OMP_* environment as "K=V ..."
+	// (ProvenanceEnv, secrets masked); Unknown for an external server.
+	Env string
 }
 
 // Kind selects a backend.

@@ -378,7 +378,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapac
 // configLines describes the session for benchfmt.
 func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 	d := ss.Server.Describe()
-	return [][2]string{
+	return append([][2]string{
 		{"backend", string(d.Backend)},
 		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
@@ -386,7 +386,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},
-	}
+	}, provenanceLines(ctx, d)...)
 }
 
 // flagsLine says whose flags the server runs with: the profile's (the
