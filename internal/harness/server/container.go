@@ -69,8 +69,8 @@ type containerRequest struct {
 func (r containerRequest) String() string {
 	var env []string
 	for k, v := range r.env {
-		if k == envHFToken {
-			env = append(env, k+"="+v.String())
+		if k == envHFToken || LooksSecret(k) {
+			env = append(env, k+"="+secret(v).String())
 			continue
 		}
 		env = append(env, k+"="+string(v))
@@ -112,6 +112,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		profile:        p.Name,
 	}
 	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	r.applyEnv(p)
 	r.applyTraces(s.traceDir)
 	if s.isSimImage() {
 		r.entrypoint = []string{simBinaryPath}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
 // The values of Description's provenance where nothing can be known.
@@ -127,4 +129,34 @@ func (r containerRequest) containerEnv() map[string]string {
 func describeContainer(ctx context.Context, d *Description, req containerRequest) {
 	d.Digest = imageDigest(ctx, req.image)
 	d.Env = ProvenanceEnv(req.containerEnv())
+}
+
+// applyEnv sets the profile's env: in the container.
+func (r *containerRequest) applyEnv(p profile.Profile) {
+	for _, e := range p.Env {
+		r.env[e.Name] = secret(e.Value)
+	}
+}
+
+// simEnv is the in-process simulator's environment: this process's, with
+// the profile's env: over it (the simulator reads none of them but
+// VLLM_TORCH_PROFILER_DIR; they are recorded all the same).
+func simEnv(p profile.Profile) map[string]string {
+	env := processEnv()
+	for _, e := range p.Env {
+		env[e.Name] = e.Value
+	}
+	return env
+}
+
+// refuseEnv refuses a profile's env: for the external backend.
+func refuseEnv(p profile.Profile) error {
+	if len(p.Env) == 0 {
+		return nil
+	}
+	names := make([]string, len(p.Env))
+	for i, e := range p.Env {
+		names[i] = e.Name
+	}
+	return settingsErrorf("profile %s sets env: (%s), but the external backend reaches a server that is already running, whose environment is its own: set them where that server is started, or run the profile with the container backend", p.Name, strings.Join(names, ", "))
 }

@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
 func TestCPUModel(t *testing.T) {
@@ -59,5 +64,40 @@ func TestProvenanceEnv(t *testing.T) {
 		if got := ProvenanceEnv(tc.env); got != tc.want {
 			t.Errorf("ProvenanceEnv(%v) = %q, want %q", tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestProfileEnv: a profile's env: reaches the container (a secret-looking
+// value masked wherever the request is printed) and is recorded for the
+// in-process simulator; the external backend refuses it, saying why.
+func TestProfileEnv(t *testing.T) {
+	t.Parallel()
+	p, err := profile.Builtin("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Env = []profile.EnvVar{{Name: "OMP_NUM_THREADS", Value: "8"}, {Name: "VLLM_API_KEY", Value: "sk-profile-secret"}}
+	s := defaultSettings()
+	s.hfCache = t.TempDir()
+	WithBackend(KindContainer)(&s)
+	r, err := buildRequest(s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.env["OMP_NUM_THREADS"]) != "8" || string(r.env["VLLM_API_KEY"]) != "sk-profile-secret" {
+		t.Errorf("container env %v lacks the profile's", r.env)
+	}
+	if got := r.String(); strings.Contains(got, "sk-profile-secret") || !strings.Contains(got, "OMP_NUM_THREADS=8") {
+		t.Errorf("request printed as %s: want OMP_NUM_THREADS=8 and the key masked", got)
+	}
+	if got := ProvenanceEnv(r.containerEnv()); got != "OMP_NUM_THREADS=8 VLLM_API_KEY=[REDACTED] VLLM_NO_USAGE_STATS=1" {
+		t.Errorf("server-env = %q", got)
+	}
+	if got := ProvenanceEnv(simEnv(p)); !strings.Contains(got, "OMP_NUM_THREADS=8") {
+		t.Errorf("in-process server-env = %q, want the profile's", got)
+	}
+	_, err = Run(context.Background(), p, WithTarget("http://127.0.0.1:1"), WithBackend(KindExternal))
+	if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "OMP_NUM_THREADS, VLLM_API_KEY") || !strings.Contains(err.Error(), "environment is its own") {
+		t.Errorf("external with env: err = %v, want ErrSettings naming the variables and why", err)
 	}
 }

@@ -199,6 +199,9 @@ func Run(ctx context.Context, p profile.Profile, opts ...Option) (Server, error)
 	case KindContainer:
 		return runContainer(ctx, s, p)
 	case KindExternal:
+		if err := refuseEnv(p); err != nil {
+			return nil, fmt.Errorf("start vllm: %w", err)
+		}
 		return runExternal(ctx, s, p)
 	default:
 		return runSim(ctx, s, p)

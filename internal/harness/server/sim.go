@@ -37,7 +37,7 @@ func runSim(ctx context.Context, s settings, p profile.Profile) (Server, error) 
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	srv := &simServer{
-		endpoint: endpoint{base: "http://" + ln.Addr().String(), model: p.ServedName(), logs: logs, desc: Description{Backend: KindSim, Image: "in-process", Simulator: true, Digest: NoDigest, Env: ProvenanceEnv(processEnv())}},
+		endpoint: endpoint{base: "http://" + ln.Addr().String(), model: p.ServedName(), logs: logs, desc: Description{Backend: KindSim, Image: "in-process", Simulator: true, Digest: NoDigest, Env: ProvenanceEnv(simEnv(p))}},
 		cancel:   cancel,
 		done:     make(chan struct{}),
 	}
