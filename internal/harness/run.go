@@ -177,7 +177,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 
 	endProfile := startProfile(ctx, prof, p, o, scraper)
 	lr, err := load.Run(ctx, cfg, client, next)
-	res.TorchProfile = endProfile()
+	endProfile(res)
 	if sampler != nil {
 		res.Series = sampler.Stop()
 	}

@@ -35,11 +35,11 @@ func profiler(ctx context.Context, srv server.Server, o options) (*torchprof.Cli
 }
 
 // startProfile runs the capture beside the load; the function it returns
-// ends the window (if still open) once the load is done and returns the
-// capture.
-func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper *scrape.Scraper) func() *torchprof.Capture {
+// ends the window (if still open) once the load is done and puts the
+// capture in the result (a failed one among its warnings too).
+func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper *scrape.Scraper) func(*Result) {
 	if c == nil {
-		return func() *torchprof.Capture { return nil }
+		return func(*Result) {}
 	}
 	s := *o.torchProfile
 	if s.Running <= 0 {
@@ -59,8 +59,11 @@ func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o 
 	done := make(chan struct{})
 	out := make(chan *torchprof.Capture, 1)
 	go func() { out <- c.Run(ctx, s, running, done) }()
-	return func() *torchprof.Capture {
+	return func(res *Result) {
 		close(done)
-		return <-out
+		res.TorchProfile = <-out
+		if err := res.TorchProfile.Err; err != nil {
+			res.Warnings = append(res.Warnings, fmt.Errorf("torch profile: %w", err))
+		}
 	}
 }

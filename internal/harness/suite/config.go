@@ -31,6 +31,8 @@
 //	VLLMPERF_DCGM_URL    dcgm-exporter's /metrics, read besides nvidia-smi
 //	VLLMPERF_GPU_NAME    the gpu config line (default: nvidia-smi's name,
 //	                     sim:<preset> for the simulator, else unknown)
+//	VLLMPERF_TORCH_PROFILE  point globs run under vLLM's torch profiler
+//	                     (VLLMPERF_TORCH_PROFILE_DIR: the traces' folder)
 //	OPENAI_API_KEY       the bearer token for the API and /metrics
 package suite
 
@@ -94,6 +96,10 @@ type Config struct {
 	// Telemetry says which sources watch the GPUs during a run
 	// (VLLMPERF_TELEMETRY, VLLMPERF_DCGM_URL: package telemetry).
 	Telemetry telemetry.Settings
+	// TorchProfile are the point patterns profiled with vLLM's torch
+	// profiler, TraceDir their traces' folder (torchprofile.go).
+	TorchProfile []string
+	TraceDir     string
 }
 
 // FromEnv reads the configuration from the environment; short selects the
@@ -138,6 +144,9 @@ func FromEnv(short bool) (Config, error) {
 	c.ResultsDir = strings.TrimSpace(os.Getenv(EnvResults))
 	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))
 	c.GPUName = strings.TrimSpace(os.Getenv(EnvGPUName))
+	if err := c.torchProfileFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Telemetry, err = telemetry.SettingsFromEnv(); err != nil {
 		errs = append(errs, err)
 	}

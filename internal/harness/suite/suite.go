@@ -49,6 +49,9 @@ func New(cfg Config) (*Suite, error) {
 		}
 		s.out = w
 	}
+	if err := s.setupTraces(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -212,6 +215,7 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 		harness.WithDrainTimeout(scope.Checks.DrainTimeout),
 		harness.WithGoodput(stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}),
 	}
+	opts = append(opts, ss.traceOptions(p, scenarioName)...)
 	rec := ss.gpu.start(ctx)
 	res, err := harness.Run(ctx, ss.Server, p, opts...)
 	tel := ss.gpu.stop(rec)
