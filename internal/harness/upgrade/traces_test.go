@@ -62,4 +62,13 @@ func TestRunSimulatorTraces(t *testing.T) {
 	if !strings.Contains(string(index), "](old/") || !strings.Contains(string(index), "](new/") {
 		t.Errorf("index.md does not link both sides' traces:\n%s", index)
 	}
+	for _, side := range sideNames {
+		html, err := os.ReadFile(filepath.Join(dir, side, "report.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(html), `href="../traces/`+side+`/`) {
+			t.Errorf("%s/report.html does not link its side's traces", side)
+		}
+	}
 }
