@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 )
 
@@ -66,6 +68,25 @@ func TestRunTorchProfile(t *testing.T) {
 			t.Errorf("the load ran although the profiler was off:\n%s", out.String())
 		}
 	})
+}
+
+// TestRunTorchProfileInSimContainer: the container backend mounts the
+// trace folder into the simulator's image and names it to the server
+// (VLLM_TORCH_PROFILER_DIR), so the traces land here.
+func TestRunTorchProfileInSimContainer(t *testing.T) {
+	if err := server.DockerAvailable(context.Background()); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Docker is required in CI: %v", err)
+		}
+		t.Skipf("no Docker engine (%v): skipping the container path; install docker.io and start dockerd to run it", err)
+	}
+	dir := t.TempDir()
+	var out, errOut limitedBuffer
+	args := append([]string{"run", "--image", "sim", "--torch-profile", "--torch-profile-dir", dir, "--torch-profile-window", "300ms"}, torchLoad...)
+	if err := run(context.Background(), &out, &errOut, args); err != nil {
+		t.Fatalf("vllmperf %v: %v\n%s", args, err, errOut.String())
+	}
+	checkTraces(t, dir, errOut.String())
 }
 
 // TestRunTorchProfileRejectsBadInput: the profiler's flags are checked

@@ -150,7 +150,9 @@ func (o *Options) profilerFromEnv(getenv func(string) string) {
 }
 
 // profiler is the server's torch profiler: one session at a time, its
-// steps kept until /stop_profile writes them.
+// steps kept until /stop_profile writes them. Locks: mu (the session)
+// may be held while the engine's lock is taken (ObserveSteps); the
+// engine calls record under its lock, which takes stepsMu only.
 type profiler struct {
 	opts ProfilerOptions
 	log  *logger
@@ -158,9 +160,11 @@ type profiler struct {
 	mu      sync.Mutex
 	active  bool
 	started time.Time
+	stop    func()
+
+	stepsMu sync.Mutex
 	steps   []engine.Step
 	dropped int
-	stop    func()
 }
 
 // profileRoutes serves /start_profile and /stop_profile when the profiler
@@ -194,7 +198,10 @@ func (s *Server) handleStartProfile(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.active {
-		p.active, p.started, p.steps, p.dropped = true, time.Now(), nil, 0
+		p.active, p.started = true, time.Now()
+		p.stepsMu.Lock()
+		p.steps, p.dropped = nil, 0
+		p.stepsMu.Unlock()
 		p.stop = func() {}
 		if obs, ok := s.current().eng.(engine.StepObserver); ok {
 			p.stop = obs.ObserveSteps(p.record)
@@ -216,12 +223,12 @@ func (s *Server) handleStopProfile(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	stop := p.stop
-	p.mu.Unlock()
-	stop() // outside p.mu: the engine calls record under its own lock
-	p.mu.Lock()
+	p.stop()
+	p.stepsMu.Lock()
 	steps, dropped, started := p.steps, p.dropped, p.started
-	p.active, p.steps, p.stop = false, nil, nil
+	p.steps = nil
+	p.stepsMu.Unlock()
+	p.active, p.stop = false, nil
 	p.mu.Unlock()
 	path, err := writeTrace(p.opts, started, time.Now(), steps, dropped, s.info)
 	if err != nil {
@@ -235,8 +242,8 @@ func (s *Server) handleStopProfile(w http.ResponseWriter, r *http.Request) {
 
 // record keeps one step (called by the engine under its lock).
 func (p *profiler) record(st engine.Step) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.stepsMu.Lock()
+	defer p.stepsMu.Unlock()
 	if len(p.steps) >= maxProfiledSteps {
 		p.dropped++
 		return
