@@ -175,7 +175,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
-	endProfile := startProfile(ctx, prof, p, o, scraper)
+	endProfile := startProfile(ctx, prof, p, o, scraper, &cfg)
 	lr, err := load.Run(ctx, cfg, client, next)
 	endProfile(res)
 	if sampler != nil {

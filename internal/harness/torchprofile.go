@@ -3,7 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
+	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -34,10 +36,12 @@ func profiler(ctx context.Context, srv server.Server, o options) (*torchprof.Cli
 	return c, nil
 }
 
-// startProfile runs the capture beside the load; the function it returns
-// ends the window (if still open) once the load is done and puts the
-// capture in the result (a failed one among its warnings too).
-func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper *scrape.Scraper) func(*Result) {
+// startProfile runs the capture beside the load of cfg; the function it
+// returns ends the window (if still open) once the load is done and puts
+// the capture in the result (a failed one among its warnings too). The
+// running requests count only once the warm-up is over (cfg.Progress is
+// wrapped to see it end).
+func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper *scrape.Scraper, cfg *load.Config) func(*Result) {
 	if c == nil {
 		return func(*Result) {}
 	}
@@ -45,16 +49,30 @@ func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o 
 	if s.Running <= 0 {
 		s.Running = torchprof.Target(p.Concurrency())
 	}
-	var running func(context.Context) (int, error)
-	if scraper != nil {
-		running = func(ctx context.Context) (int, error) {
-			snap, err := scraper.Scrape(ctx)
-			if err != nil {
-				return 0, err
-			}
-			v, err := snap.Gauge(scrape.NumRequestsRunning)
-			return int(v), err
+	var warm atomic.Bool
+	warm.Store(cfg.Warmup == 0)
+	progress := cfg.Progress
+	cfg.Progress = func(done, total int) {
+		if done >= cfg.Warmup {
+			warm.Store(true)
 		}
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	running := func(ctx context.Context) (int, error) {
+		switch {
+		case !warm.Load():
+			return 0, nil
+		case scraper == nil: // no /metrics: start once the warm-up is over
+			return s.Running, nil
+		}
+		snap, err := scraper.Scrape(ctx)
+		if err != nil {
+			return 0, err
+		}
+		v, err := snap.Gauge(scrape.NumRequestsRunning)
+		return int(v), err
 	}
 	done := make(chan struct{})
 	out := make(chan *torchprof.Capture, 1)
