@@ -12,8 +12,8 @@ import (
 )
 
 // torchLoad is a load long enough for a profiler window: 4 streams of
-// 64-token answers, 16 requests.
-var torchLoad = []string{"--quiet", "--concurrency", "4", "--requests", "16", "--max-tokens", "64", "--prompt-tokens", "64", "--warmup", "0"}
+// 48-token answers, 8 requests (about a second on the default preset).
+var torchLoad = []string{"--quiet", "--concurrency", "4", "--requests", "8", "--max-tokens", "48", "--prompt-tokens", "64", "--warmup", "0"}
 
 // checkTraces asserts that dir holds at least one trace with events.
 func checkTraces(t *testing.T, dir, stderr string) {
