@@ -116,6 +116,11 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)
 	}
+	if tp := res.TorchProfile; tp != nil && tp.Err == nil {
+		fmt.Fprintln(stderr, "vllmperf:", tp.Summary())
+	} else if tp != nil {
+		problems = append(problems, fmt.Errorf("--torch-profile: %w", tp.Err)) // its warning above says why
+	}
 	if err := res.WriteText(stdout, srv.ReadyIn()); err != nil {
 		problems = append(problems, fmt.Errorf("write the summary to stdout: %w (the files are written all the same)", err))
 	}

@@ -89,6 +89,9 @@
 //	            over the telemetry
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
 //	            --save-result JSON, samples as JSON lines
+//	torchprof   vLLM's torch profiler over a steady window of a run
+//	            (/start_profile, /stop_profile) and the Chrome traces it
+//	            leaves (WithTorchProfile, vllmperf run --torch-profile)
 //
 // Many runs:
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
 
@@ -31,6 +32,7 @@ type Flags struct {
 	Goodput         []string
 	SamplerInterval time.Duration
 	Quiet           bool
+	TorchProfile    TorchProfileFlags
 }
 
 // Register defines the flags on fs, with the CLI's defaults.
@@ -40,6 +42,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	o.Request.Register(f)
 	o.Client.Register(f)
 	o.Data.Register(f)
+	o.TorchProfile.Register(f)
 	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
@@ -52,6 +55,8 @@ type Input struct {
 	Servers []server.Option // for server.Run: the environment's, then the flags'
 	Client  openai.Settings
 	Goodput stats.SLO
+	// TorchProfile is --torch-profile's capture (nil when off).
+	TorchProfile *torchprof.Settings
 }
 
 // Parse checks every flag (fs says which were given); each error names
@@ -85,8 +90,15 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 	if in.Client, err = o.Client.Settings(); err != nil {
 		return nil, err
 	}
-	in.Profile, in.Servers, err = o.Server.Options(fs, in.Client.APIKey, stderr, o.Quiet)
-	return in, err
+	if in.Profile, in.Servers, err = o.Server.Options(fs, in.Client.APIKey, stderr, o.Quiet); err != nil {
+		return in, err
+	}
+	var traceOpts []server.Option
+	if in.TorchProfile, traceOpts, err = o.TorchProfile.settings(fs, in.Profile.Deployment); err != nil {
+		return in, err
+	}
+	in.Servers = append(in.Servers, traceOpts...)
+	return in, nil
 }
 
 // Options are Run's options for in against srv, with progress called
@@ -99,11 +111,15 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	if model == "" {
 		return nil, exitstatus.Usagef("no model to request: pass --model (the server's served model name)")
 	}
-	return []Option{
+	opts := []Option{
 		WithModel(model), WithAPIKey(in.Client.APIKey), WithEndpoint(in.Client.Endpoint), WithSeed(o.Load.Seed),
 		WithGoodput(in.Goodput), WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
 		WithMaxEventSize(in.Client.MaxEventSize), WithProgress(progress),
-	}, nil
+	}
+	if in.TorchProfile != nil {
+		opts = append(opts, WithTorchProfile(*in.TorchProfile))
+	}
+	return opts, nil
 }
 
 // Explain turns server.Run's and Run's errors into what the user can act

@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
 
@@ -43,6 +44,7 @@ type options struct {
 	noMetrics      bool
 	maxEventSize   int
 	scrapeTimeout  time.Duration
+	torchProfile   *torchprof.Settings
 }
 
 // WithModel requests model instead of the server's served name.
@@ -122,6 +124,9 @@ type Result struct {
 	Lengths *Lengths
 	// Warnings are problems that did not stop the run.
 	Warnings []error
+	// TorchProfile is the profiler window's capture (WithTorchProfile);
+	// nil when none was asked for.
+	TorchProfile *torchprof.Capture
 }
 
 // Samples returns every sample, warm-up included.
@@ -149,6 +154,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
+	prof, err := profiler(ctx, srv, o)
+	if err != nil {
+		return nil, err
+	}
 	if n := p.Concurrency(); n > 0 {
 		if err := client.Preconnect(ctx, n); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Errorf("%w: the first requests paid connection set-up", err))
@@ -169,7 +178,9 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		}
 	}
 
+	endProfile := startProfile(ctx, prof, p, o, scraper, &cfg)
 	lr, err := load.Run(ctx, cfg, client, next)
+	endProfile(res)
 	if sampler != nil {
 		res.Series = sampler.Stop()
 	}

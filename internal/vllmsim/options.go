@@ -57,6 +57,10 @@ type Options struct {
 
 	// Faults are the --sim-fault-* flags.
 	Faults FaultOptions
+
+	// Profiler is --profiler-config (or VLLM_TORCH_PROFILER_DIR, read by
+	// New): see ProfilerOptions.
+	Profiler ProfilerOptions
 }
 
 // DefaultOptions are vllm-sim's settings when no flag is given:
@@ -76,6 +80,9 @@ func (o Options) Validate() error {
 		return argErrorf("argument --sim-startup: %v", err)
 	}
 	if err := o.Faults.validate(); err != nil {
+		return err
+	}
+	if err := o.Profiler.validate(); err != nil {
 		return err
 	}
 	return engineArgError(o.Config.Validate())

@@ -29,6 +29,16 @@ func syntax(text string) parityValue { return parityValue{text: text} }
 
 // parityCases are values of every flag in flagTable, accepted and refused.
 var parityCases = map[string][]parityValue{
+	"profiler-config": {v(`{"profiler":"torch","torch_profiler_dir":"/traces"}`, true, func(o *Options) { o.Profiler = ProfilerOptions{Profiler: "torch", Dir: "/traces"} }),
+		v(`{"profiler":null}`, true, func(o *Options) {}),
+		v(`{"profiler":"torch"}`, false, func(o *Options) { o.Profiler.Profiler = "torch" }),
+		v(`{"torch_profiler_dir":"/traces"}`, false, func(o *Options) { o.Profiler.Dir = "/traces" }),
+		v(`{"profiler":"cuda"}`, false, func(o *Options) { o.Profiler.Profiler = "cuda" }),
+		syntax(`{"profiler":"torch","torch_profiler_dir":"/t","bogus":1}`), syntax("torch")},
+	"profiler-config.profiler":           {v("torch", false, func(o *Options) { o.Profiler.Profiler = "torch" }), v("None", true, func(o *Options) {})},
+	"profiler-config.torch-profiler-dir": {v("/traces", false, func(o *Options) { o.Profiler.Dir = "/traces" })},
+	"profiler-config.torch-profiler-use-gzip": {v("false", true, func(o *Options) { o.Profiler.NoGzip = true }),
+		v("true", true, func(o *Options) {}), syntax("maybe")},
 	"model": {v("Qwen/Qwen3-0.6B", true, func(o *Options) { o.Model = "Qwen/Qwen3-0.6B" }),
 		v("org/unknown-7b", true, func(o *Options) { o.Model = "org/unknown-7b" }),
 		v("", false, func(o *Options) { o.Model = "" })},

@@ -8,6 +8,7 @@ import (
 	stdlog "log"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -75,10 +76,13 @@ type Server struct {
 	restarted bool // the --sim-fault-restart-after restart happened
 	dead      bool // the --sim-fault-die-after death happened
 	closed    bool
+
+	prof *profiler // nil unless Options.Profiler is on
 }
 
-// New parses vllm serve arguments (see Usage), starts the simulated engine
-// and returns a server ready to Serve. log receives vLLM-style log lines
+// New parses vllm serve arguments (see Usage), reads vLLM's
+// VLLM_TORCH_PROFILER_DIR from the environment as vllm serve does, starts
+// the simulated engine and returns a server ready to Serve. log receives vLLM-style log lines
 // (nil discards them); the --api-key value never appears in it. Errors are
 // *ArgError for bad arguments (including a configuration the engine
 // refuses) or ErrHelp for --help.
@@ -87,6 +91,7 @@ func New(args []string, log io.Writer) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.profilerFromEnv(os.Getenv)
 	return NewWithOptions(opts, log)
 }
 

@@ -34,6 +34,8 @@ type Mismatch struct {
 	// Count how many benchmarks differ this way.
 	Benchmark string
 	Count     int
+	// Detail, when set, says what the difference means (provenance.go).
+	Detail string
 }
 
 // MismatchError refuses a comparison of results measured on different setups.
@@ -55,6 +57,9 @@ func (e *MismatchError) Error() string {
 
 func (m Mismatch) describe(baseName, newName string) string {
 	s := fmt.Sprintf("%s is %s in %s but %s in %s", m.Key, m.Baseline, baseName, m.New, newName)
+	if m.Detail != "" {
+		s += ": " + m.Detail
+	}
 	if m.Baseline == m.New {
 		s = fmt.Sprintf("%s varies within both files: %s", m.Key, m.Baseline)
 	}

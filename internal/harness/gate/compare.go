@@ -54,10 +54,12 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	bs, ns := g.group(base, keys), g.group(next, keys)
+	bs, ns := g.group(base, groupKeys(keys)), g.group(next, groupKeys(keys))
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 
-	if mm := checkConfig(bs, ns, keys); len(mm) > 0 {
+	pm, notes := provenanceDiffs(bs, ns, keys)
+	rep.Warnings = append(rep.Warnings, notes...)
+	if mm := append(checkConfig(bs, ns, keys), pm...); len(mm) > 0 {
 		cerr := &MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
 		if !opts.Force {
 			return nil, cerr

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
@@ -262,8 +263,9 @@ func (kh *KeyHistory) events() {
 			continue
 		}
 		prev := kh.Runs[i-1]
-		for _, k := range EventConfig {
-			if a, b := prev.Config[k], r.Config[k]; a != b {
+		for _, k := range slices.Concat(EventConfig, gate.ProvenanceKeys) {
+			a, b := prev.Config[k], r.Config[k]
+			if a != b && !provenanceAppears(k, a, b) {
 				kh.Events = append(kh.Events, Event{Run: i, RunID: r.ID, Kind: k, Text: fmt.Sprintf("%s %s → %s", k, orNone(a), orNone(b))})
 			}
 		}

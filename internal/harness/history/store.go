@@ -70,6 +70,14 @@ var KeyConfig = func() []string {
 // a key is an event: the image and the vLLM version it reports.
 var EventConfig = []string{"image", "vllm-version"}
 
+// provenanceAppears reports a provenance key (gate.ProvenanceKeys: the
+// image's digest, the driver, CUDA; their changes are events too) that
+// one of two runs does not record: runs from before the lines were
+// written are not a change.
+func provenanceAppears(k, a, b string) bool {
+	return (a == "" || b == "") && slices.Contains(gate.ProvenanceKeys, k)
+}
+
 // Record is run.json: what the store keeps about a run besides its bench
 // output.
 type Record struct {

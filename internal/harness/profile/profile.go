@@ -17,6 +17,8 @@
 //	sim_flags:                      # --sim-* flags, applied by simulator backends only
 //	  sim-seed: 1
 //	extra_args: ["--some-new-flag", "x"]  # passed verbatim, not checked
+//	env:                            # the container's environment (not for --target)
+//	  OMP_NUM_THREADS: 8
 //
 // Decoding is strict: an unknown key is an error with its line, and so is a
 // flag name that is not a known vLLM serve flag (with a did-you-mean).
@@ -78,6 +80,11 @@ type Profile struct {
 	SimFlags []Flag
 	// ExtraArgs are appended verbatim after Flags, unchecked.
 	ExtraArgs []string
+	// Env is the server container's environment (env:, in file order):
+	// VLLM_* and OMP_* settings that shape its speed. The external
+	// backend refuses a profile with env: (a running server's environment
+	// is its own).
+	Env []EnvVar
 	// SimExtraArgs are appended verbatim after SimFlags, for simulator
 	// servers only (a real vLLM never sees them): test settings such as
 	// faults or a small KV cache, added in code.
@@ -194,6 +201,7 @@ type file struct {
 	Flags       yaml.Node `yaml:"flags"`
 	SimFlags    yaml.Node `yaml:"sim_flags"`
 	ExtraArgs   []string  `yaml:"extra_args"`
+	Env         yaml.Node `yaml:"env"`
 }
 
 // Load reads and parses the profile file at path.
@@ -209,7 +217,7 @@ func Load(path string) (Profile, error) {
 func Parse(source string, data []byte) (Profile, error) {
 	var f file
 	if err := strictyaml.Decode(source, data, &f,
-		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags and extra_args (vLLM flags go under flags:)"),
+		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags, extra_args and env (vLLM flags go under flags:)"),
 		strictyaml.EmptyHint("a profile needs at least `name:`")); err != nil {
 		return Profile{}, err
 	}
@@ -225,6 +233,9 @@ func Parse(source string, data []byte) (Profile, error) {
 		return Profile{}, err
 	}
 	if p.SimFlags, err = parseFlags(source, &f.SimFlags, true); err != nil {
+		return Profile{}, err
+	}
+	if p.Env, err = parseEnv(source, &f.Env); err != nil {
 		return Profile{}, err
 	}
 	return p, nil

@@ -54,6 +54,9 @@ type Report struct {
 	// address relative to the report, "" when none was written.
 	History     *History
 	HistoryLink string
+	// Traces are the torch profiler's traces that belong to the folder
+	// (traces.go); none when it has none.
+	Traces []TraceLink
 
 	folder *results.Folder
 }
@@ -142,6 +145,7 @@ func Build(f *results.Folder, g *gate.JSONReport) (*Report, error) {
 	r.Sweeps = sweeps(f.Summary, r.Runs)
 	r.Capacities = LastCapacities(f.Summary)
 	r.Checks = summariseChecks(r.Runs)
+	r.Traces = findTraces(f.Dir)
 	return r, nil
 }
 

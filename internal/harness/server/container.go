@@ -59,6 +59,7 @@ type containerRequest struct {
 	gpus            gpuSelection
 	ipcHost         bool   // --ipc=host: vLLM's workers share memory
 	hfCache         string // the host directory mounted at containerHFCache; "" for none
+	traceDir        string // the host's trace folder mounted at containerTraceDir; "" for none
 	startupTimeout  time.Duration
 	servedModel     string
 	profile         string
@@ -68,8 +69,8 @@ type containerRequest struct {
 func (r containerRequest) String() string {
 	var env []string
 	for k, v := range r.env {
-		if k == envHFToken {
-			env = append(env, k+"="+v.String())
+		if k == envHFToken || LooksSecret(k) {
+			env = append(env, k+"="+secret(v).String())
 			continue
 		}
 		env = append(env, k+"="+string(v))
@@ -111,6 +112,8 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		profile:        p.Name,
 	}
 	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	r.applyEnv(p)
+	r.applyTraces(s.traceDir)
 	if s.isSimImage() {
 		r.entrypoint = []string{simBinaryPath}
 		r.cmd = append(append([]string{p.Model}, listen...), p.SimArgs()...)
@@ -177,6 +180,7 @@ func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 	if r.hfCache != "" {
 		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r.hfCache, Target: containerHFCache})
 	}
+	hc.Mounts = append(hc.Mounts, r.traceMounts()...)
 	// Publish the API on loopback only: nothing but this machine reaches it.
 	port := network.MustParsePort(containerPortSpec)
 	if hc.PortBindings == nil {
@@ -243,6 +247,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 		c:     c,
 		lease: held,
 	}
+	describeContainer(ctx, &srv.desc, req)
 	s.logf("vllm container: profile %s ready in %s at %s (container %.12s)", req.profile, srv.ready.Round(time.Millisecond), srv.base, c.GetContainerID())
 	return srv, nil
 }

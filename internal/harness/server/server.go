@@ -45,6 +45,13 @@ type Description struct {
 	// Simulator is true when the server is vllm-sim (in process or in its
 	// image), so that the simulator's GPU preset names the hardware.
 	Simulator bool
+	// Digest is the image's resolved digest (provenance.go): NoDigest for
+	// the in-process simulator, Unknown for an external server or when
+	// Docker does not say.
+	Digest string
+	// Env is the server's VLLM_* and OMP_* environment as "K=V ..."
+	// (ProvenanceEnv, secrets masked); Unknown for an external server.
+	Env string
 }
 
 // Kind selects a backend.
@@ -200,6 +207,9 @@ func Run(ctx context.Context, p profile.Profile, opts ...Option) (Server, error)
 	case KindContainer:
 		return runContainer(ctx, s, p)
 	case KindExternal:
+		if err := refuseEnv(p); err != nil {
+			return nil, fmt.Errorf("start vllm: %w", err)
+		}
 		return runExternal(ctx, s, p)
 	default:
 		return runSim(ctx, s, p)

@@ -89,6 +89,9 @@ type settings struct {
 	simBinary string
 	// log receives progress lines; nil discards them.
 	log io.Writer
+	// traceDir is the profiler's trace folder on this machine
+	// (WithTorchProfiler); "" leaves the profiler off.
+	traceDir string
 	// leaseWaited, when set, is told how long a start waited for its
 	// lease (tests that bound a start's duration subtract it).
 	leaseWaited func(time.Duration)

@@ -30,14 +30,14 @@ func runSim(ctx context.Context, s settings, p profile.Profile) (Server, error) 
 		return nil, fmt.Errorf("start vllm: listen on loopback: %w", err)
 	}
 	logs := newLineRing(s.redact)
-	sim, err := vllmsim.New(simArgs(p, loopback, ln.Addr().(*net.TCPAddr).Port), logs)
+	sim, err := vllmsim.New(append(simArgs(p, loopback, ln.Addr().(*net.TCPAddr).Port), simProfilerArgs(s.traceDir)...), logs)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("start vllm: simulator for profile %s: %w", p.Name, err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	srv := &simServer{
-		endpoint: endpoint{base: "http://" + ln.Addr().String(), model: p.ServedName(), logs: logs, desc: Description{Backend: KindSim, Image: "in-process", Simulator: true}},
+		endpoint: endpoint{base: "http://" + ln.Addr().String(), model: p.ServedName(), logs: logs, desc: Description{Backend: KindSim, Image: "in-process", Simulator: true, Digest: NoDigest, Env: ProvenanceEnv(simEnv(p))}},
 		cancel:   cancel,
 		done:     make(chan struct{}),
 	}

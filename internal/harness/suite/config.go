@@ -33,6 +33,8 @@
 //	VLLMPERF_DCGM_URL    dcgm-exporter's /metrics, read besides nvidia-smi
 //	VLLMPERF_GPU_NAME    the gpu config line (default: nvidia-smi's name,
 //	                     sim:<preset> for the simulator, else unknown)
+//	VLLMPERF_TORCH_PROFILE  point globs run under vLLM's torch profiler
+//	                     (VLLMPERF_TORCH_PROFILE_DIR: the traces' folder)
 //	OPENAI_API_KEY       the bearer token for the API and /metrics
 package suite
 
@@ -96,6 +98,10 @@ type Config struct {
 	// Telemetry says which sources watch the GPUs during a run
 	// (VLLMPERF_TELEMETRY, VLLMPERF_DCGM_URL: package telemetry).
 	Telemetry telemetry.Settings
+	// TorchProfile are the point patterns profiled with vLLM's torch
+	// profiler, TraceDir their traces' folder (torchprofile.go).
+	TorchProfile []string
+	TraceDir     string
 }
 
 // StartsServers reports whether the suite starts its servers with the
@@ -146,6 +152,9 @@ func FromEnv(short bool) (Config, error) {
 	c.ResultsDir = strings.TrimSpace(os.Getenv(EnvResults))
 	c.SimArgs = strings.Fields(os.Getenv(EnvSimArgs))
 	c.GPUName = strings.TrimSpace(os.Getenv(EnvGPUName))
+	if err := c.torchProfileFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Telemetry, err = telemetry.SettingsFromEnv(); err != nil {
 		errs = append(errs, err)
 	}

@@ -50,6 +50,9 @@ func New(cfg Config) (*Suite, error) {
 		}
 		s.out = w
 	}
+	if err := s.setupTraces(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -212,6 +215,7 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 		harness.WithDrainTimeout(scope.Checks.DrainTimeout),
 		harness.WithGoodput(stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}),
 	}
+	opts = append(opts, ss.traceOptions(p, scenarioName)...)
 	rec := ss.gpu.start(ctx)
 	res, err := harness.Run(ctx, ss.Server, p, opts...)
 	tel := ss.gpu.stop(rec)
@@ -378,7 +382,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapac
 // configLines describes the session for benchfmt.
 func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 	d := ss.Server.Describe()
-	return [][2]string{
+	return append([][2]string{
 		{"backend", string(d.Backend)},
 		{"gpu", s.gpuName(ctx, d, ss.Profile)},
 		{"model", ss.Server.Model()},
@@ -386,7 +390,7 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},
-	}
+	}, provenanceLines(ctx, d)...)
 }
 
 // flagsLine says whose flags the server runs with: the profile's (the

@@ -35,6 +35,7 @@ type Flags struct {
 	Thresholds         string
 	Results            string
 	Output             gate.Output
+	Traces             TraceFlags
 }
 
 // Register defines the flags on f, with the gate's defaults.
@@ -51,6 +52,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one, built in)")
 	f.StringVar(&o.Results, "results", "", "results folder (default results/upgrade-<UTC timestamp>)")
 	o.Output.Register(f, gate.Formats)
+	o.Traces.Register(f)
 }
 
 // Config checks the flags (fs says which were given) and returns the
@@ -81,6 +83,10 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 			return Config{}, err
 		}
 	}
+	traces, err := o.Traces.settings(fs)
+	if err != nil {
+		return Config{}, err
+	}
 	maxPairs := o.MaxPairs
 	if !fs.Changed("max-pairs") {
 		maxPairs = 0 // the default cap, or --min-pairs when that is higher
@@ -90,7 +96,7 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 		dir = filepath.Join("results", "upgrade-"+time.Now().UTC().Format("20060102T150405Z"))
 	}
 	return Config{
-		Suite: base, Points: o.Points, MinPairs: o.MinPairs, MaxPairs: maxPairs, Servers: servers, Dir: dir, Log: log,
+		Suite: base, Points: o.Points, MinPairs: o.MinPairs, MaxPairs: maxPairs, Servers: servers, Dir: dir, Log: log, TorchProfile: traces,
 		Old: Side{Image: o.Old, SimArgs: strings.Fields(o.OldSim)},
 		New: Side{Image: o.New, SimArgs: strings.Fields(o.NewSim)},
 	}, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/parity"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 )
 
 // Defaults of Config.
@@ -67,6 +68,9 @@ type Config struct {
 	Dir string
 	// Log receives progress lines (nil: none).
 	Log io.Writer
+	// TorchProfile, when set, captures profiler traces of the regressed
+	// points of a DIFFERENT verdict (traces.go).
+	TorchProfile *torchprof.Settings
 
 	// starter replaces the suites' servers in tests.
 	starter starter
@@ -100,6 +104,9 @@ type Result struct {
 	// reasons to fail the upgrade, whatever Decision says.
 	Parity         *parity.Report
 	ParityFailures []string
+	// Traces are the profiler's captures of the regressed points
+	// (Config.TorchProfile).
+	Traces []TraceCapture
 }
 
 // Decision is the last comparison's decision.
@@ -220,6 +227,11 @@ func newRunner(cfg Config, targets []Target) (_ *runner, err error) {
 		for i, side := range [2]Side{cfg.Old, cfg.New} {
 			sc := cfg.Suite
 			sc.Server = append(append([]server.Option{}, cfg.Suite.Server...), side.serverOptions()...)
+			traces, err := cfg.traceOptions(i)
+			if err != nil {
+				return nil, err
+			}
+			sc.Server = append(sc.Server, traces...)
 			sc.SimArgs = append(append([]string{}, cfg.Suite.SimArgs...), side.SimArgs...)
 			sc.Profiles, sc.Scenarios = r.profiles, scenarios
 			sc.ResultsDir = filepath.Join(cfg.Dir, sideNames[i])
@@ -276,6 +288,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 		fmt.Fprintf(r.cfg.Log, "upgrade-gate: %d pairs: %s (%s)\n", target, rd.Decision, rd.Summary)
 		if rd.Decision != gate.Unknown || target >= r.cfg.MaxPairs {
+			res.Traces = r.captureTraces(ctx, rep)
 			return res, nil
 		}
 		target = nextPairs(rd.RunsNeeded, target, r.cfg.MaxPairs)

@@ -27,6 +27,8 @@ type Engine struct {
 	// updated at driftAt.
 	drift   float64
 	driftAt time.Time
+	// observer, when set, sees every step (steps.go).
+	observer *func(Step)
 }
 
 // jitterStream is the PCG stream of the step-time noise generator (seeded
@@ -150,6 +152,7 @@ func (e *Engine) loop() {
 		}
 		e.mu.Lock()
 		e.apply(p, end)
+		e.observe(p, start, end)
 		e.mu.Unlock()
 		next = end
 	}
