@@ -96,7 +96,7 @@ timings:
 fit:
 	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/vllmsim/replay/ -fit all
 
-# --- The regression gate (docs/gate.md, README "Regression gate") ---------
+# --- The regression gate (docs/gate.md) -------------------------------------
 
 # The stored baseline of the embedded simulator (quick size), and the runs
 # of every point it holds: 10, the perf-gate workflow's count. Fewer cannot
@@ -144,7 +144,7 @@ endef
 # make baseline: re-record $(SIM_BASELINE) (10 runs of the suite: README
 # gives the time, 10 x the suite's in docs/figures/timings.txt). Only
 # this target writes it; commit it with the change that made it
-# necessary (when: README "Regression gate").
+# necessary (when: docs/gate.md, "When to re-baseline").
 .PHONY: baseline baseline-gpu upgrade-gate
 baseline:
 	@mkdir -p $(dir $(SIM_BASELINE))

@@ -178,7 +178,7 @@ func timedDifferences(t *testing.T, s *suite.Suite) {
 	// ITL is lower (38.8 vs 50.4 ms noise-free). (Their P99 TTFT is not:
 	// vLLM V1 schedules the running partial prefill first, so a 1542-token
 	// prompt holds the whole 512-token budget for 4 steps while new short
-	// prompts wait; README, "The suite".)
+	// prompts wait; docs/suite.md.)
 	itlLL, itlBasic := timedPair(t, s, "long-prefill-mix", "conc=16", "low-latency", "basic", "short-"+units.ITLP99, slices.Min)
 	assert.Less(t, itlLL, itlBasic, "short-request P99 ITL: low-latency %.1f ms vs basic %.1f ms (best of %d)", itlLL/1e6, itlBasic/1e6, timedReps)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
-// TestFiguresKnee computes README's sentences on the knee and on
+// TestFiguresKnee computes docs/suite.md's sentences on the knee and on
 // max-num-seqs from the committed simulator baseline (baselines/sim.txt,
 // medians of its 10 runs), as TestFiguresProfiles computes the table.
 func TestFiguresKnee(t *testing.T) {
@@ -21,12 +21,12 @@ func TestFiguresKnee(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Sync(t, "README.md", "knee", knee)
+	Sync(t, "docs/suite.md", "knee", knee)
 	gain, err := maxSeqsGain(med)
 	if err != nil {
 		t.Fatal(err)
 	}
-	Sync(t, "README.md", "max-num-seqs-gain", gain)
+	Sync(t, "docs/suite.md", "max-num-seqs-gain", gain)
 }
 
 // sweepPoint names the concurrency sweep's point at conc c.

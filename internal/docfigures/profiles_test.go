@@ -15,7 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
-// TestFiguresProfiles computes README's table of what the profiles
+// TestFiguresProfiles computes docs/suite.md's table of what the profiles
 // change from the committed simulator baseline (baselines/sim.txt: the
 // whole suite at quick size, 10 runs of every point; the medians).
 func TestFiguresProfiles(t *testing.T) {
@@ -40,7 +40,7 @@ func TestFiguresProfiles(t *testing.T) {
 			ms(v("scenario=startup", units.ColdTTFT)), ms(v("scenario=ttft-tpot/prompt=short/conc=1", units.TTFTP50)),
 			ms(v("scenario=ttft-tpot/prompt=medium/conc=1", units.TTFTP50)), ms(v("scenario=ttft-tpot/prompt=long/conc=1", units.TTFTP50)))
 	}
-	Sync(t, "README.md", "profiles", b.String())
+	Sync(t, "docs/suite.md", "profiles", b.String())
 }
 
 // medians are the median of every (benchmark, unit) of a bench file.

@@ -3,7 +3,8 @@
 // the suite (perf_test.go through package suite) both call Run; neither
 // wires a stage of its own.
 //
-// The pipeline, step by step (design.md's data flow):
+// The pipeline, step by step (README.md and docs/README.md are the
+// user's view of it; CONTRIBUTING.md says how to add to it):
 //
 //  1. profile → server. The caller starts (or reaches) a server for a
 //     profile with package server and hands Run the server.Server: its
@@ -53,7 +54,7 @@
 //
 // # The map
 //
-// One package per job, and one home per name (design.md): a name that more
+// One package per job, and one home per name (CONTRIBUTING.md): a name that more
 // than one package speaks is declared in one of the leaves below and
 // imported.
 //

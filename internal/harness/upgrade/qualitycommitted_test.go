@@ -299,8 +299,7 @@ func targetsOf(c outcomeCell) []targetCheck {
 // (testdata/quality: every run on a server of its own, seeds none shared)
 // with the repository's thresholds.yaml and gate rules, which were chosen
 // on the tune set (envTune=1 prints its table), scores them on the score
-// set, and checks docs/gate.md's and README's tables (make figures
-// rewrites them). It fails when the score set misses
+// set, and checks docs/gate.md's table (make figures rewrites it). It fails when the score set misses
 // one of the targets: a change to the gate that costs it quality
 // fails make test, not only the table.
 func TestFiguresGateQuality(t *testing.T) {
@@ -316,7 +315,6 @@ func TestFiguresGateQuality(t *testing.T) {
 	cells := qualityCells(t, set, pools, sh, qualityDecisions)
 	table := qualityTable(cells, sh, qualityDecisions)
 	docfigures.Sync(t, "docs/gate.md", "gate-quality", table)
-	docfigures.Sync(t, "README.md", "gate-quality", table)
 	for _, c := range cells {
 		for _, tg := range targetsOf(c) {
 			if !tg.met() {
