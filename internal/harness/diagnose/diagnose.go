@@ -41,9 +41,6 @@ type Rule struct {
 	ID string
 	// Title says what was found, as a heading.
 	Title string
-	// Seed is the seed article's sentence the rule comes from (Chinese),
-	// SeedEnglish its translation.
-	Seed, SeedEnglish string
 	// Remedies are what to try, in the seed's order.
 	Remedies []string
 	// Profiles are the suite's profiles that address the bottleneck.

@@ -23,10 +23,8 @@ const (
 // comes from its TTFT experiment).
 var rules = []*Rule{
 	{
-		ID:          HighTTFT,
-		Title:       "High TTFT: requests wait for their first token",
-		Seed:        "如果 TTFT 过高，我会先看 prompt 长度、等待队列和 Prefill 是否阻塞 decode。常见处理方式是开启 Chunked Prefill、开启 Prefix Caching，或者进一步做 PD 分离。",
-		SeedEnglish: "If TTFT is too high, I first look at the prompt length, the waiting queue and whether prefill blocks decode. The usual fixes are chunked prefill, prefix caching, or going further with prefill/decode (PD) disaggregation.",
+		ID:    HighTTFT,
+		Title: "High TTFT: requests wait for their first token",
 		Remedies: []string{
 			"chunked prefill (--enable-chunked-prefill with a smaller --max-num-batched-tokens): long prefills are split so they stop holding up the queue and the decodes",
 			"prefix caching (--enable-prefix-caching): prompts that share a prefix (system prompt, chat history, RAG template) skip its prefill",
@@ -39,10 +37,8 @@ var rules = []*Rule{
 		fire: highTTFT,
 	},
 	{
-		ID:          TPOTJitter,
-		Title:       "TPOT jitter: output tokens arrive unevenly",
-		Seed:        "如果 TPOT 抖动大，我会看 batch size 是否波动太大、推测解码接受率是否下降、是否存在抢占或换出。",
-		SeedEnglish: "If TPOT jitters a lot, I look at whether the batch size swings too much, whether the speculative-decoding acceptance rate is falling, and whether there are preemptions or swap-outs.",
+		ID:    TPOTJitter,
+		Title: "TPOT jitter: output tokens arrive unevenly",
 		Remedies: []string{
 			"batch-size swings: cap the batch (--max-num-seqs) so that the step time stays in a band, or smooth the arrivals",
 			"preemptions: give the KV cache more room (fp8 KV cache, higher --gpu-memory-utilization) or run fewer sequences",
@@ -56,10 +52,8 @@ var rules = []*Rule{
 		fire: tpotJitter,
 	},
 	{
-		ID:          KVPressure,
-		Title:       "KV cache near its ceiling",
-		Seed:        "gpu_cache_usage_perc：GPU KV Cache 使用率。接近上限时，要警惕 swapping、OOM 或尾延迟上升。…… 此时可以考虑增大 --max-num-seqs、使用 FP8 KV Cache、缩短上下文。",
-		SeedEnglish: "gpu_cache_usage_perc: GPU KV-cache usage. Near the ceiling, watch for swapping, OOM or a rising tail latency. … Then consider a larger --max-num-seqs, an FP8 KV cache, a shorter context.",
+		ID:    KVPressure,
+		Title: "KV cache near its ceiling",
 		Remedies: []string{
 			"fp8 KV cache (--kv-cache-dtype fp8): about twice the tokens in the same memory, at a small accuracy cost to verify",
 			"a shorter context (--max-model-len) where the traffic allows it",
@@ -72,10 +66,8 @@ var rules = []*Rule{
 		fire: kvPressure,
 	},
 	{
-		ID:          SmallBatch,
-		Title:       "Low tokens/s with free KV cache and a small running batch",
-		Seed:        "num_requests_running：当前正在执行的请求数。它能反映 batch 是否真正跑起来。…… 此时可以考虑增大 --max-num-seqs ……，或者在小 batch 场景启用推测解码。",
-		SeedEnglish: "num_requests_running: the requests running now; it shows whether the batch really got going. … Then consider a larger --max-num-seqs …, or speculative decoding for small batches.",
+		ID:    SmallBatch,
+		Title: "Low tokens/s with free KV cache and a small running batch",
 		Remedies: []string{
 			"raise --max-num-seqs (and --max-num-batched-tokens with it): the KV cache has room for the requests that wait",
 			"when the traffic itself never fills a batch, speculative decoding makes each step emit more tokens",
@@ -87,10 +79,8 @@ var rules = []*Rule{
 		fire: smallBatch,
 	},
 	{
-		ID:          ColdStart,
-		Title:       "Cold first request",
-		Seed:        "原因是冷启动。第一个请求时 CUDA kernel 预热、内存分配、运行时初始化都会增加额外延迟。生产环境里通常会发预热请求，避免首批真实用户承担这段成本。",
-		SeedEnglish: "The reason is the cold start: on the first request, CUDA kernel warm-up, memory allocation and runtime initialisation all add latency. In production one usually sends warm-up requests so that the first real users do not pay this cost.",
+		ID:    ColdStart,
+		Title: "Cold first request",
 		Remedies: []string{
 			"send warm-up requests after the server starts and before it takes traffic (a readiness probe that sends one completion; vllmperf run --warmup N)",
 			"keep the server up: scaling to zero pays this on every start",

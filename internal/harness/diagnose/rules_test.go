@@ -21,8 +21,6 @@ func TestRulesNameProfiles(t *testing.T) {
 		assert.False(t, ids[r.ID], "rule %s twice", r.ID)
 		ids[r.ID] = true
 		assert.NotEmpty(t, r.Title, r.ID)
-		assert.NotEmpty(t, r.Seed, r.ID)
-		assert.NotEmpty(t, r.SeedEnglish, r.ID)
 		assert.NotEmpty(t, r.Remedies, r.ID)
 		assert.NotEmpty(t, r.Profiles, r.ID)
 		for _, a := range r.Profiles {

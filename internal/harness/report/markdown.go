@@ -65,14 +65,10 @@ func mdCell(s string) string {
 func (m *md) diagnosis(d *diagnose.Diagnosis) {
 	m.line("## Diagnosis")
 	m.line("")
-	m.line("%s. Each rule comes from the seed article's bottleneck section and fires on measured evidence; the numbers that fired it follow, with the threshold each was held to (docs/report.md).", capitalize(d.String()))
+	m.line("%s. Each rule comes from the seed article's bottleneck table and fires on measured evidence; the numbers that fired it follow, with the threshold each was held to (docs/report.md).", capitalize(d.String()))
 	m.line("")
 	for _, f := range d.Findings {
 		m.line("### %s (`%s`)", f.Rule.Title, f.Rule.ID)
-		m.line("")
-		m.line("> %s", f.Rule.Seed)
-		m.line(">")
-		m.line("> %s (the seed article)", f.Rule.SeedEnglish)
 		m.line("")
 		m.line("Fired on %s:", FiredOn(f))
 		m.line("")
