@@ -92,6 +92,9 @@ func All(res *harness.Result, scope thresholds.Scope, facts Facts) []Result {
 	if res.Point.Scenario != nil && res.Point.Scenario.Expect.Batching && res.Point.Load.Concurrency > 0 {
 		out = append(out, c.batching())
 	}
+	if c.simulated() {
+		out = append(out, c.simRealTime())
+	}
 	return out
 }
 

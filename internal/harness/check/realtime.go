@@ -1,0 +1,67 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
+)
+
+// SimRealTime is the check on the simulator's pace: whether vllm-sim kept
+// its timing model's schedule in real time during the run.
+const SimRealTime = "sim_real_time"
+
+// simulated reports whether the run's server exposes the simulator's pace
+// series (package simpace) in either scrape: vllm-sim, in-process or in
+// its container. A real vLLM or a third-party server exposes none, and the
+// check does not apply to it, as prefix_hit does not apply to a scenario
+// without prefix reuse: it is left out, neither a pass nor NOT_AVAILABLE.
+func (c *checker) simulated() bool {
+	for _, s := range []*scrape.Snapshot{c.res.Before, c.res.After} {
+		if s == nil {
+			continue
+		}
+		for _, name := range []string{simpace.MetricModelledSeconds, simpace.MetricLostSeconds} {
+			if _, err := s.Metric(name); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// simRealTime: the engine time the simulator lost to the host during the
+// run (Δ of simpace.MetricLostSeconds) is at most simpace.BehindThreshold
+// of the engine time its timing model asked for (Δ of
+// simpace.MetricModelledSeconds). Beyond it the run is INVALID: the
+// figures measured are the host's (a loop woken late, steps shorter than
+// the host can pace), not the model's, and a baseline or a gate must not
+// take them for the model's.
+func (c *checker) simRealTime() Result {
+	d, err := c.delta()
+	if err != nil {
+		return unavailable(SimRealTime, err)
+	}
+	modelled, err := d.Counter(simpace.MetricModelledSeconds)
+	if err != nil {
+		return unavailable(SimRealTime, err)
+	}
+	lost, err := d.Counter(simpace.MetricLostSeconds)
+	if err != nil {
+		return unavailable(SimRealTime, err)
+	}
+	if modelled <= 0 {
+		if lost > 0 {
+			return Result{Name: SimRealTime, Status: Invalid, Detail: fmt.Sprintf("the simulator lost %.3fs to the host (Δ%s) and modelled none (Δ%s = 0): the figures are the host's",
+				lost, simpace.MetricLostSeconds, simpace.MetricModelledSeconds)}
+		}
+		return Result{Name: SimRealTime, Status: Inconclusive, Detail: fmt.Sprintf("Δ%s = 0: the engine modelled no step during the run, so its pace cannot be told", simpace.MetricModelledSeconds)}
+	}
+	share := lost / modelled
+	detail := fmt.Sprintf("the simulator lost %.3fs to the host in %.3fs of modelled engine time (%.1f%%; Δ%s, Δ%s; limit %.0f%%)",
+		lost, modelled, 100*share, simpace.MetricLostSeconds, simpace.MetricModelledSeconds, 100*simpace.BehindThreshold)
+	if share > simpace.BehindThreshold {
+		return Result{Name: SimRealTime, Status: Invalid, Detail: detail + ": it fell behind real time, so the figures are the host's, not the model's (a busier host, or steps shorter than it can pace)"}
+	}
+	return pass(SimRealTime, "%s", detail)
+}
