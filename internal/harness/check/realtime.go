@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
@@ -52,16 +53,29 @@ func (c *checker) simRealTime() Result {
 	}
 	if modelled <= 0 {
 		if lost > 0 {
-			return Result{Name: SimRealTime, Status: Invalid, Detail: fmt.Sprintf("the simulator lost %.3fs to the host (Δ%s) and modelled none (Δ%s = 0): the figures are the host's",
-				lost, simpace.MetricLostSeconds, simpace.MetricModelledSeconds)}
+			return Result{Name: SimRealTime, Status: Invalid, Detail: fmt.Sprintf("the simulator lost %s to the host (Δ%s) and modelled none (Δ%s = 0): the figures are the host's",
+				seconds(lost), simpace.MetricLostSeconds, simpace.MetricModelledSeconds)}
 		}
 		return Result{Name: SimRealTime, Status: Inconclusive, Detail: fmt.Sprintf("Δ%s = 0: the engine modelled no step during the run, so its pace cannot be told", simpace.MetricModelledSeconds)}
 	}
 	share := lost / modelled
-	detail := fmt.Sprintf("the simulator lost %.3fs to the host in %.3fs of modelled engine time (%.1f%%; Δ%s, Δ%s; limit %.0f%%)",
-		lost, modelled, 100*share, simpace.MetricLostSeconds, simpace.MetricModelledSeconds, 100*simpace.BehindThreshold)
+	detail := fmt.Sprintf("the simulator lost %s to the host in %s of modelled engine time (%.1f%%; Δ%s, Δ%s; limit %.0f%%)",
+		seconds(lost), seconds(modelled), 100*share, simpace.MetricLostSeconds, simpace.MetricModelledSeconds, 100*simpace.BehindThreshold)
 	if share > simpace.BehindThreshold {
 		return Result{Name: SimRealTime, Status: Invalid, Detail: detail + ": it fell behind real time, so the figures are the host's, not the model's (a busier host, or steps shorter than it can pace)"}
 	}
 	return pass(SimRealTime, "%s", detail)
+}
+
+// seconds writes a counter's seconds as a duration, to three or more
+// significant digits (1.234s, 56.789ms, 12.345µs).
+func seconds(v float64) time.Duration {
+	d := time.Duration(v * float64(time.Second))
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Microsecond)
+	}
+	return d
 }

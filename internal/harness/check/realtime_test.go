@@ -32,9 +32,9 @@ func TestSimRealTime(t *testing.T) {
 		detail        []string
 	}{
 		// 0.1 s lost in 10 s modelled: 1%, the model's figures.
-		{"kept", "before.prom", "after-kept.prom", Pass, []string{"lost 0.100s to the host in 10.000s of modelled engine time (1.0%", "limit 5%", simpace.MetricLostSeconds}},
+		{"kept", "before.prom", "after-kept.prom", Pass, []string{"lost 100ms to the host in 10s of modelled engine time (1.0%", "limit 5%", simpace.MetricLostSeconds}},
 		// 1.5 s lost in 10 s: 15%, the host's figures.
-		{"behind", "before.prom", "after-behind.prom", Invalid, []string{"lost 1.500s to the host in 10.000s of modelled engine time (15.0%", "fell behind real time", "the host's, not the model's"}},
+		{"behind", "before.prom", "after-behind.prom", Invalid, []string{"lost 1.5s to the host in 10s of modelled engine time (15.0%", "fell behind real time", "the host's, not the model's"}},
 		// A real vLLM or a third-party server: no such series, no check.
 		{"not a simulator", "", "", "", nil},
 		// The series half there: the missing one is named, never a pass.
@@ -42,7 +42,7 @@ func TestSimRealTime(t *testing.T) {
 		// The engine modelled nothing between the scrapes: undecided.
 		{"idle", "before.prom", "after-idle.prom", Inconclusive, []string{"modelled no step"}},
 		// Time lost and none modelled: nothing of the model's was measured.
-		{"idle, lost", "before.prom", "after-idle-lost.prom", Invalid, []string{"lost 0.500s", "modelled none"}},
+		{"idle, lost", "before.prom", "after-idle-lost.prom", Invalid, []string{"lost 500ms", "modelled none"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
