@@ -64,7 +64,9 @@
 //	            digits; docs/bench-format.md's table is tested against it
 //	benchname   the one builder and parser of profile=P/scenario=S/POINT
 //	scrape      vLLM's /metrics: the metric names (constants), the one rename
-//	            table (deploy/ is checked against it), the parser, the sampler
+//	            table (deploy/ is checked against it), the parser, the sampler;
+//	            its leaf simpace names vllm-sim's own pace series, which the
+//	            simulator writes and the sim_real_time check reads
 //	thresholds  thresholds.yaml, embedded as the defaults (gate, checks,
 //	            knee, diagnose); a file given must exist
 //

@@ -1,7 +1,8 @@
 // Package check asserts what a run's server reported: its Prometheus
 // counters reconcile with what the client received, its KV cache stayed
 // within bounds, prefix caching and batching did what the profile says,
-// the queues drained, and the run met thresholds.yaml's limits.
+// the queues drained, the run met thresholds.yaml's limits, and a
+// simulator kept its timing model's pace in real time (realtime.go).
 //
 // Every check has a status. Only PASS is a pass: a metric the server does
 // not expose is NOT_AVAILABLE by name (a failure in strict mode, and never
@@ -91,6 +92,9 @@ func All(res *harness.Result, scope thresholds.Scope, facts Facts) []Result {
 	}
 	if res.Point.Scenario != nil && res.Point.Scenario.Expect.Batching && res.Point.Load.Concurrency > 0 {
 		out = append(out, c.batching())
+	}
+	if c.simulated() {
+		out = append(out, c.simRealTime())
 	}
 	return out
 }

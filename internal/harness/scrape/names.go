@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
 )
 
 // Prefix starts every vLLM metric name in the exposition.
@@ -134,6 +136,15 @@ func Canonical(name string) string {
 		return n
 	}
 	return name
+}
+
+// exposed is the name a canonical name is exposed under: with Prefix,
+// except the simulator's pace series (package simpace), which have none.
+func exposed(canonical string) string {
+	if simpace.Owned(canonical) {
+		return canonical
+	}
+	return Prefix + canonical
 }
 
 // oldNames lists the pre-V1 names a canonical name may appear under.

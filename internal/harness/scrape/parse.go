@@ -16,6 +16,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
 )
 
 // MaxExpositionBytes bounds the exposition Parse reads. vLLM's is about
@@ -58,7 +60,8 @@ func ParseFile(path string) (*Snapshot, error) {
 
 // Parse reads a Prometheus text exposition (format 0.0.4, with or without
 // # TYPE lines) from r into a Snapshot. source names r in errors; at is the
-// scrape time. Only vLLM families (Prefix) are kept; the others are listed
+// scrape time. Only vLLM families (Prefix) and the simulator's pace series
+// (package simpace, under their own names) are kept; the others are listed
 // in Snapshot.Ignored.
 func Parse(r io.Reader, source string, at time.Time) (*Snapshot, error) {
 	return parseModel(r, source, at, "")
@@ -318,7 +321,7 @@ func sampleValue(m *dto.Metric) float64 {
 
 // ignoreReason says why a family is left out, or "" to keep it.
 func (b *builder) ignoreReason(name string, reassembled []*family) string {
-	if !strings.HasPrefix(name, Prefix) {
+	if !strings.HasPrefix(name, Prefix) && !simpace.Owned(name) {
 		return reasonNotVLLM
 	}
 	short := strings.TrimPrefix(name, Prefix)

@@ -166,7 +166,7 @@ func (e *NotAvailableError) Error() string {
 	if e.Source != "" {
 		src = " from " + e.Source
 	}
-	return fmt.Sprintf("metric %s%s is not available%s: %s", Prefix, e.Metric, src, e.Reason)
+	return fmt.Sprintf("metric %s is not available%s: %s", exposed(e.Metric), src, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrNotAvailable) true.
@@ -188,7 +188,7 @@ func (s *Snapshot) Metric(name string) (*Metric, error) {
 
 // absence explains why a metric is missing from the snapshot.
 func (s *Snapshot) absence(canonical string) string {
-	names := append([]string{Prefix + canonical}, oldNames(canonical)...)
+	names := append([]string{exposed(canonical)}, oldNames(canonical)...)
 	for _, ig := range s.Ignored {
 		if slices.Contains(names, ig.Name) {
 			return ig.Name + " was ignored: " + ig.Reason

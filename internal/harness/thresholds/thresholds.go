@@ -95,6 +95,11 @@ type Checks struct {
 	// DrainTimeout is how long after the load the waiting and running
 	// gauges may take to fall to 0.
 	DrainTimeout time.Duration
+	// SimLostMax bounds the engine time the simulator lost to the host
+	// during a run, as a share of the time its timing model asked for
+	// (check sim_real_time): beyond it the run is INVALID, its figures the
+	// host's. Servers without the simulator's pace series are not checked.
+	SimLostMax float64
 }
 
 // DefaultChecks are the top-level checks: of the shipped thresholds.yaml,
@@ -464,6 +469,7 @@ type checksYAML struct {
 	PrefixHitOffMax *Fraction `yaml:"prefix_hit_off_max"`
 	RunningMinShare *Fraction `yaml:"running_min_share"`
 	DrainTimeout    *Duration `yaml:"drain_timeout"`
+	SimLostMax      *Fraction `yaml:"sim_lost_max"`
 }
 
 type kneeYAML struct {
@@ -540,6 +546,7 @@ func (l *layer) applyRun(sc *Scope) {
 		setFrac(&sc.Checks.PrefixHitOffMax, c.PrefixHitOffMax)
 		setFrac(&sc.Checks.RunningMinShare, c.RunningMinShare)
 		setDur(&sc.Checks.DrainTimeout, c.DrainTimeout)
+		setFrac(&sc.Checks.SimLostMax, c.SimLostMax)
 	}
 	if k := l.Knee; k != nil {
 		setIf(&sc.Knee.Throughput, k.Throughput)

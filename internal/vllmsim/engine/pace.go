@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
 )
 
 // The real-time loop's pace: how much of the timing model's schedule the
@@ -22,18 +24,20 @@ import (
 //     over the last BehindWindow of it (0: the host kept the schedule).
 //
 // A Simulation never loses time (its clock waits for it): its counters stay 0.
+// The names and the threshold have their home in package simpace, which
+// the harness reads them by.
 const (
-	MetricModelledSeconds = "vllmperf_sim_real_time_modelled_seconds_total"
-	MetricLostSeconds     = "vllmperf_sim_real_time_lost_seconds_total"
-	MetricBehindRatio     = "vllmperf_sim_behind_real_time_ratio"
+	MetricModelledSeconds = simpace.MetricModelledSeconds
+	MetricLostSeconds     = simpace.MetricLostSeconds
+	MetricBehindRatio     = simpace.MetricBehindRatio
 )
 
 // BehindThreshold is the engine time lost per second of real time above
 // which the simulator is behind real time: its figures are then the host's, not the
-// model's. vllm-sim logs a warning beyond it, and the tests that compare
+// model's. vllm-sim logs a warning beyond it, the tests that compare
 // the HTTP path with simulated time report such a run instead of counting
-// it as the model's.
-const BehindThreshold = 0.05
+// it as the model's, and the suite's sim_real_time check marks it INVALID.
+const BehindThreshold = simpace.BehindThreshold
 
 // BehindWindow is the span of engine activity MetricBehindRatio covers.
 const BehindWindow = time.Second
