@@ -50,7 +50,8 @@ func SignalContext(stderr io.Writer, cleanup ...func(context.Context)) (ctx cont
 // ExitOnSignal is the signal handling of a process that has no run to
 // cancel, such as a test binary's TestMain: the first SIGINT or SIGTERM
 // runs cleanup (bounded by CleanupTimeout; a second signal exits without
-// waiting for it) and exits 128+N, naming the signal as who. stop
+// waiting for it) and exits 128+N, naming the signal as who; a broken
+// stdout or stderr (go test killed beside it) no longer kills it. stop
 // releases the signals and ends the goroutine that waits for them.
 func ExitOnSignal(stderr io.Writer, who string, cleanup func(context.Context)) (stop func()) {
 	sigs := make(chan os.Signal, 3)
@@ -61,6 +62,10 @@ func ExitOnSignal(stderr io.Writer, who string, cleanup func(context.Context)) (
 		select {
 		case <-done:
 		case s := <-sigs:
+			// A go test killed by the same signal leaves this binary's
+			// stdout and stderr broken pipes: a write must fail with EPIPE,
+			// not kill the process before its cleanup.
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 			sig := s.(syscall.Signal)
 			fmt.Fprintf(stderr, "%s: %s: removing what this process started, then exiting\n", who, SignalName(sig))
 			h.cleanupAndExit(sig, time.Now())

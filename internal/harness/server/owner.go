@@ -12,9 +12,12 @@ import (
 // container as labelOwner so that a later process can tell a leftover of a
 // killed process (removed at the next start, reap.go) from a container a
 // live process still uses (left alone, whatever else runs on this Docker
-// engine). A pid alone is not enough: pids are reused, so the owner is the
-// host, the pid and the process's start time (in the kernel's clock ticks
-// since boot, /proc/PID/stat; empty where there is no /proc).
+// engine). A pid alone is not enough: pids are reused, and one engine may
+// serve processes in other pid namespaces (a CI job in a container, even
+// one with the host's name under --network host). So the owner is the
+// host, its pid namespace (the inode of /proc/self/ns/pid), the pid and
+// the process's start time (in the kernel's clock ticks since boot,
+// /proc/PID/stat); the last two are empty where there is no /proc.
 const labelOwner = "org.vllmperf.owner"
 
 // The job: what a whole gate's containers share, across the processes it
@@ -39,12 +42,15 @@ func Job() string {
 // owner identifies one process on one host.
 type owner struct {
 	host  string
+	ns    string // the pid namespace; "" when unknown
 	pid   int
 	start string // the process's start time as the kernel counts it; "" when unknown
 }
 
-// String is the label's value: HOST/PID/START.
-func (o owner) String() string { return o.host + "/" + strconv.Itoa(o.pid) + "/" + o.start }
+// String is the label's value: HOST/PIDNS/PID/START.
+func (o owner) String() string {
+	return o.host + "/" + o.ns + "/" + strconv.Itoa(o.pid) + "/" + o.start
+}
 
 // describe names the owner for a line about a leftover.
 func (o owner) describe() string {
@@ -54,14 +60,14 @@ func (o owner) describe() string {
 // parseOwner reads a labelOwner value.
 func parseOwner(v string) (owner, error) {
 	parts := strings.Split(v, "/")
-	if len(parts) != 3 || parts[0] == "" {
-		return owner{}, fmt.Errorf("owner label %q: want HOST/PID/START", v)
+	if len(parts) != 4 || parts[0] == "" {
+		return owner{}, fmt.Errorf("owner label %q: want HOST/PIDNS/PID/START", v)
 	}
-	pid, err := strconv.Atoi(parts[1])
+	pid, err := strconv.Atoi(parts[2])
 	if err != nil || pid <= 0 {
-		return owner{}, fmt.Errorf("owner label %q: the pid %q is not a positive number", v, parts[1])
+		return owner{}, fmt.Errorf("owner label %q: the pid %q is not a positive number", v, parts[2])
 	}
-	return owner{host: parts[0], pid: pid, start: parts[2]}, nil
+	return owner{host: parts[0], ns: parts[1], pid: pid, start: parts[3]}, nil
 }
 
 // liveness is what this process can tell of an owner.
@@ -99,16 +105,18 @@ func self() owner {
 	selfOnce.Do(func() {
 		pid := os.Getpid()
 		start, _ := processStart(pid)
-		selfID = owner{host: hostname(), pid: pid, start: start}
+		selfID = owner{host: hostname(), ns: pidNamespace(), pid: pid, start: start}
 	})
 	return selfID
 }
 
-// check says whether o still runs, as far as this host can tell: an owner
-// on another host is unknown; on this one, a pid that no longer exists,
-// or exists with another start time (reused), is gone.
+// check says whether o still runs, as far as this process can tell: an
+// owner on another host or in another pid namespace (or one whose
+// namespace is not known) is unknown; in this one, a pid that no longer
+// exists, or exists with another start time (reused), is gone.
 func (o owner) check() liveness {
-	if o.host != self().host || o.host == "" {
+	me := self()
+	if o.host != me.host || o.host == "" || o.ns != me.ns || o.ns == "" {
 		return ownerUnknown
 	}
 	start, exists := processStart(o.pid)

@@ -37,3 +37,13 @@ func processStart(pid int) (start string, exists bool) {
 	}
 	return f[19], true
 }
+
+// pidNamespace names this process's pid namespace: the inode in the link
+// /proc/self/ns/pid ("pid:[4026531836]"), "" when it cannot be read.
+func pidNamespace() string {
+	l, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(l, "pid:["), "]")
+}

@@ -19,18 +19,18 @@ func TestParseOwner(t *testing.T) {
 		want    owner
 		wantErr bool
 	}{
-		// host, pid and start time
-		{"runner-1/4242/98765", owner{host: "runner-1", pid: 4242, start: "98765"}, false},
-		// no /proc: the start time is empty
-		{"mac/17/", owner{host: "mac", pid: 17}, false},
+		// host, pid namespace, pid and start time
+		{"runner-1/4026531836/4242/98765", owner{host: "runner-1", ns: "4026531836", pid: 4242, start: "98765"}, false},
+		// no /proc: no namespace, no start time
+		{"mac//17/", owner{host: "mac", pid: 17}, false},
 		// a pid that is not a number
-		{"h/x/1", owner{}, true},
+		{"h/1/x/1", owner{}, true},
 		// a pid of 0 would be the process group
-		{"h/0/1", owner{}, true},
+		{"h/1/0/1", owner{}, true},
 		// no host
-		{"/1/2", owner{}, true},
-		// too few fields
-		{"h/1", owner{}, true},
+		{"/1/1/2", owner{}, true},
+		// the three-field form of no release
+		{"h/1/2", owner{}, true},
 	} {
 		got, err := parseOwner(tc.in)
 		if (err != nil) != tc.wantErr || got != tc.want {
@@ -55,7 +55,7 @@ func TestOwnerCheck(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	exited := owner{host: me.host, pid: cmd.ProcessState.Pid()}
+	exited := owner{host: me.host, ns: me.ns, pid: cmd.ProcessState.Pid()}
 	for _, tc := range []struct {
 		name string
 		o    owner
@@ -63,15 +63,16 @@ func TestOwnerCheck(t *testing.T) {
 	}{
 		{"this process", me, ownerAlive},
 		{"an exited process", exited, ownerGone},
-		{"a reused pid", owner{host: me.host, pid: me.pid, start: me.start + "0"}, ownerGone},
-		{"another host", owner{host: me.host + "-other", pid: me.pid, start: me.start}, ownerUnknown},
+		{"a reused pid", owner{host: me.host, ns: me.ns, pid: me.pid, start: me.start + "0"}, ownerGone},
+		{"another host", owner{host: me.host + "-other", ns: me.ns, pid: me.pid, start: me.start}, ownerUnknown},
+		{"another pid namespace", owner{host: me.host, ns: me.ns + "1", pid: cmd.ProcessState.Pid()}, ownerUnknown},
 	} {
 		if got := tc.o.check(); got != tc.want {
 			t.Errorf("%s (%s): %v, want %v", tc.name, tc.o, got, tc.want)
 		}
 	}
-	if me.start == "" {
-		t.Errorf("this process's start time is empty: /proc/%s/stat not read", strconv.Itoa(me.pid))
+	if me.start == "" || me.ns == "" {
+		t.Errorf("this process's start time %q or pid namespace %q is empty: /proc/%s not read", me.start, me.ns, strconv.Itoa(me.pid))
 	}
 }
 

@@ -51,8 +51,8 @@ func TestReapLeftovers(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = alive.Process.Kill(); _ = alive.Wait() })
 	aliveStart, _ := processStart(alive.Process.Pid)
-	gone := owner{host: self().host, pid: exited.ProcessState.Pid()}
-	live := owner{host: self().host, pid: alive.Process.Pid, start: aliveStart}
+	gone := owner{host: self().host, ns: self().ns, pid: exited.ProcessState.Pid()}
+	live := owner{host: self().host, ns: self().ns, pid: alive.Process.Pid, start: aliveStart}
 
 	create := func(o owner, hc *container.HostConfig) string {
 		t.Helper()
