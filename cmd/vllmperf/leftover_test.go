@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// TestKilledRunLeftoverRemoved: a vllmperf run killed by SIGKILL while
+// its simulator container serves cannot remove it (nor keep its lease);
+// the next vllmperf process that starts a server removes it, with a line
+// naming the container, its image and its owner, gone.
+func TestKilledRunLeftoverRemoved(t *testing.T) {
+	needDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	first := startProcess(t, ctx, io.Discard, "run", "--image", "sim", "--profile", "testdata/profile-slow.yaml", "--concurrency", "2", "--requests", "200",
+		"--max-tokens", "400", "--warmup", "0")
+	id := first.waitLine(t, readyLine, 3*time.Minute)[2]
+	t.Cleanup(func() { removeByID(t, id) }) // only should the test fail before the second run
+	pid := first.cmd.Process.Pid
+	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := first.wait(t); code != -1 {
+		t.Fatalf("the first run exited %d, want killed", code)
+	}
+	if containerGone(t, id) {
+		t.Fatalf("container %s went with the killed run: nothing left over to test", id)
+	}
+	second := startProcess(t, ctx, io.Discard, "run", "--image", "sim", "--profile", "basic", "--concurrency", "1", "--requests", "2",
+		"--max-tokens", "4", "--warmup", "0")
+	code, stderr := second.wait(t)
+	if code != 0 {
+		t.Fatalf("the second run: exit %d\n%s", code, stderr)
+	}
+	var line string
+	for l := range strings.SplitSeq(stderr, "\n") {
+		if strings.Contains(l, "removed leftover container "+id) {
+			line = l
+		}
+	}
+	if line == "" || !strings.Contains(line, "image vllmperf/vllm-sim:") || !strings.Contains(line, "gone") || !strings.Contains(line, "pid "+strconv.Itoa(pid)+" on ") {
+		t.Errorf("no line naming leftover %s (image, owner pid %d, gone):\n%s", id, pid, stderr)
+	}
+	if !containerGone(t, id) {
+		t.Errorf("container %s of the killed run is still there after the next start", id)
+	}
+}
+
+// removeByID force-removes the container with the id prefix, if it is
+// still there (a container this test started).
+func removeByID(t *testing.T, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer cli.Close()
+	if !containerGone(t, id) {
+		_, _ = cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
+	}
+}
