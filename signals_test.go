@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,20 +52,28 @@ func TestSignalsLeaveNoContainer(t *testing.T) {
 		name string
 		cmd  []string
 		env  func(dir string) []string
+		says func(sig string) string // a line the stopped command prints; "" for none
 	}{
 		// vllmperf perf-gate under make, running go test -bench Perf
 		{"make perf-gate", []string{"make", "--no-print-directory", "perf-gate"}, func(dir string) []string {
 			return gateEnv(filepath.Join(dir, "store"), filepath.Join(dir, "res"), append([]string{"COUNT=3"}, sim...)...)
+		}, func(sig string) string {
+			return "vllmperf: interrupted (" + sig + "): go test -bench Perf stopped; nothing gated"
 		}},
 		// the suite under go test, as a user runs it
 		{"go test", []string{"go", "test", "-count=1", "-run", "^$", "-bench", "Perf", "-benchtime", "1x", "-count", "3", "."}, func(dir string) []string {
 			return gateEnv(filepath.Join(dir, "store"), filepath.Join(dir, "res"), sim...)
+		}, func(sig string) string {
+			if sig == "SIGTERM" {
+				return "" // go test itself dies of SIGTERM: its test binary's lines go nowhere
+			}
+			return "vllmperf suite: SIGINT: removing what this process started"
 		}},
 		// vllmperf upgrade-gate under make, both sides the simulator image
 		{"make upgrade-gate", []string{"make", "--no-print-directory", "upgrade-gate", "UPGRADE_ARGS=--size quick"}, func(dir string) []string {
 			return append(os.Environ(), "OLD=sim", "NEW=sim", "OLD_SIM_ARGS=", "NEW_SIM_ARGS=", "POINTS=profile=basic/scenario=ttft-tpot/prompt=short/conc=1",
 				"MAX_PAIRS=20", "SERVERS=", "UPGRADE_RESULTS="+filepath.Join(dir, "upgrade"), "VLLMPERF_GPUS=none")
-		}},
+		}, func(sig string) string { return "vllmperf: interrupted (" + sig + "): upgrade gate: " }},
 	}
 	for _, lv := range levels {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
@@ -72,7 +81,10 @@ func TestSignalsLeaveNoContainer(t *testing.T) {
 				dir := t.TempDir()
 				job := fmt.Sprintf("signals-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 				env := append(lv.env(dir), server.EnvJob+"="+job, envLockDir+"="+filepath.Join(dir, "leases"))
-				stopLevel(t, lv.cmd, env, job, sig, filepath.Join(dir, "leases", devicesLease))
+				out := stopLevel(t, lv.cmd, env, job, sig, filepath.Join(dir, "leases", devicesLease))
+				if want := lv.says(sigName(sig)); !strings.Contains(out, want) {
+					t.Errorf("the output lacks %q:\n%s", want, out)
+				}
 			})
 		}
 	}
@@ -88,8 +100,8 @@ func sigName(s syscall.Signal) string {
 
 // stopLevel runs argv in a process group of its own, waits for a
 // container of job to serve a request, signals the group, and checks what
-// is left.
-func stopLevel(t *testing.T, argv, env []string, job string, sig syscall.Signal, lease string) {
+// is left; it returns the command's output.
+func stopLevel(t *testing.T, argv, env []string, job string, sig syscall.Signal, lease string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
@@ -98,7 +110,7 @@ func stopLevel(t *testing.T, argv, env []string, job string, sig syscall.Signal,
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -158,6 +170,7 @@ func stopLevel(t *testing.T, argv, env []string, job string, sig syscall.Signal,
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Errorf("the devices lease is still held after the stop: %v", err)
 	}
+	return out.String()
 }
 
 // waitServing waits for a running container of job to have a request
@@ -204,4 +217,22 @@ func jobContainers(t *testing.T, cli *testcontainers.DockerClient, job string) [
 		ids = append(ids, c.ID[:12])
 	}
 	return ids
+}
+
+// syncBuffer is a bytes.Buffer that a command writes while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

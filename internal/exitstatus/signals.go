@@ -88,13 +88,13 @@ func (h handler) run(cancel context.CancelCauseFunc) {
 	first := (<-h.sigs).(syscall.Signal)
 	at := time.Now()
 	cancel(SignalError{first})
-	fmt.Fprintf(h.stderr, "vllmperf: %v: stopping; partial results follow (a second one exits after removing this process's containers)\n", first)
+	fmt.Fprintf(h.stderr, "vllmperf: %s: stopping; partial results follow (a second one exits after removing this process's containers)\n", SignalName(first))
 	for {
 		s := (<-h.sigs).(syscall.Signal)
 		if s == first && time.Since(at) < h.window {
 			continue // the same stop, delivered twice (make and timeout)
 		}
-		fmt.Fprintf(h.stderr, "vllmperf: second %v: removing this process's containers, then exiting (a third exits at once; a container left behind is removed by the next vllmperf start)\n", s)
+		fmt.Fprintf(h.stderr, "vllmperf: second %s: removing this process's containers, then exiting (a third exits at once; a container left behind is removed by the next vllmperf start)\n", SignalName(s))
 		h.cleanupAndExit(s, time.Now())
 		return
 	}

@@ -189,6 +189,9 @@ func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 // that exits (a flag vLLM rejects) fails at once with its last log lines;
 // the container is removed on every failure.
 func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, error) {
+	if ctx.Err() != nil { // stopped before the start: not Docker's fault
+		return nil, fmt.Errorf("start vllm: profile %s: %w", p.Name, context.Cause(ctx))
+	}
 	if err := DockerAvailable(ctx); err != nil {
 		return nil, fmt.Errorf("start vllm: %w: %v (start dockerd, or use the sim backend)", ErrNoDocker, err)
 	}

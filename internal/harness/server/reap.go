@@ -116,10 +116,14 @@ func reapLeftovers(ctx context.Context, cli *testcontainers.DockerClient, logf f
 	return kept, errors.Join(errs...)
 }
 
-// isNotFound says whether err is Docker's "no such container" (another
-// process removed it first).
+// isNotFound says whether err is Docker's "no such container", or its
+// "removal ... is already in progress": another process's start removes it.
 func isNotFound(err error) bool {
-	return err != nil && strings.Contains(strings.ToLower(err.Error()), "no such container")
+	if err == nil {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "no such container") || strings.Contains(msg, "already in progress")
 }
 
 // gpusOf reads the GPUs a container's device requests ask for.
