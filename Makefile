@@ -64,7 +64,7 @@ figures:
 # make fault-cases: run the fault matrix's tests (docs/reliability.md,
 # minutes, Docker) with go test -json, list their leaf cases in
 # docs/figures/fault-cases.txt and rewrite the counts in the page.
-FAULT_RUN := Row|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline|SignalsLeaveNoContainer|KilledRunLeftoverRemoved|ReapLeftovers
+FAULT_RUN := Row|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline|SignalsLeaveNoContainer|KilledRunLeftoverRemoved|ReapLeftovers|SecondSignalLeavesNoContainer
 FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
   ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
 .PHONY: fault-cases timings

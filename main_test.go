@@ -20,5 +20,5 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "vllmperf suite: removed %d container(s) (errors: %v)\n", n, err)
 		}
 	})
-	os.Exit(m.Run())
+	exitstatus.Exit(m.Run()) // after the signal's cleanup, if one runs
 }

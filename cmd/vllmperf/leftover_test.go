@@ -11,6 +11,8 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 // TestKilledRunLeftoverRemoved: a vllmperf run killed by SIGKILL while
@@ -69,5 +71,49 @@ func removeByID(t *testing.T, id string) {
 	defer cli.Close()
 	if !containerGone(t, id) {
 		_, _ = cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
+	}
+}
+
+// TestSecondSignalLeavesNoContainer: SIGINT, then SIGTERM at once (a
+// second signal, not a repeat of the first), while a simulator container
+// serves requests: the second signal is named, and the container is gone
+// when the process has exited. The exit status is the first signal's
+// (130) when the run's own stop wins the race to exit, else the second's
+// (143).
+func TestSecondSignalLeavesNoContainer(t *testing.T) {
+	needDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	p := startProcess(t, ctx, io.Discard, "run", "--image", "sim", "--profile", "testdata/profile-slow.yaml", "--concurrency", "2", "--requests", "200",
+		"--max-tokens", "400", "--warmup", "0")
+	m := p.waitLine(t, readyLine, 3*time.Minute)
+	base, id := m[1], m[2]
+	t.Cleanup(func() { removeByID(t, id) }) // only should the test fail
+	sc := scrape.NewScraper(base + "/metrics")
+	for {
+		snap, err := sc.Scrape(ctx)
+		if err != nil {
+			t.Fatalf("scrape the container: %v", err)
+		}
+		if n, err := snap.Gauge(scrape.NumRequestsRunning); err == nil && n >= 1 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the run never reached the server")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if err := p.cmd.Process.Signal(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stderr := p.wait(t)
+	if (code != 143 && code != 130) || !strings.Contains(stderr, "second SIGTERM: removing this process's containers") {
+		t.Fatalf("exit %d, want 143 or 130 with the second signal named:\n%s", code, stderr)
+	}
+	if !containerGone(t, id) {
+		t.Errorf("container %s is still there after the second signal", id)
 	}
 }

@@ -27,7 +27,7 @@ func main() {
 	ctx, stop := exitstatus.SignalContext(os.Stderr, removeOwnContainers)
 	err := run(ctx, os.Stdout, os.Stderr, os.Args[1:])
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	exitstatus.Exit(exitCode(err, os.Stderr)) // after a second signal's cleanup, if one runs
 }
 
 // removeOwnContainers is what a second signal runs before exiting: the

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	exitstatus.Exit(code) // after the signal's cleanup, if one runs
 }
 
 // maxCommandLines bounds this folder's non-test code: the command parses

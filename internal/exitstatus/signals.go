@@ -100,10 +100,31 @@ func (h handler) run(cancel context.CancelCauseFunc) {
 	}
 }
 
+// forcing is closed once a signal's cleanup has begun: Exit then leaves
+// the exit to it.
+var (
+	forcing     = make(chan struct{})
+	forcingOnce sync.Once
+)
+
+// Exit exits the process with code, unless a second signal's cleanup
+// (or ExitOnSignal's) is under way: then it waits for that to end the
+// process, so that the run's own end cannot cut the removal of its
+// containers short.
+func Exit(code int) {
+	select {
+	case <-forcing:
+		select {} // the cleanup exits, within CleanupTimeout
+	default:
+		os.Exit(code)
+	}
+}
+
 // cleanupAndExit runs the cleanups on a context bounded by CleanupTimeout
 // and exits 128+s; another signal meanwhile (not a duplicate) exits at
 // once.
 func (h handler) cleanupAndExit(s syscall.Signal, at time.Time) {
+	forcingOnce.Do(func() { close(forcing) })
 	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
 	defer cancel()
 	done := make(chan struct{})

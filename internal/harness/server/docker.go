@@ -105,8 +105,26 @@ func RemoveOwn(ctx context.Context) (int, error) {
 	if !startedContainer.Load() {
 		return 0, nil
 	}
-	return reap(ctx, session())
+	// A Close under way (its stop waits for the container) makes a
+	// removal fail or miss it: try again until none is left.
+	total := 0
+	for {
+		n, err := reap(ctx, session())
+		total += n
+		left, lerr := listManaged(ctx, session())
+		if lerr == nil && len(left) == 0 {
+			return total, nil
+		}
+		select {
+		case <-ctx.Done():
+			return total, errors.Join(err, lerr, fmt.Errorf("%d container(s) still there: %w", len(left), ctx.Err()))
+		case <-time.After(removeRetry):
+		}
+	}
 }
+
+// removeRetry is how soon RemoveOwn tries again.
+const removeRetry = 200 * time.Millisecond
 
 // startedContainer is set before this process's first container start.
 var startedContainer atomic.Bool

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	exitstatus.Exit(code) // after the signal's cleanup, if one runs
 }
 
 // needDocker skips the test where no Docker engine answers, except under
