@@ -64,7 +64,7 @@ figures:
 # make fault-cases: run the fault matrix's tests (docs/reliability.md,
 # minutes, Docker) with go test -json, list their leaf cases in
 # docs/figures/fault-cases.txt and rewrite the counts in the page.
-FAULT_RUN := Row|Gateway|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline
+FAULT_RUN := Row|Gateway|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline|SignalsLeaveNoContainer|KilledRunLeftoverRemoved|ReapLeftovers|SecondSignalLeavesNoContainer
 FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
   ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
 .PHONY: fault-cases timings
@@ -256,11 +256,13 @@ vet:
 # and a benchmark of one go test), each a go test or make subprocess;
 # and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure;
 # and TestBisectSimulator, whose three upgrade gates measure a 25% slowdown
-# of the embedded simulator in real time (about a minute).
+# of the embedded simulator in real time (about a minute);
+# and TestSignalsLeaveNoContainer (make perf-gate, go test -bench and make
+# upgrade-gate stopped by SIGTERM and SIGINT, each a process group of its own).
 # -vet=off: make test runs go vet on every package first.
 MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
 TIMED := TestTiming.*
-ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator
+ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator|TestSignalsLeaveNoContainer
 SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
 definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
 unit:

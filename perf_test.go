@@ -31,12 +31,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
-// TestMain runs the tests and benchmarks through suite.Main: with
-// VLLMPERF_RESULTS set, a benchmark run leaves its own bench.txt in the
-// results folder (a tee's is kept), which every suite of this process
-// writes together.
-func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
-
 // newSuite reads the suite's configuration from the environment; simArgs
 // come before VLLMPERF_SIM_ARGS (which can override them).
 func newSuite(tb testing.TB, short bool, simArgs ...string) *suite.Suite {

@@ -15,17 +15,27 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
 func main() {
-	ctx, stop := exitstatus.SignalContext(os.Stderr)
+	ctx, stop := exitstatus.SignalContext(os.Stderr, removeOwnContainers)
 	err := run(ctx, os.Stdout, os.Stderr, os.Args[1:])
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	exitstatus.Exit(exitCode(err, os.Stderr)) // after a second signal's cleanup, if one runs
+}
+
+// removeOwnContainers is what a second signal runs before exiting: the
+// containers this process started are removed even then.
+func removeOwnContainers(ctx context.Context) {
+	if n, err := server.RemoveOwn(ctx); n > 0 || err != nil {
+		fmt.Fprintf(os.Stderr, "vllmperf: removed %d container(s) of this process (errors: %v)\n", n, err)
+	}
 }
 
 // Shorthands of package exitstatus, the commands' one exit policy.

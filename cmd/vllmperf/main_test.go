@@ -9,12 +9,17 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 )
 
 // TestMain removes the vllmperf binary the process-level tests built, and
-// fails a passing run that leaves goroutines behind.
+// fails a passing run that leaves goroutines behind; SIGINT or SIGTERM
+// removes the containers the in-process runs started, then exits.
 func TestMain(m *testing.M) {
+	stop := exitstatus.ExitOnSignal(os.Stderr, "vllmperf tests", removeOwnContainers)
 	code := m.Run()
+	stop()
 	removeBinary()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -22,7 +27,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	exitstatus.Exit(code) // after the signal's cleanup, if one runs
 }
 
 // maxCommandLines bounds this folder's non-test code: the command parses

@@ -64,8 +64,8 @@ func runUpgrade(cmd *cobra.Command, o *upgrade.Flags, stdout, stderr io.Writer) 
 	switch {
 	case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.As(err, &merr):
 		return exitstatus.Usage(err)
-	case err != nil:
-		return fmt.Errorf("upgrade gate: %w", err)
+	case err != nil: // stopped by a signal: 128+N
+		return exitstatus.Interrupted(cmd.Context(), fmt.Errorf("upgrade gate: %w", err))
 	}
 	return o.Publish(res, cfg.Dir, stdout, stderr)
 }

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
@@ -117,6 +119,9 @@ func Run(ctx context.Context, o Options) (int, error) {
 		return 2, err
 	}
 	bench, benchCode, err := o.bench(ctx, plan.Count)
+	if ctx.Err() != nil {
+		return 1, err // stopped: exit 128+N, nothing gated or recorded
+	}
 	if err != nil {
 		return 2, err
 	}
@@ -202,18 +207,38 @@ func (o Options) bench(ctx context.Context, count int) (string, int, error) {
 	fmt.Fprintf(o.Stdout, "perf-gate: %s %s > %s\n", o.Go, strings.Join(args, " "), path)
 	cmd := exec.CommandContext(ctx, o.Go, args...)
 	cmd.Dir = o.Dir
-	cmd.Env = append(os.Environ(), suite.EnvResults+"="+abs)
+	cmd.Env = append(os.Environ(), suite.EnvResults+"="+abs, server.EnvJob+"="+server.Job())
 	cmd.Stdout = io.MultiWriter(f, o.Stdout)
 	cmd.Stderr = o.Stderr
+	exitstatus.StopChildren(cmd) // a stop reaches the test binary, which removes its containers
 	err = cmd.Run()
+	exitstatus.KillGroup(cmd)
 	var ee *exec.ExitError
 	switch {
+	case ctx.Err() != nil:
+		o.removeLeftovers()
+		return path, 0, exitstatus.Interrupted(ctx, errors.New("go test -bench Perf stopped; nothing gated"))
 	case err == nil:
 		return path, 0, nil
 	case errors.As(err, &ee) && ee.ExitCode() == 1:
 		return path, 1, nil // a benchmark failed: still gated, reported, uploaded
 	default:
 		return path, 0, fmt.Errorf("go test -bench Perf: %w", err)
+	}
+}
+
+// removeLeftovers removes what a stopped suite could not (a test binary
+// killed after ChildGrace): containers whose owner is gone. A line names
+// each.
+func (o Options) removeLeftovers() {
+	ctx, cancel := context.WithTimeout(context.Background(), exitstatus.CleanupTimeout)
+	defer cancel()
+	if server.DockerAvailable(ctx) != nil {
+		return // no engine: no container to remove
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(o.Stderr, "perf-gate: "+format+"\n", args...) }
+	if _, err := server.ReapLeftovers(ctx, logf); err != nil {
+		logf("leftover containers: %v", err)
 	}
 }
 

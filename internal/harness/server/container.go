@@ -104,7 +104,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	r := containerRequest{
 		image:          s.image,
 		env:            map[string]secret{},
-		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session()},
+		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session(), labelOwner: self().String(), labelJob: Job()},
 		gpus:           gpus,
 		ipcHost:        true,
 		startupTimeout: s.timeout(),
@@ -193,6 +193,9 @@ func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 // that exits (a flag vLLM rejects) fails at once with its last log lines;
 // the container is removed on every failure.
 func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, error) {
+	if ctx.Err() != nil { // stopped before the start: not Docker's fault
+		return nil, fmt.Errorf("start vllm: profile %s: %w", p.Name, context.Cause(ctx))
+	}
 	if err := DockerAvailable(ctx); err != nil {
 		return nil, fmt.Errorf("start vllm: %w: %v (start dockerd, or use the sim backend)", ErrNoDocker, err)
 	}
@@ -222,12 +225,18 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
 	}
+	// What a killed process left on these GPUs goes first (reap.go).
+	if err := clearLeftovers(ctx, s, req.gpus); err != nil {
+		held.release()
+		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
+	}
 	// Time to ready counts from here: the image is local (built, or pulled
 	// beforehand), the GPUs are this server's, the rest is its cold start.
 	begin := time.Now()
 	logs := newLineRing(s.redact)
 	opts := append(req.options(), testcontainers.WithLogger(redactLogger{s}), testcontainers.WithLogConsumers(logs))
 	s.logf("vllm container: starting profile %s: %s", req.profile, req)
+	startedContainer.Store(true)
 	c, err := testcontainers.Run(ctx, req.image, opts...)
 	if err != nil {
 		lines := containerLogs(c, logs)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -93,6 +94,40 @@ func reap(ctx context.Context, sess string) (int, error) {
 	}
 	return n, errors.Join(errs...)
 }
+
+// RemoveOwn force-removes every container this process started that is
+// still there: what a process stopped by a signal runs before it exits
+// (vllmperf's second signal, a test binary's TestMain), so that no
+// container outlives it even when its servers were not closed. It returns
+// how many it removed.
+// A process that never started one does not ask Docker.
+func RemoveOwn(ctx context.Context) (int, error) {
+	if !startedContainer.Load() {
+		return 0, nil
+	}
+	// A Close under way (its stop waits for the container) makes a
+	// removal fail or miss it: try again until none is left.
+	total := 0
+	for {
+		n, err := reap(ctx, session())
+		total += n
+		left, lerr := listManaged(ctx, session())
+		if lerr == nil && len(left) == 0 {
+			return total, nil
+		}
+		select {
+		case <-ctx.Done():
+			return total, errors.Join(err, lerr, fmt.Errorf("%d container(s) still there: %w", len(left), ctx.Err()))
+		case <-time.After(removeRetry):
+		}
+	}
+}
+
+// removeRetry is how soon RemoveOwn tries again.
+const removeRetry = 200 * time.Millisecond
+
+// startedContainer is set before this process's first container start.
+var startedContainer atomic.Bool
 
 // imageExists reports whether img is in the local image store.
 func imageExists(ctx context.Context, img string) (bool, error) {

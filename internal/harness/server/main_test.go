@@ -4,28 +4,22 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 )
 
-// TestMain removes this run's containers when it is interrupted, and fails
+// TestMain removes this run's containers when it is interrupted
+// (SIGINT or SIGTERM; exit 128+N), and fails
 // the run when any container it labelled is left behind (the docker ps -a
 // --filter label check).
 func TestMain(m *testing.M) {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		s := <-sig
-		fmt.Fprintf(os.Stderr, "server tests: %v: removing this run's containers\n", s)
-		ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
-		defer cancel()
+	exitstatus.ExitOnSignal(os.Stderr, "server tests", func(ctx context.Context) {
 		n, err := reap(ctx, session())
 		fmt.Fprintf(os.Stderr, "server tests: removed %d container(s) (errors: %v)\n", n, err)
-		os.Exit(130)
-	}()
+	})
 	code := m.Run()
 	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
@@ -41,7 +35,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	exitstatus.Exit(code) // after the signal's cleanup, if one runs
 }
 
 // needDocker skips the test where no Docker engine answers, except under
