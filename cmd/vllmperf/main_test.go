@@ -31,8 +31,10 @@ func TestMain(m *testing.M) {
 }
 
 // maxCommandLines bounds this folder's non-test code: the command parses
-// flags and calls packages, whose logic lives along the data flow.
-const maxCommandLines = 600
+// flags and calls packages, whose logic lives along the data flow. It was
+// 600 until the bisect subcommand (its cobra wiring and help text, about
+// 70 lines) and the gateway, torch-profile and signal flags' wiring came.
+const maxCommandLines = 700
 
 // TestCommandStaysThin counts the folder's non-test lines against
 // maxCommandLines.
