@@ -273,4 +273,13 @@ func TestGatewayFlagsRejected(t *testing.T) {
 		runCLI(t, ctx, "run", "--quiet", "--header", "a: b", "--concurrency", "1", "--requests", "1").
 			wantCode(t, 2, "--header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too")
 	})
+	// capacity takes the same flags: a bad one is refused before any run.
+	t.Run("capacity", func(t *testing.T) {
+		runCLI(t, ctx, "capacity", "--quiet", "--target", "https://127.0.0.1:1", "--header", "x-api-key").
+			wantCode(t, 2, `--header "x-api-key": want 'Name: value'`)
+	})
+	t.Run("capacity without target", func(t *testing.T) {
+		runCLI(t, ctx, "capacity", "--quiet", "--header", "a: b").
+			wantCode(t, 2, "give --target too")
+	})
 }

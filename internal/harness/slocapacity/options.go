@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -28,6 +29,9 @@ type Options struct {
 	// simulator's command line.
 	Target, Backend, Profile, Model, SimArgs string
 	APIKey                                   string
+	// Gateway is how Target is reached: headers, CA and client
+	// certificates, over the environment's (package gateway).
+	Gateway gateway.Flags
 	// Scenario, Size and Thresholds name the capacity scenario, its size
 	// and the thresholds file ("" for ./thresholds.yaml or the built-in).
 	Scenario, Size, Thresholds string
@@ -131,6 +135,16 @@ func (o Options) serverOptions() ([]server.Option, error) {
 			return nil, err
 		}
 		opts = append(opts, server.WithBackend(server.KindExternal), server.WithTarget(base))
+	}
+	if o.Gateway.Given() {
+		if o.Target == "" {
+			return nil, errors.New("--header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too")
+		}
+		g, err := o.Gateway.Gateway()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, server.WithGateway(g))
 	}
 	if o.Model != "" {
 		opts = append(opts, server.WithModel(o.Model))
