@@ -3,8 +3,11 @@ package perf_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -40,37 +43,26 @@ func roundRobin(t *testing.T, backends ...string) string {
 	return lb.URL
 }
 
-// forward sends r to backend and streams the answer back chunk by chunk.
+// forward sends r to backend through httputil.ReverseProxy, streaming
+// the answer back as it comes. The handler enables full duplex: without
+// it the HTTP/1 server drains and closes r.Body as soon as the proxy
+// writes the backend's response headers, and the proxy's transport, whose
+// last read of that body (after its Content-Length) may come later on a
+// busy machine, then fails and closes its connection to the backend
+// mid-stream: the client gets "unexpected EOF" (golang/go#40747).
 func forward(w http.ResponseWriter, r *http.Request, backend string) {
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, backend+r.URL.RequestURI(), r.Body)
+	u, err := url.Parse(backend)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	out.Header = r.Header.Clone()
-	resp, err := http.DefaultTransport.RoundTrip(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
+	if err := http.NewResponseController(w).EnableFullDuplex(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		http.Error(w, "enable full duplex: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.FlushInterval = -1 // stream SSE chunks as they come
+	proxy.ServeHTTP(w, r)
 }
 
 // TestRealServerFleet: two simulators behind a round-robin proxy. With
