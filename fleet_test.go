@@ -3,10 +3,8 @@ package perf_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // The tests in this file point the suite at deployments that are not one
@@ -43,26 +42,15 @@ func roundRobin(t *testing.T, backends ...string) string {
 	return lb.URL
 }
 
-// forward sends r to backend through httputil.ReverseProxy, streaming
-// the answer back as it comes. The handler enables full duplex: without
-// it the HTTP/1 server drains and closes r.Body as soon as the proxy
-// writes the backend's response headers, and the proxy's transport, whose
-// last read of that body (after its Content-Length) may come later on a
-// busy machine, then fails and closes its connection to the backend
-// mid-stream: the client gets "unexpected EOF" (golang/go#40747).
+// forward sends r to backend, streaming the answer back as it comes
+// (simtest.StreamingProxy).
 func forward(w http.ResponseWriter, r *http.Request, backend string) {
 	u, err := url.Parse(backend)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	if err := http.NewResponseController(w).EnableFullDuplex(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		http.Error(w, "enable full duplex: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.FlushInterval = -1 // stream SSE chunks as they come
-	proxy.ServeHTTP(w, r)
+	simtest.StreamingProxy(u).ServeHTTP(w, r)
 }
 
 // TestRealServerFleet: two simulators behind a round-robin proxy. With

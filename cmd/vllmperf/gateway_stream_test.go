@@ -13,15 +13,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // TestGatewayStreamsWhole: streamed chat completions through a reverse
-// proxy wrapped in fullDuplex (as the test gateway is) arrive whole, even
+// proxy wrapped in simtest.FullDuplex (as simtest.StreamingProxy is) arrive whole, even
 // when the proxy's transport reads the end of the request body only after
 // the simulator's answer has begun to flow back. That late read is what a
 // busy machine produces now and then (about 1 stream in 40 under `vllmperf
 // run` on 2 shared cores); here lateEOF forces it on every request, so
-// without fullDuplex every stream is cut with "unexpected EOF" (the proxy
+// without FullDuplex every stream is cut with "unexpected EOF" (the proxy
 // logs "use of closed network connection", golang/go#40747).
 func TestGatewayStreamsWhole(t *testing.T) {
 	sim, err := url.Parse(startSim(t))
@@ -30,7 +32,7 @@ func TestGatewayStreamsWhole(t *testing.T) {
 	}
 	proxy := httputil.NewSingleHostReverseProxy(sim)
 	proxy.FlushInterval = -1
-	ts := httptest.NewServer(fullDuplex(lateEOF(proxy)))
+	ts := httptest.NewServer(simtest.FullDuplex(lateEOF(proxy)))
 	t.Cleanup(ts.Close)
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
 	t.Cleanup(client.CloseIdleConnections)

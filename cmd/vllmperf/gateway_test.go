@@ -9,12 +9,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/simtest"
 )
 
 // gatewayKey is the header value the test gateway wants; it must appear
@@ -105,9 +105,8 @@ func startGateway(t *testing.T, pki *testPKI, mTLS bool) *testGateway {
 		t.Fatal(err)
 	}
 	g := &testGateway{seen: map[string]bool{}}
-	proxy := httputil.NewSingleHostReverseProxy(sim)
-	proxy.FlushInterval = -1 // stream SSE chunks as they come
-	ts := httptest.NewUnstartedServer(fullDuplex(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := simtest.StreamingProxy(sim)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != gatewayKey {
 			http.Error(w, `{"message":"Unauthorized: no valid x-api-key"}`, http.StatusUnauthorized)
 			return
@@ -116,7 +115,7 @@ func startGateway(t *testing.T, pki *testPKI, mTLS bool) *testGateway {
 		g.seen[r.URL.Path] = true
 		g.mu.Unlock()
 		proxy.ServeHTTP(w, r)
-	})))
+	}))
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{pki.server}, ClientCAs: pki.pool, ClientAuth: tls.VerifyClientCertIfGiven}
 	if mTLS {
 		ts.TLS.ClientAuth = tls.RequireAndVerifyClientCert
@@ -125,25 +124,6 @@ func startGateway(t *testing.T, pki *testPKI, mTLS bool) *testGateway {
 	t.Cleanup(ts.Close)
 	g.url = ts.URL
 	return g
-}
-
-// fullDuplex lets h read the request body after it has begun writing the
-// response, as a reverse proxy does: its transport copies the body to the
-// backend while the backend's answer streams back. Without it the HTTP/1
-// server drains and closes the request body when the response headers are
-// written; the transport's last read of that body (after the declared
-// Content-Length, to see nothing follows) then fails with "invalid Read on
-// closed Body", and the transport closes its connection to the backend
-// mid-answer: the client gets "unexpected EOF" (golang/go#40747). HTTP/2
-// needs nothing and answers ErrNotSupported.
-func fullDuplex(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			http.Error(w, "gateway: enable full duplex: "+err.Error(), http.StatusInternalServerError)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // paths returns the paths the gateway let through, sorted.
