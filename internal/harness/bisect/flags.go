@@ -10,9 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
 )
 
@@ -55,24 +53,11 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	base, err := suite.FromEnv(false)
+	base, err := upgrade.SuiteSettings(fs, o.Size, o.Thresholds)
 	if err != nil {
 		return Config{}, err
 	}
-	if fs.Changed("size") {
-		if base.Size, err = scenario.ParseSize(o.Size); err != nil {
-			return Config{}, fmt.Errorf("--size: %w", err)
-		}
-	}
-	if o.Thresholds != "" {
-		if base.Thresholds, err = thresholds.Resolve(o.Thresholds, "."); err != nil {
-			return Config{}, err
-		}
-	}
-	maxPairs := o.MaxPairs
-	if !fs.Changed("max-pairs") {
-		maxPairs = 0
-	}
+	maxPairs := upgrade.PairCap(fs, o.MaxPairs)
 	if _, err := upgrade.SelectPoints(upgrade.Builtin(), base.Size, o.Points); err != nil {
 		return Config{}, err
 	}

@@ -69,28 +69,15 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	base, err := suite.FromEnv(false)
+	base, err := SuiteSettings(fs, o.Size, o.Thresholds)
 	if err != nil {
 		return Config{}, err
-	}
-	if fs.Changed("size") {
-		if base.Size, err = scenario.ParseSize(o.Size); err != nil {
-			return Config{}, fmt.Errorf("--size: %w", err)
-		}
-	}
-	if o.Thresholds != "" {
-		if base.Thresholds, err = thresholds.Resolve(o.Thresholds, "."); err != nil {
-			return Config{}, err
-		}
 	}
 	traces, err := o.Traces.settings(fs)
 	if err != nil {
 		return Config{}, err
 	}
-	maxPairs := o.MaxPairs
-	if !fs.Changed("max-pairs") {
-		maxPairs = 0 // the default cap, or --min-pairs when that is higher
-	}
+	maxPairs := PairCap(fs, o.MaxPairs)
 	dir := o.Results
 	if dir == "" {
 		dir = filepath.Join("results", "upgrade-"+time.Now().UTC().Format("20060102T150405Z"))
@@ -100,6 +87,37 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 		Old: Side{Image: o.Old, SimArgs: strings.Fields(o.OldSim)},
 		New: Side{Image: o.New, SimArgs: strings.Fields(o.NewSim)},
 	}, nil
+}
+
+// SuiteSettings is the suite's configuration from the environment
+// (suite.FromEnv), with the --size and --thresholds flags (fs says which
+// were given) over it: the settings an upgrade gate, or each step of a
+// bisection, runs its points with.
+func SuiteSettings(fs *pflag.FlagSet, size, thresholdsPath string) (suite.Config, error) {
+	base, err := suite.FromEnv(false)
+	if err != nil {
+		return base, err
+	}
+	if fs.Changed("size") {
+		if base.Size, err = scenario.ParseSize(size); err != nil {
+			return base, fmt.Errorf("--size: %w", err)
+		}
+	}
+	if thresholdsPath != "" {
+		if base.Thresholds, err = thresholds.Resolve(thresholdsPath, "."); err != nil {
+			return base, err
+		}
+	}
+	return base, nil
+}
+
+// PairCap is Config.MaxPairs from the --max-pairs flag: 0 when it was not
+// given (the default cap, or --min-pairs when that is higher).
+func PairCap(fs *pflag.FlagSet, maxPairs int) int {
+	if !fs.Changed("max-pairs") {
+		return 0
+	}
+	return maxPairs
 }
 
 // Publish writes the result: the report on stdout in --format, the
