@@ -11,8 +11,6 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
-
-	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 // TestKilledRunLeftoverRemoved: a vllmperf run killed by SIGKILL while
@@ -89,21 +87,7 @@ func TestSecondSignalLeavesNoContainer(t *testing.T) {
 	m := p.waitLine(t, readyLine, 3*time.Minute)
 	base, id := m[1], m[2]
 	t.Cleanup(func() { removeByID(t, id) }) // only should the test fail
-	sc := scrape.NewScraper(base + "/metrics")
-	for {
-		snap, err := sc.Scrape(ctx)
-		if err != nil {
-			t.Fatalf("scrape the container: %v", err)
-		}
-		if n, err := snap.Gauge(scrape.NumRequestsRunning); err == nil && n >= 1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the run never reached the server")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	waitRunning(t, ctx, base)
 	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		if err := p.cmd.Process.Signal(s); err != nil {
 			t.Fatal(err)

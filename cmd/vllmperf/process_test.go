@@ -293,21 +293,7 @@ func TestSIGINTDuringContainerRun(t *testing.T) {
 		}
 	})
 	// Wait until the server runs requests, then interrupt.
-	sc := scrape.NewScraper(base + "/metrics")
-	for {
-		snap, err := sc.Scrape(ctx)
-		if err != nil {
-			t.Fatalf("scrape the container: %v", err)
-		}
-		if n, err := snap.Gauge(scrape.NumRequestsRunning); err == nil && n >= 1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the run never reached the server")
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	waitRunning(t, ctx, base)
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -343,5 +329,27 @@ func TestContainerDiesMidRunCLI(t *testing.T) {
 	}
 	if !containerGone(t, m[2]) {
 		t.Errorf("container %s left behind", m[2])
+	}
+}
+
+// waitRunning waits until the server at base runs a request (its
+// num_requests_running gauge at 1 or more), so that a signal sent next
+// lands mid-load; it fails t when ctx ends first.
+func waitRunning(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	sc := scrape.NewScraper(base + "/metrics")
+	for {
+		snap, err := sc.Scrape(ctx)
+		if err != nil {
+			t.Fatalf("scrape the server: %v", err)
+		}
+		if n, err := snap.Gauge(scrape.NumRequestsRunning); err == nil && n >= 1 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the run never reached the server")
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
