@@ -78,8 +78,7 @@ func (m Mismatch) describe(baseName, newName string) string {
 // checkConfig compares the configuration keys of every benchmark both
 // sides ran, and the sides' sets of profiles.
 func checkConfig(base, next *sideData, keys []string) []Mismatch {
-	var out []Mismatch
-	index := map[[3]string]int{}
+	var out mismatchSet
 	for _, key := range base.order {
 		nb, ok := next.benches[key]
 		if !ok {
@@ -92,20 +91,35 @@ func checkConfig(base, next *sideData, keys []string) []Mismatch {
 				continue
 			}
 			m := Mismatch{Key: k, Baseline: joinValues(bv), New: joinValues(nv)}
-			id := [3]string{m.Key, m.Baseline, m.New}
-			if i, seen := index[id]; seen {
-				out[i].Count++
-				continue
-			}
-			m.Benchmark, m.Count = bb.name, 1
-			index[id] = len(out)
-			out = append(out, m)
+			out.add(m, bb.name)
 		}
 	}
 	if bp, np := base.profiles(), next.profiles(); !slices.Equal(bp, np) {
-		out = append(out, Mismatch{Key: ProfilesKey, Baseline: joinValues(bp), New: joinValues(np)})
+		out.list = append(out.list, Mismatch{Key: ProfilesKey, Baseline: joinValues(bp), New: joinValues(np)})
 	}
-	return out
+	return out.list
+}
+
+// mismatchSet gathers mismatches, one per key and pair of values: the
+// first benchmark that shows it is named, and Count says how many do.
+type mismatchSet struct {
+	list  []Mismatch
+	index map[[3]string]int
+}
+
+// add records m, seen on the benchmark named bench.
+func (s *mismatchSet) add(m Mismatch, bench string) {
+	id := [3]string{m.Key, m.Baseline, m.New}
+	if i, seen := s.index[id]; seen {
+		s.list[i].Count++
+		return
+	}
+	if s.index == nil {
+		s.index = map[[3]string]int{}
+	}
+	m.Benchmark, m.Count = bench, 1
+	s.index[id] = len(s.list)
+	s.list = append(s.list, m)
 }
 
 func joinValues(vs []string) string {

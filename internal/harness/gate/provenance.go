@@ -58,9 +58,8 @@ func provenanceDiffs(base, next *sideData, keys []string) ([]Mismatch, []string)
 	if len(keys) == 0 {
 		return nil, nil // the caller asked for no configuration check
 	}
-	var out []Mismatch
+	var out mismatchSet
 	var notes []string
-	index := map[[3]string]int{}
 	noted := map[string]bool{}
 	for _, key := range base.order {
 		nb, ok := next.benches[key]
@@ -87,15 +86,8 @@ func provenanceDiffs(base, next *sideData, keys []string) ([]Mismatch, []string)
 			if img := recorded(bb.config["image"]); k == ImageDigestKey && img != "" && img == recorded(nb.config["image"]) {
 				m.Detail = fmt.Sprintf("the same image %q resolved to another build", img)
 			}
-			id := [3]string{m.Key, m.Baseline, m.New}
-			if i, seen := index[id]; seen {
-				out[i].Count++
-				continue
-			}
-			m.Benchmark, m.Count = bb.name, 1
-			index[id] = len(out)
-			out = append(out, m)
+			out.add(m, bb.name)
 		}
 	}
-	return out, notes
+	return out.list, notes
 }
