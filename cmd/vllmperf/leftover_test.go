@@ -74,7 +74,7 @@ func removeByID(t *testing.T, id string) {
 
 // TestSecondSignalLeavesNoContainer: SIGINT, then SIGTERM at once (a
 // second signal, not a repeat of the first), while a simulator container
-// serves requests: the second signal is named, and the container is gone
+// serves requests: the second signal handled is named, and the container is gone
 // when the process has exited. The exit status is the first signal's
 // (130) when the run's own stop wins the race to exit, else the second's
 // (143).
@@ -94,7 +94,12 @@ func TestSecondSignalLeavesNoContainer(t *testing.T) {
 		}
 	}
 	code, stderr := p.wait(t)
-	if (code != 143 && code != 130) || !strings.Contains(stderr, "second SIGTERM: removing this process's containers") {
+	// Two signals sent back to back may reach the process in either order
+	// (a fresh-clone CI saw SIGTERM handled first): the second one handled
+	// is the one named.
+	second := strings.Contains(stderr, "second SIGTERM: removing this process's containers") ||
+		strings.Contains(stderr, "second SIGINT: removing this process's containers")
+	if (code != 143 && code != 130) || !second {
 		t.Fatalf("exit %d, want 143 or 130 with the second signal named:\n%s", code, stderr)
 	}
 	if !containerGone(t, id) {
