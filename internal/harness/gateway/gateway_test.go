@@ -151,7 +151,7 @@ func TestProxyRule(t *testing.T) {
 		{"http://localhost:8000/metrics", true},      // the name
 		{"http://vllm.localhost/metrics", true},      // RFC 6761
 		{"https://gateway.example/v1/models", false}, // the environment's rule
-		{"http://10.0.0.5:8000/metrics", false},      // a private address is not loopback
+		{"http://vllm-0.vllm:8000/metrics", false},   // a cluster name is not loopback
 	} {
 		req, _ := http.NewRequest(http.MethodGet, tc.url, nil)
 		before := asked

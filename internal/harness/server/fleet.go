@@ -117,7 +117,7 @@ func metricsURL(raw, path string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q: want an http:// or https:// URL with a host, e.g. http://10.0.0.7:8000/metrics", raw)
+		return "", fmt.Errorf("%q: want an http:// or https:// URL with a host, e.g. http://vllm-0.vllm:8000/metrics", raw)
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("%s://%s: put no credentials in the URL", u.Scheme, u.Host)

@@ -17,7 +17,7 @@ func TestTargetKey(t *testing.T) {
 		case "localhost":
 			return []string{"::1", "127.0.0.1"}, nil
 		case "vllm.internal":
-			return []string{"10.0.0.9", "10.0.0.7"}, nil
+			return []string{"127.0.0.9", "127.0.0.7"}, nil // never dialled
 		case "v6only":
 			return []string{"::1"}, nil
 		}
@@ -36,7 +36,7 @@ func TestTargetKey(t *testing.T) {
 		{"default http", "http://127.0.0.1", "http://127.0.0.1:80"},
 		{"default https", "https://127.0.0.1", "https://127.0.0.1:443"},
 		// Several addresses: the lowest IPv4 one, whatever the order.
-		{"several", "http://vllm.internal:8000", "http://10.0.0.7:8000"},
+		{"several", "http://vllm.internal:8000", "http://127.0.0.7:8000"},
 		{"ipv6", "http://[::1]:8000", "http://[::1]:8000"},
 		{"ipv6 name", "http://v6only:8000", "http://[::1]:8000"},
 		// A name that does not resolve is kept.
