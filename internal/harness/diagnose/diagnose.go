@@ -4,8 +4,8 @@
 // measured evidence from the folder (the runs' metrics, checks, server
 // deltas, sampler time series and request samples) and reports the
 // numbers that fired it, what to try, and which of the suite's profiles
-// (basic, high-throughput, low-latency, memory-saving, speculative)
-// addresses it.
+// addresses it: a profile says so itself, under diagnose: in its file
+// (scenarios/profiles/), in words that quote its own flag values.
 //
 // The rules, in order:
 //
@@ -43,7 +43,9 @@ type Rule struct {
 	Title string
 	// Remedies are what to try, in the seed's order.
 	Remedies []string
-	// Profiles are the suite's profiles that address the bottleneck.
+	// Profiles are the suite's profiles that address the bottleneck:
+	// advice for every profile (set here), then each profile file's
+	// diagnose: entry for the rule (see Rules).
 	Profiles []Advice
 
 	// fire reads one run (and its profile's other runs).
@@ -177,8 +179,12 @@ func Run(f *results.Folder, th thresholds.Diagnosis) (*Diagnosis, error) {
 		p.runs = append(p.runs, x)
 		order = append(order, x)
 	}
+	all, err := Rules()
+	if err != nil {
+		return nil, err
+	}
 	d := &Diagnosis{Thresholds: th}
-	for _, rule := range Rules() {
+	for _, rule := range all {
 		var hits []Hit
 		var cov Coverage
 		for _, x := range order {

@@ -200,7 +200,9 @@ func TestRulesFire(t *testing.T) {
 	for _, f := range []string{"report.html", "report.md"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
-	for _, rule := range diagnose.Rules() {
+	rules, err := diagnose.Rules()
+	require.NoError(t, err)
+	for _, rule := range rules {
 		t.Run(rule.ID+"/healthy", func(t *testing.T) {
 			f, fired := d.Finding(rule.ID)
 			assert.False(t, fired, "%s fired on the healthy run %s: %v", rule.ID, dir, f.Hits)

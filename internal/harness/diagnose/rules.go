@@ -30,10 +30,6 @@ var rules = []*Rule{
 			"prefix caching (--enable-prefix-caching): prompts that share a prefix (system prompt, chat history, RAG template) skip its prefill",
 			"prefill/decode disaggregation: prefill on its own instances, so long prompts never block short requests' decode",
 		},
-		Profiles: []Advice{
-			{"low-latency", "chunked prefill with a 512-token step budget"},
-			{"high-throughput", "prefix caching, and 64 sequences with a 4096-token budget to drain the queue"},
-		},
 		fire: highTTFT,
 	},
 	{
@@ -43,11 +39,6 @@ var rules = []*Rule{
 			"batch-size swings: cap the batch (--max-num-seqs) so that the step time stays in a band, or smooth the arrivals",
 			"preemptions: give the KV cache more room (fp8 KV cache, higher --gpu-memory-utilization) or run fewer sequences",
 			"speculative decoding: tune --speculative-config (fewer num_speculative_tokens when acceptance is low, a better draft), or turn it off for this traffic",
-		},
-		Profiles: []Advice{
-			{"low-latency", "--max-num-seqs 16 bounds the batch and so the step time"},
-			{"memory-saving", "fp8 KV cache: about twice the blocks, so fewer preemptions"},
-			{"speculative", "its --speculative-config is the one to tune when acceptance falls"},
 		},
 		fire: tpotJitter,
 	},
@@ -59,10 +50,6 @@ var rules = []*Rule{
 			"a shorter context (--max-model-len) where the traffic allows it",
 			"more memory for the cache: a higher --gpu-memory-utilization, or more GPUs (--tensor-parallel-size)",
 		},
-		Profiles: []Advice{
-			{"memory-saving", "fp8 KV cache and a 2048-token context"},
-			{"high-throughput", "--gpu-memory-utilization 0.92"},
-		},
 		fire: kvPressure,
 	},
 	{
@@ -71,10 +58,6 @@ var rules = []*Rule{
 		Remedies: []string{
 			"raise --max-num-seqs (and --max-num-batched-tokens with it): the KV cache has room for the requests that wait",
 			"when the traffic itself never fills a batch, speculative decoding makes each step emit more tokens",
-		},
-		Profiles: []Advice{
-			{"high-throughput", "--max-num-seqs 64 with a 4096-token budget"},
-			{"speculative", "for small batches: several tokens per step"},
 		},
 		fire: smallBatch,
 	},
@@ -91,9 +74,6 @@ var rules = []*Rule{
 		fire: coldStart,
 	},
 }
-
-// Rules returns the rules in order.
-func Rules() []*Rule { return slices.Clone(rules) }
 
 // highTTFT: TTFT p99 of many decode steps, with a waiting queue or long
 // prompts behind it.

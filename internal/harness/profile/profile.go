@@ -19,6 +19,8 @@
 //	extra_args: ["--some-new-flag", "x"]  # passed verbatim, not checked
 //	env:                            # the container's environment (not for --target)
 //	  OMP_NUM_THREADS: 8
+//	diagnose:                       # what the profile does about a bottleneck
+//	  kv-pressure: a {max-model-len}-token context   # rule ID: advice; {flag} is the flag's value
 //
 // Decoding is strict: an unknown key is an error with its line, and so is a
 // flag name that is not a known vLLM serve flag (with a did-you-mean).
@@ -95,6 +97,9 @@ type Profile struct {
 	// start (the external backend): the profile only names it, and its
 	// flags are the deployment's own (see Deployment).
 	Deployment bool
+	// Advice says which of `vllmperf diagnose`'s bottlenecks the profile
+	// addresses, and why (diagnose:, in file order).
+	Advice []Advice
 }
 
 // DefaultDeploymentLabel names an external deployment in results when the
@@ -202,6 +207,7 @@ type file struct {
 	SimFlags    yaml.Node `yaml:"sim_flags"`
 	ExtraArgs   []string  `yaml:"extra_args"`
 	Env         yaml.Node `yaml:"env"`
+	Diagnose    yaml.Node `yaml:"diagnose"`
 }
 
 // Load reads and parses the profile file at path.
@@ -217,7 +223,7 @@ func Load(path string) (Profile, error) {
 func Parse(source string, data []byte) (Profile, error) {
 	var f file
 	if err := strictyaml.Decode(source, data, &f,
-		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags, extra_args and env (vLLM flags go under flags:)"),
+		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags, extra_args, env and diagnose (vLLM flags go under flags:)"),
 		strictyaml.EmptyHint("a profile needs at least `name:`")); err != nil {
 		return Profile{}, err
 	}
@@ -236,6 +242,9 @@ func Parse(source string, data []byte) (Profile, error) {
 		return Profile{}, err
 	}
 	if p.Env, err = parseEnv(source, &f.Env); err != nil {
+		return Profile{}, err
+	}
+	if p.Advice, err = parseAdvice(source, &f.Diagnose, p.Flags); err != nil {
 		return Profile{}, err
 	}
 	return p, nil
@@ -391,19 +400,63 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 // profileDir is the folder of the embedded profiles in scenarios.Profiles.
 const profileDir = "profiles"
 
+// Set is a folder of profile files, one profile per NAME.yaml: the
+// built-in profiles (Builtins) or any folder (Dir), so that a test can
+// check a set with a profile added.
+type Set struct {
+	fsys fs.FS
+	dir  string
+	// prefix is the folder named in messages: "scenarios/profiles".
+	prefix string
+}
+
+// Builtins is the built-in set: the files embedded from scenarios/profiles/.
+func Builtins() Set {
+	return Set{fsys: scenarios.Profiles, dir: profileDir, prefix: "scenarios/" + profileDir}
+}
+
+// Dir is the set of the profile files in folder dir.
+func Dir(dir string) Set { return Set{fsys: os.DirFS(dir), dir: ".", prefix: dir} }
+
+// Names lists the set's profiles, sorted.
+func (s Set) Names() []string { return scenarios.Names(s.fsys, s.dir) }
+
+// Get returns the set's profile called name.
+func (s Set) Get(name string) (Profile, error) {
+	file := path.Join(s.dir, name+".yaml")
+	data, err := fs.ReadFile(s.fsys, file)
+	if err != nil {
+		if s.fsys != fs.FS(scenarios.Profiles) {
+			return Profile{}, fmt.Errorf("profile %q is not in %s: choose one of %s", name, s.prefix, strings.Join(s.Names(), ", "))
+		}
+		return Profile{}, fmt.Errorf("profile %q is not built in: choose one of %s, or pass a YAML file path", name, strings.Join(s.Names(), ", "))
+	}
+	p, err := Parse(path.Join(s.prefix, name+".yaml"), data)
+	if err == nil && p.Name != name {
+		err = &Error{File: p.Source, Msg: fmt.Sprintf("name: %q differs from the file's name: write `name: %s` (profiles are found by their file name)", p.Name, name)}
+	}
+	return p, err
+}
+
+// All returns every profile of the set, in name order.
+func (s Set) All() ([]Profile, error) {
+	var out []Profile
+	for _, name := range s.Names() {
+		p, err := s.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // Names lists the built-in profiles (the files embedded from
 // scenarios/profiles/), sorted.
-func Names() []string { return scenarios.Names(scenarios.Profiles, profileDir) }
+func Names() []string { return Builtins().Names() }
 
 // Builtin returns the built-in profile called name.
-func Builtin(name string) (Profile, error) {
-	file := path.Join(profileDir, name+".yaml")
-	data, err := fs.ReadFile(scenarios.Profiles, file)
-	if err != nil {
-		return Profile{}, fmt.Errorf("profile %q is not built in: choose one of %s, or pass a YAML file path", name, strings.Join(Names(), ", "))
-	}
-	return Parse("scenarios/"+file, data)
-}
+func Builtin(name string) (Profile, error) { return Builtins().Get(name) }
 
 // Resolve returns the built-in profile called ref, or loads ref as a file
 // path when it names no built-in (it contains a path separator or ends in

@@ -12,9 +12,10 @@ import (
 // each must hold.
 func TestBuiltinsParse(t *testing.T) {
 	names := Names()
-	want := []string{"basic", "high-throughput", "low-latency", "memory-saving", "speculative"}
-	if !slices.Equal(names, want) {
-		t.Fatalf("Names() = %v, want %v", names, want)
+	// The folder's files are the built-in profiles: whatever it holds.
+	want := Dir(filepath.Join("..", "..", "..", "scenarios", "profiles")).Names()
+	if !slices.Equal(names, want) || !slices.Contains(names, "basic") {
+		t.Fatalf("Names() = %v, want the files of scenarios/profiles: %v (basic among them)", names, want)
 	}
 	for _, n := range names {
 		p, err := Builtin(n)
@@ -92,6 +93,10 @@ func TestFullFormat(t *testing.T) {
 	if got, want := p.Flags[1].Line, 7; got != want {
 		t.Errorf("Flags[1].Line = %d, want %d", got, want)
 	}
+	wantAdvice := []Advice{{Rule: "small-batch", Why: "--max-num-seqs 8, 1024 tokens", Line: 23}, {Rule: "cold-start", Why: "no flag quoted", Line: 24}}
+	if !slices.Equal(p.Advice, wantAdvice) {
+		t.Errorf("Advice = %+v, want %+v", p.Advice, wantAdvice)
+	}
 }
 
 // TestBadProfiles checks that each broken fixture fails with its line and
@@ -122,6 +127,18 @@ func TestBadProfiles(t *testing.T) {
 		{"flags-list.yaml", 3, []string{"must be a mapping"}},
 		// A flag with no value.
 		{"null-value.yaml", 3, []string{"has no value", "true"}},
+		// diagnose: written as a list.
+		{"diagnose-list.yaml", 5, []string{"diagnose: must be a mapping of rule to advice"}},
+		// Advice quoting a flag the profile does not set.
+		{"diagnose-unset-flag.yaml", 5, []string{"{max-num-seqs} names no flag of this profile", "set --max-num-seqs there"}},
+		// Advice quoting a bare flag, which has no value to quote.
+		{"diagnose-bare-flag.yaml", 5, []string{"{enable-prefix-caching} names no flag of this profile with a value"}},
+		// A rule with no advice.
+		{"diagnose-empty.yaml", 5, []string{"high-ttft needs one line of text"}},
+		// The same rule twice.
+		{"diagnose-duplicate.yaml", 6, []string{"high-ttft set twice (first on line 5)"}},
+		// A rule's title where its ID belongs.
+		{"diagnose-bad-id.yaml", 5, []string{`"High TTFT" is not a rule ID`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -208,5 +225,28 @@ func TestSuggest(t *testing.T) {
 		if got := suggestFlag(tt.in); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestDirSet reads a folder of profiles as the built-in set is read: a
+// profile by its file's name, which its name: must match.
+func TestDirSet(t *testing.T) {
+	set := Dir(filepath.Join("testdata", "set"))
+	if got, want := strings.Join(set.Names(), ","), "one,renamed"; got != want {
+		t.Fatalf("Names() = %s, want %s", got, want)
+	}
+	if p, err := set.Get("one"); err != nil || p.Name != "one" || p.Source != filepath.Join("testdata", "set", "one.yaml") {
+		t.Errorf("Get(one) = %+v, %v", p, err)
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"renamed", `testdata/set/renamed.yaml: name: "other" differs from the file's name: write ` + "`name: renamed` (profiles are found by their file name)"},
+		{"none", `profile "none" is not in testdata/set: choose one of one, renamed`},
+	} {
+		if _, err := set.Get(tt.name); err == nil || err.Error() != tt.want {
+			t.Errorf("Get(%s) = %v, want %s", tt.name, err, tt.want)
+		}
+	}
+	if _, err := set.All(); err == nil || !strings.Contains(err.Error(), "renamed.yaml") {
+		t.Errorf("All() = %v, want the renamed file's error", err)
 	}
 }
