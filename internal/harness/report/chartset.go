@@ -136,7 +136,7 @@ func (r *Report) profileCharts(profile string) ProfileCharts {
 	} else {
 		for _, run := range r.Runs {
 			if run.Profile == profile && !isStartup(run) && len(lines) < len(palette) {
-				lines = append(lines, cdfLine{name: shortLabel(run), samples: r.folder.Samples(run.Key())})
+				lines = append(lines, cdfLine{name: r.shortLabel(run), samples: r.folder.Samples(run.Key())})
 			}
 		}
 	}
@@ -416,7 +416,7 @@ func (r *Report) timelineSegments(profile string) (segs []runSeries, cursor floa
 		if len(pts) == 0 {
 			continue
 		}
-		seg := runSeries{label: shortLabel(run), offset: cursor - pts[0].T, points: pts}
+		seg := runSeries{label: r.shortLabel(run), offset: cursor - pts[0].T, points: pts}
 		segs = append(segs, seg)
 		cursor = seg.offset + pts[len(pts)-1].T + timelineGap
 	}
@@ -461,14 +461,17 @@ func (b *chartBuilder) seriesBroken(name string, i int, xys plotter.XYs) {
 	}
 }
 
-// shortLabel names a run on a timeline or in a legend: c8 for a sweep
-// point, else its scenario and point in short.
-func shortLabel(r results.Run) string {
-	pt := benchname.ParsePoint(r.Point).Short()
-	if r.Scenario == "concurrency-sweep" {
-		return pt
+// shortLabel names a run on a timeline or in a legend: c8 for a point of
+// a knee sweep (a scenario with knee: true, whose knee the folder holds),
+// else its scenario and point in short.
+func (r *Report) shortLabel(run results.Run) string {
+	pt := benchname.ParsePoint(run.Point).Short()
+	for _, sw := range r.Sweeps {
+		if sw.Knee != nil && sw.Profile == run.Profile && sw.Scenario == run.Scenario {
+			return pt
+		}
 	}
-	return strings.TrimSpace(r.Scenario + " " + pt)
+	return strings.TrimSpace(run.Scenario + " " + pt)
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

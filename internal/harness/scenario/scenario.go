@@ -31,6 +31,8 @@
 //	                             # and requests
 //	opt_in: true                 # the suite runs it only when named
 //	                             # (VLLMPERF_SCENARIOS): it takes minutes
+//	run_order: 1                 # runs before the scenarios without one
+//	                             # (lowest first); the others by name
 //	size:
 //	  full: {waves: 8, min_requests: 32}   # or requests: N; duration: 2m
 //	  quick: {requests: 8, max_tokens: 32, warmup: 1, sampler_interval: 250ms}
@@ -125,6 +127,9 @@ type Scenario struct {
 	// Capacity, when set, makes the scenario a capacity search: no fixed
 	// points, but runs at levels the search picks (CapacityPoint).
 	Capacity *Capacity
+	// RunOrder places the scenario in the suite's run (Names): scenarios
+	// with one run first, lowest first; 0 (none) runs after them, by name.
+	RunOrder int
 	// OptIn keeps the scenario out of the suite's default list: it runs
 	// when named (VLLMPERF_SCENARIOS).
 	OptIn bool
@@ -315,10 +320,16 @@ func FormatRate(r float64) string {
 // workloadDir is the folder of the embedded scenarios in scenarios.Workloads.
 const workloadDir = "workloads"
 
-// Names lists the built-in scenarios in the order the suite runs them.
+// Names lists the built-in scenarios in the order the suite runs them:
+// those with a run_order first, lowest first, then the others; by name
+// within the same place.
 func Names() []string {
 	out := scenarios.Names(scenarios.Workloads, workloadDir)
-	sort.SliceStable(out, func(i, j int) bool { return runOrder(out[i]) < runOrder(out[j]) })
+	order := map[string]int{}
+	for _, n := range out {
+		order[n] = runOrder(n)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i]] < order[out[j]] })
 	return out
 }
 
@@ -334,17 +345,18 @@ func DefaultNames() []string {
 	return out
 }
 
-// runOrder puts the seed's experiments first (TTFT/TPOT, then the sweep);
-// the others follow in name order.
+// runOrder is the sort key of the built-in scenario called name: its
+// run_order, or after every ordered one when it has none. Only that key
+// is read (Builtin reports a broken file; it sorts last here).
 func runOrder(name string) int {
-	switch name {
-	case "ttft-tpot":
-		return 0
-	case "concurrency-sweep":
-		return 1
-	default:
-		return 2
+	var f struct {
+		RunOrder int `yaml:"run_order"`
 	}
+	data, err := fs.ReadFile(scenarios.Workloads, path.Join(workloadDir, name+".yaml"))
+	if err != nil || yaml.Unmarshal(data, &f) != nil || f.RunOrder < 1 {
+		return math.MaxInt
+	}
+	return f.RunOrder
 }
 
 // Builtin returns the built-in scenario called name.
@@ -368,6 +380,7 @@ type file struct {
 	Knee        bool                  `yaml:"knee"`
 	Capacity    *Capacity             `yaml:"capacity"`
 	OptIn       bool                  `yaml:"opt_in"`
+	RunOrder    *int                  `yaml:"run_order"`
 	Size        map[string]sizingYAML `yaml:"size"`
 	Expect      Expect                `yaml:"expect"`
 }
@@ -461,6 +474,12 @@ func Parse(source string, data []byte) (*Scenario, error) {
 			return nil, bad(at("warmup"), "warmup: %d: want 0 or more requests", *f.Warmup)
 		}
 		s.Warmup = *f.Warmup
+	}
+	if f.RunOrder != nil {
+		if *f.RunOrder < 1 {
+			return nil, bad(at("run_order"), "run_order: %d: want 1 or more (lowest runs first), or leave it out to run after the ordered scenarios", *f.RunOrder)
+		}
+		s.RunOrder = *f.RunOrder
 	}
 	switch f.Points {
 	case "", "mixed":

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,17 +11,48 @@ import (
 	"time"
 )
 
+// TestBuiltins: the built-in scenarios are the files of
+// scenarios/workloads, in their run_order, and each is valid at each size.
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
 	names := Names()
-	if got, want := strings.Join(names, ","), "ttft-tpot,concurrency-sweep,chat-live,datasets,long-prefill-mix,poisson,prefix-reuse,slo-capacity,structured-output,trace-replay"; got != want {
-		t.Fatalf("Names() = %s, want %s", got, want)
+	entries, err := os.ReadDir(filepath.Join("..", "..", "..", "scenarios", "workloads"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	var files []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			files = append(files, n)
+		}
+	}
+	if got := slices.Sorted(slices.Values(names)); !slices.Equal(got, files) {
+		t.Fatalf("Names() = %v, want the files of scenarios/workloads: %v", names, files)
+	}
+	// The seed's two experiments run first, as their files say.
+	if len(names) < 2 || names[0] != "ttft-tpot" || names[1] != "concurrency-sweep" {
+		t.Errorf("Names() = %v: want ttft-tpot (run_order 1) and concurrency-sweep (run_order 2) first", names)
+	}
+	place := func(s *Scenario) string {
+		order := math.MaxInt
+		if s.RunOrder > 0 {
+			order = s.RunOrder
+		}
+		return fmt.Sprintf("%020d %s", order, s.Name)
+	}
+	var prev *Scenario
 	for _, n := range names {
 		s, err := Builtin(n)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if s.Name != n {
+			t.Errorf("%s: name: %q differs from the file's name", n, s.Name)
+		}
+		if prev != nil && place(prev) > place(s) {
+			t.Errorf("%s (run_order %d) runs after %s (run_order %d): want the lower run_order first, then name order", n, s.RunOrder, prev.Name, prev.RunOrder)
+		}
+		prev = s
 		for _, z := range []Size{Full, Quick} {
 			pts := s.Points(z)
 			if s.Capacity != nil {
@@ -140,6 +172,8 @@ func TestParseErrors(t *testing.T) {
 		{"capacity-cap.yaml", `capacity-cap.yaml:4:7: load: max_concurrency would hold an overload back`},
 		// The name is required.
 		{"no-name.yaml", `no-name.yaml:1:1: missing name`},
+		// A run order places a scenario first: 1 or more.
+		{"bad-run-order.yaml", `bad-run-order.yaml:2:12: run_order: 0: want 1 or more`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
@@ -51,7 +52,7 @@ func TestFromEnv(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if cfg.Size != scenario.Full || len(cfg.Profiles) != 5 || len(cfg.Scenarios) != len(scenario.DefaultNames()) || cfg.Thresholds == nil {
+				if cfg.Size != scenario.Full || !slices.Equal(cfg.Profiles, profile.Names()) || !slices.Equal(cfg.Scenarios, scenario.DefaultNames()) || cfg.Thresholds == nil {
 					t.Errorf("defaults: %+v", cfg)
 				}
 				return
