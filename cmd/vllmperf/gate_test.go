@@ -69,9 +69,12 @@ func TestGateExitCodes(t *testing.T) {
 		// --force compares anyway and says so.
 		{"forced gpu", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("other-gpu.txt"), "--thresholds", thr, "--force"},
 			0, `warning: --force: gpu is "sim:rtx4090"`, "", "vllmperf:"},
-		// A different set of profiles is refused.
-		{"other profiles", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("two-profiles.txt"), "--thresholds", thr},
-			2, "", `the profiles differ: "basic" in ` + benchFile("base.txt") + `, "basic", "low-latency" in`, ""},
+		// A profile the baseline lacks is not compared, and said so.
+		{"new profile", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("two-profiles.txt"), "--thresholds", thr},
+			0, "new profile(s) low-latency: not in the baseline", "", "vllmperf:"},
+		// A profile the new results lack is refused, named.
+		{"missing profile", []string{"--baseline", benchFile("two-profiles.txt"), "--new", benchFile("base.txt"), "--thresholds", thr},
+			2, "", `the profiles differ: "basic", "low-latency" in ` + benchFile("two-profiles.txt") + `, "basic" in ` + benchFile("base.txt") + `: the new results lack the baseline's profile(s) low-latency`, ""},
 		// A broken thresholds.yaml names its line and column.
 		{"broken thresholds", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--thresholds", filepath.Join(gateData, "broken.yaml")},
 			2, "", `broken.yaml:5:12: unknown key "min_efect" (did you mean "min_effect"?)`, ""},

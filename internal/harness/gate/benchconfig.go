@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +13,8 @@ import (
 // GPU, model, backend, server image or size (quick or full scenarios) is
 // not a regression of this change.
 // vllm-version is not among them (the image pins it); the set of profiles
-// is always compared. dataset.ConfigKey is a benchmark's own: a scenario
+// is always compared (profileSet: a new profile is not compared, a missing
+// one refused). dataset.ConfigKey is a benchmark's own: a scenario
 // that sends a data set prints it before its benchmarks (and clears it
 // after), so results of other data, or none, are not compared.
 var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size", dataset.ConfigKey}
@@ -64,7 +64,11 @@ func (m Mismatch) describe(baseName, newName string) string {
 		s = fmt.Sprintf("%s varies within both files: %s", m.Key, m.Baseline)
 	}
 	if m.Key == ProfilesKey {
-		return fmt.Sprintf("the profiles differ: %s in %s, %s in %s", m.Baseline, baseName, m.New, newName)
+		s = fmt.Sprintf("the profiles differ: %s in %s, %s in %s", m.Baseline, baseName, m.New, newName)
+		if m.Detail != "" {
+			s += ": " + m.Detail
+		}
+		return s
 	}
 	switch {
 	case m.Count > 1:
@@ -94,8 +98,8 @@ func checkConfig(base, next *sideData, keys []string) []Mismatch {
 			out.add(m, bb.name)
 		}
 	}
-	if bp, np := base.profiles(), next.profiles(); !slices.Equal(bp, np) {
-		out.list = append(out.list, Mismatch{Key: ProfilesKey, Baseline: joinValues(bp), New: joinValues(np)})
+	if m, _ := profileSet(base, next); m != nil {
+		out.list = append(out.list, *m)
 	}
 	return out.list
 }

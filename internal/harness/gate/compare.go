@@ -59,6 +59,9 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 
 	pm, notes := provenanceDiffs(bs, ns, keys)
 	rep.Warnings = append(rep.Warnings, notes...)
+	if _, note := profileSet(bs, ns); note != "" {
+		rep.Warnings = append(rep.Warnings, note)
+	}
 	if mm := append(checkConfig(bs, ns, keys), pm...); len(mm) > 0 {
 		cerr := &MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
 		if !opts.Force {
