@@ -64,7 +64,7 @@ func TestLoadRulesErrors(t *testing.T) {
 		// parser was in (yaml.v3 names the rules list, line 3).
 		{"bad-yaml.yml", 3, "invalid YAML"},
 		// A value of the wrong type.
-		{"wrong-type.yml", 6, "cannot unmarshal"},
+		{"wrong-type.yml", 6, "a list is given where a mapping is expected"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()

@@ -157,6 +157,9 @@ var (
 	linePrefix = regexp.MustCompile(`^line (\d+): (.*)$`)
 	unknownKey = regexp.MustCompile(`^field (\S+) not found in type`)
 	cannotDo   = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `([^` + "`" + `]*)` + "`" + ` into (\S+)$`)
+	// cannotShape is yaml.v3's message for a list or mapping where
+	// another shape belongs; it quotes no value.
+	cannotShape = regexp.MustCompile(`^cannot unmarshal !!(seq|map) into (.+)$`)
 )
 
 // typeError locates one of yaml.v3's type errors ("line N: ...") and words
@@ -184,7 +187,28 @@ func typeError(source string, root *yaml.Node, msg string, keys []string, hint s
 		e.Col = valueColumn(root, m[2], e.Line)
 		e.Msg = fmt.Sprintf("%q is a %s where %s is expected", m[2], m[1], goTypeWord(m[3]))
 	}
+	if m := cannotShape.FindStringSubmatch(e.Msg); m != nil {
+		given, kind := "a list", yaml.SequenceNode
+		if m[1] == "map" {
+			given, kind = "a mapping", yaml.MappingNode
+		}
+		e.Col = kindColumn(root, kind, e.Line)
+		e.Msg = fmt.Sprintf("%s is given where %s is expected", given, shapeWord(m[2]))
+	}
 	return e
+}
+
+// shapeWord names the shape a Go type takes in YAML, for a list or a
+// mapping given in its place.
+func shapeWord(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.Contains(t, "."):
+		return "a mapping" // a map, or a struct of keys
+	default:
+		return goTypeWord(t) // a scalar
+	}
 }
 
 // goTypeWord names a Go type as a YAML user reads it.
@@ -232,6 +256,23 @@ func keyColumn(n *yaml.Node, name string, line int) int {
 	}
 	for _, c := range n.Content {
 		if col := keyColumn(c, name, line); col > 0 {
+			return col
+		}
+	}
+	return 0
+}
+
+// kindColumn finds the column of the first node of kind that starts on
+// line, or 0.
+func kindColumn(n *yaml.Node, kind yaml.Kind, line int) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == kind && n.Line == line {
+		return n.Column
+	}
+	for _, c := range n.Content {
+		if col := kindColumn(c, kind, line); col > 0 {
 			return col
 		}
 	}
