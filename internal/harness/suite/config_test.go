@@ -21,7 +21,7 @@ func TestFromEnv(t *testing.T) {
 		// Nothing set: every profile and scenario, full size.
 		{"defaults", nil, ""},
 		// A profile that is not built in, with the ones that are.
-		{"bad profile", map[string]string{EnvProfiles: "basic,turbo"}, `VLLMPERF_PROFILES: "turbo" is not built in: choose from basic, high-throughput`},
+		{"bad profile", map[string]string{EnvProfiles: "basic,turbo"}, `VLLMPERF_PROFILES: "turbo" is not built in: choose from ` + strings.Join(profile.Names(), ", ")},
 		// A scenario that is not built in.
 		{"bad scenario", map[string]string{EnvScenarios: "sweep"}, `VLLMPERF_SCENARIOS: "sweep" is not built in`},
 		// A size that is neither.
