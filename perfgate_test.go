@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // gateEnv is the environment of a bounded gate run: one profile, one
@@ -64,6 +65,7 @@ func readGate(t *testing.T, dir string) gate.JSONReport {
 // and the gate (against a clean baseline) still writes the results
 // folder and gate.json, listing the check by name.
 func TestFailedCheckFailsTheGate(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs the suite in processes of its own")
 	}
@@ -116,6 +118,7 @@ func fakeNvidiaSMI(t *testing.T, gpu string) []string {
 // output reports joules per token; a throttled GPU makes every run
 // INVALID, which fails the benchmarks with the evidence.
 func TestBenchTelemetry(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs the suite in processes of its own")
 	}
@@ -139,6 +142,7 @@ func TestBenchTelemetry(t *testing.T) {
 // point. make exits 2 for any failed recipe, so the gate's own status is
 // read from gate.json (vllmperf perf-gate exits with it).
 func TestPerfGateFirstRun(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs make perf-gate three times")
 	}
@@ -181,6 +185,7 @@ func TestPerfGateFirstRun(t *testing.T) {
 // by half on NEW, gated DIFFERENT (gate.json's exit 1; make exits 2 for
 // any failed recipe).
 func TestUpgradeGateMake(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs make upgrade-gate")
 	}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // runBisectCLI runs `vllmperf bisect args...`.
@@ -30,6 +32,7 @@ func runBisectCLI(t *testing.T, args ...string) (code int, stdout, stderr string
 // real time for about a minute (3 gates of 6 pairs), so it runs in the
 // Makefile's ALONE phase.
 func TestBisectSimulator(t *testing.T) {
+	testphase.Alone(t)
 	dir := filepath.Join(t.TempDir(), "bisect")
 	code, out, errOut := runBisectCLI(t, "--candidates", filepath.Join("testdata", "bisect-sim-8.txt"),
 		"--points", "profile=basic/scenario=ttft-tpot/prompt=short", "--size", "quick", "--servers", "keep",
