@@ -23,9 +23,9 @@ import (
 
 // The tests in this file point the suite at deployments that are not one
 // server alone: replicas behind a load balancer, and a server another
-// client uses at the same time (docs/deployments.md). Their names
-// match the Makefile's ALONE list (TestRealServer.*): they start servers
-// of their own.
+// client uses at the same time (docs/deployments.md). They declare
+// make test's alone phase (testphase.Alone): they start servers of their
+// own.
 
 // reconciliations are the checks that match the server's counters to the
 // client's.

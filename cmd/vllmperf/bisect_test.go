@@ -29,8 +29,8 @@ func runBisectCLI(t *testing.T, args ...string) (code int, stdout, stderr string
 // The default preset's 20 ms steps keep a 25% slowdown clear of a busy
 // machine's scheduling noise (on the l4 preset's 6 ms steps a 1.25 build
 // was called SAME; on h200's 3 ms, intervals were ±190%). It measures in
-// real time for about a minute (3 gates of 6 pairs), so it runs in the
-// Makefile's ALONE phase.
+// real time for about a minute (3 gates of 6 pairs), so it runs in make
+// test's alone phase.
 func TestBisectSimulator(t *testing.T) {
 	testphase.Alone(t)
 	dir := filepath.Join(t.TempDir(), "bisect")
