@@ -68,7 +68,7 @@ figures:
 .PHONY: fault-cases timings
 fault-cases:
 	@args=$$($(TESTPHASE) fault) || exit 1; tmp=$$(mktemp); \
-	eval "CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json $$args" > $$tmp || true; \
+	eval "VLLMPERF_TEST_PHASE= CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json $$args" > $$tmp || true; \
 	VLLMPERF_FAULT_JSON=$$tmp VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresFaults$$' ./internal/docfigures/; code=$$?; rm -f $$tmp; exit $$code
 
 # make timings: run once each command whose wall-clock time README.md and

@@ -124,7 +124,7 @@ var declText = regexp.MustCompile(`\btestphase\.(Measured|Timed|Alone|Fault)\(`)
 // list without error, and every declaration a text search finds in a
 // *_test.go file is one the listing found (none hidden in a helper, under
 // another import name, or in a file the walk skips). The phases make runs
-// are not empty.
+// are not empty, and none runs an undeclared test of the same name.
 func TestRepositoryListing(t *testing.T) {
 	t.Parallel()
 	root := moduleRoot(t)
@@ -182,6 +182,13 @@ func TestRepositoryListing(t *testing.T) {
 	for _, kind := range []string{"measured", "timed", "alone", "fault"} {
 		if per[kind] == 0 {
 			t.Errorf("no test declares %s: make test's %s phase would run nothing", kind, kind)
+		}
+		sel, err := Select(all, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := GoTestArgs(all, sel); err != nil {
+			t.Errorf("make test's %s phase: %v", kind, err)
 		}
 	}
 }
