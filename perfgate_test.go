@@ -142,10 +142,10 @@ func TestBenchTelemetry(t *testing.T) {
 // verdict; again on a simulator slowed by 30%: a failure with REGRESSION
 // rows. The simulator image on the container backend, no GPUs, 6 runs a
 // point: min_samples, and enough for the exact U test to pass Holm's
-// correction over this one profile's headline rows (8, the workflow's
-// count, took 3 x 70 s where 6 takes 3 x 55 s). make exits 2 for any
-// failed recipe, so the gate's own status is read from gate.json
-// (vllmperf perf-gate exits with it).
+// correction over this one profile's headline rows (the workflow's 8
+// would only take longer). make exits 2 for any failed recipe, so the
+// gate's own status is read from gate.json (vllmperf perf-gate exits
+// with it).
 func TestPerfGateFirstRun(t *testing.T) {
 	testphase.Alone(t)
 	if testing.Short() {
