@@ -61,15 +61,14 @@ FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/d
 figures:
 	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
 
-# make fault-cases: run the fault matrix's tests (docs/reliability.md,
-# minutes, Docker) with go test -json, list their leaf cases in
-# docs/figures/fault-cases.txt and rewrite the counts in the page.
-FAULT_RUN := Row|Gateway|ZeroSuccesses|EventReader|SendFailures|APIKeyNever|ConnectionRefused|ContextCanceled|CallerDeadline|InvalidBaseURL|InvalidRequest|Inconclusive|GraceCut|TestCancel|ModelsInvalid|ReadSamplesErrors|SummarizeErrors|TestValidate|ServerDies|MetricsFaults|Probe|ContainerDies|HealthNeverReady|ContainerStartAbandoned|BadFlagFailsFast|ExternalBackend|RefusesSettings|SIGINTDuring|RejectsBadInput|GateExitCodes|TestParseErrors|TestReadErrors|PerfChecksFail|CorruptBaseline|SignalsLeaveNoContainer|KilledRunLeftoverRemoved|ReapLeftovers|SecondSignalLeavesNoContainer
-FAULT_PKGS := . ./cmd/vllmperf ./internal/harness ./internal/harness/openai ./internal/harness/load ./internal/harness/stats \
-  ./internal/harness/vllmfmt ./internal/harness/check ./internal/harness/server ./internal/harness/thresholds ./internal/harness/gate
+# make fault-cases: run the fault matrix's tests (those that declare
+# testphase.Fault; docs/reliability.md, minutes, Docker) with go test
+# -json, list their leaf cases in docs/figures/fault-cases.txt and rewrite
+# the counts in the page.
 .PHONY: fault-cases timings
 fault-cases:
-	@tmp=$$(mktemp); CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json -run '$(FAULT_RUN)' $(FAULT_PKGS) > $$tmp || true; \
+	@args=$$($(TESTPHASE) fault) || exit 1; tmp=$$(mktemp); \
+	eval "VLLMPERF_TEST_PHASE= CI=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 $(GO) test -count=1 -json $$args" > $$tmp || true; \
 	VLLMPERF_FAULT_JSON=$$tmp VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -run '^TestFiguresFaults$$' ./internal/docfigures/; code=$$?; rm -f $$tmp; exit $$code
 
 # make timings: run once each command whose wall-clock time README.md and
@@ -225,54 +224,40 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-# Everything runs under the race detector except three sets, each run
-# without -race in the packages that define its tests (definers):
-# MEASURED, beside the race detector's run, in a go test of its own, one
-# package at a time: TestHistoryQuality and TestFiguresGateQuality(Loaded),
-# measurements (docs/history.md, docs/gate.md) that skip themselves under
-# -race, where they would take minutes, and the calibration's replays
-# (TestCalibration, whose HTTP rows run in real time,
-# TestFitRowsWithinTolerance, TestSelectByHeldOutLoss: 17 s without -race,
-# 95 s with it, single-threaded simulations that the engine's and the
-# simulator's own tests cover under -race); they compute, where the race
-# detector's run mostly waits on real-time servers (about one core busy of
-# two), and at nice 10, so that they take only the time the race detector's
-# run leaves. That run takes two packages at a time: with three (70 s
-# sooner) the root package's real-time suite runs shared the 2 cores with
-# two other race-instrumented packages, and its timed checks felt it (a
-# fresh-clone CI: low-latency's TTFT p99 at 32 streams 2.12 s against its
-# 2 s SLO, 1.69 s on a quiet machine), as did two other real-time tests
-# (TestSpeculativeChunksCarrySeveralTokens, TestRulesFire's healthy run). Then,
-# after the rest, so that no other package's tests compete for
-# the 2 cores: TIMED, the TestTiming* tests, which assert millisecond
-# accuracy; and ALONE, the suite's tests against servers it did not start
-# (TestRealServer*: our simulator and llm-d-inference-sim, built from
-# tools/llmd, through the external backend) and TestOneServerPerGPUSet (two
-# go test processes with containers, watched so that no two exist at once),
-# which run the suite's own tests in go test processes of their own; and
-# the perf gate's end-to-end tests (make perf-gate three times on the
-# simulator image, a failed check through go test -bench, telemetry from a
-# fake nvidia-smi, make upgrade-gate; a results folder written by a test
-# and a benchmark of one go test), each a go test or make subprocess;
-# and TestCapacityOnSimulator, whose searches guard docs/capacity.md's figure;
-# and TestBisectSimulator, whose three upgrade gates measure a 25% slowdown
-# of the embedded simulator in real time (about a minute);
-# and TestSignalsLeaveNoContainer (make perf-gate, go test -bench and make
-# upgrade-gate stopped by SIGTERM and SIGINT, each a process group of its own).
+# make test's phases (package testphase, CONTRIBUTING.md): a test declares
+# its phase in its own body (testphase.Measured, Timed, Alone), and
+# VLLMPERF_TEST_PHASE tells it which phase is running: a test of another
+# phase skips itself. $(TESTPHASE) reads the declarations from the source
+# and prints the go test arguments of one phase: its tests' names and the
+# packages that define them.
+# - race: every package under the race detector, two packages at a time
+#   (with three, the root package's real-time suite shared the 2 cores
+#   with two other race-instrumented packages and its timed checks felt it).
+# - measured, beside it, at nice 10, without -race: long computations
+#   (measurements, replays) that would take minutes under the race
+#   detector, where its run mostly waits on real-time servers.
+# - timed, after the rest, one package at a time: millisecond-accurate
+#   real-time asserts.
+# - alone, last: tests of go test or make subprocesses, servers and
+#   containers of their own; two packages at a time (the root package's and
+#   cmd/vllmperf's).
 # -vet=off: make test runs go vet on every package first.
-MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
-TIMED := TestTiming.*
-ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator|TestSignalsLeaveNoContainer
-SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
-definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
+TESTPHASE = $(GO) run ./internal/testphase/cmd/testphase
+# $(call run_phase,PHASE,PREFIX,FLAGS): go test FLAGS of PHASE's tests in
+# $(PKGS), the command prefixed by PREFIX.
+define run_phase
+args=$$($(TESTPHASE) $(1) $(PKGS)) || exit 1; \
+if [ -z "$$args" ]; then echo "unit: no test of $(PKGS) declares the $(1) phase"; else \
+  cmd="VLLMPERF_TEST_PHASE=$(1) $(2) $(GO) test -vet=off -count=1 $(3) $$args"; echo "$$cmd"; eval "$$cmd"; fi
+endef
 unit:
-	nice -n 10 $(GO) test -vet=off -count=1 -timeout 10m -p 1 -run '^($(MEASURED))$$' $(call definers,$(MEASURED)) & measured=$$!; \
-	$(GO) test -race -vet=off -count=1 -timeout 15m -p 2 -skip '$(SOLO)' $(PKGS); race=$$?; \
+	( $(call run_phase,measured,nice -n 10,-timeout 10m -p 1) ) & measured=$$!; \
+	VLLMPERF_TEST_PHASE=race $(GO) test -race -vet=off -count=1 -timeout 15m -p 2 $(PKGS); race=$$?; \
 	wait $$measured; measured=$$?; \
-	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the tests of MEASURED failed"; \
+	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the measured phase failed"; \
 	[ $$race = 0 ] && [ $$measured = 0 ]
-	$(GO) test -vet=off -count=1 -timeout 5m -p 1 -run '^($(TIMED))$$' $(call definers,$(TIMED))
-	$(GO) test -vet=off -count=1 -timeout 25m -p 1 -run '^($(ALONE))$$' . ./cmd/vllmperf/
+	@$(call run_phase,timed,,-timeout 5m -p 1)
+	@$(call run_phase,alone,,-timeout 25m -p 2)
 
 # No container started by the tests may outlive them.
 leak-check:

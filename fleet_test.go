@@ -18,13 +18,14 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/simtest"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests in this file point the suite at deployments that are not one
 // server alone: replicas behind a load balancer, and a server another
-// client uses at the same time (docs/deployments.md). Their names
-// match the Makefile's ALONE list (TestRealServer.*): they start servers
-// of their own.
+// client uses at the same time (docs/deployments.md). They declare
+// make test's alone phase (testphase.Alone): they start servers of their
+// own.
 
 // reconciliations are the checks that match the server's counters to the
 // client's.
@@ -59,6 +60,7 @@ func forward(w http.ResponseWriter, r *http.Request, backend string) {
 // /metrics alone, no check claims a restart and the reconciliations are
 // INVALID, naming several servers and what to pass.
 func TestRealServerFleet(t *testing.T) {
+	testphase.Alone(t)
 	a := startVLLMSim(t, serverSetup{maxNumSeqs: 32, maxModelLen: 4096})
 	b := startVLLMSim(t, serverSetup{maxNumSeqs: 32, maxModelLen: 4096})
 	lb := roundRobin(t, a, b)
@@ -150,6 +152,7 @@ func modelOf(t *testing.T, base string) string {
 // TestRealServerSharedTraffic: another client's request during a run
 // makes the reconciliations INVALID with the excess named, never FAIL.
 func TestRealServerSharedTraffic(t *testing.T) {
+	testphase.Alone(t)
 	target, arm := otherClient(t, startVLLMSim(t, serverSetup{maxNumSeqs: 32, maxModelLen: 4096}))
 	ss := start(t, externalSuite(t, target, "shared", true, ""), "shared")
 	defer closeSession(t, ss)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // managedLabel is the label every container the server package starts
@@ -31,6 +32,7 @@ const managedLabel = "org.vllmperf.managed=true"
 //
 // Its name matches no -run Perf pattern: it starts `go test -run Perf`.
 func TestOneServerPerGPUSet(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("starts two go test processes with containers (minutes): not with -short")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // noiseFree turns the simulator's run-to-run noise off (vllm-sim's
@@ -265,6 +266,7 @@ func checkNamed(t *testing.T, r *suite.Run, name string) check.Result {
 // TestPerfChecksFail proves each server-side check fails when it should,
 // with a simulator made to misbehave.
 func TestPerfChecksFail(t *testing.T) {
+	testphase.Fault(t)
 	cfg, err := suite.FromEnv(true)
 	require.NoError(t, err)
 	if cfg.Backend == server.KindExternal {

@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // gateEnv is the environment of a bounded gate run: one profile, one
@@ -64,6 +65,8 @@ func readGate(t *testing.T, dir string) gate.JSONReport {
 // and the gate (against a clean baseline) still writes the results
 // folder and gate.json, listing the check by name.
 func TestFailedCheckFailsTheGate(t *testing.T) {
+	testphase.Alone(t)
+	t.Parallel() // functional: exit statuses and names, no real-time figure
 	if testing.Short() {
 		t.Skip("runs the suite in processes of its own")
 	}
@@ -116,6 +119,8 @@ func fakeNvidiaSMI(t *testing.T, gpu string) []string {
 // output reports joules per token; a throttled GPU makes every run
 // INVALID, which fails the benchmarks with the evidence.
 func TestBenchTelemetry(t *testing.T) {
+	testphase.Alone(t)
+	t.Parallel() // functional: exit statuses and names, no real-time figure
 	if testing.Short() {
 		t.Skip("runs the suite in processes of its own")
 	}
@@ -135,10 +140,14 @@ func TestBenchTelemetry(t *testing.T) {
 // TestPerfGateFirstRun is the issue's done-when: in a store with no
 // baseline `make perf-gate` records one (exit 0 and a notice); again: a
 // verdict; again on a simulator slowed by 30%: a failure with REGRESSION
-// rows. The simulator image on the container backend, no GPUs, 8 runs a
-// point. make exits 2 for any failed recipe, so the gate's own status is
-// read from gate.json (vllmperf perf-gate exits with it).
+// rows. The simulator image on the container backend, no GPUs, 6 runs a
+// point: min_samples, and enough for the exact U test to pass Holm's
+// correction over this one profile's headline rows (the workflow's 8
+// would only take longer). make exits 2 for any failed recipe, so the
+// gate's own status is read from gate.json (vllmperf perf-gate exits
+// with it).
 func TestPerfGateFirstRun(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs make perf-gate three times")
 	}
@@ -149,7 +158,7 @@ func TestPerfGateFirstRun(t *testing.T) {
 	perfGate := func(res string, extra ...string) (int, string, string) {
 		t.Helper()
 		res = filepath.Join(dir, res)
-		env := gateEnv(store, res, append([]string{"COUNT=8", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
+		env := gateEnv(store, res, append([]string{"COUNT=6", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
 		start := time.Now()
 		code, out := runCmd(t, env, "make", "--no-print-directory", "perf-gate")
 		t.Logf("make perf-gate %v: exit %d in %v", extra, code, time.Since(start).Round(time.Second))
@@ -181,6 +190,8 @@ func TestPerfGateFirstRun(t *testing.T) {
 // by half on NEW, gated DIFFERENT (gate.json's exit 1; make exits 2 for
 // any failed recipe).
 func TestUpgradeGateMake(t *testing.T) {
+	testphase.Alone(t)
+	t.Parallel() // a 50% slowdown, measured in interleaved pairs: clear of a busy machine
 	if testing.Short() {
 		t.Skip("runs make upgrade-gate")
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/thirdparty/llmd"
 )
 
@@ -128,6 +129,7 @@ func externalSuite(t *testing.T, target, label string, strict bool, dir string) 
 // 16 more waiting (concurrency 32) passes the batching check at its own
 // cap, which the check names; the counters reconcile exactly.
 func TestRealServerBatchCap(t *testing.T) {
+	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
@@ -152,6 +154,7 @@ func TestRealServerBatchCap(t *testing.T) {
 // the server's max_model_len is reported before any request, with the
 // numbers the server gave on /v1/models.
 func TestRealServerContextLength(t *testing.T) {
+	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 1024})
@@ -175,6 +178,7 @@ func TestRealServerContextLength(t *testing.T) {
 // the results folder's summary.json and the report carry what the server
 // said, with counts and HTTP status.
 func TestRealServerMessages(t *testing.T) {
+	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096, failAll: true})
@@ -208,6 +212,7 @@ func TestRealServerMessages(t *testing.T) {
 // the tests of one go test process share it, and the skipped ones skip
 // before they could refuse it (issue 40).
 func TestRealServerSuite(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs the suite's tests in a go test process of its own (a minute a server): not with -short")
 	}
@@ -273,6 +278,7 @@ func (rs realServer) session(t *testing.T) *suite.Session {
 // tokens the suite reports are the server's own /tokenize counts, which
 // its usage confirms request by request.
 func TestRealServerDatasets(t *testing.T) {
+	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			ss := rs.session(t)
@@ -298,6 +304,7 @@ func TestRealServerDatasets(t *testing.T) {
 // guides decoding (our simulator) and, where it does not (llm-d ignores
 // response_format), fails every request with kind schema, by name.
 func TestRealServerStructured(t *testing.T) {
+	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			ss := rs.session(t)

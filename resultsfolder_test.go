@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	harnessreport "github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestResultsFolderOfGoTest is issue 40's done-when, bounded: one go test
@@ -22,6 +23,7 @@ import (
 // the report renders the runs of both; the folder carries the benchmark
 // lines as its own bench.txt, which `vllmperf history add` takes.
 func TestResultsFolderOfGoTest(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs the suite in a go test process of its own")
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // Labels and settings TestSignalsLeaveNoContainer filters and sets by.
@@ -41,6 +42,8 @@ const (
 // and the GPU lease is free. Each case has a job label and a lease folder
 // of its own, so that it asserts only about what it started.
 func TestSignalsLeaveNoContainer(t *testing.T) {
+	testphase.Fault(t)
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("runs make and go test processes with containers")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/simtest"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
 
@@ -90,6 +91,7 @@ func medianAfterHeaders(samples []sample.Sample) float64 {
 // (The issue asked for 1 ms at 64; on this machine that is not reachable,
 // see docs/running.md, "The client's own accuracy and capacity".)
 func TestTimingMeasuresExactly(t *testing.T) {
+	testphase.Timed(t)
 	base := startSim(t, "--sim-fixed-ttft", "50ms", "--sim-fixed-itl", "10ms", "--max-num-seqs", "256")
 	for _, tc := range []struct {
 		name        string

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // runBisectCLI runs `vllmperf bisect args...`.
@@ -27,9 +29,10 @@ func runBisectCLI(t *testing.T, args ...string) (code int, stdout, stderr string
 // The default preset's 20 ms steps keep a 25% slowdown clear of a busy
 // machine's scheduling noise (on the l4 preset's 6 ms steps a 1.25 build
 // was called SAME; on h200's 3 ms, intervals were ±190%). It measures in
-// real time for about a minute (3 gates of 6 pairs), so it runs in the
-// Makefile's ALONE phase.
+// real time for about a minute (3 gates of 6 pairs), so it runs in make
+// test's alone phase.
 func TestBisectSimulator(t *testing.T) {
+	testphase.Alone(t)
 	dir := filepath.Join(t.TempDir(), "bisect")
 	code, out, errOut := runBisectCLI(t, "--candidates", filepath.Join("testdata", "bisect-sim-8.txt"),
 		"--points", "profile=basic/scenario=ttft-tpot/prompt=short", "--size", "quick", "--servers", "keep",

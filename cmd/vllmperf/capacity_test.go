@@ -15,11 +15,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestCapacityRejectsBadInput: each mistake is a usage error (exit 2)
 // naming the flag, before any server starts.
 func TestCapacityRejectsBadInput(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -119,6 +122,7 @@ func parseStatement(t *testing.T, out string) (capacity, failing float64, runs i
 // capacities are more than a bisection step (15%) from what the command
 // measures now, and -update rewrites them.
 func TestCapacityOnSimulator(t *testing.T) {
+	testphase.Alone(t)
 	if testing.Short() {
 		t.Skip("two capacity searches on the simulator at once, about a minute and a half; skipped with -short")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests of issue 11's rows at the command line (docs/reliability.md).
@@ -91,6 +92,7 @@ func simTarget(t *testing.T, simArgs ...string) []string {
 // leaves nothing behind; an output that fails while being written does not
 // keep the other from being written.
 func TestRow01_OutputsCheckedBeforeLoad(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -153,6 +155,7 @@ func TestRow01_OutputsCheckedBeforeLoad(t *testing.T) {
 // TestRow02_SameOutputTwice: --json and --samples naming one file is a
 // usage error, however the path is spelt.
 func TestRow02_SameOutputTwice(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, json, samples string }{
@@ -176,6 +179,7 @@ func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 // stdout, so a stdout that fails loses nothing; the run then fails (exit
 // 1) saying so. The process-level test is TestRow03_StdoutClosedOrFullProcess.
 func TestRow03_StdoutFails(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	dir := t.TempDir()
 	jsonPath, samples := filepath.Join(dir, "r.json"), filepath.Join(dir, "s.jsonl")
@@ -201,6 +205,7 @@ func TestRow03_StdoutFails(t *testing.T) {
 // error with its message; allowing the rate passes it. A server whose
 // engine dies after five requests is named as down with its last logs.
 func TestRow04_MaxFailureRate(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ctx := context.Background()
 	t.Run("500 rate", func(t *testing.T) {
@@ -229,6 +234,7 @@ func TestRow04_MaxFailureRate(t *testing.T) {
 // before any request; where the server reports no length, its own refusal
 // is shown, one example per error kind.
 func TestRow06_ContextLength(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ctx := context.Background()
 	t.Run("pre-check", func(t *testing.T) {
@@ -260,6 +266,7 @@ func TestRow06_ContextLength(t *testing.T) {
 // default or turn a check off are refused with the valid range; the zeros
 // that mean something are documented in --help.
 func TestRow07_ZeroAndNegativeValues(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	base := []string{"run", "--concurrency", "1", "--requests", "1"}
 	for _, tc := range []struct {
@@ -317,6 +324,7 @@ func TestRow07_ZeroAndNegativeValues(t *testing.T) {
 // TestRow08_UsageErrorsNameTheFlag: an extra argument and a target
 // without its scheme are usage errors (exit 2) naming what was given.
 func TestRow08_UsageErrorsNameTheFlag(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
@@ -347,6 +355,7 @@ func TestRow08_UsageErrorsNameTheFlag(t *testing.T) {
 // came from, both when the model list refuses it (before any load) and
 // when only the requests do.
 func TestRow09_WrongKey(t *testing.T) {
+	testphase.Fault(t)
 	ctx := context.Background()
 	t.Run("model list", func(t *testing.T) {
 		base := startSim(t, "--api-key", "right-key-1234")
@@ -369,6 +378,7 @@ func TestRow09_WrongKey(t *testing.T) {
 // stops a --duration run after --max-consecutive-failures identical
 // failures, saying why, in the JSON too.
 func TestRow10_ConsecutiveFailuresStop(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	jsonPath, samples := filepath.Join(t.TempDir(), "r.json"), filepath.Join(t.TempDir(), "s.jsonl")
 	args := append(append([]string{"run"}, simTarget(t, "--sim-fault-500-rate", "1")...),
@@ -387,6 +397,7 @@ func TestRow10_ConsecutiveFailuresStop(t *testing.T) {
 // that starts a server; with --target (or --backend external) they are
 // refused instead of ignored.
 func TestRow11_TargetWithServerFlags(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string
@@ -408,6 +419,7 @@ func TestRow11_TargetWithServerFlags(t *testing.T) {
 // TestRow11_ExternalFromEnvironment: with the external backend chosen by
 // VLLMPERF_BACKEND, --profile is refused naming the variable.
 func TestRow11_ExternalFromEnvironment(t *testing.T) {
+	testphase.Fault(t)
 	t.Setenv("VLLMPERF_BACKEND", "external")
 	runCLI(t, context.Background(), "run", "--concurrency", "1", "--requests", "1", "--profile", "low-latency").
 		wantCode(t, 2, "--profile needs a backend that starts a server, but VLLMPERF_BACKEND=external names one")
@@ -416,6 +428,7 @@ func TestRow11_ExternalFromEnvironment(t *testing.T) {
 // TestRow12_ShortOutputsWarned: a server that ignores ignore_eos and
 // returns 3 of 128 tokens is warned about, in the JSON too.
 func TestRow12_ShortOutputsWarned(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	f := &fakeVLLM{tokens: 3}
 	jsonPath := filepath.Join(t.TempDir(), "r.json")
@@ -435,6 +448,7 @@ func TestRow12_ShortOutputsWarned(t *testing.T) {
 // is still running when the grace period ends; the warning says it was cut
 // after its chunks, not that it produced no first token.
 func TestRow13_GraceCutColdRequest(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	f := &fakeVLLM{tokens: 200, stallAfter: 101}
 	r := runCLI(t, context.Background(), "run", "--quiet", "--target", f.start(t), "--concurrency", "1", "--duration", "1s", "--grace", "1s",
@@ -452,6 +466,7 @@ func TestRow13_GraceCutColdRequest(t *testing.T) {
 // from failures, and marks the JSON interrupted; the files are written.
 // The process-level test with real signals is TestRow14_SignalsProcess.
 func TestRow14_InterruptedRun(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	f := &fakeVLLM{tokens: 50, stallAfter: 2}
 	base := f.start(t)
@@ -484,6 +499,7 @@ func TestRow14_InterruptedRun(t *testing.T) {
 // (--sim-startup) fails at once with a pointer to --wait-ready, and is
 // waited for with it.
 func TestRow15_WaitReady(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ctx := context.Background()
 	load := []string{"--concurrency", "1", "--requests", "1", "--max-tokens", "4", "--quiet"}
@@ -495,6 +511,7 @@ func TestRow15_WaitReady(t *testing.T) {
 // TestRow16_TargetWithAPIPath: a target given as the chat endpoint's URL
 // runs against the server's base URL, and says so.
 func TestRow16_TargetWithAPIPath(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	f := &fakeVLLM{tokens: 4}
 	base := f.start(t)
@@ -510,6 +527,7 @@ func TestRow16_TargetWithAPIPath(t *testing.T) {
 // file and the line; a broken thresholds.yaml with file:line:col is
 // TestGateExitCodes's "broken thresholds" row and thresholds.TestParseErrors.
 func TestCorruptBaselineExit2(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	good, err := os.ReadFile("../../internal/harness/gate/testdata/bench/base.txt")
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The rows whose fault is the process's own (its stdout, signals), run
@@ -142,6 +143,7 @@ func (p *process) waitLine(t *testing.T, re *regexp.Regexp, timeout time.Duratio
 // closed pipe (`… | true`) or a full device (`>/dev/full`) still writes
 // both files, stops the server, and exits 1 saying stdout failed.
 func TestRow03_StdoutClosedOrFullProcess(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	base := startSim(t)
 	for _, tc := range []struct {
@@ -196,6 +198,7 @@ func TestRow03_StdoutClosedOrFullProcess(t *testing.T) {
 // requests in flight counted as interrupted (not failed), the JSON marked
 // interrupted and both files written.
 func TestRow14_SignalsProcess(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
@@ -278,6 +281,7 @@ func containerGone(t *testing.T, id string) bool {
 // the run (tokens every 50 ms, requests in flight) gives partial results
 // (exit 130, the JSON marked interrupted) and removes the container.
 func TestSIGINTDuringContainerRun(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	dir := t.TempDir()
 	jsonPath, samples := filepath.Join(dir, "r.json"), filepath.Join(dir, "s.jsonl")
@@ -317,6 +321,7 @@ func TestSIGINTDuringContainerRun(t *testing.T) {
 // after five requests: the run fails (exit 1) naming the server as down
 // with its last log lines, and the container is removed.
 func TestContainerDiesMidRunCLI(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestRunRejectsBadInput checks that each mistake gets a usage error (exit 2)
 // that names the problem, before anything is started.
 func TestRunRejectsBadInput(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -87,6 +89,7 @@ func TestRunOnSimulator(t *testing.T) {
 // INCONCLUSIVE, exit 3; by default the failure rate fails the run first
 // (TestRow04_MaxFailureRate).
 func TestRunInconclusive(t *testing.T) {
+	testphase.Fault(t)
 	base := startSim(t, "--sim-fault-500-rate", "1")
 	var out, errOut limitedBuffer
 	err := run(context.Background(), &out, &errOut, []string{"run", "--quiet", "--target", base, "--model", "Qwen/Qwen3-0.6B",

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // torchLoad is a load long enough for a profiler window: 4 streams of
@@ -92,6 +93,7 @@ func TestRunTorchProfileInSimContainer(t *testing.T) {
 // TestRunTorchProfileRejectsBadInput: the profiler's flags are checked
 // before anything starts (exit 2), each error naming the flag.
 func TestRunTorchProfileRejectsBadInput(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name string

@@ -11,10 +11,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The fault matrix's leaf test cases (docs/reliability.md, "Counts"):
-// make fault-cases runs the fault tests with go test -json and, through
+// make fault-cases runs the fault tests (those that declare
+// testphase.Fault) with go test -json and, through
 // TestFiguresFaults with envFaultJSON set, writes faultCases; without it
 // the test recomputes the counts from faultCases and checks the figure.
 const (
@@ -32,8 +35,9 @@ type testEvent struct {
 type leafCase struct{ pkg, test, action string }
 
 // TestFiguresFaults checks docs/reliability.md's fault counts against the
-// committed list of leaf cases, and that every test the list names still
-// exists in the source (a renamed or removed fault test fails here).
+// committed list of leaf cases, and that the list's tests are exactly those
+// that declare testphase.Fault: a new fault test, or one renamed, removed
+// or no longer declared, fails here until make fault-cases counts it.
 func TestFiguresFaults(t *testing.T) {
 	t.Parallel()
 	root := ModuleRoot(t)
@@ -41,12 +45,40 @@ func TestFiguresFaults(t *testing.T) {
 		writeFaultCases(t, src, filepath.Join(root, faultCases))
 	}
 	cases, panics := readFaultCases(t, filepath.Join(root, faultCases))
+	declared := faultDeclarations(t, root)
 	for _, top := range topLevel(cases) {
-		if !testExists(t, root, top.pkg, top.test) {
-			t.Errorf("%s lists %s of %s, which no longer exists: run make fault-cases", faultCases, top.test, top.pkg)
+		if !declared[top] {
+			t.Errorf("%s lists %s of %s, which does not exist or does not declare testphase.Fault: run make fault-cases", faultCases, top.test, top.pkg)
 		}
+		delete(declared, top)
+	}
+	for top := range declared {
+		t.Errorf("%s of %s declares testphase.Fault and has no case in %s: run make fault-cases", top.test, top.pkg, faultCases)
 	}
 	Sync(t, "docs/reliability.md", "fault-counts", faultFigure(cases, panics))
+}
+
+// faultDeclarations returns the tests that declare testphase.Fault, as
+// topLevel names them (the package "." or without "./").
+func faultDeclarations(t *testing.T, root string) map[leafCase]bool {
+	t.Helper()
+	all, err := testphase.List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults, err := testphase.Select(all, testphase.KindFault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[leafCase]bool{}
+	for _, d := range faults {
+		pkg := d.Pkg
+		if pkg != "." {
+			pkg = strings.TrimPrefix(pkg, "./")
+		}
+		out[leafCase{pkg: pkg, test: d.Test}] = true
+	}
+	return out
 }
 
 // writeFaultCases reads go test -json output from src and writes the leaf
@@ -144,26 +176,6 @@ func topLevel(cases []leafCase) []leafCase {
 		}
 	}
 	return out
-}
-
-// testExists reports whether a _test.go file of pkg declares func test(.
-func testExists(t *testing.T, root, pkg, test string) bool {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(root, pkg, "*_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	decl := "func " + test + "("
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), decl) {
-			return true
-		}
-	}
-	return false
 }
 
 // faultFigure is the "Faults tried" cell: the total, per package (most

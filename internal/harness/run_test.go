@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 func TestMain(m *testing.M) {
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 // in a row, says so in its report metadata, and names the server as down
 // with the log line where it died, instead of leaving only failed requests.
 func TestServerDiesMidRun(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -64,6 +66,7 @@ func TestServerDiesMidRun(t *testing.T) {
 // warned about in stats, see the CLI's TestRow12_ShortOutputsWarned), and
 // a point without ignore_eos promises nothing.
 func TestRow12_ShortOutputsFromPoint(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	p, err := profile.Builtin("basic")
 	if err != nil {

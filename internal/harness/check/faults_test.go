@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The reliability plan's metric faults (docs/reliability.md): the suite's
@@ -74,6 +75,7 @@ var metricChecks = []string{"reconcile/generation_tokens", "reconcile/prompt_tok
 // with a malformed line fails every check that reads it, naming the URL
 // (and the line); the request check, which needs no metrics, still passes.
 func TestMetricsFaultsNeverPass(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(notFound.Close)
@@ -132,6 +134,7 @@ func TestMetricsFaultsNeverPass(t *testing.T) {
 // passing run: the request check is INCONCLUSIVE and fails the run, and
 // the reconciliations cannot match the client (INCONCLUSIVE too).
 func TestZeroSuccessesNeverPass(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	srv := startSim(t, "--sim-fault-500-rate", "1")
 	res, err := harness.Run(context.Background(), srv, smallPoint())

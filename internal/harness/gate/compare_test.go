@@ -8,6 +8,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 const header = "goos: linux\nbackend: sim\ngpu: sim:rtx4090\nmodel: Qwen/Qwen3-0.6B\nimage: in-process\n"
@@ -37,6 +38,7 @@ func parse(t *testing.T, name, text string) *Input {
 }
 
 func TestReadErrors(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name string

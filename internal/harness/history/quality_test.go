@@ -17,6 +17,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // update makes TestHistoryQuality rewrite its table in docs/history.md.
@@ -180,6 +181,7 @@ func pct(n, of int) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64
 // "How often it is right"), and fails when docs/history.md's table is not
 // what it measures; -update rewrites the table.
 func TestHistoryQuality(t *testing.T) {
+	testphase.Measured(t)
 	switch {
 	case testing.Short():
 		t.Skip("a measurement of some 12 seconds: run without -short")

@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests in this file are the load generator's rows of
@@ -41,6 +42,7 @@ var (
 )
 
 func TestRow10_ConsecutiveFailuresStopRun(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	always := func(e *sample.Error) func(int) *sample.Error { return func(int) *sample.Error { return e } }
 	tests := []struct {
@@ -124,6 +126,7 @@ func TestRow10_ConsecutiveFailuresStopRun(t *testing.T) {
 // that fails every request: the run stops at the limit instead of sending
 // all 10,000, and the server saw exactly the requests in the samples.
 func TestRow10_FailingServerStopsRun(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -158,6 +161,7 @@ func TestRow10_FailingServerStopsRun(t *testing.T) {
 // TestRow10_DurationRunStops checks a Duration-only run: it stops long
 // before its hour is up and says how much was left.
 func TestRow10_DurationRunStops(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	res, err := Run(context.Background(), Config{Rate: 1000, Burstiness: 1e9, Duration: time.Hour, MaxConsecutiveFailures: 3},
 		scriptSender(func(int) *sample.Error { return errConn }), func(int) openai.Request { return openai.Request{} })
@@ -188,6 +192,7 @@ func (g gateSender) Send(ctx context.Context, _ openai.Request, s *sample.Sample
 }
 
 func TestRow14_InterruptedRun(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -240,6 +245,7 @@ func TestRow14_InterruptedRun(t *testing.T) {
 // summary keeps its cold TTFT and says it was cut, instead of claiming it
 // produced no first token.
 func TestRow13_GraceCutColdRequest(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -75,6 +76,7 @@ func checkDense(t *testing.T, res *Result, warmup int) {
 }
 
 func TestValidate(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -262,6 +264,7 @@ func TestDurationBound(t *testing.T) {
 }
 
 func TestGraceCut(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	send := &fakeSender{latency: fixed(time.Minute)}
 	var calls []int
@@ -291,6 +294,7 @@ func TestGraceCut(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name string

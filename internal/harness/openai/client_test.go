@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 func TestSendSuccess(t *testing.T) {
@@ -214,6 +215,7 @@ func TestBaseURLNormalised(t *testing.T) {
 }
 
 func TestInvalidBaseURL(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -264,6 +266,7 @@ func hold(r *http.Request) {
 }
 
 func TestSendFailures(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	twoChunks := []string{roleEvent, chatEvent("a", 1), chatEvent("b", 2)}
 	tests := []struct {
@@ -483,6 +486,7 @@ func TestSendFailures(t *testing.T) {
 }
 
 func TestConnectionRefused(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -502,6 +506,7 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestContextCanceledMidStream(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	sent := make(chan struct{})
 	_, c := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -527,6 +532,7 @@ func TestContextCanceledMidStream(t *testing.T) {
 }
 
 func TestCallerDeadlineIsTimeout(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	_, c := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeSSE(w)
@@ -543,6 +549,7 @@ func TestCallerDeadlineIsTimeout(t *testing.T) {
 }
 
 func TestAPIKeyNeverInErrors(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const key = "sk-secret-4242424242"
 	tests := []struct {
@@ -594,6 +601,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 }
 
 func TestTimingMetrics(t *testing.T) {
+	testphase.Timed(t)
 	t.Parallel()
 	// The server keeps an absolute schedule from when it saw the request: a
 	// role-only chunk at once, 5 content chunks at 60 ms + i·25 ms carrying
@@ -803,6 +811,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestInvalidRequest(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	rec := &recorder{}
 	_, c := newServer(t, rec.wrap(fixtureHandler(t, "chat_vllm.sse")))

@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests in this file are the client's rows of docs/reliability.md.
@@ -51,6 +52,7 @@ func bigLine(n int) http.HandlerFunc {
 }
 
 func TestRow05_OversizedSSEEvent(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const limit = 64 << 10
 	complete := []string{roleEvent, chatEvent("a", 1), chatEvent("b", 2), finishEvent, usageEvent}
@@ -188,6 +190,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 // reading an endless line at the cap: what it reads, and so what it can
 // buffer, does not grow with what the server sends.
 func TestRow05_OversizedEventReadIsBounded(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const limit = 256 << 10
 	base := &http.Transport{}
@@ -208,6 +211,7 @@ func TestRow05_OversizedEventReadIsBounded(t *testing.T) {
 // TestEventReader drives eventReader directly with reads of every size
 // down to one byte, where line ends fall across reads.
 func TestEventReader(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -266,6 +270,7 @@ func TestEventReader(t *testing.T) {
 }
 
 func TestRow06_ContextLengthMessageKept(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const msg = "This model's maximum context length is 4096 tokens. However, you requested 5128 tokens (5000 in the messages, 128 in the completion). Please reduce the length of the messages or completion."
 	tests := []struct {
@@ -298,6 +303,7 @@ func TestRow06_ContextLengthMessageKept(t *testing.T) {
 }
 
 func TestRow06_MaxModelLen(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const key = "sk-models-777"
 	tests := []struct {
@@ -356,6 +362,7 @@ func TestRow06_MaxModelLen(t *testing.T) {
 }
 
 func TestRow09_KeyRejected(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name       string
@@ -400,6 +407,7 @@ func TestRow09_KeyRejected(t *testing.T) {
 
 // TestModelsInvalidBase checks Models on a malformed base URL.
 func TestModelsInvalidBase(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	_, err := New("ftp://x").Models(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "invalid base URL") {

@@ -19,6 +19,7 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // fakeToken and fakeKey stand for a Hugging Face token and an API key;
@@ -306,6 +307,7 @@ func TestContainerProfilesServeStream(t *testing.T) {
 // TestContainerBadFlagFailsFast checks that a flag the server rejects
 // fails the start at once, names the flag, and leaves no container.
 func TestContainerBadFlagFailsFast(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -375,6 +377,7 @@ func TestContainerReadyInMeasured(t *testing.T) {
 // deadline, or whose context is cancelled (an interrupted run), fails in
 // time and leaves no container.
 func TestContainerStartAbandoned(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	tests := []struct {
 		name     string

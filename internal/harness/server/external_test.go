@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // fakeVLLM answers /health with health and /v1/models with models.
@@ -39,6 +40,7 @@ func fakeServer(t *testing.T, health, modelsStatus int, models, key string) *htt
 // TestExternalBackend checks the existing-deployment backend against
 // misbehaving fakes.
 func TestExternalBackend(t *testing.T) {
+	testphase.Fault(t)
 	two := `{"object":"list","data":[{"id":"big"},{"id":"Qwen/Qwen3-0.6B"}]}`
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

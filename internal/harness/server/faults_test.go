@@ -13,6 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/simtest"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
 
@@ -23,6 +24,7 @@ import (
 // to the server's base URL; one that is no URL says what a base URL is,
 // with the user's own host when only the scheme is missing.
 func TestRow16_TargetWithAPIPath(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		target  string
@@ -77,6 +79,7 @@ func TestRow16_TargetWithAPIPath(t *testing.T) {
 // TestRow16_ExternalBackendDerivesBase: the external backend reaches a
 // server given by its chat endpoint's URL, and says which base it uses.
 func TestRow16_ExternalBackendDerivesBase(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	srv := fakeVLLM(t, 200, `{"data":[{"id":"m"}]}`)
 	var log strings.Builder
@@ -97,6 +100,7 @@ func TestRow16_ExternalBackendDerivesBase(t *testing.T) {
 // ErrUnhealthy, and is waited for with WithWaitReady (a 1.5 s start-up
 // within a minute's bound).
 func TestRow15_WaitReady(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	startSim := func(t *testing.T, startup string) string {
 		sim, err := vllmsim.New([]string{"--model", "m", "--sim-startup", startup}, io.Discard)
@@ -147,6 +151,7 @@ func TestRow15_WaitReady(t *testing.T) {
 // 403 on /v1/models) gives ErrKeyRejected, which the caller turns into a
 // message naming where the key came from; the key never shows.
 func TestRow09_ExternalKeyRejected(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
@@ -168,6 +173,7 @@ func TestRow09_ExternalKeyRejected(t *testing.T) {
 // healthy and carries the log line where it died; once Serve has returned
 // it says the server exited.
 func TestProbeServerDies(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -207,6 +213,7 @@ func TestProbeServerDies(t *testing.T) {
 // TestProbeExternal: an external server without /health passes; one whose
 // /health answers 503 is down, with no logs (they are not visible here).
 func TestProbeExternal(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	var health atomic.Int32
 	health.Store(http.StatusOK)
@@ -245,6 +252,7 @@ func TestProbeExternal(t *testing.T) {
 // code, and Close removes it (TestMain fails the run on any container
 // left behind).
 func TestContainerDiesMidRun(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -299,6 +307,7 @@ func TestContainerDiesMidRun(t *testing.T) {
 // 200 (--sim-startup far past the start-up timeout) fails the start with
 // the timeout and the container's last log lines, and is removed.
 func TestHealthNeverReadyShowsLogs(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	prepareSimImage(t)
 	s, err := startSimContainer(t, withSimStartup(t, time.Hour), 3*time.Second)

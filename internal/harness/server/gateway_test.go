@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestGatewayExternal: the external backend reaches a deployment through
@@ -18,6 +19,7 @@ import (
 // refusal (401) when the header is missing, with what to give. The
 // header's value is in no message.
 func TestGatewayExternal(t *testing.T) {
+	testphase.Fault(t)
 	const key = "gw-value-31415"
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {})
@@ -65,6 +67,7 @@ func TestGatewayExternal(t *testing.T) {
 // TestGatewayFromEnv: the suite's variables make the external backend's
 // gateway; a bad one is a settings error naming the variable.
 func TestGatewayFromEnv(t *testing.T) {
+	testphase.Fault(t)
 	opts, err := fromLookup(func(k string) (string, bool) {
 		v, ok := map[string]string{"VLLMPERF_HEADERS": "X-Route: a", envTarget: "http://127.0.0.1:1"}[k]
 		return v, ok

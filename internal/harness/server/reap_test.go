@@ -14,6 +14,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestReapLeftovers: of the managed containers other processes left, the
@@ -23,6 +25,7 @@ import (
 // containers are created, not started, and carry this test's own job
 // label: the test touches nothing else on the engine.
 func TestReapLeftovers(t *testing.T) {
+	testphase.Fault(t)
 	needDocker(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("owners are looked up in /proc (Linux); elsewhere no leftover is removed")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // fromEnv applies the options FromEnv reads from env to the defaults.
@@ -107,6 +108,7 @@ func TestFromEnv(t *testing.T) {
 // TestRunRefusesSettings: settings Run cannot use fail before anything
 // starts, wrapping ErrSettings, and later options override earlier ones.
 func TestRunRefusesSettings(t *testing.T) {
+	testphase.Fault(t)
 	p, err := profile.Builtin("basic")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests in this file are the statistics' rows of docs/reliability.md.
@@ -29,6 +30,7 @@ func warningsText(s *Summary) string {
 }
 
 func TestRow06_ErrorExamples(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const ctxMsg = "This model's maximum context length is 4096 tokens. However, you requested 5128 tokens (5000 in the messages, 128 in the completion). Please reduce the length of the messages or completion."
 	warm := failedWith(0, sample.ErrConnection, 0, "warm-up failure, not measured")
@@ -63,6 +65,7 @@ func TestRow06_ErrorExamples(t *testing.T) {
 }
 
 func TestRow12_ShortOutputs(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	full := func(i int) sample.Sample { return req(i, float64(i), 0, []float64{1, 2}, 10, 128) }
 	short := func(i, n int) sample.Sample { return req(i, float64(i), 0, []float64{1, 2}, 10, n) }
@@ -111,6 +114,7 @@ func TestRow12_ShortOutputs(t *testing.T) {
 }
 
 func TestRow13_ColdRequestWarning(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	ok := req(0, 0, 0, []float64{120, 130}, 10, 2)
 	cut := req(0, 0, 0, []float64{120, 130, 140}, 10, 3)
@@ -160,6 +164,7 @@ func TestRow13_ColdRequestWarning(t *testing.T) {
 }
 
 func TestRow14_InterruptedNotFailed(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	canceled := func(i int) sample.Sample { return failedWith(i, sample.ErrCanceled, 0, "canceled: context canceled") }
 	samples := []sample.Sample{
@@ -189,6 +194,7 @@ func TestRow14_InterruptedNotFailed(t *testing.T) {
 // TestZeroSuccessesNeverPass checks that every run without a successful
 // measured request is INCONCLUSIVE, whatever else it holds.
 func TestZeroSuccessesNeverPass(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	canceled := func(i int) sample.Sample { return failedWith(i, sample.ErrCanceled, 0, "canceled") }
 	warmOK := req(0, 0, 0, []float64{1}, 1, 1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 func load(t *testing.T, name string) (*Set, error) {
@@ -17,6 +18,7 @@ func load(t *testing.T, name string) (*Set, error) {
 }
 
 func TestParseErrors(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		file string // one testdata file per failure

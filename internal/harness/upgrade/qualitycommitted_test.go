@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The gate-quality measurement on the committed pools (TestFiguresGateQuality).
@@ -303,6 +304,7 @@ func targetsOf(c outcomeCell) []targetCheck {
 // one of the targets: a change to the gate that costs it quality
 // fails make test, not only the table.
 func TestFiguresGateQuality(t *testing.T) {
+	testphase.Measured(t)
 	set := qualityMeasurement(t)
 	if os.Getenv(envTune) == "1" { // the rules' own pools: print, never written
 		pools := readCommittedPools(t, poolSets[0].dir)
@@ -345,6 +347,7 @@ func qualityMeasurement(t *testing.T) *thresholds.Set {
 // contention costs), and checks docs/gate.md's table of them. Its rates
 // are reported, not held to the targets.
 func TestFiguresGateQualityLoaded(t *testing.T) {
+	testphase.Measured(t)
 	set := qualityMeasurement(t)
 	loaded := readCommittedPools(t, loadedPoolsDir)
 	sh := shapeOf(t, set, loaded)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // The tests in this file are the reports' rows of docs/reliability.md.
@@ -66,6 +67,7 @@ func TestFaultReportsGolden(t *testing.T) {
 }
 
 func TestRow06_ErrorExamplesInReports(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	s := faultyRun(t)
 	var txt bytes.Buffer
@@ -83,6 +85,7 @@ func TestRow06_ErrorExamplesInReports(t *testing.T) {
 }
 
 func TestRow12_ShortOutputsInReports(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	got := decodeJSON(t, faultyRun(t), faultyMeta)
 	if got["expected_output_tokens"] != 128.0 || got["short_outputs"] != 1.0 {
@@ -99,6 +102,7 @@ func TestRow12_ShortOutputsInReports(t *testing.T) {
 }
 
 func TestRow14_InterruptedInReports(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	s := faultyRun(t)
 	got := decodeJSON(t, s, faultyMeta)
@@ -139,6 +143,7 @@ func TestRow14_InterruptedInReports(t *testing.T) {
 }
 
 func TestRow10_StoppedEarlyInJSON(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	const why = "stopped early after 100 consecutive identical failures (http_status (HTTP 500): engine dead); 9900 requests not sent"
 	got := decodeJSON(t, summary(t, fixture(), stats.SLO{}), Meta{StoppedEarly: why})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -216,6 +217,7 @@ func TestSamplesRoundTrip(t *testing.T) {
 }
 
 func TestReadSamplesErrors(t *testing.T) {
+	testphase.Fault(t)
 	t.Parallel()
 	tests := []struct {
 		name, in string

@@ -11,6 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
+
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -89,6 +91,7 @@ func TestEndToEndRealTime(t *testing.T) {
 // inter-token gaps match the timing model (19.8 ms per decode step on the
 // default preset, scaled by Slowdown 0.25).
 func TestTimingRealTimeStepPacing(t *testing.T) {
+	testphase.Timed(t)
 	cfg := Defaults(Config{EnablePrefixCaching: true, EnableChunkedPrefill: true, Slowdown: 0.25})
 	e, err := New(cfg, nil)
 	if err != nil {
@@ -126,6 +129,7 @@ func median(d []time.Duration) time.Duration {
 // depends on the machine's load (other processes can take both cores), so
 // each concurrency gets up to three attempts; every attempt is logged.
 func TestTimingFixedPrecision(t *testing.T) {
+	testphase.Timed(t)
 	for _, conc := range []int{1, 64} {
 		var errs []string
 		for attempt := 0; attempt < 3; attempt++ {

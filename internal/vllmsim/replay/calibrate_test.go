@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 )
 
@@ -57,6 +58,7 @@ func calibrate(t *testing.T) []Line {
 // (HTTPLine.Host); a row the host slowed beyond engine.BehindThreshold is
 // reported by name instead of counted as the model's.
 func TestCalibration(t *testing.T) {
+	testphase.Measured(t)
 	lines := calibrate(t)
 	for _, l := range lines {
 		if l.Err != nil {
@@ -146,6 +148,7 @@ func replaceBetween(t *testing.T, doc []byte, begin, end, text string) []byte {
 // misses.yaml, which may not grow beyond their bound. A documented miss
 // that has come within tolerance fails too, so that the list stays true.
 func TestFitRowsWithinTolerance(t *testing.T) {
+	testphase.Measured(t)
 	misses, err := Misses()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
@@ -15,6 +16,7 @@ import (
 // chosen prior weight is the one with the least held-out loss, and the
 // full fit takes every row.
 func TestSelectByHeldOutLoss(t *testing.T) {
+	testphase.Measured(t)
 	rows, err := calibration.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
@@ -156,6 +157,7 @@ func judge(t *testing.T, gpu string, pt httpPoint) pointResult {
 // (HostPace: the engine's lost time, this process's stalls) is reported by
 // name, not counted as the model's.
 func TestTimingHTTPPath(t *testing.T) {
+	testphase.Timed(t)
 	for _, gpu := range engine.GPUPresetNames() {
 		for _, pt := range httpPoints {
 			t.Run(gpu+"/"+pt.name, func(t *testing.T) { judge(t, gpu, pt) })
