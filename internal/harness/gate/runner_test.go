@@ -168,3 +168,36 @@ func TestRunnerShifts(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedLaterRepetition: go test -count N writes a later repetition's
+// failure after the benchmark's name, on its line; the file is read (not
+// malformed), each failed run's checks once, under the benchmark's name
+// without the -N suffix, so its rows can be made INVALID.
+func TestFailedLaterRepetition(t *testing.T) {
+	t.Parallel()
+	in, err := ReadFile("testdata/bench/failed-later-run.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, rc := range in.RunChecks {
+		got[rc.Benchmark+" "+rc.Status+" "+rc.Name]++
+	}
+	want := map[string]int{
+		"Perf/profile=basic/scenario=startup FAIL ttft_gap":                                1,
+		"Perf/profile=basic/scenario=startup INVALID sim_real_time":                        1,
+		"Perf/profile=basic/scenario=ttft-tpot/prompt=short/conc=1 INVALID sim_real_time":  1,
+		"Perf/profile=basic/scenario=ttft-tpot/prompt=medium/conc=1 INVALID sim_real_time": 1,
+	}
+	if len(got) != len(want) {
+		t.Errorf("run checks %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: %d, want %d (all: %v)", k, got[k], n, got)
+		}
+	}
+	if len(in.Results) == 0 {
+		t.Error("no result lines read")
+	}
+}
