@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -200,4 +202,85 @@ func TestFailedLaterRepetition(t *testing.T) {
 	if len(in.Results) == 0 {
 		t.Error("no result lines read")
 	}
+}
+
+// TestFiguresRunner computes docs/gate.md's table of the runner
+// experiment from its recorded bench files (testdata/runner, recorded
+// with record.sh on the shared 2-core machine): the baseline A against
+// an unchanged run B, a run under 8 busy loops C and a run with
+// --sim-slowdown 1.10 D.
+func TestFiguresRunner(t *testing.T) {
+	t.Parallel()
+	base, err := ReadFile("testdata/runner/A.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("\n| new side | runner-cpu-ns vs the baseline | verdict |\n| --- | --- | --- |\n")
+	for _, side := range []struct{ file, what string }{
+		{"B.txt", "unchanged (A/A)"},
+		{"D.txt", "`--sim-slowdown 1.10`"},
+		{"C.txt", "unchanged, 8 busy loops (`timeout 120 sh -c 'while :; do :; done'` ×8)"},
+	} {
+		next, err := ReadFile("testdata/runner/" + side.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Compare(base, next, thresholds.Default(), Options{}) // as vllmperf gate
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", side.what, runnerCell(RunnerShifts(base, next)), verdictCell(rep))
+	}
+	docfigures.Sync(t, "docs/gate.md", "gate-runner", b.String())
+}
+
+// runnerCell is the serial control's move: "+18.2% (noise ±27.0%): within".
+func runnerCell(shifts []RunnerShift) string {
+	for _, s := range shifts {
+		if s.Unit != units.RunnerCPU {
+			continue
+		}
+		how := "within"
+		switch {
+		case s.Slower():
+			how = "slower"
+		case s.Moved():
+			how = "faster"
+		}
+		return fmt.Sprintf("%+.1f%% (noise ±%.1f%%): %s", 100*s.Change, 100*s.Noise, how)
+	}
+	return "not recorded"
+}
+
+// verdictCell is the gate's outcome and what decided it.
+func verdictCell(rep *Report) string {
+	parts := []string{fmt.Sprintf("%d REGRESSION rows", rep.Count(Regression)), fmt.Sprintf("%d INVALID rows", rep.Count(InvalidVerdict))}
+	for _, p := range rep.Profiles {
+		switch {
+		case p.Regression:
+			parts = append(parts, fmt.Sprintf("profile %s REGRESSION (%+.1f%%)", p.Profile, 100*p.Effect))
+		case p.Explained != "":
+			parts = append(parts, fmt.Sprintf("profile %s INVALID (%+.1f%%, within what the slower runner explains)", p.Profile, 100*p.Effect))
+		}
+	}
+	checks := map[string]int{}
+	var order []string
+	for _, c := range rep.Checks {
+		if c.Kind == RunCheckKind {
+			k := fmt.Sprintf("`%s` %s", c.Unit, c.Status)
+			if checks[k] == 0 {
+				order = append(order, k)
+			}
+			checks[k]++
+		}
+	}
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", k, checks[k]))
+	}
+	out := fmt.Sprintf("%s, exit %d: %s", rep.Outcome(), rep.Outcome().ExitCode(), strings.Join(parts, ", "))
+	if w := rep.runnerWords(); w != "" {
+		out += "; " + w
+	}
+	return out
 }
