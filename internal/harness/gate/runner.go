@@ -32,6 +32,10 @@ const (
 	// slowed by 5-6% when the control did by 5%), and the margin covers
 	// the difference between the two workloads' share of the cores.
 	RunnerExplains = 1.5
+	// RunnerMinRuns is the fewest runs a side with the control from which
+	// the gate compares it: one or two probes' medians cannot say what
+	// the runner's noise is.
+	RunnerMinRuns = 3
 )
 
 // RunnerUnits are the runner control's units.
@@ -84,6 +88,17 @@ func runnerValues(in *Input) map[string][]float64 {
 		}
 	}
 	return out
+}
+
+// minLen is the fewest values of any unit in vs.
+func minLen(vs map[string][]float64) int {
+	n := -1
+	for _, v := range vs {
+		if n < 0 || len(v) < n {
+			n = len(v)
+		}
+	}
+	return max(n, 0)
 }
 
 // RunnerShifts compares the runner control of the two sides: one shift
@@ -150,6 +165,10 @@ func judgeRunner(rep *Report, base, next *Input) {
 		return
 	case len(nv) == 0:
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the new results record no runner control (%s), so a slower runner cannot be told from a slower change", strings.Join(RunnerUnits, ", ")))
+		return
+	}
+	if nb, nn := minLen(bv), minLen(nv); nb < RunnerMinRuns || nn < RunnerMinRuns {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results, fewer than %d a side", nb, nn, RunnerMinRuns))
 		return
 	}
 	shifts := RunnerShifts(base, next)

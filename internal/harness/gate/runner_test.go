@@ -12,18 +12,25 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
-// runnerBench is 10 runs of 6 points of profile basic: TPOT p50 about
+// runnerBench is runs runs (10 when 0) of 6 points of profile basic (one
+// point when runs are given): TPOT p50 about
 // 10 ms and tok/s about 500 (1% noise), the code's figures worse by
 // code (0.1: 10% slower), and, unless noControl, the runner control
 // about 2.5 µs a block (serial) and 2.7 µs (parallel), 2% noise, slower
 // by runner (0.1: the runner took 10% longer).
-func runnerBench(rng *rand.Rand, code, runner float64, noControl bool) string {
+func runnerBench(rng *rand.Rand, code, runner float64, noControl bool, runs int) string {
+	points := 6
+	if runs > 0 {
+		points = 1
+	} else {
+		runs = 10
+	}
 	var b strings.Builder
 	b.WriteString("Unit tpot-p50-ns better=lower\nUnit tok/s better=higher\n")
 	b.WriteString("Unit runner-cpu-ns better=none\nUnit runner-par-ns better=none\n")
 	noise := func(cv float64) float64 { return math.Exp(cv * rng.NormFloat64()) }
-	for range 10 {
-		for p := range 6 {
+	for range runs {
+		for p := range points {
 			fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/conc=%d 1 %.0f tpot-p50-ns %.2f tok/s", 1<<p,
 				1e7*(1+code)*noise(0.01), 500/(1+code)*noise(0.01))
 			if !noControl {
@@ -43,6 +50,7 @@ func TestRunnerControl(t *testing.T) {
 	type side struct {
 		code, runner float64
 		noControl    bool
+		runs         int
 	}
 	for _, tc := range []struct {
 		name        string
@@ -80,13 +88,15 @@ func TestRunnerControl(t *testing.T) {
 			wantWarning: "the baseline records no runner control"},
 		{name: "new results without the control",
 			next: side{noControl: true}, want: OutcomePass, wantWarning: "the new results record no runner control"},
+		{name: "two runs a side are too few to compare the runner",
+			base: side{runs: 2}, next: side{code: 0.30, runner: 3, runs: 2}, wantWarning: "fewer than 3 a side", want: OutcomeInconclusive},
 		{name: "neither side records it (another tool's files): compared as before",
 			base: side{noControl: true}, next: side{code: 0.10, noControl: true}, want: OutcomeFail, wantRows: Regression},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 3))
-			base := parse(t, "base", runnerBench(rng, tc.base.code, tc.base.runner, tc.base.noControl))
-			next := parse(t, "new", runnerBench(rng, tc.next.code, tc.next.runner, tc.next.noControl))
+			base := parse(t, "base", runnerBench(rng, tc.base.code, tc.base.runner, tc.base.noControl, tc.base.runs))
+			next := parse(t, "new", runnerBench(rng, tc.next.code, tc.next.runner, tc.next.noControl, tc.next.runs))
 			rep, err := Compare(base, next, nil, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -127,7 +137,7 @@ func TestRunnerControl(t *testing.T) {
 					t.Errorf("runner check %s: %s (%s), want %s", c.Unit, c.Status, c.Reason, tc.wantChecks)
 				}
 			}
-			if want := map[bool]int{true: 0, false: 2}[tc.base.noControl || tc.next.noControl]; n != want {
+			if want := map[bool]int{true: 0, false: 2}[tc.base.noControl || tc.next.noControl || tc.base.runs == 2]; n != want {
 				t.Errorf("%d runner checks, want %d", n, want)
 			}
 			if tc.want == OutcomeInvalid && len(rep.RegressedProfiles()) > 0 {
