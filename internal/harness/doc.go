@@ -82,6 +82,9 @@
 //	            gateway's headers and certificates and one proxy rule
 //	telemetry   the GPUs during a run: nvidia-smi, dcgm-exporter; throttle
 //	            and foreign-process evidence, average power, energy
+//	runnerctl   the runner control: a fixed CPU workload timed in the
+//	            client before, during and after a run (runner-cpu-ns),
+//	            so the gate can name a slower runner
 //	dataset     the prompts users bring: ShareGPT, JSONL, timed traces,
 //	            filtered and sampled (a scenario's dataset: classes)
 //	schema      structured output's JSON schemas and the check of an

@@ -95,6 +95,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	judge(rep, tests, set)
 	rep.Checks = checkLimits(bs, ns, set)
 	runChecks(rep, next.RunChecks)
+	judgeRunner(rep, base, next)
 	return rep, nil
 }
 

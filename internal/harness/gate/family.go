@@ -42,6 +42,9 @@ type ProfileTest struct {
 	// Regression: PWorseHolm < Alpha and Effect ≥ MinEffect: the profile
 	// fails as a whole, whether or not a row of it is a REGRESSION.
 	Regression bool
+	// Explained says why a regression of the profile is INVALID instead:
+	// within what a slower runner explains (runner.go); "" otherwise.
+	Explained string
 }
 
 type familySet []*family
@@ -130,6 +133,9 @@ func (p ProfileTest) Describe() string {
 	verdict := "no regression of the profile"
 	if p.Regression {
 		verdict = "REGRESSION of the profile"
+	}
+	if p.Explained != "" {
+		verdict = "INVALID, not a regression: " + p.Explained
 	}
 	name := p.Profile
 	if name == "" {

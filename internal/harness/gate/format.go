@@ -61,6 +61,9 @@ func (r *Report) Headline() string {
 	if names := r.FailedCheckNames(); len(names) > 0 {
 		head += "; checks: " + strings.Join(names, "; ")
 	}
+	if words := r.runnerWords(); words != "" {
+		head += "; " + words
+	}
 	return head
 }
 

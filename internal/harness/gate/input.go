@@ -52,6 +52,7 @@ func Read(r io.Reader, name string) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	data = dropNameThenFail(data)
 	in := &Input{Name: name, RunChecks: readRunChecks(data)}
 	rd := benchfmt.NewReader(bytes.NewReader(data), name)
 	var bad []string

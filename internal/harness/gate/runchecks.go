@@ -56,7 +56,9 @@ func readRunChecks(data []byte) []RunCheck {
 	for sc.Scan() {
 		line := sc.Text()
 		if m := failHeader.FindStringSubmatch(line); m != nil {
-			bench = m[1]
+			// A later repetition's block names the benchmark with go
+			// test's -N GOMAXPROCS suffix, the first's without.
+			bench = procsSuffix.ReplaceAllString(m[1], "")
 			continue
 		}
 		if bench == "" {

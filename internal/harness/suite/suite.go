@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -217,7 +218,9 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 	}
 	opts = append(opts, ss.traceOptions(p, scenarioName)...)
 	rec := ss.gpu.start(ctx)
+	ctl := runnerctl.Start(ctx, runnerctl.Settings{}) // the runner's speed, recorded with the run
 	res, err := harness.Run(ctx, ss.Server, p, opts...)
+	runner := ctl.Stop()
 	tel := ss.gpu.stop(rec)
 	if err != nil {
 		return nil, err
@@ -225,6 +228,7 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 	name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: p.Key}.String()
 	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
 	maps.Copy(r.Metrics, tel.Metrics(res.Summary.TotalOutputTokens))
+	maps.Copy(r.Metrics, runner.Metrics())
 	r.Checks = append(check.All(res, scope, ss.facts()), check.GPU(tel, ss.gpu.required)...)
 	return r, nil
 }

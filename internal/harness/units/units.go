@@ -86,6 +86,12 @@ var (
 	// Per run: the GPUs' power (package telemetry), when a source reports it.
 	PowerAvgW      = def("power-avg-w", Lower, "avg power", 0)
 	JoulesPerToken = def("j/tok", Lower, "J/token", 3)
+	// Per run: the runner control (package runnerctl), a fixed CPU
+	// workload in the client process timed before, during and after the
+	// run: the machine's speed, not the server's (docs/gate.md, "A slower
+	// runner").
+	RunnerCPU      = def("runner-cpu-ns", None, "runner CPU", 0)
+	RunnerParallel = def("runner-par-ns", None, "runner CPU, all cores", 0)
 	// The start-up point (scenario=startup).
 	Ready        = def("ready-ns", Lower, "ready", 0)
 	ColdTTFT     = headline(def("cold-ttft-ns", Lower, "cold TTFT", 0))

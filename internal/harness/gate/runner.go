@@ -1,0 +1,254 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+)
+
+// The runner control (package runnerctl, docs/gate.md "A slower runner"):
+// every run of the suite records the time of a fixed CPU workload in the
+// client process, which depends on the machine and not on the system
+// under test. When it moved between the baseline and the new results by
+// more than its noise, the runner itself changed, and a regression no
+// larger than the runner's slowdown explains is INVALID, not a
+// REGRESSION.
+const (
+	// RunnerCheckKind is the check of the runner control, one per unit.
+	RunnerCheckKind CheckKind = "runner"
+	// RunnerNoiseFloor is the smallest move of the control's median the
+	// gate calls a move of the runner (3%: a quiet machine's CPU clock and
+	// cache state vary by about 1% between sessions).
+	RunnerNoiseFloor = 0.03
+	// RunnerNoiseSE is how many standard errors of the difference of the
+	// two sides' log medians a move must also exceed.
+	RunnerNoiseSE = 3.0
+	// RunnerExplains is how large a regression, as a multiple of the
+	// runner's slowdown, the slower runner explains: a service on the
+	// runner's cores slows by about as much as the control (the simulator
+	// slowed by 5-6% when the control did by 5%), and the margin covers
+	// the difference between the two workloads' share of the cores.
+	RunnerExplains = 1.5
+	// RunnerMinRuns is the fewest runs a side with the control from which
+	// the gate compares it: one or two probes' medians cannot say what
+	// the runner's noise is.
+	RunnerMinRuns = 3
+)
+
+// RunnerUnits are the runner control's units.
+var RunnerUnits = []string{units.RunnerCPU, units.RunnerParallel}
+
+// RunnerShift is how the runner control moved between the two sides in
+// one unit, over every run of every benchmark of each side.
+type RunnerShift struct {
+	Unit string
+	// Baseline and New are the sides' medians (ns per block of the
+	// workload); NBaseline and NNew their runs.
+	Baseline, New   float64
+	NBaseline, NNew int
+	// Change is New/Baseline − 1: 0.2 when the runner took 20% longer.
+	Change float64
+	// Noise is the smallest change called a move: RunnerNoiseFloor, or
+	// RunnerNoiseSE standard errors of the log ratio of the medians when
+	// that is more.
+	Noise float64
+}
+
+// Moved reports whether the runner moved by more than its noise, either
+// way.
+func (s RunnerShift) Moved() bool { return math.Abs(math.Log1p(s.Change)) > math.Log1p(s.Noise) }
+
+// Slower reports whether the runner moved, slower.
+func (s RunnerShift) Slower() bool { return s.Moved() && s.Change > 0 }
+
+// Describe is the shift in words, with its numbers.
+func (s RunnerShift) Describe() string {
+	how := "within its noise"
+	switch {
+	case s.Slower():
+		how = fmt.Sprintf("the runner was %.1f%% slower", 100*s.Change)
+	case s.Moved():
+		how = fmt.Sprintf("the runner was %.1f%% faster", -100*s.Change)
+	}
+	return fmt.Sprintf("%s: %s %s → %s a block (%+.1f%%, noise ±%.1f%%, %d+%d runs)",
+		how, s.Unit, units.FormatValue(s.Unit, s.Baseline), units.FormatValue(s.Unit, s.New), 100*s.Change, 100*s.Noise, s.NBaseline, s.NNew)
+}
+
+// runnerValues are an input's runner control values by unit.
+func runnerValues(in *Input) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, r := range in.Results {
+		for _, v := range r.Values {
+			if u, x := measurement(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
+				out[u] = append(out[u], x)
+			}
+		}
+	}
+	return out
+}
+
+// minLen is the fewest values of any unit in vs.
+func minLen(vs map[string][]float64) int {
+	n := -1
+	for _, v := range vs {
+		if n < 0 || len(v) < n {
+			n = len(v)
+		}
+	}
+	return max(n, 0)
+}
+
+// RunnerShifts compares the runner control of the two sides: one shift
+// per unit both record.
+func RunnerShifts(base, next *Input) []RunnerShift {
+	bv, nv := runnerValues(base), runnerValues(next)
+	var out []RunnerShift
+	for _, u := range RunnerUnits {
+		b, n := bv[u], nv[u]
+		if len(b) == 0 || len(n) == 0 {
+			continue
+		}
+		mb, sb := logMedianSE(b)
+		mn, sn := logMedianSE(n)
+		out = append(out, RunnerShift{
+			Unit: u, Baseline: math.Exp(mb), New: math.Exp(mn), NBaseline: len(b), NNew: len(n),
+			Change: math.Expm1(mn - mb),
+			Noise:  max(RunnerNoiseFloor, math.Expm1(RunnerNoiseSE*math.Hypot(sb, sn))),
+		})
+	}
+	return out
+}
+
+// logMedianSE is the median of the values' logs and its standard error
+// from their median absolute deviation (1.4826·MAD estimates σ; the
+// median's standard error is √(π/2)·σ/√n): robust to the few probes a
+// burst of another process slowed.
+func logMedianSE(xs []float64) (med, se float64) {
+	ls := make([]float64, len(xs))
+	for i, x := range xs {
+		ls[i] = math.Log(x)
+	}
+	med = medianOf(ls)
+	dev := make([]float64, len(ls))
+	for i, l := range ls {
+		dev[i] = math.Abs(l - med)
+	}
+	sigma := 1.4826 * medianOf(dev)
+	return med, math.Sqrt(math.Pi/2) * sigma / math.Sqrt(float64(len(xs)))
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// judgeRunner reads the runner control of both sides into rep: a check
+// per unit, a warning when the runner moved or could not be compared,
+// and, when it was slower, every regression (row or profile) no larger
+// than RunnerExplains times its slowdown made INVALID, naming the runner
+// with its figure. Files in which neither side records the control
+// (another tool's output) are compared as before.
+func judgeRunner(rep *Report, base, next *Input) {
+	bv, nv := runnerValues(base), runnerValues(next)
+	switch {
+	case len(bv) == 0 && len(nv) == 0:
+		return
+	case len(bv) == 0:
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the baseline records no runner control (%s; it was recorded before vllmperf measured one), so a slower runner cannot be told from a slower change; re-record the baseline (make baseline) to record it", strings.Join(RunnerUnits, ", ")))
+		return
+	case len(nv) == 0:
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the new results record no runner control (%s), so a slower runner cannot be told from a slower change", strings.Join(RunnerUnits, ", ")))
+		return
+	}
+	if nb, nn := minLen(bv), minLen(nv); nb < RunnerMinRuns || nn < RunnerMinRuns {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results, fewer than %d a side", nb, nn, RunnerMinRuns))
+		return
+	}
+	shifts := RunnerShifts(base, next)
+	slow, fast := 0.0, 0.0
+	var slower, faster []string
+	for _, s := range shifts {
+		switch {
+		case s.Slower():
+			slow = max(slow, s.Change)
+			slower = append(slower, s.Describe())
+		case s.Moved():
+			fast = min(fast, s.Change)
+			faster = append(faster, s.Describe())
+		}
+	}
+	if fast < 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was faster than when the baseline was recorded (%s): a regression up to that size could be hidden by it; compare on the baseline's runner, or with the interleaved upgrade gate", strings.Join(faster, "; ")))
+	}
+	explained := 0
+	if slow > 0 {
+		explained = explainRegressions(rep, slow, strings.Join(slower, "; "))
+		what := "no regression to explain: the comparison stands"
+		if explained > 0 {
+			what = fmt.Sprintf("%d regression(s) no larger than %g× its slowdown (%.1f%%) are INVALID, not REGRESSION: the runner, not the change, may be slower; rerun on a quiet runner (or gate with the interleaved upgrade gate, which cancels drift)", explained, RunnerExplains, 100*RunnerExplains*slow)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was slower than when the baseline was recorded (%s): %s", strings.Join(slower, "; "), what))
+	}
+	for _, s := range shifts {
+		c := Check{Kind: RunnerCheckKind, Unit: s.Unit, Limit: fmt.Sprintf("within ±%.1f%% (its noise)", 100*s.Noise),
+			Value: 100 * s.Change, Status: CheckPass, Reason: s.Describe()}
+		if s.Slower() && explained > 0 {
+			c.Status = CheckInvalid
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+}
+
+// explainRegressions makes INVALID every regression no larger than
+// RunnerExplains × slow (the runner's slowdown, described by why) and
+// marks the larger ones as beyond it; it returns how many it made
+// INVALID.
+func explainRegressions(rep *Report, slow float64, why string) int {
+	limit := RunnerExplains * slow
+	n := 0
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		if row.Verdict != Regression || row.Baseline == nil || row.New == nil {
+			continue
+		}
+		if c := badChange(row.Direction, row.Baseline.Median, row.New.Median); c <= limit {
+			row.Verdict = InvalidVerdict
+			row.Reason = fmt.Sprintf("not called a regression: %.1f%% worse is within what the slower runner explains (%.1f%%; %s); %s", 100*c, 100*limit, why, row.Reason)
+			n++
+		} else {
+			row.Reason += fmt.Sprintf("; larger than what the slower runner explains (%.1f%%; %s)", 100*limit, why)
+		}
+	}
+	for i := range rep.Profiles {
+		p := &rep.Profiles[i]
+		if p.Regression && p.Effect <= limit {
+			p.Regression = false
+			p.Explained = fmt.Sprintf("%.1f%% worse is within what the slower runner explains (%.1f%%)", 100*p.Effect, 100*limit)
+			n++
+		}
+	}
+	return n
+}
+
+// runnerWords names the slower runner for the headline when it made a
+// regression INVALID: "slower runner: runner-cpu-ns +35.2% (noise
+// ±3.0%)". A runner check's Value is its change in percent.
+func (r *Report) runnerWords() string {
+	var parts []string
+	for _, c := range r.Checks {
+		if c.Kind == RunnerCheckKind && c.Status == CheckInvalid {
+			parts = append(parts, fmt.Sprintf("%s %+.1f%% (noise %s)", c.Unit, c.Value, strings.TrimSuffix(strings.TrimPrefix(c.Limit, "within "), " (its noise)")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "slower runner: " + strings.Join(parts, ", ")
+}
