@@ -262,7 +262,7 @@ vet:
 # -vet=off: make test runs go vet on every package first.
 MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
 TIMED := TestTiming.*
-ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator|TestSignalsLeaveNoContainer
+ALONE := TestRealServer.*|TestProfilesSpreadOverGPUSets|TestMergeIsOneProcess|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator|TestSignalsLeaveNoContainer
 SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
 definers = $(if $(filter ./...,$(PKGS)),$(shell grep -rlE --include='*_test.go' '^func ($(1))\b' . | xargs -r dirname | sort -u),$(PKGS))
 unit:

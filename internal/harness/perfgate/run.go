@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := plan.Write(o.Stdout); err != nil {
 		return 2, err
 	}
-	bench, benchCode, err := o.bench(ctx, plan.Count)
+	bench, benchCode, err := o.benchOrSpread(ctx, cfg, plan.Count)
 	if ctx.Err() != nil {
 		return 1, err // stopped: exit 128+N, nothing gated or recorded
 	}

@@ -158,6 +158,7 @@ func FromEnv(short bool) (Config, error) {
 	if c.Telemetry, err = telemetry.SettingsFromEnv(); err != nil {
 		errs = append(errs, err)
 	}
+	warnGPUSets()
 	return c, errors.Join(errs...)
 }
 
