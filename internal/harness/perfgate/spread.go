@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
@@ -15,11 +16,50 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
+// A perf-gate.yml matrix runs the suite in a job per profile and gates in
+// one job after them: EnvStep says which half this run is.
+const (
+	// EnvStep is PERF_GATE_STEP: StepSuite, StepGate, or empty (StepAll).
+	EnvStep = "PERF_GATE_STEP"
+	// StepAll plans, runs the suite and gates.
+	StepAll = ""
+	// StepSuite plans and runs the suite into RESULTS, and stops there
+	// with go test's status: a matrix part.
+	StepSuite = "suite"
+	// StepGate gates RESULTS as it is: the parts' folders merged there
+	// (vllmperf merge) after the matrix ran.
+	StepGate = "gate"
+)
+
+// failLine starts a go test line of a failed test or benchmark.
+var failLine = regexp.MustCompile(`(?m)^\s*--- FAIL: `)
+
+// ranBefore is RESULTS' bench.txt, written before this run (StepGate),
+// and 1 when a benchmark in it failed (the parts' --- FAIL: lines).
+func (o Options) ranBefore() (string, int, error) {
+	path := filepath.Join(o.Results, results.BenchFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s=%s gates the folder the matrix's parts left in RESULTS (merged with vllmperf merge --out %s PARTS...): %w", EnvStep, StepGate, o.Results, err)
+	}
+	if failLine.Match(b) {
+		return path, 1, nil
+	}
+	return path, 0, nil
+}
+
 // benchOrSpread runs the suite as one process (bench), or, with two or
 // more GPU sets (VLLMPERF_GPU_SETS), one process per profile spread over
 // the sets and merged into the results folder (package spread). The gate
 // reads the merged folder as it reads one process's.
 func (o Options) benchOrSpread(ctx context.Context, cfg suite.Config, count int) (string, int, error) {
+	switch step := os.Getenv(EnvStep); step {
+	case StepAll, StepSuite:
+	case StepGate:
+		return o.ranBefore()
+	default:
+		return "", 0, fmt.Errorf("%s=%q: want %s (run the suite only: a matrix part), %s (gate RESULTS, which holds the parts' merged folder) or nothing (both)", EnvStep, step, StepSuite, StepGate)
+	}
 	sets, jobs, err := spreadJobs(cfg)
 	if err != nil {
 		return "", 0, err
