@@ -371,3 +371,12 @@ func writeFile(out, name string, data []byte) error {
 	}
 	return nil
 }
+
+// String says what the merge wrote, in one line.
+func (r *Result) String() string {
+	s := fmt.Sprintf("merge: %d runs of profiles %v into %s", r.Runs, r.Profiles, r.Out)
+	if len(r.Left) > 0 {
+		s += fmt.Sprintf(" (left out, one part's only: %s)", strings.Join(r.Left, ", "))
+	}
+	return s
+}
