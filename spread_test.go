@@ -56,10 +56,15 @@ func TestProfilesSpreadOverGPUSets(t *testing.T) {
 	for _, p := range profiles {
 		jobs = append(jobs, spread.Job{Profile: p, Width: 1})
 	}
+	bin := filepath.Join(dir, "perf.test") // built once: the processes start at once, not after two builds
+	build := exec.CommandContext(ctx, goBin, "test", "-c", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: %v\n%s", err, out)
+	}
 	var log strings.Builder
 	res, err := spread.Run(ctx, spread.Options{Sets: sets, Jobs: jobs, Out: filepath.Join(dir, "merged"), Parts: filepath.Join(dir, "parts"),
-		TestArgs: []string{"-count=1", "-run", "^$", "-bench", "Perf/./scenario=ttft-tpot", "-benchtime", "1x", "."},
-		Go:       goBin, Dir: ".", Stdout: &log,
+		TestArgs: []string{"-test.run", "^$", "-test.bench", "Perf/./scenario=ttft-tpot", "-test.benchtime", "1x"},
+		Binary:   bin, Dir: ".", Stdout: &log,
 		Env: append(os.Environ(), "VLLMPERF_BACKEND=container", "VLLMPERF_IMAGE=sim", "VLLMPERF_SCENARIOS=ttft-tpot", "VLLMPERF_SIZE=quick",
 			"VLLMPERF_SIM_ARGS=", "VLLMPERF_TELEMETRY=", "VLLMPERF_GPU_NAME=", server.EnvJob+"="+job)})
 	peak, starts, perSet := w.stop()

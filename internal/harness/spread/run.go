@@ -38,6 +38,9 @@ type Options struct {
 	TestArgs []string
 	Go, Dir  string
 	Env      []string
+	// Binary, when set, is a test binary built beforehand (go test -c)
+	// that runs instead of go test, with TestArgs (then -test.* flags).
+	Binary string
 	// Stdout receives every process's output, each line prefixed with
 	// its profile and set.
 	Stdout io.Writer
@@ -156,8 +159,11 @@ func (o Options) runPart(ctx context.Context, p *Part, out *lineWriter) error {
 	prefix := fmt.Sprintf("[%s on GPUs %s] ", p.Profile, p.Set)
 	pw := out.prefixed(prefix)
 	defer pw.Flush()
-	fmt.Fprintf(pw, "go test %s\n", strings.Join(o.TestArgs, " "))
+	fmt.Fprintf(pw, "%s\n", strings.Join(append([]string{cmdName(o)}, o.TestArgs...), " "))
 	cmd := exec.CommandContext(ctx, o.Go, append([]string{"test"}, o.TestArgs...)...)
+	if o.Binary != "" {
+		cmd = exec.CommandContext(ctx, o.Binary, o.TestArgs...)
+	}
 	cmd.Dir = o.Dir
 	cmd.Env = append(withoutSets(o.Env), "VLLMPERF_PROFILES="+p.Profile, envGPUs+"="+p.Set.String(), "VLLMPERF_RESULTS="+abs)
 	w := io.MultiWriter(log, pw)
@@ -178,6 +184,14 @@ func (o Options) runPart(ctx context.Context, p *Part, out *lineWriter) error {
 		return nil
 	}
 	return fmt.Errorf("go test: %w", err)
+}
+
+// cmdName names what runs a part, for its first line.
+func cmdName(o Options) string {
+	if o.Binary != "" {
+		return o.Binary
+	}
+	return o.Go + " test"
 }
 
 // withoutSets is env less EnvGPUSets, VLLMPERF_PROFILES, VLLMPERF_GPUS
