@@ -7,7 +7,9 @@
 // What a folder holds, and how it is joined:
 //
 //   - summary.json: the profiles' configurations side by side, the runs,
-//     knees and capacity searches one folder after another;
+//     knees and capacity searches one folder after another, joined as
+//     JSON so that a field added to the file later is joined (a list),
+//     kept (the same in every folder) or refused, never dropped;
 //   - samples.jsonl and timeseries.jsonl: one folder's lines after
 //     another's (every line names its run, and no two folders share one);
 //   - bench.txt: one folder's benchfmt output after another's, the
@@ -34,6 +36,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,6 +79,7 @@ type Result struct {
 type part struct {
 	dir      string
 	sum      *results.Summary
+	raw      []byte // summary.json as written
 	profiles []string
 	bench    []byte // nil: the folder has no bench.txt
 }
@@ -100,9 +104,19 @@ func Folders(out string, dirs []string) (*Result, error) {
 	if err := compatible(parts); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
+	res, err := write(out, parts)
+	if err != nil && errors.Is(statErr, fs.ErrNotExist) {
+		_ = os.RemoveAll(out) // a merge that failed leaves no half folder it made
+	}
+	return res, err
+}
+
+// write writes the merged folder.
+func write(out string, parts []*part) (*Result, error) {
 	res := &Result{Out: out}
 	if err := writeSummary(out, parts, res); err != nil {
 		return nil, err
@@ -157,7 +171,11 @@ func readPart(dir string) (*part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	p := &part{dir: dir, sum: sum}
+	raw, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	p := &part{dir: dir, sum: sum, raw: raw}
 	seen := map[string]bool{}
 	add := func(name string) {
 		if name != "" && !seen[name] {
@@ -240,24 +258,73 @@ func folderValue(sum *results.Summary, key string) (string, bool) {
 	return v, found
 }
 
-// writeSummary writes the merged summary.json.
+// writeSummary writes the merged summary.json. It joins the files as
+// JSON, not as results.Summary, so that a field it does not know (one
+// added to the folder since) is joined too, or refused, never dropped:
+// arrays (runs, knees, capacities) one folder's after another's, objects
+// (config) key by key, a key in two folders only with one value, and any
+// other value only where every folder has the same.
 func writeSummary(out string, parts []*part, res *Result) error {
-	sum := results.Summary{Config: map[string]map[string]string{}, Runs: []results.Run{}, Knees: []results.Knee{}}
+	sum := map[string]json.RawMessage{}
+	owner := map[string]string{}
 	for _, p := range parts {
-		for name, cfg := range p.sum.Config {
-			sum.Config[name] = cfg
-		}
-		sum.Runs = append(sum.Runs, p.sum.Runs...)
-		sum.Knees = append(sum.Knees, p.sum.Knees...)
-		sum.Capacities = append(sum.Capacities, p.sum.Capacities...)
 		res.Profiles = append(res.Profiles, p.profiles...)
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(p.raw, &top); err != nil {
+			return fmt.Errorf("merge: %s: %w", filepath.Join(p.dir, results.SummaryFile), err)
+		}
+		for _, key := range slices.Sorted(maps.Keys(top)) {
+			joined, err := joinJSON(sum[key], top[key], owner[key] != "")
+			if err != nil {
+				return fmt.Errorf("merge: summary.json's %s: %s and %s: %w", key, owner[key], p.dir, err)
+			}
+			sum[key], owner[key] = joined, p.dir
+		}
 	}
-	res.Runs = len(sum.Runs)
+	var runs []json.RawMessage
+	if err := json.Unmarshal(sum["runs"], &runs); err == nil {
+		res.Runs = len(runs)
+	}
 	data, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	return writeFile(out, results.SummaryFile, append(data, '\n'))
+}
+
+// joinJSON joins one summary key's value b onto a, the folders' before
+// (seen says whether any had the key).
+func joinJSON(a, b json.RawMessage, seen bool) (json.RawMessage, error) {
+	if !seen {
+		return b, nil
+	}
+	var aList, bList []json.RawMessage
+	if json.Unmarshal(a, &aList) == nil && json.Unmarshal(b, &bList) == nil {
+		return json.Marshal(append(aList, bList...))
+	}
+	var aObj, bObj map[string]json.RawMessage
+	if json.Unmarshal(a, &aObj) == nil && json.Unmarshal(b, &bObj) == nil && aObj != nil && bObj != nil {
+		for k, v := range bObj {
+			if old, ok := aObj[k]; ok && !jsonEqual(old, v) {
+				return nil, fmt.Errorf("%s differs (%s, %s): merge joins folders that do not disagree", k, old, v)
+			}
+			aObj[k] = v
+		}
+		return json.Marshal(aObj)
+	}
+	if !jsonEqual(a, b) {
+		return nil, fmt.Errorf("differs (%s, %s): merge joins folders that do not disagree", a, b)
+	}
+	return a, nil
+}
+
+// jsonEqual compares two JSON values, whatever their spacing.
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // concatLines joins a JSON Lines file of every folder; a folder without

@@ -184,3 +184,64 @@ func TestWriteBenchClearsConfig(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "gpu: A\nflags: x\nBenchmarkA 1 1 ns/op\n\nflags:\ngpu:\ngpu: B\nBenchmarkB 1 1 ns/op\n", string(got))
 }
+
+// TestJoinJSON: summary.json's values are joined by their JSON kind, so a
+// field merge does not know is joined or refused, never dropped.
+func TestJoinJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, b, want, err string
+	}{
+		// Lists (runs, knees, a list added later) one after another.
+		{"list", `[1,2]`, `[3]`, `[1,2,3]`, ""},
+		{"null list", `null`, `[3]`, `[3]`, ""},
+		// Objects (config) key by key.
+		{"object", `{"basic":{"gpu":"x"}}`, `{"low-latency":{"gpu":"x"}}`, `{"basic":{"gpu":"x"},"low-latency":{"gpu":"x"}}`, ""},
+		{"object, same key and value", `{"a":1}`, `{"a": 1}`, `{"a":1}`, ""},
+		{"object, one key two values", `{"a":1}`, `{"a":2}`, "", "a differs (1, 2)"},
+		// Anything else only when every folder has the same.
+		{"same", `"v1"`, `"v1"`, `"v1"`, ""},
+		{"different", `"v1"`, `"v2"`, "", `differs ("v1", "v2")`},
+	} {
+		got, err := joinJSON(json.RawMessage(tc.a), json.RawMessage(tc.b), true)
+		if tc.err != "" {
+			require.Error(t, err, tc.name)
+			assert.Contains(t, err.Error(), tc.err, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.JSONEq(t, tc.want, string(got), tc.name)
+	}
+}
+
+// TestFoldersKeepsUnknownFields: a summary.json field merge does not know
+// reaches the merged folder; one that differs between the folders is
+// refused, naming it.
+func TestFoldersKeepsUnknownFields(t *testing.T) {
+	addField := func(dir, value string) {
+		path := filepath.Join(dir, results.SummaryFile)
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var top map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(data, &top))
+		top["runner_calibration"] = json.RawMessage(value)
+		data, err = json.Marshal(top)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+	}
+	a, b := copyDir(t, "testdata/basic"), copyDir(t, "testdata/low-latency")
+	addField(a, `{"score": 1.5}`)
+	addField(b, `{"score": 1.5}`)
+	out := filepath.Join(t.TempDir(), "merged")
+	_, err := Folders(out, []string{a, b})
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(out, results.SummaryFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"runner_calibration"`)
+
+	addField(b, `{"score": 2}`)
+	out = filepath.Join(t.TempDir(), "merged")
+	_, err = Folders(out, []string{a, b})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "summary.json's runner_calibration")
+	assert.NoDirExists(t, out, "a failed merge leaves no half folder")
+}
