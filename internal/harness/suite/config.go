@@ -158,7 +158,6 @@ func FromEnv(short bool) (Config, error) {
 	if c.Telemetry, err = telemetry.SettingsFromEnv(); err != nil {
 		errs = append(errs, err)
 	}
-	warnGPUSets()
 	return c, errors.Join(errs...)
 }
 
