@@ -192,8 +192,10 @@ upgrade-gate:
 # $$VLLMPERF_BASELINE_STORE (default ~/.cache/vllmperf/baselines). With
 # none for the key, this run is recorded as it and passes (a notice says
 # so). Honours VLLMPERF_PROFILES, VLLMPERF_SCENARIOS, VLLMPERF_IMAGE,
-# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS; the backend is the container one
-# unless VLLMPERF_BACKEND says otherwise. docs/gpu-runners.md, docs/gate.md.
+# VLLMPERF_GPUS, VLLMPERF_SIM_ARGS, VLLMPERF_GPU_SETS (profiles at once on
+# GPU sets) and PERF_GATE_STEP (suite or gate: perf-gate.yml's matrix); the
+# backend is the container one unless VLLMPERF_BACKEND says otherwise.
+# docs/gpu-runners.md, docs/gate.md.
 #   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
 # make plan: the plan alone.
 .PHONY: perf-gate plan remove-leftovers

@@ -32,6 +32,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.AddCommand(newBisectCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
 	root.AddCommand(newCapacityCommand(stdout, stderr))
+	root.AddCommand(newMergeCommand(stdout))
 	return root
 }
 

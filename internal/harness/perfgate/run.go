@@ -118,12 +118,15 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := plan.Write(o.Stdout); err != nil {
 		return 2, err
 	}
-	bench, benchCode, err := o.bench(ctx, plan.Count)
+	bench, benchCode, err := o.benchOrSpread(ctx, cfg, plan.Count)
 	if ctx.Err() != nil {
 		return 1, err // stopped: exit 128+N, nothing gated or recorded
 	}
 	if err != nil {
 		return 2, err
+	}
+	if os.Getenv(EnvStep) == StepSuite {
+		return benchCode, nil // a matrix part: the merge-and-gate job gates (spread.go)
 	}
 	if err := o.Store.SaveLast(key, bench); err != nil {
 		fmt.Fprintf(o.Stderr, "perf-gate: warning: keeping this run for the next plan: %v\n", err)

@@ -57,6 +57,7 @@ type containerRequest struct {
 	env             map[string]secret // HF_TOKEN is a secret; the rest print as they are
 	labels          map[string]string
 	gpus            gpuSelection
+	leaseOnly       bool   // gpus name the lease only (the simulator image asks Docker for no device: gpuset.go)
 	ipcHost         bool   // --ipc=host: vLLM's workers share memory
 	hfCache         string // the host directory mounted at containerHFCache; "" for none
 	traceDir        string // the host's trace folder mounted at containerTraceDir; "" for none
@@ -104,8 +105,9 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	r := containerRequest{
 		image:          s.image,
 		env:            map[string]secret{},
-		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session(), labelOwner: self().String(), labelJob: Job()},
+		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session(), labelOwner: self().String(), labelJob: Job(), labelGPUs: gpus.String()},
 		gpus:           gpus,
+		leaseOnly:      s.isSimImage(),
 		ipcHost:        true,
 		startupTimeout: s.timeout(),
 		servedModel:    p.ServedName(),
@@ -169,6 +171,7 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 // loopback-only port binding.
 func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 	switch {
+	case r.leaseOnly:
 	case r.gpus.all:
 		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{Count: -1, Capabilities: [][]string{{"gpu"}}})
 	case len(r.gpus.ids) > 0:

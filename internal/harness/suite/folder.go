@@ -112,6 +112,7 @@ func Main(m interface{ Run() int }) int {
 	if !flag.Parsed() {
 		flag.Parse()
 	}
+	warnGPUSets()
 	dir := os.Getenv(EnvResults)
 	if dir == "" || !benchmarking() {
 		return m.Run()
