@@ -195,18 +195,3 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Resolve(missing.yaml) error = %v, want a read error", err)
 	}
 }
-
-// TestSuggest checks the did-you-mean on a few typos.
-func TestSuggest(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"max-num-seq", "max-num-seqs"},                      // dropped letter
-		{"gpu-memory-utilisation", "gpu-memory-utilization"}, // British spelling
-		{"enable-prefix-cache", "enable-prefix-caching"},     // wrong word ending
-		{"xyzzy", ""}, // nothing plausible
-	}
-	for _, tt := range tests {
-		if got := suggestFlag(tt.in); got != tt.want {
-			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

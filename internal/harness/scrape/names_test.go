@@ -1,6 +1,10 @@
 package scrape
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+)
 
 func TestKnown(t *testing.T) {
 	t.Parallel()
@@ -15,6 +19,24 @@ func TestKnown(t *testing.T) {
 	} {
 		if got := Known(name); got != want {
 			t.Errorf("Known(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestFamilyNamesAreCanonical: every name vLLM's family maps a renamed
+// metric onto is one of the canonical names this package reads, and none
+// of its removed metrics is one.
+func TestFamilyNamesAreCanonical(t *testing.T) {
+	t.Parallel()
+	fam := serverfamily.VLLM
+	for old, canonical := range fam.Renames() {
+		if _, ok := known[canonical]; !ok {
+			t.Errorf("rename %s → %s: %s is not a canonical name of this package", old, canonical, canonical)
+		}
+	}
+	for _, name := range fam.RemovedNames() {
+		if _, ok := known[name]; ok {
+			t.Errorf("removed metric %s is a canonical name", name)
 		}
 	}
 }
