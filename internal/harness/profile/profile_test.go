@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily/familytest"
 )
 
 // TestBuiltinsParse loads every built-in profile and checks the invariants
@@ -193,5 +195,32 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := Resolve("missing.yaml"); err == nil || !strings.Contains(err.Error(), "read profile") {
 		t.Errorf("Resolve(missing.yaml) error = %v, want a read error", err)
+	}
+}
+
+// TestParseFor: a profile's flags: are its server family's; another
+// family's flag, a reserved one and a typo are refused in that family's
+// words, and its negatable flags render their --no- form.
+func TestParseFor(t *testing.T) {
+	acme := familytest.Acme()
+	p, err := ParseFor(acme, "acme.yaml", []byte("name: acme\nflags:\n  batch-slots: 8\n  warmup: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(p.Args(), " "), "--batch-slots 8 --no-warmup"; got != want {
+		t.Errorf("Args = %q, want %q", got, want)
+	}
+	tests := []struct{ yaml, want string }{
+		{"name: a\nflags:\n  max-num-seqs: 8\n", "flags: unknown Acme flag --max-num-seqs; if your Acme version has it, pass it under extra_args: instead"},
+		{"name: a\nflags:\n  batch-slot: 8\n", "unknown Acme flag --batch-slot (did you mean --batch-slots?)"},
+		{"name: a\nflags:\n  listen-port: 9\n", "flags: --listen-port cannot be set in a profile: the backend binds the server itself"},
+	}
+	for _, tt := range tests {
+		if _, err := ParseFor(acme, "a.yaml", []byte(tt.yaml)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseFor(%q) = %v, want an error containing %q", tt.yaml, err, tt.want)
+		}
+	}
+	if _, err := Parse("a.yaml", []byte("name: a\nflags:\n  batch-slots: 8\n")); err == nil || !strings.Contains(err.Error(), "unknown vLLM flag --batch-slots") {
+		t.Errorf("Parse (vLLM) accepted Acme's flag: %v", err)
 	}
 }
