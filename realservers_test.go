@@ -25,6 +25,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/thirdparty/llmd"
@@ -47,15 +48,19 @@ type serverSetup struct {
 // returns its base URL; the server stops when the test ends.
 type realServer struct {
 	name string
-	// strict says whether every metric the suite checks is exposed (our
-	// simulator), so that a missing one may fail; llm-d lacks some
-	// (docs/third-party-servers.md) and runs with strict off.
-	strict bool
+	// family is the kind of server (its metric names, its request extras
+	// and what it lacks: docs/third-party-servers.md).
+	family *serverfamily.Family
 	start  func(t *testing.T, s serverSetup) string
 	// unsupported are the built-in scenarios the server cannot pass, each
 	// a documented difference from vLLM (docs/third-party-servers.md).
 	unsupported []string
 }
+
+// strict says whether every metric the suite checks is exposed (our
+// simulator), so that a missing one may fail; llm-d's family lacks some and
+// runs with strict off.
+func (rs realServer) strict() bool { return rs.family.ExposesAll() }
 
 // scenarios are the built-in scenarios the server runs in the suite.
 func (rs realServer) scenarios() []string {
@@ -69,10 +74,10 @@ func (rs realServer) scenarios() []string {
 }
 
 var realServers = []realServer{
-	{name: "vllm-sim", strict: true, start: startVLLMSim},
+	{name: "vllm-sim", family: serverfamily.VLLM, start: startVLLMSim},
 	// It ignores response_format (no guided decoding): every structured
 	// output fails its schema (TestRealServerStructured shows it).
-	{name: "llm-d-inference-sim", strict: false, start: startLLMD, unsupported: []string{"structured-output"}},
+	{name: "llm-d-inference-sim", family: llmd.Family, start: startLLMD, unsupported: []string{"structured-output"}},
 }
 
 // startVLLMSim runs our simulator in process with the setup's vLLM flags
@@ -105,19 +110,19 @@ func startLLMD(t *testing.T, s serverSetup) string {
 
 // externalSuite is the suite as VLLMPERF_BACKEND=external
 // VLLMPERF_TARGET=target VLLMPERF_LABEL=label makes it, at quick size,
-// with the repository's thresholds (strict as the server allows), writing
-// its results folder to dir.
-func externalSuite(t *testing.T, target, label string, strict bool, dir string) *suite.Suite {
+// for a server of family fam, with the repository's thresholds (strict as
+// the family allows), writing its results folder to dir.
+func externalSuite(t *testing.T, target, label string, fam *serverfamily.Family, dir string) *suite.Suite {
 	t.Helper()
 	th, err := thresholds.Load(vllmperf.ThresholdsFile)
 	require.NoError(t, err)
 	s, err := suite.New(suite.Config{
-		Server:     []server.Option{server.WithBackend(server.KindExternal), server.WithTarget(target)},
+		Server:     []server.Option{server.WithBackend(server.KindExternal), server.WithTarget(target), server.WithFamily(fam)},
 		Backend:    server.KindExternal,
 		Size:       scenario.Quick,
 		Profiles:   []string{label},
 		Scenarios:  scenario.Names(),
-		Thresholds: th.WithStrict(strict),
+		Thresholds: th.WithStrict(fam.ExposesAll()),
 		ResultsDir: dir,
 	})
 	require.NoError(t, err)
@@ -131,7 +136,7 @@ func TestRealServerBatchCap(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
+			s := externalSuite(t, url, rs.name, rs.family, "")
 			ss := start(t, s, rs.name)
 			defer closeSession(t, ss)
 			r, err := ss.Run(context.Background(), pointNamed(t, ss, "concurrency-sweep", "conc=32"))
@@ -155,7 +160,7 @@ func TestRealServerContextLength(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 1024})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
+			s := externalSuite(t, url, rs.name, rs.family, "")
 			ss := start(t, s, rs.name)
 			defer closeSession(t, ss)
 			pts, err := ss.Points("long-prefill-mix")
@@ -179,7 +184,7 @@ func TestRealServerMessages(t *testing.T) {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096, failAll: true})
 			dir := filepath.Join(t.TempDir(), "results")
-			s := externalSuite(t, url, rs.name, rs.strict, dir)
+			s := externalSuite(t, url, rs.name, rs.family, dir)
 			ss := start(t, s, rs.name)
 			r, err := ss.Run(context.Background(), pointNamed(t, ss, "ttft-tpot", "prompt=short/conc=1"))
 			closeSession(t, ss)
@@ -224,7 +229,7 @@ func TestRealServerSuite(t *testing.T) {
 			cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short", "-v",
 				"-run", "^(TestPerf|TestPerfPrefixCachingOff|TestPerfChecksFail)$", ".")
 			cmd.Env = append(os.Environ(), "VLLMPERF_BACKEND=external", "VLLMPERF_TARGET="+url, "VLLMPERF_LABEL="+rs.name,
-				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
+				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict()), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -263,7 +268,7 @@ func TestRealServerSuite(t *testing.T) {
 // suite session on it as the external backend; both end with the test.
 func (rs realServer) session(t *testing.T) *suite.Session {
 	url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-	ss := start(t, externalSuite(t, url, rs.name, rs.strict, ""), rs.name)
+	ss := start(t, externalSuite(t, url, rs.name, rs.family, ""), rs.name)
 	t.Cleanup(func() { closeSession(t, ss) })
 	return ss
 }

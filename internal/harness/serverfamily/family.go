@@ -71,7 +71,16 @@ type Metrics struct {
 	// ("True"/"False") says whether prefix caching is on; "" when the
 	// family does not say.
 	PrefixCachingLabel string
+	// Missing are canonical metrics the family does not expose (in its
+	// default configuration): the checks that need one are NOT_AVAILABLE
+	// on it, so a suite against it runs with strict off (ExposesAll).
+	Missing []string
 }
+
+// ExposesAll reports whether the family exposes every canonical metric the
+// checks read, so that a suite against it may run strict (a missing
+// metric fails).
+func (f *Family) ExposesAll() bool { return len(f.Metrics.Missing) == 0 }
 
 // Launch is one layout of a server's command line in a container.
 type Launch struct {
