@@ -156,7 +156,7 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 		testcontainers.WithWaitStrategyAndDeadline(r.startupTimeout, healthStrategy{port: containerPortSpec, timeout: r.startupTimeout}),
 	}
 	if len(r.entrypoint) > 0 {
-		// None (entrypointImage): the image's own ENTRYPOINT runs.
+		// None (a layout without an Entrypoint, such as vLLM's image): the image's own ENTRYPOINT runs.
 		opts = append(opts, testcontainers.WithEntrypoint(r.entrypoint...))
 	}
 	return opts
