@@ -15,12 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/serverfamily/familytest"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
 )
 
@@ -136,6 +138,25 @@ func TestSecondFamilyPlugsIn(t *testing.T) {
 	_, err = res.After.Counter(scrape.NumPreemptionsTotal)
 	require.ErrorIs(t, err, scrape.ErrNotAvailable)
 	assert.Contains(t, err.Error(), "acme:num_preemptions_total", "a missing metric is named as the family exposes it")
+
+	// The checks read the same canonical counters: the client's counts
+	// reconcile with Acme's; what Acme lacks is named as Acme exposes it.
+	passed := map[string]bool{}
+	for _, c := range check.All(res, thresholds.Default().Scope("basic", "x"), check.Facts{}) {
+		switch {
+		case c.Status == check.Pass:
+			passed[c.Name] = true
+		case c.Status == check.NotAvailable && strings.HasPrefix(c.Name, "reconcile/"):
+			assert.Contains(t, c.Detail, "the exposition has no acme:", "%s: %s", c.Name, c.Detail)
+		}
+		if c.Name == "preemptions" {
+			assert.Equal(t, check.NotAvailable, c.Status)
+			assert.Contains(t, c.Detail, "acme:num_preemptions_total")
+		}
+	}
+	for _, name := range []string{"reconcile/generation_tokens", "reconcile/prompt_tokens", "reconcile/request_success", "kv_peak"} {
+		assert.True(t, passed[name], "%s passes on Acme's counters (passed: %v)", name, passed)
+	}
 
 	// Acme's extras in every request, vLLM's in none.
 	acme.mu.Lock()
