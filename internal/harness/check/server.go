@@ -286,7 +286,7 @@ func (c *checker) batching() Result {
 	want := c.res.Point.Load.Concurrency
 	limit := "concurrency"
 	if n := c.facts.MaxNumSeqs; c.facts.Started && n > 0 && n < want {
-		want, limit = n, "max-num-seqs"
+		want, limit = n, c.capFlag()
 	}
 	need := c.scope.Checks.RunningMinShare * float64(want)
 	detail := fmt.Sprintf("peak num_requests_running %g, want ≥ %g (%.0f%% of %s %d; %d samples)", peak, need, 100*c.scope.Checks.RunningMinShare, limit, want, len(ts.Points))
