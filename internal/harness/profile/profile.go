@@ -242,7 +242,7 @@ func ParseFor(fam *serverfamily.Family, source string, data []byte) (Profile, er
 	if p.SimFlags, err = parseFlags(fam, source, &f.SimFlags, true); err != nil {
 		return Profile{}, err
 	}
-	if p.Env, err = parseEnv(source, &f.Env); err != nil {
+	if p.Env, err = parseEnv(fam, source, &f.Env); err != nil {
 		return Profile{}, err
 	}
 	return p, nil

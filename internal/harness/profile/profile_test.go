@@ -223,4 +223,12 @@ func TestParseFor(t *testing.T) {
 	if _, err := Parse("a.yaml", []byte("name: a\nflags:\n  batch-slots: 8\n")); err == nil || !strings.Contains(err.Error(), "unknown vLLM flag --batch-slots") {
 		t.Errorf("Parse (vLLM) accepted Acme's flag: %v", err)
 	}
+	// The environment a family sets in its containers is its own.
+	env := []byte("name: a\nenv:\n  VLLM_NO_USAGE_STATS: 0\n")
+	if _, err := Parse("a.yaml", env); err == nil || !strings.Contains(err.Error(), "env: VLLM_NO_USAGE_STATS cannot be set in a profile: vllmperf sets VLLM_NO_USAGE_STATS=1 in every vLLM container") {
+		t.Errorf("Parse with vLLM's container env = %v", err)
+	}
+	if _, err := ParseFor(acme, "a.yaml", env); err != nil {
+		t.Errorf("ParseFor(Acme) refused vLLM's container env: %v", err)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // The container's side.
@@ -132,10 +133,10 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	if s.hfToken != "" {
 		r.env[envHFToken] = s.hfToken
 	}
-	// Keep the server from phoning home: only the model download leaves
-	// the machine, and only on runners that allow it.
-	r.env["VLLM_NO_USAGE_STATS"] = "1"
-	r.env["DO_NOT_TRACK"] = "1"
+	// The family's own settings (vLLM's keep it from phoning home).
+	for k, v := range serverfamily.OrDefault(s.family).Env {
+		r.env[k] = secret(v)
+	}
 	return r, nil
 }
 

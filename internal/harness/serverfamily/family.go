@@ -7,7 +7,8 @@
 //     versions), the ones with no canonical counterpart, and the label of
 //     cache_config_info that says whether prefix caching is on;
 //   - how a container of its image is launched: the command layouts
-//     (Launch), each an entrypoint and where the model, host and port go;
+//     (Launch), each an entrypoint and where the model, host and port go,
+//     and the environment every container gets;
 //   - the server flags a profile may name, which take a --no- form, which
 //     the backend sets itself, and which one caps the batch;
 //   - the request extras: the names of the fields beyond the OpenAI API
@@ -50,6 +51,9 @@ type Family struct {
 	// Launches are the layouts of a container's command line; the first
 	// is the default.
 	Launches []Launch
+	// Env is set in every container of the family (to keep the server
+	// from phoning home); a profile may not set these.
+	Env map[string]string
 	// Flags are the server flags a profile may name.
 	Flags Flags
 	// Extras names the request fields beyond the OpenAI API.

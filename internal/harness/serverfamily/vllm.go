@@ -27,6 +27,9 @@ var VLLM = &Family{
 		{Name: "image", ModelFlag: "--model", PortFlag: "--port",
 			Use: "the image's own ENTRYPOINT with --model MODEL --port 8000 ..., a vLLM-compatible server such as llm-d-inference-sim"},
 	},
+	// Keep the server from phoning home: only the model download leaves
+	// the machine, and only on runners that allow it.
+	Env: map[string]string{"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"},
 	Flags: Flags{
 		Known:     vllmKnownFlags,
 		Negatable: vllmNegatableFlags,

@@ -37,6 +37,7 @@ func newFamily() *serverfamily.Family {
 			{Name: "image", ModelFlag: "--model", PortFlag: "--port",
 				Use: "the image's own ENTRYPOINT, /llm-d-inference-sim " + OfflineFlag + " (llmd.Image), with --model MODEL --port 8000 ..."},
 		},
+		Env: map[string]string{"DO_NOT_TRACK": "1"},
 		Flags: serverfamily.Flags{
 			Known: map[string]bool{
 				"model": true, "served-model-name": true, "port": true, "max-num-seqs": true,
