@@ -157,8 +157,9 @@ func (f *Family) Check() error {
 		return errors.New("server family: no Name")
 	case f.Metrics.Prefix == "":
 		return fmt.Errorf("server family %s: no Metrics.Prefix (vLLM's is %q)", f.Name, VLLM.Metrics.Prefix)
-	case len(f.Launches) == 0:
-		return fmt.Errorf("server family %s: no Launches: give at least one command layout", f.Name)
+	}
+	if _, err := f.Launch(""); err != nil {
+		return err
 	}
 	for _, l := range f.Launches {
 		if l.Name == "" || l.PortFlag == "" {
@@ -176,6 +177,9 @@ func (f *Family) Check() error {
 // Launch returns the layout named name; "" is the default (the first). The
 // error for a name the family lacks lists its layouts.
 func (f *Family) Launch(name string) (Launch, error) {
+	if len(f.Launches) == 0 {
+		return Launch{}, fmt.Errorf("server family %s: no Launches: give at least one command layout", f.Name)
+	}
 	if name == "" {
 		return f.Launches[0], nil
 	}

@@ -75,6 +75,9 @@ func TestLaunch(t *testing.T) {
 	if want := `entrypoint "python": use serve (vllm serve MODEL ..., vLLM >= 0.5), api_server (`; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), " or image (") {
 		t.Errorf("Launch(python) = %v, want %q ... or image (...)", err, want)
 	}
+	if _, err := (&serverfamily.Family{Name: "none"}).Launch(""); err == nil || !strings.Contains(err.Error(), "no Launches") {
+		t.Errorf("Launch on a family without layouts = %v, want an error, not a panic", err)
+	}
 	if _, err := familytest.Acme().Launch("serve"); err == nil || !strings.Contains(err.Error(), "use acme (acme-serve --weights MODEL ...) or image") {
 		t.Errorf("Acme Launch(serve) = %v, want Acme's layouts", err)
 	}
