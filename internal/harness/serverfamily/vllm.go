@@ -1,7 +1,8 @@
 package serverfamily
 
 // VLLM is vLLM's family (V1 engine, the vllm/vllm-openai images): the
-// default, and the only family shipped.
+// default, and the only family shipped. Treat it as read-only: a variant
+// is a new value (llmd.Family copies the parts it keeps).
 var VLLM = &Family{
 	Name: "vLLM",
 	Metrics: Metrics{
