@@ -52,9 +52,6 @@ type realServer struct {
 	// and what it lacks: docs/third-party-servers.md).
 	family *serverfamily.Family
 	start  func(t *testing.T, s serverSetup) string
-	// unsupported are the built-in scenarios the server cannot pass, each
-	// a documented difference from vLLM (docs/third-party-servers.md).
-	unsupported []string
 }
 
 // strict says whether every metric the suite checks is exposed (our
@@ -62,22 +59,40 @@ type realServer struct {
 // runs with strict off.
 func (rs realServer) strict() bool { return rs.family.ExposesAll() }
 
-// scenarios are the built-in scenarios the server runs in the suite.
-func (rs realServer) scenarios() []string {
+// scenarios are the built-in scenarios the server runs in the suite: all
+// of them, but those with a JSON-schema class where the family does not
+// guide decoding (every such output fails its schema: llm-d ignores
+// response_format, TestRealServerStructured shows it).
+func (rs realServer) scenarios(t *testing.T) []string {
 	var out []string
 	for _, n := range scenario.Names() {
-		if !slices.Contains(rs.unsupported, n) {
+		if rs.family.Extras.GuidedDecoding || !hasSchemaClass(t, n) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
+// hasSchemaClass reports whether a point of the built-in scenario name, at
+// quick size, has a class whose output must follow a JSON schema.
+func hasSchemaClass(t *testing.T, name string) bool {
+	s, err := scenario.Builtin(name)
+	require.NoError(t, err)
+	for _, p := range s.Points(scenario.Quick) {
+		for _, c := range p.Classes {
+			if c.Config.Schema != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var realServers = []realServer{
 	{name: "vllm-sim", family: serverfamily.VLLM, start: startVLLMSim},
 	// It ignores response_format (no guided decoding): every structured
 	// output fails its schema (TestRealServerStructured shows it).
-	{name: "llm-d-inference-sim", family: llmd.Family, start: startLLMD, unsupported: []string{"structured-output"}},
+	{name: "llm-d-inference-sim", family: llmd.Family, start: startLLMD},
 }
 
 // startVLLMSim runs our simulator in process with the setup's vLLM flags
@@ -229,7 +244,7 @@ func TestRealServerSuite(t *testing.T) {
 			cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short", "-v",
 				"-run", "^(TestPerf|TestPerfPrefixCachingOff|TestPerfChecksFail)$", ".")
 			cmd.Env = append(os.Environ(), "VLLMPERF_BACKEND=external", "VLLMPERF_TARGET="+url, "VLLMPERF_LABEL="+rs.name,
-				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict()), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
+				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict()), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(t), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -254,7 +269,7 @@ func TestRealServerSuite(t *testing.T) {
 			// (TestPerf runs no capacity search: its points are the search's).
 			var rep bytes.Buffer
 			require.NoError(t, harnessreport.Print(&rep, dir, "", nil))
-			for _, name := range append([]string{"startup"}, rs.scenarios()...) {
+			for _, name := range append([]string{"startup"}, rs.scenarios(t)...) {
 				if sc, err := scenario.Builtin(name); err == nil && sc.Capacity != nil {
 					continue
 				}
@@ -305,13 +320,15 @@ func TestRealServerDatasets(t *testing.T) {
 func TestRealServerStructured(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
+			assert.Equal(t, rs.family.Extras.GuidedDecoding, slices.Contains(rs.scenarios(t), "structured-output"),
+				"the suite runs structured-output exactly where the family guides decoding")
 			ss := rs.session(t)
 			tool, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=tool/conc=4"))
 			require.NoError(t, err)
 			requireChecks(t, tool)
 			doc, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=json/conc=4"))
 			require.NoError(t, err)
-			if !slices.Contains(rs.unsupported, "structured-output") {
+			if rs.family.Extras.GuidedDecoding {
 				requireChecks(t, doc)
 				return
 			}

@@ -145,6 +145,10 @@ type Extras struct {
 	// ContinuousUsage is the stream_options field that puts cumulative
 	// usage on every chunk ("continuous_usage_stats").
 	ContinuousUsage string
+	// GuidedDecoding says whether the server constrains its output to a
+	// request's response_format JSON schema; without it, the structured
+	// output of a schema class fails its schema (sample.ErrSchema).
+	GuidedDecoding bool
 }
 
 // Check reports a family that cannot be used: no name, no prefix, no

@@ -39,7 +39,7 @@ var VLLM = &Family{
 	},
 	// vLLM's sampling extras (vllm/entrypoints/openai/protocol.py) and
 	// stream_options' continuous usage (vllm-reference.md §3).
-	Extras: Extras{MinTokens: "min_tokens", IgnoreEOS: "ignore_eos", ContinuousUsage: "continuous_usage_stats"},
+	Extras: Extras{MinTokens: "min_tokens", IgnoreEOS: "ignore_eos", ContinuousUsage: "continuous_usage_stats", GuidedDecoding: true},
 }
 
 // vllmRenamed maps names vLLM deprecated to their V1 replacements

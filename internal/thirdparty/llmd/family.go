@@ -60,7 +60,8 @@ func newFamily() *serverfamily.Family {
 			BatchCap: "max-num-seqs",
 		},
 		// min_tokens is ignored (sent all the same: harmless);
-		// continuous_usage_stats is ignored, so it is not sent.
+		// continuous_usage_stats is ignored, so it is not sent; so is
+		// response_format (no guided decoding).
 		Extras: serverfamily.Extras{MinTokens: "min_tokens", IgnoreEOS: "ignore_eos"},
 	}
 }
