@@ -12,7 +12,8 @@
 //   - the server flags a profile may name, which take a --no- form, which
 //     the backend sets itself, and which one caps the batch;
 //   - the request extras: the names of the fields beyond the OpenAI API
-//     that the client sends (min_tokens, ignore_eos, continuous usage).
+//     that the client sends (min_tokens, ignore_eos, continuous usage),
+//     and whether it guides decoding to a response_format schema.
 //
 // The canonical metric names themselves (num_requests_running, ...) are the
 // suite's vocabulary and stay in package scrape: a family maps its
