@@ -80,8 +80,17 @@ type settings struct {
 // String describes the settings with secrets redacted (fmt's %v and %+v
 // cannot reach the secrets' own String through unexported fields).
 func (s settings) String() string {
-	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s gateway=%s model=%s entrypoint=%s sim-binary=%s",
-		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.gateway, s.model, s.entrypoint, s.simBinary)
+	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s gateway=%s model=%s family=%s entrypoint=%s sim-binary=%s",
+		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.gateway, s.model, serverfamily.OrDefault(s.family).Name, s.layoutName(), s.simBinary)
+}
+
+// layoutName is the launch layout entrypoint resolves to (the family's
+// default for ""), or entrypoint itself when the family has no such one.
+func (s settings) layoutName() string {
+	if l, err := s.launch(); err == nil {
+		return l.Name
+	}
+	return s.entrypoint
 }
 
 // GoString is String: %#v shows no secret either.
