@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
@@ -87,7 +88,7 @@ func TestRealServerFleet(t *testing.T) {
 	})
 
 	t.Run("one URL", func(t *testing.T) {
-		s := externalSuite(t, lb, "fleet", true, "")
+		s := externalSuite(t, lb, "fleet", serverfamily.VLLM, "")
 		ss := start(t, s, "fleet")
 		defer closeSession(t, ss)
 		r, err := ss.Run(context.Background(), pointNamed(t, ss, "ttft-tpot", "prompt=short/conc=1"))
@@ -154,7 +155,7 @@ func modelOf(t *testing.T, base string) string {
 func TestRealServerSharedTraffic(t *testing.T) {
 	testphase.Alone(t)
 	target, arm := otherClient(t, startVLLMSim(t, serverSetup{maxNumSeqs: 32, maxModelLen: 4096}))
-	ss := start(t, externalSuite(t, target, "shared", true, ""), "shared")
+	ss := start(t, externalSuite(t, target, "shared", serverfamily.VLLM, ""), "shared")
 	defer closeSession(t, ss)
 	pt := pointNamed(t, ss, "ttft-tpot", "prompt=short/conc=1")
 	arm()

@@ -25,6 +25,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -48,32 +49,51 @@ type serverSetup struct {
 // returns its base URL; the server stops when the test ends.
 type realServer struct {
 	name string
-	// strict says whether every metric the suite checks is exposed (our
-	// simulator), so that a missing one may fail; llm-d lacks some
-	// (docs/third-party-servers.md) and runs with strict off.
-	strict bool
+	// family is the kind of server (its metric names, its request extras
+	// and what it lacks: docs/third-party-servers.md).
+	family *serverfamily.Family
 	start  func(t *testing.T, s serverSetup) string
-	// unsupported are the built-in scenarios the server cannot pass, each
-	// a documented difference from vLLM (docs/third-party-servers.md).
-	unsupported []string
 }
 
-// scenarios are the built-in scenarios the server runs in the suite.
-func (rs realServer) scenarios() []string {
+// strict says whether every metric the suite checks is exposed (our
+// simulator), so that a missing one may fail; llm-d's family lacks some and
+// runs with strict off.
+func (rs realServer) strict() bool { return rs.family.ExposesAll() }
+
+// scenarios are the built-in scenarios the server runs in the suite: all
+// of them, but those with a JSON-schema class where the family does not
+// guide decoding (every such output fails its schema: llm-d ignores
+// response_format, TestRealServerStructured shows it).
+func (rs realServer) scenarios(t *testing.T) []string {
 	var out []string
 	for _, n := range scenario.Names() {
-		if !slices.Contains(rs.unsupported, n) {
+		if rs.family.Extras.GuidedDecoding || !hasSchemaClass(t, n) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
+// hasSchemaClass reports whether a point of the built-in scenario name, at
+// quick size, has a class whose output must follow a JSON schema.
+func hasSchemaClass(t *testing.T, name string) bool {
+	s, err := scenario.Builtin(name)
+	require.NoError(t, err)
+	for _, p := range s.Points(scenario.Quick) {
+		for _, c := range p.Classes {
+			if c.Config.Schema != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 var realServers = []realServer{
-	{name: "vllm-sim", strict: true, start: startVLLMSim},
+	{name: "vllm-sim", family: serverfamily.VLLM, start: startVLLMSim},
 	// It ignores response_format (no guided decoding): every structured
 	// output fails its schema (TestRealServerStructured shows it).
-	{name: "llm-d-inference-sim", strict: false, start: startLLMD, unsupported: []string{"structured-output"}},
+	{name: "llm-d-inference-sim", family: llmd.Family, start: startLLMD},
 }
 
 // startVLLMSim runs our simulator in process with the setup's vLLM flags
@@ -106,19 +126,19 @@ func startLLMD(t *testing.T, s serverSetup) string {
 
 // externalSuite is the suite as VLLMPERF_BACKEND=external
 // VLLMPERF_TARGET=target VLLMPERF_LABEL=label makes it, at quick size,
-// with the repository's thresholds (strict as the server allows), writing
-// its results folder to dir.
-func externalSuite(t *testing.T, target, label string, strict bool, dir string) *suite.Suite {
+// for a server of family fam, with the repository's thresholds (strict as
+// the family allows), writing its results folder to dir.
+func externalSuite(t *testing.T, target, label string, fam *serverfamily.Family, dir string) *suite.Suite {
 	t.Helper()
 	th, err := thresholds.Load(vllmperf.ThresholdsFile)
 	require.NoError(t, err)
 	s, err := suite.New(suite.Config{
-		Server:     []server.Option{server.WithBackend(server.KindExternal), server.WithTarget(target)},
+		Server:     []server.Option{server.WithBackend(server.KindExternal), server.WithTarget(target), server.WithFamily(fam)},
 		Backend:    server.KindExternal,
 		Size:       scenario.Quick,
 		Profiles:   []string{label},
 		Scenarios:  scenario.Names(),
-		Thresholds: th.WithStrict(strict),
+		Thresholds: th.WithStrict(fam.ExposesAll()),
 		ResultsDir: dir,
 	})
 	require.NoError(t, err)
@@ -133,7 +153,7 @@ func TestRealServerBatchCap(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
+			s := externalSuite(t, url, rs.name, rs.family, "")
 			ss := start(t, s, rs.name)
 			defer closeSession(t, ss)
 			r, err := ss.Run(context.Background(), pointNamed(t, ss, "concurrency-sweep", "conc=32"))
@@ -158,7 +178,7 @@ func TestRealServerContextLength(t *testing.T) {
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 1024})
-			s := externalSuite(t, url, rs.name, rs.strict, "")
+			s := externalSuite(t, url, rs.name, rs.family, "")
 			ss := start(t, s, rs.name)
 			defer closeSession(t, ss)
 			pts, err := ss.Points("long-prefill-mix")
@@ -183,7 +203,7 @@ func TestRealServerMessages(t *testing.T) {
 		t.Run(rs.name, func(t *testing.T) {
 			url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096, failAll: true})
 			dir := filepath.Join(t.TempDir(), "results")
-			s := externalSuite(t, url, rs.name, rs.strict, dir)
+			s := externalSuite(t, url, rs.name, rs.family, dir)
 			ss := start(t, s, rs.name)
 			r, err := ss.Run(context.Background(), pointNamed(t, ss, "ttft-tpot", "prompt=short/conc=1"))
 			closeSession(t, ss)
@@ -229,7 +249,7 @@ func TestRealServerSuite(t *testing.T) {
 			cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short", "-v",
 				"-run", "^(TestPerf|TestPerfPrefixCachingOff|TestPerfChecksFail)$", ".")
 			cmd.Env = append(os.Environ(), "VLLMPERF_BACKEND=external", "VLLMPERF_TARGET="+url, "VLLMPERF_LABEL="+rs.name,
-				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
+				"VLLMPERF_STRICT="+strconv.FormatBool(rs.strict()), "VLLMPERF_PROFILES=", "VLLMPERF_SCENARIOS="+strings.Join(rs.scenarios(t), ","), "VLLMPERF_RESULTS="+dir, "VLLMPERF_SIM_ARGS=")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -254,7 +274,7 @@ func TestRealServerSuite(t *testing.T) {
 			// (TestPerf runs no capacity search: its points are the search's).
 			var rep bytes.Buffer
 			require.NoError(t, harnessreport.Print(&rep, dir, "", nil))
-			for _, name := range append([]string{"startup"}, rs.scenarios()...) {
+			for _, name := range append([]string{"startup"}, rs.scenarios(t)...) {
 				if sc, err := scenario.Builtin(name); err == nil && sc.Capacity != nil {
 					continue
 				}
@@ -268,7 +288,7 @@ func TestRealServerSuite(t *testing.T) {
 // suite session on it as the external backend; both end with the test.
 func (rs realServer) session(t *testing.T) *suite.Session {
 	url := rs.start(t, serverSetup{maxNumSeqs: 16, maxModelLen: 4096})
-	ss := start(t, externalSuite(t, url, rs.name, rs.strict, ""), rs.name)
+	ss := start(t, externalSuite(t, url, rs.name, rs.family, ""), rs.name)
 	t.Cleanup(func() { closeSession(t, ss) })
 	return ss
 }
@@ -307,13 +327,15 @@ func TestRealServerStructured(t *testing.T) {
 	testphase.Alone(t)
 	for _, rs := range realServers {
 		t.Run(rs.name, func(t *testing.T) {
+			assert.Equal(t, rs.family.Extras.GuidedDecoding, slices.Contains(rs.scenarios(t), "structured-output"),
+				"the suite runs structured-output exactly where the family guides decoding")
 			ss := rs.session(t)
 			tool, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=tool/conc=4"))
 			require.NoError(t, err)
 			requireChecks(t, tool)
 			doc, err := ss.Run(context.Background(), pointNamed(t, ss, "structured-output", "prompt=json/conc=4"))
 			require.NoError(t, err)
-			if !slices.Contains(rs.unsupported, "structured-output") {
+			if rs.family.Extras.GuidedDecoding {
 				requireChecks(t, doc)
 				return
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // Renames maps each vLLM metric that was renamed (by its current base name,
@@ -19,8 +20,8 @@ var Renames = renames()
 
 func renames() map[string]string {
 	out := map[string]string{}
-	for old, current := range scrape.Renames() {
-		out[scrape.Prefix+baseName(current)] = scrape.Prefix + baseName(old)
+	for old, current := range serverfamily.VLLM.Renames() {
+		out[serverfamily.VLLM.Metrics.Prefix+baseName(current)] = serverfamily.VLLM.Metrics.Prefix + baseName(old)
 	}
 	return out
 }
@@ -32,8 +33,8 @@ var Removed = removed()
 
 func removed() []string {
 	var out []string
-	for _, name := range scrape.RemovedV0() {
-		out = append(out, scrape.Prefix+name)
+	for _, name := range serverfamily.VLLM.RemovedNames() {
+		out = append(out, serverfamily.VLLM.Metrics.Prefix+name)
 	}
 	return out
 }
@@ -109,7 +110,7 @@ func CheckNames(expr parser.Expr) []error {
 		}
 	}
 	for _, n := range names {
-		if strings.HasPrefix(n, scrape.Prefix) && !scrape.Known(n) {
+		if strings.HasPrefix(n, serverfamily.VLLM.Metrics.Prefix) && !scrape.Known(n) {
 			errs = append(errs, fmt.Errorf("reads %s, a name vLLM does not expose (package scrape does not know it): misspelt?", n))
 		}
 		for _, gone := range Removed {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/deploy"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 func TestExpandVariables(t *testing.T) {
@@ -103,7 +104,7 @@ func TestSelectors(t *testing.T) {
 // reads, and the scraper maps the old name to the current one.
 func TestRenamesAreScrapes(t *testing.T) {
 	t.Parallel()
-	if got, want := len(deploy.Renames), len(scrape.Renames()); got != want || got == 0 {
+	if got, want := len(deploy.Renames), len(serverfamily.VLLM.Renames()); got != want || got == 0 {
 		t.Fatalf("deploy has %d renames, scrape %d", got, want)
 	}
 	for current, old := range deploy.Renames {
@@ -111,8 +112,8 @@ func TestRenamesAreScrapes(t *testing.T) {
 			t.Errorf("%s or %s: a name scrape does not know", current, old)
 		}
 		for _, s := range []string{"", "_total"} {
-			if c := scrape.Canonical(old + s); c != strings.TrimPrefix(old+s, scrape.Prefix) {
-				if want := strings.TrimPrefix(current+s, scrape.Prefix); c != want {
+			if c := scrape.Canonical(old + s); c != strings.TrimPrefix(old+s, serverfamily.VLLM.Metrics.Prefix) {
+				if want := strings.TrimPrefix(current+s, serverfamily.VLLM.Metrics.Prefix); c != want {
 					t.Errorf("scrape reads %s%s as %s, deploy as %s", old, s, c, want)
 				}
 			}

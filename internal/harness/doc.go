@@ -63,8 +63,12 @@
 //	units       every bench unit: name, direction, kind, table label and
 //	            digits; docs/bench-format.md's table is tested against it
 //	benchname   the one builder and parser of profile=P/scenario=S/POINT
-//	scrape      vLLM's /metrics: the metric names (constants), the one rename
-//	            table (deploy/ is checked against it), the parser, the sampler;
+//	serverfamily what is vLLM's, in one value (serverfamily.VLLM): the
+//	            metric prefix and the one rename table (deploy/ is checked
+//	            against it), the launch command, the known flags, the
+//	            request extras; the stages take a family, vLLM by default
+//	scrape      /metrics: the canonical metric names (constants), the
+//	            parser (a family's names onto them), the sampler;
 //	            its leaf simpace names vllm-sim's own pace series, which the
 //	            simulator writes and the sim_real_time check reads
 //	thresholds  thresholds.yaml, embedded as the defaults (gate, checks,

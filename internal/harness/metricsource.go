@@ -14,20 +14,22 @@ import (
 // Prometheus that scrapes a fleet, a fleet's replicas summed, or the one
 // server's /metrics; each kept to the measured model's series where the
 // server labels them by model_name.
+// Every source reads the names of srv's family (server.FamilyOf).
 // label is the model_name the measured model's series carry.
 func metricsSource(srv server.Server, o options, hc *http.Client) (src scrape.Source, label string) {
 	m := server.MetricsOf(srv)
+	fam := server.FamilyOf(srv)
 	switch {
 	case m.Prometheus != "":
-		return scrape.NewPrometheus(m.Prometheus, m.Selector, scrape.WithPromModel(m.Model)), m.Model
+		return scrape.NewPrometheus(m.Prometheus, m.Selector, scrape.WithPromModel(m.Model), scrape.WithPromFamily(fam)), m.Model
 	case len(m.URLs) > 1:
-		return scrape.NewFleet(m.URLs, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc), scrape.WithModel(m.Model)), m.Model
+		return scrape.NewFleet(m.URLs, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc), scrape.WithModel(m.Model), scrape.WithFamily(fam)), m.Model
 	}
 	url := srv.MetricsURL()
 	if len(m.URLs) == 1 {
 		url = m.URLs[0]
 	}
-	return scrape.NewScraper(url, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc), scrape.WithModel(m.Model)), m.Model
+	return scrape.NewScraper(url, scrape.WithAPIKey(o.apiKey), scrape.WithTimeout(o.scrapeTimeout), scrape.WithHTTPClient(hc), scrape.WithModel(m.Model), scrape.WithFamily(fam)), m.Model
 }
 
 // modelWarnings says when the server labels its series by model_name but

@@ -101,3 +101,23 @@ func TestBenchNamesOnlyInBenchname(t *testing.T) {
 		}
 	})
 }
+
+// TestServerFamilyOnlyInServerfamily: what is vLLM's as a server (its
+// metric prefix, launch layouts, batch-cap flag, prefix-caching label and
+// request extras) is spelled in package serverfamily alone; the stages
+// read it from a family. The simulator, which is a vLLM server, and the
+// third-party servers' own families spell theirs.
+func TestServerFamilyOnlyInServerfamily(t *testing.T) {
+	t.Parallel()
+	vllms := map[string]bool{
+		"vllm:": true, "api_server": true, "vllm.entrypoints.openai.api_server": true,
+		"max-num-seqs": true, "enable_prefix_caching": true,
+		"min_tokens": true, "ignore_eos": true, "continuous_usage_stats": true,
+	}
+	skip := []string{"internal/harness/serverfamily", "internal/vllmsim", "internal/thirdparty", "cmd/vllm-sim"}
+	stringLiterals(t, skip, func(pos token.Position, s string) {
+		if vllms[s] {
+			t.Errorf("%s: %q is vLLM's as a server: read it from a serverfamily.Family", pos, s)
+		}
+	})
+}

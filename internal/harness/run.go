@@ -278,7 +278,7 @@ func newClient(srv server.Server, p scenario.Point, o options) (*openai.Client, 
 	}
 	hc := server.GatewayOf(srv).Client(conns + 1) // +1: the scrapes' connection
 	opts := []openai.Option{openai.WithRequestTimeout(o.requestTimeout), openai.WithIdleTimeout(o.idleTimeout), openai.WithMaxEventSize(o.maxEventSize),
-		openai.WithMaxConnections(conns), openai.WithHTTPClient(hc)}
+		openai.WithMaxConnections(conns), openai.WithHTTPClient(hc), openai.WithFamily(server.FamilyOf(srv))}
 	if o.apiKey != "" {
 		opts = append(opts, openai.WithAPIKey(o.apiKey))
 	}

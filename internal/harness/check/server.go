@@ -232,9 +232,13 @@ func (c *checker) prefixHit() Result {
 	if err != nil {
 		return unavailable(name, err)
 	}
-	on, known := map[string]bool{"True": true, "true": true, "False": false, "false": false}[info["enable_prefix_caching"]]
+	label := c.res.After.Family().Metrics.PrefixCachingLabel
+	if label == "" {
+		return Result{Name: name, Status: NotAvailable, Metric: scrape.CacheConfigInfo, Detail: fmt.Sprintf("the %s server family names no %s label that says whether prefix caching is on", c.res.After.Family().Name, scrape.CacheConfigInfo)}
+	}
+	on, known := map[string]bool{"True": true, "true": true, "False": false, "false": false}[info[label]]
 	if !known {
-		return Result{Name: name, Status: NotAvailable, Metric: "cache_config_info{enable_prefix_caching}", Detail: fmt.Sprintf("cache_config_info has enable_prefix_caching=%q: cannot tell whether caching is on", info["enable_prefix_caching"])}
+		return Result{Name: name, Status: NotAvailable, Metric: scrape.CacheConfigInfo + "{" + label + "}", Detail: fmt.Sprintf("cache_config_info has %s=%q: cannot tell whether caching is on", label, info[label])}
 	}
 	d, err := c.delta()
 	if err != nil {
@@ -282,7 +286,7 @@ func (c *checker) batching() Result {
 	want := c.res.Point.Load.Concurrency
 	limit := "concurrency"
 	if n := c.facts.MaxNumSeqs; c.facts.Started && n > 0 && n < want {
-		want, limit = n, "max-num-seqs"
+		want, limit = n, c.capFlag()
 	}
 	need := c.scope.Checks.RunningMinShare * float64(want)
 	detail := fmt.Sprintf("peak num_requests_running %g, want ≥ %g (%.0f%% of %s %d; %d samples)", peak, need, 100*c.scope.Checks.RunningMinShare, limit, want, len(ts.Points))

@@ -9,6 +9,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // Defaults used by New when no option overrides them.
@@ -44,6 +45,7 @@ type Client struct {
 	idleTimeout    time.Duration
 	maxConns       int
 	maxEvent       int
+	family         *serverfamily.Family
 	oa             *goopenai.Client
 }
 
@@ -106,6 +108,14 @@ func WithMaxEventSize(n int) Option {
 	return func(c *Client) { c.maxEvent = n }
 }
 
+// WithFamily names the request extras with fam's field names (default
+// serverfamily.Default, vLLM's min_tokens, ignore_eos and
+// continuous_usage_stats); a request that needs an extra fam does not take
+// fails as a protocol error naming it.
+func WithFamily(fam *serverfamily.Family) Option {
+	return func(c *Client) { c.family = fam }
+}
+
 // New returns a client for the server at baseURL, such as
 // http://127.0.0.1:8000; a trailing /v1 is optional. A malformed baseURL
 // does not panic: every Send then fails with sample.ErrConnection.
@@ -128,7 +138,7 @@ func New(baseURL string, opts ...Option) *Client {
 	}
 	cfg := goopenai.DefaultConfig(c.apiKey)
 	cfg.BaseURL = c.baseURL
-	cfg.HTTPClient = &doer{inner: c.httpClient, apiKey: c.apiKey, maxEvent: c.maxEvent}
+	cfg.HTTPClient = &doer{inner: c.httpClient, apiKey: c.apiKey, maxEvent: c.maxEvent, family: serverfamily.OrDefault(c.family)}
 	c.oa = goopenai.NewClientWithConfig(cfg)
 	return c
 }

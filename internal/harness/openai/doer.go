@@ -14,6 +14,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 var (
@@ -37,14 +38,15 @@ type reqState struct {
 
 // doer is the go-openai HTTPDoer. It rewrites the JSON body go-openai built
 // to add what go-openai cannot send (temperature 0, max_tokens outside its
-// reasoning-model checks, min_tokens, ignore_eos, stream_options with
-// continuous usage), stamps Sent just before the POST and Header when the
+// reasoning-model checks, and the server family's extras: min_tokens,
+// ignore_eos, stream_options with continuous usage), stamps Sent just before the POST and Header when the
 // response headers arrive, rejects a 2xx answer that is not an SSE stream,
 // and bounds what the stream may buffer (eventReader).
 type doer struct {
 	inner    goopenai.HTTPDoer
-	apiKey   string // redacted from the body snippets in error messages
-	maxEvent int    // eventReader's cap; <= 0: none
+	apiKey   string               // redacted from the body snippets in error messages
+	maxEvent int                  // eventReader's cap; <= 0: none
+	family   *serverfamily.Family // names the request extras
 }
 
 // protocolError is a response doer could not accept as a stream.
@@ -75,7 +77,7 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, &protocolError{msg: "read request body: " + err.Error()}
 		}
-		body, err := extendBody(raw, st.req)
+		body, err := extendBody(raw, st.req, d.family)
 		if err != nil {
 			return nil, err
 		}
@@ -144,9 +146,10 @@ func clip(s string, n int) string {
 }
 
 // extendBody appends the fields go-openai cannot send to the JSON object it
-// marshalled. go-openai never writes these keys itself (Send leaves the
-// corresponding go-openai fields zero), so no key is duplicated.
-func extendBody(raw []byte, req *Request) ([]byte, error) {
+// marshalled, the extras by fam's names. go-openai never writes these keys
+// itself (Send leaves the corresponding go-openai fields zero), so no key
+// is duplicated.
+func extendBody(raw []byte, req *Request, fam *serverfamily.Family) ([]byte, error) {
 	obj := bytes.TrimSpace(raw)
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return nil, &protocolError{msg: "invalid request: go-openai did not marshal a JSON object"}
@@ -159,18 +162,32 @@ func extendBody(raw []byte, req *Request) ([]byte, error) {
 	if len(bytes.TrimSpace(obj[1:len(obj)-1])) > 0 {
 		out = append(out, ',')
 	}
-	out = append(out, `"stream_options":{"include_usage":true,"continuous_usage_stats":true},"temperature":`...)
+	x := fam.Extras
+	if (req.MinTokens > 0 && x.MinTokens == "") || (req.IgnoreEOS && x.IgnoreEOS == "") {
+		return nil, &protocolError{msg: fmt.Sprintf("invalid request: %s servers take no min_tokens or ignore_eos (its server family names none): leave them out of the workload", fam.Name)}
+	}
+	out = append(out, `"stream_options":{"include_usage":true`...)
+	if x.ContinuousUsage != "" {
+		out = append(out, ',')
+		out = strconv.AppendQuote(out, x.ContinuousUsage)
+		out = append(out, `:true`...)
+	}
+	out = append(out, `},"temperature":`...)
 	out = strconv.AppendFloat(out, req.Temperature, 'g', -1, 64)
 	if req.MaxTokens > 0 {
 		out = append(out, `,"max_tokens":`...)
 		out = strconv.AppendInt(out, int64(req.MaxTokens), 10)
 	}
 	if req.MinTokens > 0 {
-		out = append(out, `,"min_tokens":`...)
+		out = append(out, ',')
+		out = strconv.AppendQuote(out, x.MinTokens)
+		out = append(out, ':')
 		out = strconv.AppendInt(out, int64(req.MinTokens), 10)
 	}
 	if req.IgnoreEOS {
-		out = append(out, `,"ignore_eos":true`...)
+		out = append(out, ',')
+		out = strconv.AppendQuote(out, x.IgnoreEOS)
+		out = append(out, `:true`...)
 	}
 	out = appendStructured(out, req)
 	out = append(out, '}')

@@ -5,6 +5,8 @@ import (
 	"regexp"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // EnvVar is one environment variable a profile sets in the server's
@@ -20,15 +22,14 @@ type EnvVar struct {
 var reservedEnv = map[string]string{
 	"HF_TOKEN":                "vllmperf passes the Hugging Face token from VLLMPERF_HF_TOKEN or HF_TOKEN in its own environment, so that it never sits in a file",
 	"VLLM_TORCH_PROFILER_DIR": "vllmperf sets the trace folder for --torch-profile",
-	"VLLM_NO_USAGE_STATS":     "vllmperf turns vLLM's usage statistics off in every container",
-	"DO_NOT_TRACK":            "vllmperf turns vLLM's usage statistics off in every container",
 }
 
 // envName is a POSIX environment variable name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// parseEnv reads env:, an ordered mapping of variable name to value.
-func parseEnv(source string, n *yaml.Node) ([]EnvVar, error) {
+// parseEnv reads env:, an ordered mapping of variable name to value; the
+// variables fam sets in every container are refused.
+func parseEnv(fam *serverfamily.Family, source string, n *yaml.Node) ([]EnvVar, error) {
 	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 		return nil, nil
 	}
@@ -47,6 +48,8 @@ func parseEnv(source string, n *yaml.Node) ([]EnvVar, error) {
 			return nil, &Error{File: source, Line: k.Line, Msg: fmt.Sprintf("env: %s set twice (first on line %d): keep one", name, seen[name])}
 		case reservedEnv[name] != "":
 			return nil, &Error{File: source, Line: k.Line, Msg: fmt.Sprintf("env: %s cannot be set in a profile: %s", name, reservedEnv[name])}
+		case fam.Env[name] != "":
+			return nil, &Error{File: source, Line: k.Line, Msg: fmt.Sprintf("env: %s cannot be set in a profile: vllmperf sets %s=%s in every %s container", name, name, fam.Env[name], fam.Name)}
 		case v.Kind != yaml.ScalarNode:
 			return nil, &Error{File: source, Line: v.Line, Msg: fmt.Sprintf("env: %s must be a single value (a string or a number), not a list or mapping", name)}
 		case v.Tag == "!!null":

@@ -39,6 +39,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 	"github.com/vllmperf/vllmperf/scenarios"
 	"go.yaml.in/yaml/v3"
@@ -219,8 +220,14 @@ func Load(path string) (Profile, error) {
 	return Parse(path, data)
 }
 
-// Parse parses a profile; source names it in errors (a file path).
+// Parse parses a profile of the default server family (vLLM); source
+// names it in errors (a file path).
 func Parse(source string, data []byte) (Profile, error) {
+	return ParseFor(serverfamily.Default, source, data)
+}
+
+// ParseFor parses a profile whose flags: are fam's server flags.
+func ParseFor(fam *serverfamily.Family, source string, data []byte) (Profile, error) {
 	var f file
 	if err := strictyaml.Decode(source, data, &f,
 		strictyaml.KeysHint("a profile has only name, description, model, flags, sim_flags, extra_args, env and diagnose (vLLM flags go under flags:)"),
@@ -235,13 +242,13 @@ func Parse(source string, data []byte) (Profile, error) {
 		p.Model = DefaultModel
 	}
 	var err error
-	if p.Flags, err = parseFlags(source, &f.Flags, false); err != nil {
+	if p.Flags, err = parseFlags(fam, source, &f.Flags, false); err != nil {
 		return Profile{}, err
 	}
-	if p.SimFlags, err = parseFlags(source, &f.SimFlags, true); err != nil {
+	if p.SimFlags, err = parseFlags(fam, source, &f.SimFlags, true); err != nil {
 		return Profile{}, err
 	}
-	if p.Env, err = parseEnv(source, &f.Env); err != nil {
+	if p.Env, err = parseEnv(fam, source, &f.Env); err != nil {
 		return Profile{}, err
 	}
 	if p.Advice, err = parseAdvice(source, &f.Diagnose, p.Flags); err != nil {
@@ -250,8 +257,8 @@ func Parse(source string, data []byte) (Profile, error) {
 	return p, nil
 }
 
-// parseFlags reads an ordered mapping of flag → value.
-func parseFlags(source string, n *yaml.Node, sim bool) ([]Flag, error) {
+// parseFlags reads an ordered mapping of flag → value, fam's flags.
+func parseFlags(fam *serverfamily.Family, source string, n *yaml.Node, sim bool) ([]Flag, error) {
 	if n.Kind == 0 {
 		return nil, nil // key absent
 	}
@@ -274,10 +281,10 @@ func parseFlags(source string, n *yaml.Node, sim bool) ([]Flag, error) {
 			return nil, &Error{File: source, Line: k.Line, Msg: fmt.Sprintf("flag %q set twice (first on line %d): keep one", name, prev)}
 		}
 		seen[name] = k.Line
-		if err := checkName(source, k.Line, name, sim); err != nil {
+		if err := checkName(fam, source, k.Line, name, sim); err != nil {
 			return nil, err
 		}
-		f, ok, err := renderValue(source, name, v)
+		f, ok, err := renderValue(fam, source, name, v)
 		if err != nil {
 			return nil, err
 		}
@@ -289,8 +296,8 @@ func parseFlags(source string, n *yaml.Node, sim bool) ([]Flag, error) {
 	return out, nil
 }
 
-// checkName validates a flag name for flags: or sim_flags:.
-func checkName(source string, line int, name string, sim bool) error {
+// checkName validates a flag name for flags: (fam's) or sim_flags:.
+func checkName(fam *serverfamily.Family, source string, line int, name string, sim bool) error {
 	if sim {
 		if !strings.HasPrefix(name, "sim-") {
 			return &Error{File: source, Line: line, Msg: fmt.Sprintf("sim_flags: %q is not a simulator flag: simulator flags start with sim-; vLLM flags go under flags:", name)}
@@ -300,22 +307,23 @@ func checkName(source string, line int, name string, sim bool) error {
 	if strings.HasPrefix(name, "sim-") {
 		return &Error{File: source, Line: line, Msg: fmt.Sprintf("flags: %q is a simulator flag: move it under sim_flags: (a real vLLM would reject it)", name)}
 	}
-	if why, ok := reservedFlags[name]; ok {
+	if why, ok := fam.Reserved(name); ok {
 		return &Error{File: source, Line: line, Msg: fmt.Sprintf("flags: --%s cannot be set in a profile: %s", name, why)}
 	}
-	if !knownFlags[name] {
-		msg := fmt.Sprintf("flags: unknown vLLM flag --%s", name)
-		if s := suggestFlag(name); s != "" {
+	if !fam.IsKnownFlag(name) {
+		msg := fmt.Sprintf("flags: unknown %s flag --%s", fam.Name, name)
+		if s := fam.SuggestFlag(name); s != "" {
 			msg += fmt.Sprintf(" (did you mean --%s?)", s)
 		}
-		msg += "; if your vLLM version has it, pass it under extra_args: instead"
+		msg += fmt.Sprintf("; if your %s version has it, pass it under extra_args: instead", fam.Name)
 		return &Error{File: source, Line: line, Msg: msg}
 	}
 	return nil
 }
 
-// renderValue renders one flag's value; ok is false when nothing is emitted.
-func renderValue(source, name string, v *yaml.Node) (f Flag, ok bool, err error) {
+// renderValue renders one of fam's flags' value; ok is false when nothing is
+// emitted.
+func renderValue(fam *serverfamily.Family, source, name string, v *yaml.Node) (f Flag, ok bool, err error) {
 	f.Name = name
 	switch v.Kind {
 	case yaml.ScalarNode:
@@ -329,7 +337,7 @@ func renderValue(source, name string, v *yaml.Node) (f Flag, ok bool, err error)
 				f.Bare = true
 				return f, true, nil
 			}
-			if negatableFlags[name] {
+			if fam.IsNegatable(name) {
 				f.Name, f.Bare = "no-"+name, true
 				return f, true, nil
 			}

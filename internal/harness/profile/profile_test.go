@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily/familytest"
 )
 
 // TestBuiltinsParse loads every built-in profile and checks the invariants
@@ -213,18 +215,38 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// TestSuggest checks the did-you-mean on a few typos.
-func TestSuggest(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"max-num-seq", "max-num-seqs"},                      // dropped letter
-		{"gpu-memory-utilisation", "gpu-memory-utilization"}, // British spelling
-		{"enable-prefix-cache", "enable-prefix-caching"},     // wrong word ending
-		{"xyzzy", ""}, // nothing plausible
+// TestParseFor: a profile's flags: are its server family's; another
+// family's flag, a reserved one and a typo are refused in that family's
+// words, and its negatable flags render their --no- form.
+func TestParseFor(t *testing.T) {
+	acme := familytest.Acme()
+	p, err := ParseFor(acme, "acme.yaml", []byte("name: acme\nflags:\n  batch-slots: 8\n  warmup: false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(p.Args(), " "), "--batch-slots 8 --no-warmup"; got != want {
+		t.Errorf("Args = %q, want %q", got, want)
+	}
+	tests := []struct{ yaml, want string }{
+		{"name: a\nflags:\n  max-num-seqs: 8\n", "flags: unknown Acme flag --max-num-seqs; if your Acme version has it, pass it under extra_args: instead"},
+		{"name: a\nflags:\n  batch-slot: 8\n", "unknown Acme flag --batch-slot (did you mean --batch-slots?)"},
+		{"name: a\nflags:\n  listen-port: 9\n", "flags: --listen-port cannot be set in a profile: the backend binds the server itself"},
 	}
 	for _, tt := range tests {
-		if got := suggestFlag(tt.in); got != tt.want {
-			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
+		if _, err := ParseFor(acme, "a.yaml", []byte(tt.yaml)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseFor(%q) = %v, want an error containing %q", tt.yaml, err, tt.want)
 		}
+	}
+	if _, err := Parse("a.yaml", []byte("name: a\nflags:\n  batch-slots: 8\n")); err == nil || !strings.Contains(err.Error(), "unknown vLLM flag --batch-slots") {
+		t.Errorf("Parse (vLLM) accepted Acme's flag: %v", err)
+	}
+	// The environment a family sets in its containers is its own.
+	env := []byte("name: a\nenv:\n  VLLM_NO_USAGE_STATS: 0\n")
+	if _, err := Parse("a.yaml", env); err == nil || !strings.Contains(err.Error(), "env: VLLM_NO_USAGE_STATS cannot be set in a profile: vllmperf sets VLLM_NO_USAGE_STATS=1 in every vLLM container") {
+		t.Errorf("Parse with vLLM's container env = %v", err)
+	}
+	if _, err := ParseFor(acme, "a.yaml", env); err != nil {
+		t.Errorf("ParseFor(Acme) refused vLLM's container env: %v", err)
 	}
 }
 

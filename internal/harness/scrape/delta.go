@@ -116,7 +116,7 @@ func restarts(before, after *Snapshot) []Reset {
 	}
 	for _, name := range slices.Sorted(maps.Keys(after.Created)) {
 		if b, ok := before.Created[name]; ok && after.Created[name] > b {
-			out = append(out, Reset{Metric: Prefix + name, Before: b, After: after.Created[name], Reason: "was created anew (its _created timestamp moved): the server restarted"})
+			out = append(out, Reset{Metric: after.Family().Metrics.Prefix + name, Before: b, After: after.Created[name], Reason: "was created anew (its _created timestamp moved): the server restarted"})
 		}
 	}
 	return out
@@ -218,7 +218,7 @@ func (d *Delta) Names() []string { return slices.Sorted(maps.Keys(d.metrics)) }
 // Metric returns the increase of a counter or histogram by name (canonical,
 // with Prefix, or pre-V1): Value, Parts, Histogram and Series are increases.
 func (d *Delta) Metric(name string) (*Metric, error) {
-	c := Canonical(name)
+	c := d.After.Family().Canonical(name)
 	if m, ok := d.metrics[c]; ok {
 		return m, nil
 	}
@@ -230,7 +230,7 @@ func (d *Delta) Metric(name string) (*Metric, error) {
 	default:
 		reason = d.After.absence(c)
 	}
-	return nil, &NotAvailableError{Metric: c, Source: d.After.Source, Reason: reason}
+	return nil, &NotAvailableError{Metric: c, Source: d.After.Source, Reason: reason, fam: d.After.fam}
 }
 
 // Counter returns a counter's increase, summed over its series.
@@ -251,7 +251,7 @@ func (d *Delta) CounterBy(name, label string) (map[string]float64, error) {
 	}
 	by, ok := m.By(label)
 	if !ok {
-		return nil, &NotAvailableError{Metric: m.Name, Source: d.After.Source, Reason: fmt.Sprintf("%s has no %s label", m.Found, label)}
+		return nil, &NotAvailableError{Metric: m.Name, Source: d.After.Source, Reason: fmt.Sprintf("%s has no %s label", m.Found, label), fam: d.After.fam}
 	}
 	return by, nil
 }
@@ -264,7 +264,7 @@ func (d *Delta) Rate(name string) (float64, error) {
 	}
 	secs := d.Elapsed().Seconds()
 	if secs <= 0 {
-		return 0, fmt.Errorf("rate of %s%s: the snapshots were taken at the same instant", Prefix, Canonical(name))
+		return 0, fmt.Errorf("rate of %s: the snapshots were taken at the same instant", exposed(d.After.fam, d.After.Family().Canonical(name)))
 	}
 	return v / secs, nil
 }
@@ -286,7 +286,7 @@ func (d *Delta) kind(name string, k Kind) (*Metric, error) {
 		return nil, err
 	}
 	if m.Kind != k {
-		return nil, &NotAvailableError{Metric: m.Name, Source: d.After.Source,
+		return nil, &NotAvailableError{Metric: m.Name, Source: d.After.Source, fam: d.After.fam,
 			Reason: fmt.Sprintf("%s is a %s, not a %s", m.Found, m.Kind, k)}
 	}
 	return m, nil

@@ -12,6 +12,8 @@
 //   - samples without # TYPE lines are typed from the catalogue of vLLM
 //     names, and untyped NAME_bucket/NAME_sum/NAME_count series are
 //     reassembled into histograms;
+//   - the prefix and the other names are the server family's (WithFamily,
+//     package serverfamily; vLLM's by default);
 //   - names vLLM renamed are mapped to the V1 ones (gpu_cache_usage_perc →
 //     kv_cache_usage_perc, gpu_prefix_cache_queries/hits →
 //     prefix_cache_queries/hits, time_per_output_token_seconds →

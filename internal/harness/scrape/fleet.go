@@ -12,6 +12,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // Fleet reads the /metrics of every replica of one deployment (the pods
@@ -22,6 +24,7 @@ import (
 type Fleet struct {
 	scrapers []*Scraper
 	model    string
+	fam      *serverfamily.Family
 }
 
 // NewFleet returns a source over the replicas' metrics URLs, each scraped
@@ -32,7 +35,7 @@ func NewFleet(urls []string, opts ...Option) *Fleet {
 	for _, u := range urls {
 		s := NewScraper(u, opts...)
 		f.scrapers = append(f.scrapers, s)
-		f.model = s.model
+		f.model, f.fam = s.model, s.fam
 	}
 	return f
 }
@@ -93,7 +96,7 @@ func (f *Fleet) merge(pages []*page) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap, err := buildSnapshot(merged, fleetSource(replicas), at, f.model)
+	snap, err := buildSnapshot(f.fam, merged, fleetSource(replicas), at, f.model)
 	if err != nil {
 		return nil, err
 	}

@@ -1,17 +1,16 @@
 package scrape
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
-// Prefix starts every vLLM metric name in the exposition.
-const Prefix = "vllm:"
-
-// Canonical names (vLLM V1, without Prefix) of the metrics the suite reads.
+// Canonical names (vLLM V1, without a family's prefix) of the metrics the
+// suite reads: the suite's vocabulary, whatever the server family. A
+// family (package serverfamily) says which prefix its exposition puts
+// before them and which other names stand for them.
 // Counters keep the _total the text format shows; histograms are named by
 // their base name (without _bucket, _sum, _count).
 const (
@@ -99,63 +98,20 @@ var maxOverSeries = map[string]bool{
 	KVCacheUsagePerc: true,
 }
 
-// renamed maps names vLLM deprecated to their V1 replacements
-// (vllm-reference.md §2): the cache names were deprecated in 0.9 and gone by
-// 0.12, time_per_output_token_seconds deprecated in 0.11 and removed in 0.13.
-var renamed = map[string]string{
-	"gpu_cache_usage_perc":           KVCacheUsagePerc,
-	"gpu_prefix_cache_queries_total": PrefixCacheQueriesTotal,
-	"gpu_prefix_cache_hits_total":    PrefixCacheHitsTotal,
-	"time_per_output_token_seconds":  InterTokenLatencySeconds,
-}
-
-// removedV0 are V0-engine metrics with no V1 counterpart. They are reported
-// in Snapshot.Ignored, never as an error.
-var removedV0 = map[string]bool{
-	"num_requests_swapped":                 true,
-	"cpu_cache_usage_perc":                 true,
-	"gpu_prefix_cache_hit_rate":            true,
-	"cpu_prefix_cache_hit_rate":            true,
-	"avg_prompt_throughput_toks_per_s":     true,
-	"avg_generation_throughput_toks_per_s": true,
-	"spec_decode_draft_acceptance_rate":    true,
-	"spec_decode_efficiency":               true,
-	"spec_decode_num_emitted_tokens_total": true,
-	"model_forward_time_milliseconds":      true,
-	"model_execute_time_milliseconds":      true,
-	"time_in_queue_requests":               true,
-}
-
-// Canonical returns the V1 name, without Prefix, that name is known by: it
-// strips Prefix and maps a pre-V1 name to its replacement, so
+// Canonical returns the V1 name, without vLLM's prefix, that name is known
+// by in vLLM's exposition (serverfamily.VLLM), so
 // Canonical("vllm:gpu_cache_usage_perc") is "kv_cache_usage_perc". Names it
-// does not know come back without Prefix and otherwise unchanged.
-func Canonical(name string) string {
-	name = strings.TrimPrefix(name, Prefix)
-	if n, ok := renamed[name]; ok {
-		return n
-	}
-	return name
-}
+// does not know come back without the prefix and otherwise unchanged.
+func Canonical(name string) string { return serverfamily.VLLM.Canonical(name) }
 
-// exposed is the name a canonical name is exposed under: with Prefix,
-// except the simulator's pace series (package simpace), which have none.
-func exposed(canonical string) string {
+// exposed is the name a canonical name is exposed under in fam's
+// exposition: with its prefix, except the simulator's pace series (package
+// simpace), which have none.
+func exposed(fam *serverfamily.Family, canonical string) string {
 	if simpace.Owned(canonical) {
 		return canonical
 	}
-	return Prefix + canonical
-}
-
-// oldNames lists the pre-V1 names a canonical name may appear under.
-func oldNames(canonical string) []string {
-	var out []string
-	for old, n := range renamed {
-		if n == canonical {
-			out = append(out, Prefix+old)
-		}
-	}
-	return out
+	return serverfamily.OrDefault(fam).Metrics.Prefix + canonical
 }
 
 // kindByName guesses the kind of a sample without a # TYPE line: the
@@ -174,26 +130,18 @@ func kindByName(canonical string) Kind {
 	return KindUntyped
 }
 
-// Renames returns the names vLLM deprecated, each mapped to its V1
-// replacement (both without Prefix): the one rename table, which deploy/
-// reads for its rules and dashboard.
-func Renames() map[string]string { return maps.Clone(renamed) }
-
-// RemovedV0 returns the V0-engine metrics no V1 server exposes (without
-// Prefix), sorted.
-func RemovedV0() []string { return slices.Sorted(maps.Keys(removedV0)) }
-
-// Known reports whether name (with or without Prefix) is a vLLM metric
-// this package knows: a V1 name, a renamed or a removed one, or a series
-// of one (a counter's _total written without it, a histogram's _bucket,
-// _sum or _count).
+// Known reports whether name (with or without vLLM's prefix) is a vLLM
+// metric this package knows (serverfamily.VLLM's names): a V1 name, a
+// renamed or a removed one, or a series of one (a counter's _total written
+// without it, a histogram's _bucket, _sum or _count).
 func Known(name string) bool {
-	name = strings.TrimPrefix(name, Prefix)
-	if _, ok := known[Canonical(name)]; ok || removedV0[name] || known[Canonical(name+"_total")] == KindCounter {
+	fam := serverfamily.VLLM
+	name = strings.TrimPrefix(name, fam.Metrics.Prefix)
+	if _, ok := known[fam.Canonical(name)]; ok || fam.IsRemoved(name) || known[fam.Canonical(name+"_total")] == KindCounter {
 		return true
 	}
 	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok && known[Canonical(base)] == KindHistogram {
+		if base, ok := strings.CutSuffix(name, suffix); ok && known[fam.Canonical(base)] == KindHistogram {
 			return true
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // MaxExpositionBytes bounds the exposition Parse reads. vLLM's is about
@@ -60,27 +61,35 @@ func ParseFile(path string) (*Snapshot, error) {
 
 // Parse reads a Prometheus text exposition (format 0.0.4, with or without
 // # TYPE lines) from r into a Snapshot. source names r in errors; at is the
-// scrape time. Only vLLM families (Prefix) and the simulator's pace series
-// (package simpace, under their own names) are kept; the others are listed
-// in Snapshot.Ignored.
+// scrape time. Only vLLM families (serverfamily.VLLM's prefix) and the
+// simulator's pace series (package simpace, under their own names) are
+// kept; the others are listed in Snapshot.Ignored.
 func Parse(r io.Reader, source string, at time.Time) (*Snapshot, error) {
-	return parseModel(r, source, at, "")
+	return parseModel(nil, r, source, at, "")
 }
 
-// parseModel is Parse keeping only model's series where the exposition
+// ParseFor is Parse for a server of family fam: its prefix and its names
+// (nil: serverfamily.Default).
+func ParseFor(fam *serverfamily.Family, r io.Reader, source string, at time.Time) (*Snapshot, error) {
+	return parseModel(fam, r, source, at, "")
+}
+
+// parseModel is ParseFor keeping only model's series where the exposition
 // labels them by model_name (model "": every model's).
-func parseModel(r io.Reader, source string, at time.Time, model string) (*Snapshot, error) {
+func parseModel(fam *serverfamily.Family, r io.Reader, source string, at time.Time, model string) (*Snapshot, error) {
 	fams, err := textFamilies(r, source)
 	if err != nil {
 		return nil, err
 	}
-	return buildSnapshot(fams, source, at, model)
+	return buildSnapshot(fam, fams, source, at, model)
 }
 
-// buildSnapshot turns parsed families into a Snapshot, keeping model's
-// series only (filterModel).
-func buildSnapshot(fams map[string]*dto.MetricFamily, source string, at time.Time, model string) (*Snapshot, error) {
-	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}}, fams: fams, model: model}
+// buildSnapshot turns parsed families of a server of family fam (nil:
+// serverfamily.Default) into a Snapshot, keeping model's series only
+// (filterModel).
+func buildSnapshot(fam *serverfamily.Family, fams map[string]*dto.MetricFamily, source string, at time.Time, model string) (*Snapshot, error) {
+	fam = serverfamily.OrDefault(fam)
+	b := &builder{snap: &Snapshot{Source: source, ScrapedAt: at, metrics: map[string]*Metric{}, fam: fam}, fams: fams, model: model, fam: fam}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
@@ -166,6 +175,7 @@ func lineError(source string, body []byte, err error) error {
 
 // builder turns expfmt's families into a Snapshot.
 type builder struct {
+	fam     *serverfamily.Family // whose names the exposition uses
 	snap    *Snapshot
 	fams    map[string]*dto.MetricFamily
 	model   string // keep only this model_name's series ("" all)
@@ -231,7 +241,7 @@ func (b *builder) filterModel() {
 	}
 	labelled := false
 	for name, mf := range b.fams {
-		if !strings.HasPrefix(name, Prefix) {
+		if !strings.HasPrefix(name, b.fam.Metrics.Prefix) {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
@@ -251,7 +261,7 @@ func (b *builder) filterModel() {
 	}
 	b.snap.Model = b.model
 	for name, mf := range b.fams {
-		if !strings.HasPrefix(name, Prefix) {
+		if !strings.HasPrefix(name, b.fam.Metrics.Prefix) {
 			continue
 		}
 		kept := mf.Metric[:0]
@@ -288,12 +298,12 @@ func (b *builder) restartMarks() {
 	}
 	for name, mf := range b.fams {
 		base, ok := strings.CutSuffix(name, "_created")
-		if !ok || !strings.HasPrefix(name, Prefix) {
+		if !ok || !strings.HasPrefix(name, b.fam.Metrics.Prefix) {
 			continue
 		}
-		canonical := Canonical(base)
+		canonical := b.fam.Canonical(base)
 		if b.fams[base+"_total"] != nil {
-			canonical = Canonical(base + "_total")
+			canonical = b.fam.Canonical(base + "_total")
 		}
 		for _, m := range mf.GetMetric() {
 			if b.snap.Created == nil {
@@ -321,11 +331,11 @@ func sampleValue(m *dto.Metric) float64 {
 
 // ignoreReason says why a family is left out, or "" to keep it.
 func (b *builder) ignoreReason(name string, reassembled []*family) string {
-	if !strings.HasPrefix(name, Prefix) && !simpace.Owned(name) {
+	if !strings.HasPrefix(name, b.fam.Metrics.Prefix) && !simpace.Owned(name) {
 		return reasonNotVLLM
 	}
-	short := strings.TrimPrefix(name, Prefix)
-	if removedV0[short] {
+	short := strings.TrimPrefix(name, b.fam.Metrics.Prefix)
+	if b.fam.IsRemoved(short) {
 		return reasonRemovedV0
 	}
 	if base, ok := strings.CutSuffix(name, "_created"); ok {
@@ -348,13 +358,13 @@ func (b *builder) ignoreReason(name string, reassembled []*family) string {
 // taken out already (reassembleUntypedHistograms).
 func (b *builder) family(mf *dto.MetricFamily) (*family, error) {
 	name := mf.GetName()
-	f := &family{exposed: name, canonical: Canonical(name), help: mf.GetHelp()}
+	f := &family{exposed: name, canonical: b.fam.Canonical(name), help: mf.GetHelp()}
 	switch mf.GetType() {
 	case dto.MetricType_COUNTER:
 		f.kind = KindCounter
 		if !strings.HasSuffix(f.canonical, "_total") {
 			// A client library that does not append _total.
-			f.canonical = Canonical(f.canonical + "_total")
+			f.canonical = b.fam.Canonical(f.canonical + "_total")
 		}
 	case dto.MetricType_GAUGE:
 		f.kind = KindGauge
@@ -446,7 +456,7 @@ func (b *builder) reassembleUntypedHistograms() []*family {
 	var out []*family
 	for _, name := range slices.Sorted(maps.Keys(b.fams)) {
 		base, ok := strings.CutSuffix(name, "_bucket")
-		if !ok || !strings.HasPrefix(name, Prefix) || !untypedWithLE(b.fams[name]) {
+		if !ok || !strings.HasPrefix(name, b.fam.Metrics.Prefix) || !untypedWithLE(b.fams[name]) {
 			continue
 		}
 		parts := untypedHistogramParts{}
@@ -495,7 +505,7 @@ func (ps untypedHistogramParts) get(labels map[string]string) *untypedHistogramP
 // histogramFamily checks the reassembled parts; a broken one is ignored
 // with the reason.
 func (b *builder) histogramFamily(base string, parts untypedHistogramParts) *family {
-	f := &family{exposed: base, canonical: Canonical(base), kind: KindHistogram}
+	f := &family{exposed: base, canonical: b.fam.Canonical(base), kind: KindHistogram}
 	for _, key := range slices.Sorted(maps.Keys(parts)) {
 		p := parts[key]
 		if !p.hasCount {
@@ -587,11 +597,11 @@ func (b *builder) dedupe(fams []*family) []*family {
 		group := byName[name]
 		// The family exposed under the canonical name sorts first.
 		slices.SortStableFunc(group, func(x, y *family) int {
-			return cmpBool(x.exposed != Prefix+name, y.exposed != Prefix+name)
+			return cmpBool(x.exposed != b.fam.Metrics.Prefix+name, y.exposed != b.fam.Metrics.Prefix+name)
 		})
 		kept := group[0]
 		out = append(out, kept)
-		if kept.exposed != Prefix+name {
+		if kept.exposed != b.fam.Metrics.Prefix+name {
 			b.snap.Renamed = append(b.snap.Renamed, Rename{Canonical: name, Found: kept.exposed})
 		}
 		for _, f := range group[1:] {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // The recorded load: 1 warm-up + 8 requests of 256 shared + 512 prompt
@@ -238,8 +240,8 @@ func TestParseBothNamesPrefersV1(t *testing.T) {
 	// Counted once, from the V1 series, not twice.
 	for name, want := range map[string]float64{KVCacheUsagePerc: 0.375, PrefixCacheQueriesTotal: 4096, PrefixCacheHitsTotal: 1024} {
 		m, err := s.Metric(name)
-		if err != nil || m.Value != want || m.Found != Prefix+name {
-			t.Errorf("%s = %+v, %v; want %v from %s", name, m, err, want, Prefix+name)
+		if err != nil || m.Value != want || m.Found != serverfamily.VLLM.Metrics.Prefix+name {
+			t.Errorf("%s = %+v, %v; want %v from %s", name, m, err, want, serverfamily.VLLM.Metrics.Prefix+name)
 		}
 	}
 	for _, r := range s.Renamed {

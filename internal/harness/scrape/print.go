@@ -110,9 +110,9 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 		fmt.Fprintf(tw, "\n%s\tVALUE\n", strings.ToUpper(string(k)))
 		for _, m := range byKind[k] {
 			if by := breakdownText(m); by != "" {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", displayName(m), human(m.Value), by)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", displayName(snap, m), human(m.Value), by)
 			} else {
-				fmt.Fprintf(tw, "%s\t%s\n", displayName(m), human(m.Value))
+				fmt.Fprintf(tw, "%s\t%s\n", displayName(snap, m), human(m.Value))
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 		fmt.Fprintf(tw, "\nHISTOGRAM (since server start)\tCOUNT\tSUM\tMEAN\tP50\tP90\tP99\n")
 		for _, m := range hs {
 			h := m.Histogram
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", displayName(m), human(h.Count), human(h.Sum),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", displayName(snap, m), human(h.Count), human(h.Sum),
 				orDash(h.Mean()), orDash(h.Quantile(0.5)), orDash(h.Quantile(0.9)), orDash(h.Quantile(0.99)))
 		}
 	}
@@ -131,7 +131,7 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 			for _, k := range slices.Sorted(maps.Keys(m.Info)) {
 				kv = append(kv, k+"="+m.Info[k])
 			}
-			fmt.Fprintf(tw, "%s\t%s\n", displayName(m), strings.Join(kv, " "))
+			fmt.Fprintf(tw, "%s\t%s\n", displayName(snap, m), strings.Join(kv, " "))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -173,8 +173,8 @@ func writeNotes(w io.Writer, snap *Snapshot) error {
 }
 
 // displayName is the V1 name, marked when the exposition used another.
-func displayName(m *Metric) string {
-	if m.Found != Prefix+m.Name {
+func displayName(snap *Snapshot, m *Metric) string {
+	if m.Found != snap.Family().Metrics.Prefix+m.Name {
 		return m.Name + " *"
 	}
 	return m.Name

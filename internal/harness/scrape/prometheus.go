@@ -14,6 +14,8 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/model"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // DefaultFreshness bounds how long a Prometheus read waits for samples
@@ -35,6 +37,7 @@ type Prometheus struct {
 	base      string
 	matchers  string // the selector without its braces
 	model     string
+	fam       *serverfamily.Family
 	freshness time.Duration
 	err       error
 }
@@ -47,6 +50,9 @@ func WithFreshness(d time.Duration) PromOption { return func(p *Prometheus) { p.
 
 // WithPromModel keeps only model's series, as WithModel.
 func WithPromModel(model string) PromOption { return func(p *Prometheus) { p.model = model } }
+
+// WithPromFamily reads the series with fam's names, as WithFamily.
+func WithPromFamily(fam *serverfamily.Family) PromOption { return func(p *Prometheus) { p.fam = fam } }
 
 // WithPromHTTPClient queries through hc.
 func WithPromHTTPClient(hc *http.Client) PromOption {
@@ -101,7 +107,7 @@ func (p *Prometheus) Scrape(ctx context.Context) (*Snapshot, error) {
 		case err != nil:
 			return nil, &FetchError{URL: p.URL(), Err: err}
 		case n == 0:
-			return nil, &FetchError{URL: p.URL(), Err: fmt.Errorf("no %s%s series matches the selector: check it against the deployment's labels in Prometheus", Prefix, NumRequestsRunning)}
+			return nil, &FetchError{URL: p.URL(), Err: fmt.Errorf("no %s series matches the selector: check it against the deployment's labels in Prometheus", exposed(p.fam, NumRequestsRunning))}
 		case !oldest.Before(begin):
 			return p.read(ctx)
 		case !time.Now().Before(deadline):
@@ -120,7 +126,7 @@ func (p *Prometheus) Scrape(ctx context.Context) (*Snapshot, error) {
 // timestamp of its num_requests_running sample) and how many replicas
 // answered.
 func (p *Prometheus) oldest(ctx context.Context) (time.Time, int, error) {
-	v, err := p.query(ctx, fmt.Sprintf("timestamp(%s%s{%s})", Prefix, NumRequestsRunning, p.matchers))
+	v, err := p.query(ctx, fmt.Sprintf("timestamp(%s{%s})", exposed(p.fam, NumRequestsRunning), p.matchers))
 	if err != nil {
 		return time.Time{}, 0, err
 	}
@@ -137,7 +143,7 @@ func (p *Prometheus) oldest(ctx context.Context) (time.Time, int, error) {
 // read queries the series and builds the snapshot.
 func (p *Prometheus) read(ctx context.Context) (*Snapshot, error) {
 	at := time.Now()
-	v, err := p.query(ctx, fmt.Sprintf(`{__name__=~"%s.+|%s",%s}`, Prefix, processStartTime, p.matchers))
+	v, err := p.query(ctx, fmt.Sprintf(`{__name__=~"%s.+|%s",%s}`, serverfamily.OrDefault(p.fam).Metrics.Prefix, processStartTime, p.matchers))
 	if err != nil {
 		return nil, &FetchError{URL: p.URL(), Err: err}
 	}
@@ -145,7 +151,7 @@ func (p *Prometheus) read(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, err := buildSnapshot(fams, p.URL(), at, p.model)
+	snap, err := buildSnapshot(p.fam, fams, p.URL(), at, p.model)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // DefaultInterval is how often a Sampler scrapes: every 2 s, as the seed
@@ -126,7 +128,7 @@ func (s *Sampler) sample(ctx context.Context) {
 		return
 	}
 	if s.series.Source == "" {
-		s.series.Source = snap.Source
+		s.series.Source, s.series.fam = snap.Source, snap.fam
 	}
 	p := Point{At: snap.ScrapedAt}
 	for _, g := range []struct {
@@ -223,6 +225,8 @@ type TimeSeries struct {
 	Errors []error
 	// Resets are counter resets seen between points (a server restart).
 	Resets []Reset
+
+	fam *serverfamily.Family // whose names the scrapes used; nil: serverfamily.Default
 }
 
 // ErrTooFewWindows is wrapped by Jitter when the series has fewer than two
@@ -334,7 +338,7 @@ func (ts *TimeSeries) notAvailable(name string) error {
 	case len(ts.Resets) > 0:
 		reason += fmt.Sprintf(" (%d counter resets)", len(ts.Resets))
 	}
-	return &NotAvailableError{Metric: name, Source: ts.Source, Reason: reason}
+	return &NotAvailableError{Metric: name, Source: ts.Source, Reason: reason, fam: ts.fam}
 }
 
 // SeriesSummary holds the figures derived from a TimeSeries; a nil figure

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // DefaultTimeout bounds one scrape, from the GET to the end of the body.
@@ -32,6 +34,7 @@ type Scraper struct {
 	urlErr  error
 	apiKey  string
 	model   string
+	fam     *serverfamily.Family
 	timeout time.Duration
 	client  *http.Client
 	starts  startLog
@@ -56,6 +59,10 @@ func WithHTTPClient(hc *http.Client) Option { return func(s *Scraper) { s.client
 // model_name (a server with several models, or LoRA adapters beside the
 // base model); Snapshot.Models still lists every model seen.
 func WithModel(model string) Option { return func(s *Scraper) { s.model = model } }
+
+// WithFamily reads the exposition with fam's names (its prefix, its
+// renames): a server of another family than serverfamily.Default.
+func WithFamily(fam *serverfamily.Family) Option { return func(s *Scraper) { s.fam = fam } }
 
 // NewScraper returns a scraper for metricsURL, the full URL of the metrics
 // page (http://127.0.0.1:8000/metrics). A malformed URL does not panic:
@@ -124,7 +131,7 @@ var errTimeout = errors.New("scrape timeout")
 // *ParseError; both name the URL.
 func (s *Scraper) Scrape(ctx context.Context) (*Snapshot, error) {
 	snap, err := scrapeWith(ctx, s, func(r io.Reader, source string, at time.Time) (*Snapshot, error) {
-		return parseModel(r, source, at, s.model)
+		return parseModel(s.fam, r, source, at, s.model)
 	})
 	if err == nil {
 		s.starts.add(snap.ProcessStart)

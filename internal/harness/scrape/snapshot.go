@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // Kind is what a metric measures, as the exposition's # TYPE line (or, for
@@ -66,7 +68,11 @@ type Snapshot struct {
 	Created map[string]float64
 
 	metrics map[string]*Metric
+	fam     *serverfamily.Family // whose names the exposition used; nil: serverfamily.Default
 }
+
+// Family returns the server family whose names the snapshot was read with.
+func (s *Snapshot) Family() *serverfamily.Family { return serverfamily.OrDefault(s.fam) }
 
 // Rename records that a metric was found under a pre-V1 name.
 type Rename struct {
@@ -159,6 +165,8 @@ type NotAvailableError struct {
 	Metric string // canonical name
 	Source string // the URL or file scraped
 	Reason string
+
+	fam *serverfamily.Family // whose prefix names the metric; nil: serverfamily.Default
 }
 
 func (e *NotAvailableError) Error() string {
@@ -166,7 +174,7 @@ func (e *NotAvailableError) Error() string {
 	if e.Source != "" {
 		src = " from " + e.Source
 	}
-	return fmt.Sprintf("metric %s is not available%s: %s", exposed(e.Metric), src, e.Reason)
+	return fmt.Sprintf("metric %s is not available%s: %s", exposed(e.fam, e.Metric), src, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrNotAvailable) true.
@@ -177,18 +185,19 @@ func (s *Snapshot) Names() []string {
 	return slices.Sorted(maps.Keys(s.metrics))
 }
 
-// Metric returns a metric by name: canonical, with Prefix, or pre-V1.
+// Metric returns a metric by name: canonical, with its family's prefix, or
+// under a name the family renamed.
 func (s *Snapshot) Metric(name string) (*Metric, error) {
-	c := Canonical(name)
+	c := s.Family().Canonical(name)
 	if m, ok := s.metrics[c]; ok {
 		return m, nil
 	}
-	return nil, &NotAvailableError{Metric: c, Source: s.Source, Reason: s.absence(c)}
+	return nil, &NotAvailableError{Metric: c, Source: s.Source, Reason: s.absence(c), fam: s.fam}
 }
 
 // absence explains why a metric is missing from the snapshot.
 func (s *Snapshot) absence(canonical string) string {
-	names := append([]string{exposed(canonical)}, oldNames(canonical)...)
+	names := append([]string{exposed(s.fam, canonical)}, s.Family().OldNames(canonical)...)
 	for _, ig := range s.Ignored {
 		if slices.Contains(names, ig.Name) {
 			return ig.Name + " was ignored: " + ig.Reason
@@ -243,7 +252,7 @@ func (s *Snapshot) kind(name string, kinds ...Kind) (*Metric, error) {
 		return nil, err
 	}
 	if !slices.Contains(kinds, m.Kind) {
-		return nil, &NotAvailableError{Metric: m.Name, Source: s.Source,
+		return nil, &NotAvailableError{Metric: m.Name, Source: s.Source, fam: s.fam,
 			Reason: fmt.Sprintf("%s is a %s, not a %s", m.Found, m.Kind, kinds[0])}
 	}
 	return m, nil

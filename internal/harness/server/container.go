@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // The container's side.
@@ -86,16 +88,16 @@ func (r containerRequest) GoString() string { return r.String() }
 // buildRequest lays out the container for p: no Docker, no I/O but the
 // home directory lookup for the default Hugging Face cache.
 //
-// For a vLLM image the command is `vllm serve MODEL --host 0.0.0.0 --port
-// 8000 FLAGS...` (entrypointServe; the image's ENTRYPOINT is replaced so
-// any tag works) or `python3 -m vllm.entrypoints.openai.api_server --model
-// MODEL ...` (entrypointAPIServer). The container gets --ipc=host, the GPU
-// device request, the host's Hugging Face cache, HF_TOKEN when set, and
-// usage statistics turned off. With entrypointImage the image keeps its
-// own ENTRYPOINT and gets `--model MODEL --port 8000 FLAGS...` (no --host:
-// llm-d-inference-sim has none and listens on every interface), with the
-// same container settings. For the simulator image the command is
-// `/vllm-sim MODEL --host 0.0.0.0 --port 8000 FLAGS... SIMFLAGS...`.
+// The command is the server family's launch layout (settings.launch): for
+// vLLM `vllm serve MODEL --host 0.0.0.0 --port 8000 FLAGS...` (serve; the
+// image's ENTRYPOINT is replaced so any tag works), `python3 -m
+// vllm.entrypoints.openai.api_server --model MODEL ...` (api_server), or
+// the image's own ENTRYPOINT with `--model MODEL --port 8000 FLAGS...`
+// (image; no --host: llm-d-inference-sim has none and listens on every
+// interface). The container gets --ipc=host, the GPU device request, the
+// host's Hugging Face cache, HF_TOKEN when set, and usage statistics
+// turned off. For the simulator image the command is `/vllm-sim MODEL
+// --host 0.0.0.0 --port 8000 FLAGS... SIMFLAGS...`.
 func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	p = p.WithModel(s.model)
 	gpus, err := parseGPUs(s.gpuList())
@@ -121,26 +123,22 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		r.cmd = append(append([]string{p.Model}, listen...), p.SimArgs()...)
 		return r, nil
 	}
-	switch s.entrypoint {
-	case entrypointImage:
-		r.cmd = append([]string{"--model", p.Model, "--port", strconv.Itoa(containerPort)}, p.Args()...)
-	case entrypointAPIServer:
-		r.entrypoint = []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}
-		r.cmd = append(append([]string{"--model", p.Model}, listen...), p.Args()...)
-	default:
-		r.entrypoint = []string{"vllm", "serve"}
-		r.cmd = append(append([]string{p.Model}, listen...), p.Args()...)
+	l, err := s.launch()
+	if err != nil {
+		return containerRequest{}, settingsError{err}
 	}
+	r.entrypoint = slices.Clone(l.Entrypoint)
+	r.cmd = l.Command(p.Model, containerPort, p.Args())
 	if r.hfCache, err = s.hfCacheDir(); err != nil {
 		return containerRequest{}, err
 	}
 	if s.hfToken != "" {
 		r.env[envHFToken] = s.hfToken
 	}
-	// Keep the server from phoning home: only the model download leaves
-	// the machine, and only on runners that allow it.
-	r.env["VLLM_NO_USAGE_STATS"] = "1"
-	r.env["DO_NOT_TRACK"] = "1"
+	// The family's own settings (vLLM's keep it from phoning home).
+	for k, v := range serverfamily.OrDefault(s.family).Env {
+		r.env[k] = secret(v)
+	}
 	return r, nil
 }
 
@@ -161,7 +159,7 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 		testcontainers.WithWaitStrategyAndDeadline(r.startupTimeout, healthStrategy{port: containerPortSpec, timeout: r.startupTimeout}),
 	}
 	if len(r.entrypoint) > 0 {
-		// None (entrypointImage): the image's own ENTRYPOINT runs.
+		// None (a layout without an Entrypoint, such as vLLM's image): the image's own ENTRYPOINT runs.
 		opts = append(opts, testcontainers.WithEntrypoint(r.entrypoint...))
 	}
 	return opts
@@ -255,7 +253,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 	}
 	srv := &containerServer{
 		endpoint: endpoint{base: "http://" + net.JoinHostPort(loopback, port.Port()), model: req.servedModel, ready: time.Since(begin), logs: logs,
-			desc: Description{Backend: KindContainer, Image: req.image, Simulator: s.image == SimImage}},
+			desc: Description{Backend: KindContainer, Image: req.image, Simulator: s.image == SimImage}, fam: s.family},
 		c:     c,
 		lease: held,
 	}

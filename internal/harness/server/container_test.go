@@ -73,7 +73,7 @@ func TestBuildRequestVLLMImage(t *testing.T) {
 			[]string{"vllm", "serve"}, []string{"org/big", "--host", "0.0.0.0"}, false,
 			[]container.DeviceRequest{{DeviceIDs: []string{"0", "1"}, Capabilities: [][]string{{"gpu"}}}}},
 		// No GPUs; the old python entrypoint with --model.
-		{"none, api_server", []Option{WithBackend(KindContainer), withGPUs("none"), withEntrypoint(entrypointAPIServer)},
+		{"none, api_server", []Option{WithBackend(KindContainer), withGPUs("none"), WithEntrypoint("api_server")},
 			[]string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, []string{"--model", profile.DefaultModel, "--host"}, false,
 			nil},
 		// A third-party image (llm-d-inference-sim): its own ENTRYPOINT (none

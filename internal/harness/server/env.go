@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // The environment variables FromEnv reads (docs/gpu-runners.md).
@@ -68,11 +69,10 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 		opts = append(opts, withGPUs(v))
 	}
 	if v := get(envEntrypoint); v != "" {
-		e := entrypoint(v)
-		if err := e.check(); err != nil {
+		if _, err := serverfamily.Default.Launch(v); err != nil {
 			return nil, settingsErrorf("%s: %w", envEntrypoint, err)
 		}
-		opts = append(opts, withEntrypoint(e))
+		opts = append(opts, WithEntrypoint(v))
 	}
 	if v := get(envTarget); v != "" {
 		if _, _, err := ParseTarget(v); err != nil {

@@ -59,7 +59,7 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
-	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external", Digest: Unknown, Env: Unknown}, gw: s.gateway}, lease: held}
+	srv := &externalServer{endpoint: endpoint{base: base, model: model, ready: time.Since(begin), desc: Description{Backend: KindExternal, Image: "external", Digest: Unknown, Env: Unknown}, gw: s.gateway, fam: s.family}, lease: held}
 	srv.where = s.metrics
 	if len(srv.where.URLs) == 0 && srv.where.Prometheus == "" {
 		srv.where.URLs = []string{srv.MetricsURL()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // Server is a running (or reachable) vLLM server.
@@ -170,14 +171,21 @@ func WithGateway(g *gateway.Gateway) Option { return func(s *settings) { s.gatew
 func WithLog(w io.Writer) Option { return func(s *settings) { s.log = w } }
 
 // WithEntrypoint says how the container backend lays out the command line
-// of an image (VLLMPERF_ENTRYPOINT): "serve" (the default: `vllm serve
-// MODEL --host 0.0.0.0 --port 8000 FLAGS...`), "api_server" (`python3 -m
-// vllm.entrypoints.openai.api_server --model MODEL ...`, vLLM images older
-// than 0.5) or "image" (the image's own ENTRYPOINT with `--model MODEL
-// --port 8000 FLAGS...`, for a vLLM-compatible server that is not vLLM,
-// such as llm-d-inference-sim). Run rejects any other name with ErrSettings.
-// The simulator image (SimImage) ignores it.
-func WithEntrypoint(name string) Option { return withEntrypoint(entrypoint(name)) }
+// of an image (VLLMPERF_ENTRYPOINT): the name of one of the server
+// family's launch layouts (serverfamily.Launch). vLLM's are "serve" (the
+// default: `vllm serve MODEL --host 0.0.0.0 --port 8000 FLAGS...`),
+// "api_server" (`python3 -m vllm.entrypoints.openai.api_server --model
+// MODEL ...`, vLLM images older than 0.5) and "image" (the image's own
+// ENTRYPOINT with `--model MODEL --port 8000 FLAGS...`, for a
+// vLLM-compatible server that is not vLLM, such as llm-d-inference-sim).
+// Run rejects any other name with ErrSettings. The simulator image
+// (SimImage) ignores it.
+func WithEntrypoint(name string) Option { return func(s *settings) { s.entrypoint = name } }
+
+// WithFamily says what kind of server runs (default serverfamily.Default,
+// vLLM): its launch layouts for the container backend, and the metric
+// names and request extras the run reads from FamilyOf.
+func WithFamily(f *serverfamily.Family) Option { return func(s *settings) { s.family = f } }
 
 // The settings FromEnv reads that callers set no other way.
 
@@ -185,7 +193,6 @@ func withGPUs(gpus string) Option               { return func(s *settings) { s.g
 func withStartupTimeout(d time.Duration) Option { return func(s *settings) { s.startupTimeout = d } }
 func withHFCache(dir string) Option             { return func(s *settings) { s.hfCache = dir } }
 func withHFToken(token string) Option           { return func(s *settings) { s.hfToken = secret(token) } }
-func withEntrypoint(e entrypoint) Option        { return func(s *settings) { s.entrypoint = e } }
 func withSimBinary(path string) Option          { return func(s *settings) { s.simBinary = path } }
 func withLeaseWaited(f func(time.Duration)) Option {
 	return func(s *settings) { s.leaseWaited = f }
@@ -222,7 +229,8 @@ type endpoint struct {
 	ready       time.Duration
 	logs        *lineRing // nil: the server's output is not visible
 	desc        Description
-	gw          *gateway.Gateway // how the server is reached; nil: directly
+	gw          *gateway.Gateway     // how the server is reached; nil: directly
+	fam         *serverfamily.Family // what kind of server it is; nil: serverfamily.Default
 }
 
 // GatewayOf returns how srv is reached (WithGateway): what every request
@@ -236,6 +244,18 @@ func GatewayOf(srv Server) *gateway.Gateway {
 }
 
 func (e *endpoint) gateway() *gateway.Gateway { return e.gw }
+
+// FamilyOf returns what kind of server srv is (WithFamily): the metric
+// names its /metrics uses and the request extras it takes.
+// serverfamily.Default for a server that does not say.
+func FamilyOf(srv Server) *serverfamily.Family {
+	if f, ok := srv.(interface{ family() *serverfamily.Family }); ok {
+		return serverfamily.OrDefault(f.family())
+	}
+	return serverfamily.Default
+}
+
+func (e *endpoint) family() *serverfamily.Family { return e.fam }
 
 func (e *endpoint) Describe() Description { return e.desc }
 

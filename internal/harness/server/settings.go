@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
+	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
 // secret is a string that formats as [REDACTED].
@@ -24,34 +25,6 @@ func (s secret) String() string {
 
 // GoString redacts the secret in %#v.
 func (s secret) GoString() string { return `"` + s.String() + `"` }
-
-// entrypoint says how a vLLM container's command line is laid out.
-type entrypoint string
-
-// The entrypoints of vLLM images, and of vLLM-compatible images that are
-// not vLLM.
-const (
-	// entrypointServe runs `vllm serve MODEL FLAGS...` (vLLM >= 0.5; the
-	// image's own ENTRYPOINT is overridden so that any tag works).
-	entrypointServe entrypoint = "serve"
-	// entrypointAPIServer runs `python3 -m vllm.entrypoints.openai.api_server
-	// --model MODEL FLAGS...`, for old images without the vllm CLI.
-	entrypointAPIServer entrypoint = "api_server"
-	// entrypointImage keeps the image's own ENTRYPOINT and passes it
-	// `--model MODEL --port 8000 FLAGS...`: a vLLM-compatible server that
-	// is not vLLM, such as llm-d-inference-sim, which takes no --host and
-	// listens on every interface of the container itself.
-	entrypointImage entrypoint = "image"
-)
-
-// check reports an entrypoint that is not one of the three.
-func (e entrypoint) check() error {
-	switch e {
-	case entrypointServe, entrypointAPIServer, entrypointImage:
-		return nil
-	}
-	return fmt.Errorf("entrypoint %q: use serve (vllm serve MODEL ..., vLLM >= 0.5), api_server (python3 -m vllm.entrypoints.openai.api_server --model MODEL ..., older vLLM images) or image (the image's own ENTRYPOINT with --model MODEL --port 8000 ..., a vLLM-compatible server such as llm-d-inference-sim)", e)
-}
 
 // settings are Run's settings, defaults first (defaultSettings), then the
 // caller's options.
@@ -82,8 +55,12 @@ type settings struct {
 	gateway *gateway.Gateway
 	// model overrides every profile's model.
 	model string
-	// entrypoint lays out a vLLM container's command.
-	entrypoint entrypoint
+	// entrypoint names the family's launch layout of a container's
+	// command ("": the family's default).
+	entrypoint string
+	// family is the kind of server: its launch layouts and metric names
+	// (nil: serverfamily.Default).
+	family *serverfamily.Family
 	// simBinary is a prebuilt static vllm-sim for the simulator image;
 	// empty: build cmd/vllm-sim from the checkout.
 	simBinary string
@@ -103,15 +80,30 @@ type settings struct {
 // String describes the settings with secrets redacted (fmt's %v and %+v
 // cannot reach the secrets' own String through unexported fields).
 func (s settings) String() string {
-	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s gateway=%s model=%s entrypoint=%s sim-binary=%s",
-		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.gateway, s.model, s.entrypoint, s.simBinary)
+	return fmt.Sprintf("backend=%s image=%s gpus=%s target=%s wait-ready=%s startup-timeout=%s hf-cache=%s hf-token=%s api-key=%s gateway=%s model=%s family=%s entrypoint=%s sim-binary=%s",
+		s.backend, s.image, s.gpuList(), s.target, s.waitReady, s.timeout(), s.hfCache, s.hfToken, s.apiKey, s.gateway, s.model, serverfamily.OrDefault(s.family).Name, s.layoutName(), s.simBinary)
+}
+
+// layoutName is the launch layout entrypoint resolves to (the family's
+// default for ""), or entrypoint itself when the family has no such one.
+func (s settings) layoutName() string {
+	if l, err := s.launch(); err == nil {
+		return l.Name
+	}
+	return s.entrypoint
 }
 
 // GoString is String: %#v shows no secret either.
 func (s settings) GoString() string { return s.String() }
 
+// launch is the layout of a container's command line: the family's
+// layout named by entrypoint.
+func (s settings) launch() (serverfamily.Launch, error) {
+	return serverfamily.OrDefault(s.family).Launch(s.entrypoint)
+}
+
 func defaultSettings() settings {
-	return settings{backend: KindSim, image: DefaultImage, entrypoint: entrypointServe}
+	return settings{backend: KindSim, image: DefaultImage}
 }
 
 // validate checks the settings; its errors wrap ErrSettings.
@@ -119,7 +111,10 @@ func (s *settings) validate() error {
 	if _, err := ParseKind(string(s.backend)); err != nil {
 		return settingsError{err}
 	}
-	if err := s.entrypoint.check(); err != nil {
+	if err := serverfamily.OrDefault(s.family).Check(); err != nil {
+		return settingsError{err}
+	}
+	if _, err := s.launch(); err != nil {
 		return settingsError{err}
 	}
 	if s.startupTimeout < 0 {

@@ -32,7 +32,7 @@ func TestFromEnv(t *testing.T) {
 	}{
 		// Nothing set: the in-process simulator, pinned image.
 		{"defaults", nil, func(t *testing.T, s settings) {
-			if s.backend != KindSim || s.image != DefaultImage || s.entrypoint != entrypointServe || s.timeout() != defaultSimStartupTimeout {
+			if s.backend != KindSim || s.image != DefaultImage || s.entrypoint != "" || s.timeout() != defaultSimStartupTimeout {
 				t.Errorf("got %+v", s)
 			}
 		}, ""},
@@ -41,7 +41,7 @@ func TestFromEnv(t *testing.T) {
 			envStartupTimeout: "30m", envHFCache: "/data/hf", envHFToken: fakeToken, envModel: "org/m", envEntrypoint: "api_server"},
 			func(t *testing.T, s settings) {
 				if s.backend != KindContainer || s.image != "vllm/vllm-openai:v0.10.2" || s.gpus != "0,1" || s.timeout() != 30*time.Minute ||
-					s.hfCache != "/data/hf" || string(s.hfToken) != fakeToken || s.model != "org/m" || s.entrypoint != entrypointAPIServer {
+					s.hfCache != "/data/hf" || string(s.hfToken) != fakeToken || s.model != "org/m" || s.entrypoint != "api_server" {
 					t.Errorf("got %+v", s)
 				}
 			}, ""},
@@ -76,7 +76,7 @@ func TestFromEnv(t *testing.T) {
 		// A third-party image with its own ENTRYPOINT (llm-d-inference-sim).
 		{"image entrypoint", map[string]string{envBackend: "container", envImage: "vllmperf/llm-d-inference-sim:v0.10.2", envEntrypoint: "image", envGPUs: "none"},
 			func(t *testing.T, s settings) {
-				if s.entrypoint != entrypointImage || s.gpuList() != "none" {
+				if s.entrypoint != "image" || s.gpuList() != "none" {
 					t.Errorf("entrypoint %q gpus %s", s.entrypoint, s.gpuList())
 				}
 			}, ""},

@@ -21,10 +21,10 @@ import (
 
 // TestContainerImageEntrypoint runs llm-d-inference-sim, a vLLM-compatible
 // server that is not vLLM, from its image through the container backend
-// with the image entrypoint (the image's own ENTRYPOINT, then --model MODEL
-// --port 8000 and the profile's flags), and streams one chat completion
-// through it. A vLLM flag the server does not know fails the start at once
-// with the server's complaint, although it exits 0.
+// as its server family says (llmd.Family: the image's own ENTRYPOINT, then
+// --model MODEL --port 8000 and the profile's flags, its own), and streams
+// one chat completion through it. A vLLM flag the server does not know
+// fails the start at once with the server's complaint, although it exits 0.
 func TestContainerImageEntrypoint(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), llmd.BuildTimeout)
 	defer cancel()
@@ -48,7 +48,7 @@ func TestContainerImageEntrypoint(t *testing.T) {
 	}
 	run := func(t *testing.T, p profile.Profile) (server.Server, *bytes.Buffer, error) {
 		var log bytes.Buffer
-		opts := append(slices.Clone(env), server.WithBackend(server.KindContainer), server.WithImage(ref), server.WithEntrypoint("image"), server.WithLog(&log))
+		opts := append(slices.Clone(env), server.WithBackend(server.KindContainer), server.WithImage(ref), server.WithFamily(llmd.Family), server.WithLog(&log))
 		srv, err := server.Run(ctx, p, opts...)
 		if err == nil {
 			t.Cleanup(func() {
@@ -61,11 +61,10 @@ func TestContainerImageEntrypoint(t *testing.T) {
 	}
 
 	t.Run("serves a stream", func(t *testing.T) {
-		p, err := profile.Parse("llmd.yaml", []byte("name: llmd\nflags:\n  max-num-seqs: 4\n  max-model-len: 512\n"))
+		p, err := profile.ParseFor(llmd.Family, "llmd.yaml", []byte("name: llmd\nflags:\n  max-num-seqs: 4\n  max-model-len: 512\n  time-to-first-token: 5ms\n  inter-token-latency: 1ms\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p = p.WithExtraArgs("--time-to-first-token", "5ms", "--inter-token-latency", "1ms")
 		srv, log, err := run(t, p)
 		if err != nil {
 			t.Fatalf("%v\nlog:\n%s", err, log)

@@ -234,10 +234,15 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 }
 
 // facts are what the profile says about the server: nothing for a
-// deployment the suite did not start.
+// deployment the suite did not start. The batch cap is the flag the
+// server's family names for it (vLLM's --max-num-seqs).
 func (ss *Session) facts() check.Facts {
 	f := check.Facts{Started: !ss.Profile.Deployment}
-	if v, ok := ss.Profile.Flag("max-num-seqs"); ok && f.Started {
+	capFlag := server.FamilyOf(ss.Server).Flags.BatchCap
+	if capFlag == "" || !f.Started {
+		return f
+	}
+	if v, ok := ss.Profile.Flag(capFlag); ok {
 		f.MaxNumSeqs, _ = strconv.Atoi(v)
 	}
 	return f

@@ -12,6 +12,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
@@ -115,7 +116,7 @@ type suiteSession struct {
 }
 
 func (s suiteSession) parityClient() (*openai.Client, string) {
-	return openai.New(s.ss.Server.BaseURL(), openai.WithAPIKey(s.apiKey)), s.ss.Server.Model()
+	return openai.New(s.ss.Server.BaseURL(), openai.WithAPIKey(s.apiKey), openai.WithFamily(server.FamilyOf(s.ss.Server))), s.ss.Server.Model()
 }
 
 func (s suiteSession) run(ctx context.Context, p scenario.Point) (*suite.Run, error) {

@@ -272,12 +272,14 @@ func TestDifferencesMetrics(t *testing.T) {
 		// Not (or no longer) vLLM V1's.
 		"vllm:time_per_output_token_seconds", "vllm:max_num_generation_tokens", "vllm:lora_requests_info",
 	}
-	absent := []string{
-		"vllm:prompt_tokens_cached_total", "vllm:num_preemptions_total", "vllm:iteration_tokens_total",
-		"vllm:request_time_per_output_token_seconds", "vllm:num_requests_waiting_by_reason",
-		"vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries", "vllm:prefix_cache_hits",
+	// The family's Missing (the one list of them), and the prefix-cache
+	// counters under any name.
+	absent := []string{"vllm:prefix_cache_queries", "vllm:prefix_cache_hits",
 		// Observed only for requests that waited: none did.
 		"vllm:request_queue_time_seconds",
+	}
+	for _, name := range Family.Metrics.Missing {
+		absent = append(absent, Family.Metrics.Prefix+name)
 	}
 	for _, name := range present {
 		if fams[name] == nil {

@@ -1,13 +1,80 @@
-package profile
+package serverfamily
 
-import "github.com/vllmperf/vllmperf/internal/suggest"
+// VLLM is vLLM's family (V1 engine, the vllm/vllm-openai images): the
+// default, and the only family shipped. Treat it as read-only: a variant
+// is a new value (llmd.Family copies the parts it keeps).
+var VLLM = &Family{
+	Name: "vLLM",
+	Metrics: Metrics{
+		Prefix:             "vllm:",
+		Renames:            vllmRenamed,
+		Removed:            vllmRemovedV0,
+		PrefixCachingLabel: "enable_prefix_caching",
+	},
+	Launches: []Launch{
+		// `vllm serve MODEL --host 0.0.0.0 --port 8000 FLAGS...` (vLLM >=
+		// 0.5; the image's own ENTRYPOINT is overridden so that any tag
+		// works).
+		{Name: "serve", Entrypoint: []string{"vllm", "serve"}, HostFlag: "--host", PortFlag: "--port",
+			Use: "vllm serve MODEL ..., vLLM >= 0.5"},
+		// `python3 -m vllm.entrypoints.openai.api_server --model MODEL
+		// ...`, for old images without the vllm CLI.
+		{Name: "api_server", Entrypoint: []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, ModelFlag: "--model", HostFlag: "--host", PortFlag: "--port",
+			Use: "python3 -m vllm.entrypoints.openai.api_server --model MODEL ..., older vLLM images"},
+		// The image's own ENTRYPOINT with `--model MODEL --port 8000
+		// FLAGS...`: a vLLM-compatible image whose server is not vLLM's
+		// (no --host: llm-d-inference-sim has none and listens on every
+		// interface of the container itself).
+		{Name: "image", ModelFlag: "--model", PortFlag: "--port",
+			Use: "the image's own ENTRYPOINT with --model MODEL --port 8000 ..., a vLLM-compatible server such as llm-d-inference-sim"},
+	},
+	// Keep the server from phoning home: only the model download leaves
+	// the machine, and only on runners that allow it.
+	Env: map[string]string{"VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1"},
+	Flags: Flags{
+		Known:     vllmKnownFlags,
+		Negatable: vllmNegatableFlags,
+		Reserved:  vllmReservedFlags,
+		BatchCap:  "max-num-seqs",
+	},
+	// vLLM's sampling extras (vllm/entrypoints/openai/protocol.py) and
+	// stream_options' continuous usage (vllm-reference.md §3).
+	Extras: Extras{MinTokens: "min_tokens", IgnoreEOS: "ignore_eos", ContinuousUsage: "continuous_usage_stats", GuidedDecoding: true},
+}
 
-// knownFlags lists the `vllm serve` flags (without the leading "--") that a
+// vllmRenamed maps names vLLM deprecated to their V1 replacements
+// (vllm-reference.md §2): the cache names were deprecated in 0.9 and gone by
+// 0.12, time_per_output_token_seconds deprecated in 0.11 and removed in 0.13.
+var vllmRenamed = map[string]string{
+	"gpu_cache_usage_perc":           "kv_cache_usage_perc",
+	"gpu_prefix_cache_queries_total": "prefix_cache_queries_total",
+	"gpu_prefix_cache_hits_total":    "prefix_cache_hits_total",
+	"time_per_output_token_seconds":  "inter_token_latency_seconds",
+}
+
+// vllmRemovedV0 are V0-engine metrics with no V1 counterpart. They are reported
+// in Snapshot.Ignored, never as an error.
+var vllmRemovedV0 = map[string]bool{
+	"num_requests_swapped":                 true,
+	"cpu_cache_usage_perc":                 true,
+	"gpu_prefix_cache_hit_rate":            true,
+	"cpu_prefix_cache_hit_rate":            true,
+	"avg_prompt_throughput_toks_per_s":     true,
+	"avg_generation_throughput_toks_per_s": true,
+	"spec_decode_draft_acceptance_rate":    true,
+	"spec_decode_efficiency":               true,
+	"spec_decode_num_emitted_tokens_total": true,
+	"model_forward_time_milliseconds":      true,
+	"model_execute_time_milliseconds":      true,
+	"time_in_queue_requests":               true,
+}
+
+// vllmKnownFlags lists the `vllm serve` flags (without the leading "--") that a
 // profile may name under flags:. It follows vLLM's EngineArgs and the OpenAI
 // frontend's argument parser (vllm/engine/arg_utils.py,
 // vllm/entrypoints/openai/cli_args.py, v0.11). A flag a newer vLLM adds and
 // that is missing here goes under extra_args:, which is passed verbatim.
-var knownFlags = map[string]bool{
+var vllmKnownFlags = map[string]bool{
 	// Model and tokenizer.
 	"model": true, "served-model-name": true, "tokenizer": true, "tokenizer-mode": true,
 	"tokenizer-revision": true, "revision": true, "code-revision": true, "trust-remote-code": true,
@@ -70,10 +137,10 @@ var knownFlags = map[string]bool{
 	"max-waiting-queue-length": true,
 }
 
-// negatableFlags are vLLM's argparse.BooleanOptionalAction flags: they take
+// vllmNegatableFlags are vLLM's argparse.BooleanOptionalAction flags: they take
 // a --no-NAME form. A profile value of false renders that form; false for
 // any other boolean flag renders nothing (the flag's default is off).
-var negatableFlags = map[string]bool{
+var vllmNegatableFlags = map[string]bool{
 	"enable-prefix-caching":           true,
 	"enable-chunked-prefill":          true,
 	"async-scheduling":                true,
@@ -93,26 +160,12 @@ var negatableFlags = map[string]bool{
 	"enable-prompt-embeds":            true,
 }
 
-// reservedFlags are set by the backend that starts the server; a profile
+// vllmReservedFlags are set by the backend that starts the server; a profile
 // that sets them would fight the harness over the listening address or the
 // model.
-var reservedFlags = map[string]string{
+var vllmReservedFlags = map[string]string{
 	"host":  "the backend binds the server itself",
 	"port":  "the backend binds the server itself",
 	"model": "set the model with the top-level model: key (or override it with VLLMPERF_MODEL)",
 	"uds":   "the harness talks TCP to the server",
-}
-
-// IsKnownFlag reports whether name (without the leading "--") is a vLLM
-// serve flag that profiles may name under flags:.
-func IsKnownFlag(name string) bool { return knownFlags[name] }
-
-// suggestFlag returns the known flag nearest to name, or "" if none is close
-// enough to be a plausible typo.
-func suggestFlag(name string) string {
-	names := make([]string, 0, len(knownFlags))
-	for k := range knownFlags {
-		names = append(names, k)
-	}
-	return suggest.Closest(name, names)
 }
