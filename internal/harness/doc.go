@@ -102,7 +102,11 @@
 //	knee        a sweep's knee
 //	slocapacity the capacity under the goodput SLO: bracketing, then
 //	            bisection over rate or concurrency (vllmperf capacity)
-//	results     the results folder: write and read it
+//	results     the results folder: write and read it; its records stand
+//	            alone (no run pipeline, no simulator: a test holds it), and
+//	            results/record converts a run, a knee, a search to them
+//	verdict     the verdict words (PASS, FAIL, INVALID, NOT_AVAILABLE,
+//	            INCONCLUSIVE) and the check line, a leaf every reader shares
 //	diagnose    the seed article's bottleneck rules over a results folder
 //	report      a results folder as people read it: text, report.md,
 //	            report.html (its tables declared once, as columns)

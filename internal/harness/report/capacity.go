@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
 // LastCapacities returns the last capacity search of each profile and
@@ -31,7 +31,7 @@ var capacityColumns = []column[results.CapacityRun]{
 		if r.Requests == 0 {
 			return "–"
 		}
-		return slocapacity.GoodputOf(r.Good, r.Requests).Range()
+		return stats.GoodputOf(r.Good, r.Requests).Range()
 	}),
 	numCol("queue peak", func(r results.CapacityRun) string {
 		if r.WaitingPeak == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/results/record"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -166,7 +167,7 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 			m[results.ConfigGPUs] = strconv.Itoa(gpus(p))
 		}
 		s.out.SetConfig(p.Name, m)
-		s.out.Add(ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
+		record.Add(s.out, ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
 	}
 	return ss, nil
 }
@@ -203,7 +204,7 @@ func (ss *Session) Run(ctx context.Context, p scenario.Point) (*Run, error) {
 		return nil, err
 	}
 	if out := ss.suite.out; out != nil {
-		out.Add(r.Name, ss.Profile.Name, r.Result, r.Metrics, r.Checks)
+		record.Add(out, r.Name, ss.Profile.Name, r.Result, r.Metrics, r.Checks)
 	}
 	return r, nil
 }
@@ -341,7 +342,7 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 		}
 	}
 	if out := ss.suite.out; out != nil {
-		out.AddKnee(ss.Profile.Name, scenarioName, k)
+		out.AddKnee(record.Knee(ss.Profile.Name, scenarioName, k))
 	}
 	return k, m
 }
@@ -366,7 +367,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapac
 	if out := ss.suite.out; out != nil {
 		runner.OnRun = func(res *harness.Result, _ slocapacity.Trial) {
 			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
-			out.Add(name, ss.Profile.Name, res, res.Metrics(), nil)
+			record.Add(out, name, ss.Profile.Name, res, res.Metrics(), nil)
 		}
 	}
 	r, err := slocapacity.Search(ctx, cfg, runner.Probe)
@@ -374,7 +375,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapac
 		return nil, nil, err
 	}
 	if out := ss.suite.out; out != nil {
-		out.AddCapacity(ss.Profile.Name, scenarioName, r)
+		out.AddCapacity(record.Capacity(ss.Profile.Name, scenarioName, r))
 	}
 	return r, r.Metrics(), err
 }

@@ -1,0 +1,58 @@
+// Package verdict declares the words vllmperf's checks and gates judge
+// with, and the check line that carries one: PASS, FAIL, INVALID,
+// NOT_AVAILABLE and INCONCLUSIVE. It imports nothing of the project, so
+// that every reader of a verdict (check, gate, history, report, the
+// results folder) shares one spelling without pulling in what produced it.
+package verdict
+
+import "fmt"
+
+// Status is a check's outcome.
+type Status string
+
+// The statuses. Only Pass is a pass: a metric the server does not expose
+// is NotAvailable by name (a failure in strict mode, and never a pass); a
+// measurement that cannot be trusted (a counter reset, a throttled GPU) is
+// Invalid; a check that cannot decide is Inconclusive with the reason.
+const (
+	Pass         Status = "PASS"
+	Fail         Status = "FAIL"
+	Invalid      Status = "INVALID"
+	NotAvailable Status = "NOT_AVAILABLE"
+	Inconclusive Status = "INCONCLUSIVE"
+)
+
+// Check is one check's outcome: the check line of a run (package check
+// makes them; summary.json stores them).
+type Check struct {
+	// Name identifies the check ("reconcile/generation_tokens", "kv_peak").
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Detail says what was compared, with the numbers, or why the check
+	// could not decide.
+	Detail string `json:"detail"`
+	// Metric names the server metric that was missing, for NOT_AVAILABLE.
+	Metric string `json:"metric,omitempty"`
+	// Advisory marks a NOT_AVAILABLE that fails no run, even in strict
+	// mode: what it would watch does not exist here (GPU telemetry of a
+	// simulator). It is still never a pass.
+	Advisory bool `json:"advisory,omitempty"`
+}
+
+// Failed reports whether the result must fail a run: anything but PASS,
+// except NOT_AVAILABLE when strict is false or the result is Advisory (it
+// is then reported, not failed, and still never counted as a pass).
+func (r Check) Failed(strict bool) bool {
+	switch r.Status {
+	case Pass:
+		return false
+	case NotAvailable:
+		return strict && !r.Advisory
+	default:
+		return true
+	}
+}
+
+func (r Check) String() string {
+	return fmt.Sprintf("%s %s: %s", r.Status, r.Name, r.Detail)
+}
