@@ -106,14 +106,15 @@
 //	            alone (no run pipeline, no simulator: a test holds it), and
 //	            results/record converts a run, a knee, a search to them
 //	verdict     the verdict words (PASS, FAIL, INVALID, NOT_AVAILABLE,
-//	            INCONCLUSIVE) and the check line, a leaf every reader shares
+//	            INCONCLUSIVE, REGRESSION, ...), the check line, a gate
+//	            command's Outcome and how it publishes a report (Output:
+//	            --format, the step summary; gate, history check, upgrade
+//	            and perf-gate use it): a leaf every reader shares
 //	diagnose    the seed article's bottleneck rules over a results folder
 //	report      a results folder as people read it: text, report.md,
 //	            report.html (its tables declared once, as columns)
 //	gate        benchmark files against a baseline (benchmath), the
-//	            benchfmt config lines both sides must share (benchconfig.go),
-//	            and how a gate command publishes a report (Output: --format,
-//	            the step summary; history check uses it too)
+//	            benchfmt config lines both sides must share (benchconfig.go)
 //	perfgate    make perf-gate: plan, the suite, the gate against the
 //	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate

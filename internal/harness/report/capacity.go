@@ -7,6 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // LastCapacities returns the last capacity search of each profile and
@@ -45,9 +46,9 @@ var capacityColumns = []column[results.CapacityRun]{
 	numCol("users", func(r results.CapacityRun) string { return fmt.Sprintf("%.1f", r.Users) }),
 	statusCol("verdict", "status", func(r results.CapacityRun) string {
 		if r.Pass {
-			return "PASS"
+			return string(verdict.Pass)
 		}
-		return "FAIL"
+		return string(verdict.Fail)
 	}),
 	plainCol("notes", func(r results.CapacityRun) string { return strings.Join(r.Notes, "; ") }),
 }

@@ -1,11 +1,17 @@
 // Package verdict declares the words vllmperf's checks and gates judge
-// with, and the check line that carries one: PASS, FAIL, INVALID,
-// NOT_AVAILABLE and INCONCLUSIVE. It imports nothing of the project, so
-// that every reader of a verdict (check, gate, history, report, the
-// results folder) shares one spelling without pulling in what produced it.
+// with (PASS, FAIL, INVALID, NOT_AVAILABLE, INCONCLUSIVE; REGRESSION,
+// IMPROVEMENT, MISSING), the check line that carries one, a gate command's
+// Outcome and its exit code, and the publish path (publish.go: --format,
+// the step summary, the exit error). It imports nothing of the project but
+// internal/exitstatus (the exit policy), so that every reader of a verdict
+// (check, gate, history, report, upgrade, the results folder) shares one
+// spelling without pulling in what produced it.
 package verdict
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Status is a check's outcome.
 type Status string
@@ -20,6 +26,15 @@ const (
 	Invalid      Status = "INVALID"
 	NotAvailable Status = "NOT_AVAILABLE"
 	Inconclusive Status = "INCONCLUSIVE"
+)
+
+// The words of a comparison against a baseline, beside the statuses:
+// a gate row's, a history check's, a bisect step's.
+const (
+	Regression  = "REGRESSION"
+	Improvement = "IMPROVEMENT"
+	// Missing: a gated metric the baseline has and the new results lack.
+	Missing = "MISSING"
 )
 
 // Check is one check's outcome: the check line of a run (package check
@@ -55,4 +70,14 @@ func (r Check) Failed(strict bool) bool {
 
 func (r Check) String() string {
 	return fmt.Sprintf("%s %s: %s", r.Status, r.Name, r.Detail)
+}
+
+// LinePrefix starts every check line (Check.Line).
+const LinePrefix = "check: "
+
+// Line is the line a benchmark logs (b.Errorf) for a check that fails it:
+// "check: STATUS NAME: DETAIL", the detail on one line. The gate reads it
+// back from the `--- FAIL:` blocks of the bench output.
+func (r Check) Line() string {
+	return fmt.Sprintf("%s%s %s: %s", LinePrefix, r.Status, r.Name, strings.ReplaceAll(r.Detail, "\n", " "))
 }

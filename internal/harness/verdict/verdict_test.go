@@ -27,3 +27,20 @@ func TestCheckFailed(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+func TestCheckLine(t *testing.T) {
+	t.Parallel()
+	got := Check{Name: "gpu/throttle", Status: Invalid, Detail: "SW power cap\nfor 3 of 5 samples"}.Line()
+	if want := "check: INVALID gpu/throttle: SW power cap for 3 of 5 samples"; got != want {
+		t.Errorf("Line() = %q, want %q (one line, so the gate reads it back)", got, want)
+	}
+}
+
+func TestOutcomeExitCode(t *testing.T) {
+	t.Parallel()
+	for o, want := range map[Outcome]int{OutcomePass: 0, OutcomeFail: 1, OutcomeInvalid: 2, OutcomeInconclusive: 3} {
+		if got := o.ExitCode(); got != want {
+			t.Errorf("%s.ExitCode() = %d, want %d", o, got, want)
+		}
+	}
+}
