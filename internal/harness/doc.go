@@ -99,6 +99,8 @@
 // Many runs:
 //
 //	suite       the suite's sessions (perf_test.go is its wiring)
+//	envvar      the VLLMPERF_ settings, declared once: name, default, doc,
+//	            and whether make bench resets them (SUITE_DEFAULTS)
 //	knee        a sweep's knee
 //	slocapacity the capacity under the goodput SLO: bracketing, then
 //	            bisection over rate or concurrency (vllmperf capacity)

@@ -27,6 +27,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -254,14 +255,11 @@ func gpus(p profile.Profile) int {
 	return n
 }
 
-// simSeedSet reports whether args set --sim-seed.
+// simSeedSet reports whether args set --sim-seed (read as the simulator
+// reads it).
 func simSeedSet(args []string) bool {
-	for _, a := range args {
-		if a == "--sim-seed" || strings.HasPrefix(a, "--sim-seed=") {
-			return true
-		}
-	}
-	return false
+	_, ok := vllmsim.ArgValue(args, "sim-seed")
+	return ok
 }
 
 // startupPoint sends one short request, the server's first.
@@ -425,15 +423,10 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	gpu := engine.DefaultGPU
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
-			gpu = v
-		} else if a == "--sim-gpu" && i+1 < len(args) {
-			gpu = args[i+1]
-		}
+	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
+		return v
 	}
-	return gpu
+	return engine.DefaultGPU
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit
