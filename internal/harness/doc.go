@@ -121,7 +121,7 @@
 //	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate
 //	history     every run kept; change points over time
-//	capacity    the client's own capacity
+//	clientbench the client's own capacity (openai/clientbench: benchmarks)
 //
 // Outside the harness: internal/exitstatus (the one exit-status policy:
 // usage 2, inconclusive 3, 128+N after a signal, and the signal handling),
