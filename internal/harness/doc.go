@@ -102,7 +102,7 @@
 //	envvar      the VLLMPERF_ settings, declared once: name, default, doc,
 //	            and whether make bench resets them (SUITE_DEFAULTS)
 //	knee        a sweep's knee
-//	slocapacity the capacity under the goodput SLO: bracketing, then
+//	capacity    the capacity under the goodput SLO: bracketing, then
 //	            bisection over rate or concurrency (vllmperf capacity)
 //	results     the results folder: write and read it; its records stand
 //	            alone (no run pipeline, no simulator: a test holds it), and

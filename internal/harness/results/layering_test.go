@@ -27,7 +27,7 @@ func TestReadersStandAlone(t *testing.T) {
 		{mod + "harness", false, "the run pipeline (harness.Run, harness.Result)"},
 		{mod + "harness/server", false, "the server starter"},
 		{mod + "harness/check", false, "the checks of a live run (verdict holds their words)"},
-		{mod + "harness/slocapacity", false, "the capacity search (record converts its result)"},
+		{mod + "harness/capacity", false, "the capacity search (record converts its result)"},
 		{mod + "vllmsim", true, "the simulator"},
 	}
 	cmd := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}}:{{join .Deps " "}}`}, readers...)...)

@@ -52,7 +52,7 @@ type Summary struct {
 	Capacities []Capacity `json:"capacities,omitempty"`
 }
 
-// Capacity is a capacity search under the SLO (package slocapacity): the
+// Capacity is a capacity search under the SLO (package capacity): the
 // sentence it states and the runs behind it.
 type Capacity struct {
 	Profile  string `json:"profile"`
@@ -63,14 +63,14 @@ type Capacity struct {
 	Over      string `json:"over"`
 	Found     bool   `json:"found"`
 	Statement string `json:"statement"`
-	// OutOfReach says no load met the SLO (slocapacity.Result); Borderline
+	// OutOfReach says no load met the SLO (capacity.Result); Borderline
 	// why a found capacity is close to a coin flip.
 	OutOfReach bool          `json:"out_of_reach,omitempty"`
 	Borderline string        `json:"borderline,omitempty"`
 	Runs       []CapacityRun `json:"runs"`
 }
 
-// CapacityRun is one run of a capacity search (slocapacity.Trial).
+// CapacityRun is one run of a capacity search (capacity.Trial).
 type CapacityRun struct {
 	Level     float64  `json:"level"`
 	Requests  int      `json:"requests"`

@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
@@ -22,7 +23,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -346,29 +346,29 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 }
 
 // Capacity runs a capacity scenario's search on the session's server
-// (package slocapacity) and returns it with its units (summary=capacity).
+// (package capacity) and returns it with its units (summary=capacity).
 // Each run is recorded in the results folder under its level's point
 // (rate=R or conc=N) without checks: runs above the capacity break the
 // SLO by design. An error stops the search (the server went down); the
 // result so far comes with it.
-func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapacity.Result, map[string]float64, error) {
+func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*capacity.Result, map[string]float64, error) {
 	sc, err := ss.Scenario(scenarioName)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, runner, err := slocapacity.FromScenario(sc, ss.suite.cfg.Size, ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName))
+	cfg, runner, err := capacity.FromScenario(sc, ss.suite.cfg.Size, ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName))
 	if err != nil {
 		return nil, nil, err
 	}
 	runner.Server = ss.Server
 	runner.Options = append(runner.Options, harness.WithAPIKey(ss.suite.cfg.APIKey))
 	if out := ss.suite.out; out != nil {
-		runner.OnRun = func(res *harness.Result, _ slocapacity.Trial) {
+		runner.OnRun = func(res *harness.Result, _ capacity.Trial) {
 			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
 			record.Add(out, name, ss.Profile.Name, res, res.Metrics(), nil)
 		}
 	}
-	r, err := slocapacity.Search(ctx, cfg, runner.Probe)
+	r, err := capacity.Search(ctx, cfg, runner.Probe)
 	if r == nil {
 		return nil, nil, err
 	}

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
@@ -71,7 +71,7 @@ func Run(name, profile string, res *harness.Result, metrics map[string]float64, 
 }
 
 // Capacity is a capacity search as the folder's record.
-func Capacity(profile, scenario string, r *slocapacity.Result) results.Capacity {
+func Capacity(profile, scenario string, r *capacity.Result) results.Capacity {
 	c := results.Capacity{Profile: profile, Scenario: scenario, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(),
 		OutOfReach: r.OutOfReach, Borderline: r.Borderline, Runs: []results.CapacityRun{}}
 	for _, t := range r.Trials {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -20,7 +21,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/results/record"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
@@ -140,17 +140,17 @@ func countLines(t *testing.T, path string) int {
 
 // capacitySearch is a search over a deployment that keeps the SLO up to
 // 10 req/s.
-func capacitySearch(t *testing.T) *slocapacity.Result {
+func capacitySearch(t *testing.T) *capacity.Result {
 	t.Helper()
-	probe := func(_ context.Context, level float64) (slocapacity.Trial, error) {
+	probe := func(_ context.Context, level float64) (capacity.Trial, error) {
 		good := 100
 		if level > 10 {
 			good = 50
 		}
-		return slocapacity.Trial{Requests: 100, Good: good, HasP99: true, TTFTP99: 120, TPOTP99: 30, ReqPerSec: level, Users: level}, nil
+		return capacity.Trial{Requests: 100, Good: good, HasP99: true, TTFTP99: 120, TPOTP99: 30, ReqPerSec: level, Users: level}, nil
 	}
-	cfg := slocapacity.Config{Mode: slocapacity.Rate, Start: 4, Capacity: thresholds.DefaultCapacity, SLO: stats.SLO{TTFT: time.Second}}
-	r, err := slocapacity.Search(context.Background(), cfg, probe)
+	cfg := capacity.Config{Mode: capacity.Rate, Start: 4, Capacity: thresholds.DefaultCapacity, SLO: stats.SLO{TTFT: time.Second}}
+	r, err := capacity.Search(context.Background(), cfg, probe)
 	if err != nil || !r.Found {
 		t.Fatalf("search: %v %+v", err, r)
 	}
