@@ -1,8 +1,8 @@
-// Package cli is `vllmperf history`: its flags and what each subcommand
+// Package historycli is `vllmperf history`: its flags and what each subcommand
 // does (docs/history.md), so that cmd/vllmperf only mounts it and maps its
 // errors to exit statuses: history.ErrBadInput is bad input (2), an
 // exitstatus.InconclusiveError is exit 3, any other error exit 1.
-package cli
+package historycli
 
 import (
 	"fmt"
