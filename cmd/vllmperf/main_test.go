@@ -39,9 +39,9 @@ const maxCommandLines = 700
 
 // TestCommandStaysThin counts the folder's own non-test lines (its *.go,
 // the cobra wiring) against maxCommandLines. internal/ below it holds
-// command-only packages moved out of the libraries (historycli: flags and
-// subcommands, no pipeline logic); they are not counted against the cap,
-// and their lines are logged beside it.
+// command-only packages moved out of the libraries (historycli, runflags:
+// flags and subcommands, no pipeline logic); they are not counted against
+// the cap, and their lines are logged beside it.
 func TestCommandStaysThin(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("*.go")

@@ -75,8 +75,8 @@
 //	profile, server, workload, scenario, openai, load, sample, stats
 //	            the stages above; harness.Run wires them. A stage a
 //	            command configures binds and checks its own flags (Flags:
-//	            server, load, workload, openai); harness.Flags gathers them
-//	            for one run, so a command that runs the load reuses them
+//	            server, load, workload, openai); the command's runflags
+//	            (cmd/vllmperf/internal) gathers them for one run
 //	gateway     how a server is reached: the one HTTP transport of a run
 //	            (completions, models, tokenize, scrapes), with a
 //	            gateway's headers and certificates and one proxy rule
