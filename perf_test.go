@@ -25,7 +25,6 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
@@ -216,7 +215,7 @@ func benchCapacity(b *testing.B, ss *suite.Session, scName string) {
 
 // report reports the mean of each unit over the runs of one benchmark
 // (b.N of them; one in practice) and fails the benchmark for every check
-// that failed, one gate.CheckLine each (the gate reads them back from the
+// that failed, one check line each (verdict.Check.Line: the gate reads them back from the
 // `--- FAIL:` block; go test then prints no result line for the run, and
 // exits 1 after the other benchmarks ran and the results folder is
 // written).
@@ -225,7 +224,7 @@ func report(b *testing.B, runs []*suite.Run) {
 	for _, r := range runs {
 		ms = append(ms, r.Metrics)
 		for _, f := range r.Failures() {
-			b.Error(gate.CheckLine(string(f.Status), f.Name, f.Detail))
+			b.Error(f.Line())
 		}
 		for _, w := range r.Result.Warnings {
 			b.Logf("warning: %v", w)

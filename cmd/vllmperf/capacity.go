@@ -8,13 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 )
 
-// newCapacityCommand is `vllmperf capacity` (package slocapacity).
+// newCapacityCommand is `vllmperf capacity` (package capacity).
 func newCapacityCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := slocapacity.Options{Log: stderr}
+	o := capacity.Options{Log: stderr}
 	cmd := &cobra.Command{
 		Use:   "capacity",
 		Short: "Find the highest request rate (or concurrency) whose goodput meets the SLO",
@@ -32,7 +32,7 @@ not bracket the capacity within the budget (docs/capacity.md).`,
 			o.APIKey = os.Getenv(openai.DefaultAPIKeyEnv)
 			res, err := o.Run(cmd.Context(), stdout)
 			switch {
-			case errors.Is(err, slocapacity.ErrUsage):
+			case errors.Is(err, capacity.ErrUsage):
 				return exitstatus.Usage(err)
 			case err == nil && res.OutOfReach:
 				return errors.New(res.Reason)
@@ -48,7 +48,7 @@ not bracket the capacity within the budget (docs/capacity.md).`,
 	f.StringVar(&o.Profile, "profile", "basic", "server profile: a built-in name or a YAML file; not with --target")
 	f.StringVar(&o.Model, "model", "", "served model name (default: the profile's, or the target's first)")
 	f.StringVar(&o.SimArgs, "sim-args", "", `extra simulator flags, e.g. "--sim-slowdown 1.5"`)
-	f.StringVar(&o.Scenario, "scenario", slocapacity.DefaultScenario, "capacity scenario: its requests, start and run length")
+	f.StringVar(&o.Scenario, "scenario", capacity.DefaultScenario, "capacity scenario: its requests, start and run length")
 	f.StringVar(&o.Size, "size", "full", "scenario size: full (honest runs) or quick (CI smoke test)")
 	f.StringVar(&o.Over, "over", "", "search over rate (open loop, Poisson) or concurrency (closed loop); default the scenario's")
 	f.Float64Var(&o.Start, "start", 0, "first level: requests/s, or requests in flight (default the scenario's)")

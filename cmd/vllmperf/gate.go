@@ -7,10 +7,11 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary.
-const StepSummaryEnv = gate.StepSummaryEnv
+const StepSummaryEnv = verdict.StepSummaryEnv
 
 func newGateCommand(stdout, stderr io.Writer) *cobra.Command {
 	o := &gate.Flags{}

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/historycli"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
-	"github.com/vllmperf/vllmperf/internal/harness/history/cli"
 )
 
-// newHistoryCommand mounts `vllmperf history` (package cli), whose bad
+// newHistoryCommand mounts `vllmperf history` (package historycli), whose bad
 // input (history.ErrBadInput) is a usage error.
 func newHistoryCommand(stdout, stderr io.Writer) *cobra.Command {
-	c := cli.New(stdout, stderr, loadThresholds)
+	c := historycli.New(stdout, stderr, loadThresholds)
 	for _, sub := range c.Commands() {
 		run := sub.RunE
 		sub.RunE = func(cmd *cobra.Command, args []string) error { return historyErr(run(cmd, args)) }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +37,11 @@ func TestMain(m *testing.M) {
 // 70 lines) and the gateway, torch-profile and signal flags' wiring came.
 const maxCommandLines = 700
 
-// TestCommandStaysThin counts the folder's non-test lines against
-// maxCommandLines.
+// TestCommandStaysThin counts the folder's own non-test lines (its *.go,
+// the cobra wiring) against maxCommandLines. internal/ below it holds
+// command-only packages moved out of the libraries (historycli, runflags:
+// flags and subcommands, no pipeline logic); they are not counted against
+// the cap, and their lines are logged beside it.
 func TestCommandStaysThin(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("*.go")
@@ -58,5 +62,23 @@ func TestCommandStaysThin(t *testing.T) {
 	if lines >= maxCommandLines {
 		t.Errorf("cmd/vllmperf has %d non-test lines, want fewer than %d: move logic into the packages it calls (a command file is cobra wiring)", lines, maxCommandLines)
 	}
-	t.Logf("cmd/vllmperf: %d non-test lines", lines)
+	t.Logf("cmd/vllmperf: %d non-test lines; internal/: %d more (not capped)", lines, internalLines(t))
+}
+
+// internalLines counts the non-test lines of internal/'s packages.
+func internalLines(t *testing.T) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir("internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		n += bytes.Count(b, []byte("\n"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

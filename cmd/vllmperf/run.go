@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/runflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
@@ -19,10 +20,10 @@ import (
 	"github.com/vllmperf/vllmperf/internal/progress"
 )
 
-// runOptions are the flags of `vllmperf run`: one run's (package harness)
+// runOptions are the flags of `vllmperf run`: one run's (package runflags)
 // and the verdict's and output files' own.
 type runOptions struct {
-	harness.Flags
+	runflags.Flags
 	failRate      string
 	json, samples string
 }

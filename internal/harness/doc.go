@@ -79,8 +79,8 @@
 //	profile, server, workload, scenario, openai, load, sample, stats
 //	            the stages above; harness.Run wires them. A stage a
 //	            command configures binds and checks its own flags (Flags:
-//	            server, load, workload, openai); harness.Flags gathers them
-//	            for one run, so a command that runs the load reuses them
+//	            server, load, workload, openai); the command's runflags
+//	            (cmd/vllmperf/internal) gathers them for one run
 //	gateway     how a server is reached: the one HTTP transport of a run
 //	            (completions, models, tokenize, scrapes), with a
 //	            gateway's headers and certificates and one proxy rule
@@ -106,22 +106,29 @@
 // Many runs:
 //
 //	suite       the suite's sessions (perf_test.go is its wiring)
+//	envvar      the VLLMPERF_ settings, declared once: name, default, doc,
+//	            and whether make bench resets them (SUITE_DEFAULTS)
 //	knee        a sweep's knee
-//	slocapacity the capacity under the goodput SLO: bracketing, then
+//	capacity    the capacity under the goodput SLO: bracketing, then
 //	            bisection over rate or concurrency (vllmperf capacity)
-//	results     the results folder: write and read it
+//	results     the results folder: write and read it; its records stand
+//	            alone (no run pipeline, no simulator: a test holds it), and
+//	            results/record converts a run, a knee, a search to them
+//	verdict     the verdict words (PASS, FAIL, INVALID, NOT_AVAILABLE,
+//	            INCONCLUSIVE, REGRESSION, ...), the check line, a gate
+//	            command's Outcome and how it publishes a report (Output:
+//	            --format, the step summary; gate, history check, upgrade
+//	            and perf-gate use it): a leaf every reader shares
 //	diagnose    the seed article's bottleneck rules over a results folder
 //	report      a results folder as people read it: text, report.md,
 //	            report.html (its tables declared once, as columns)
 //	gate        benchmark files against a baseline (benchmath), the
-//	            benchfmt config lines both sides must share (benchconfig.go),
-//	            and how a gate command publishes a report (Output: --format,
-//	            the step summary; history check uses it too)
+//	            benchfmt config lines both sides must share (benchconfig.go)
 //	perfgate    make perf-gate: plan, the suite, the gate against the
 //	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate
 //	history     every run kept; change points over time
-//	capacity    the client's own capacity
+//	clientbench the client's own capacity (openai/clientbench: benchmarks)
 //
 // Outside the harness: internal/exitstatus (the one exit-status policy:
 // usage 2, inconclusive 3, 128+N after a signal, and the signal handling),

@@ -12,6 +12,10 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 )
 
+// DefaultTraceDir is where --torch-profile's traces go when vllmperf
+// starts the server (vllmperf run, the suite).
+const DefaultTraceDir = "vllm-traces"
+
 // WithTorchProfile captures one torch profiler window during the measured
 // load (package torchprof): Run checks that the server serves the
 // profiler before it sends a request (an error saying how to turn it on

@@ -312,6 +312,7 @@ type argParser struct {
 	unknown    []string
 	positional []string
 	modelFlag  string
+	given      map[string]string // value flags read, by name (ArgValue)
 }
 
 // parse reads every argument, then the positional model.
@@ -392,6 +393,9 @@ func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) erro
 	}
 	if spec.name == "model" {
 		p.modelFlag = val
+	}
+	if p.given != nil {
+		p.given[spec.name] = val
 	}
 	if err := spec.set(&p.opts, val); err != nil {
 		return argErrorf("argument %s: %v", display, err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/report"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // WritePage writes the bisection's report page (report.BisectFile) into
@@ -15,10 +16,10 @@ func (r *Result) WritePage(dir, candidates string) (string, error) {
 }
 
 func (r *Result) page(candidates string) *report.Bisect {
-	p := &report.Bisect{Candidates: candidates, Good: r.Candidates[0].Text, Headline: r.Headline(), Status: "INCONCLUSIVE",
+	p := &report.Bisect{Candidates: candidates, Good: r.Candidates[0].Text, Headline: r.Headline(), Status: string(verdict.Inconclusive),
 		Prediction: r.Prediction.String(), Elapsed: r.Elapsed.Round(time.Millisecond).String()}
 	if r.Found() {
-		p.Status = "PASS"
+		p.Status = string(verdict.Pass)
 	}
 	known := map[int]Step{}
 	for _, st := range r.Steps {
@@ -35,19 +36,19 @@ func (r *Result) page(candidates string) *report.Bisect {
 		st, ok := known[i]
 		switch {
 		case i == r.FirstBad:
-			b.Known, b.Status = fmt.Sprintf("the first bad build (step %d: %s)", st.N, st.Verdict), "FAIL"
+			b.Known, b.Status = fmt.Sprintf("the first bad build (step %d: %s)", st.N, st.Verdict), string(verdict.Fail)
 		case ok:
 			b.Known, b.Status = fmt.Sprintf("%s (step %d)", st.Verdict, st.N), verdictStatus(st.Verdict)
 		case i == 0:
-			b.Known, b.Status = "known good (the reference of every step)", "PASS"
+			b.Known, b.Status = "known good (the reference of every step)", string(verdict.Pass)
 		case i < r.Range[0]:
-			b.Known, b.Status = "good (before a good build)", "PASS"
+			b.Known, b.Status = "good (before a good build)", string(verdict.Pass)
 		case i > r.Range[1]:
-			b.Known, b.Status = "bad (after a bad build)", "FAIL"
+			b.Known, b.Status = "bad (after a bad build)", string(verdict.Fail)
 		case i == len(r.Candidates)-1:
-			b.Known, b.Status = "known bad (as the file says)", "FAIL"
+			b.Known, b.Status = "known bad (as the file says)", string(verdict.Fail)
 		default:
-			b.Known, b.Status = "not tested: "+strings.TrimSpace(rangeNote(r)), "INCONCLUSIVE"
+			b.Known, b.Status = "not tested: "+strings.TrimSpace(rangeNote(r)), string(verdict.Inconclusive)
 		}
 		p.Builds = append(p.Builds, b)
 	}
@@ -64,9 +65,9 @@ func rangeNote(r *Result) string {
 func verdictStatus(v Verdict) string {
 	switch v {
 	case Good:
-		return "PASS"
+		return string(verdict.Pass)
 	case Bad:
-		return "FAIL"
+		return string(verdict.Fail)
 	}
-	return "INCONCLUSIVE"
+	return string(verdict.Inconclusive)
 }

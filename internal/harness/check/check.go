@@ -21,53 +21,23 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
-// Status is a check's outcome.
-type Status string
+// Status is a check's outcome (package verdict declares the words).
+type Status = verdict.Status
 
 // The statuses.
 const (
-	Pass         Status = "PASS"
-	Fail         Status = "FAIL"
-	Invalid      Status = "INVALID"
-	NotAvailable Status = "NOT_AVAILABLE"
-	Inconclusive Status = "INCONCLUSIVE"
+	Pass         = verdict.Pass
+	Fail         = verdict.Fail
+	Invalid      = verdict.Invalid
+	NotAvailable = verdict.NotAvailable
+	Inconclusive = verdict.Inconclusive
 )
 
-// Result is one check's outcome.
-type Result struct {
-	// Name identifies the check ("reconcile/generation_tokens", "kv_peak").
-	Name   string `json:"name"`
-	Status Status `json:"status"`
-	// Detail says what was compared, with the numbers, or why the check
-	// could not decide.
-	Detail string `json:"detail"`
-	// Metric names the server metric that was missing, for NOT_AVAILABLE.
-	Metric string `json:"metric,omitempty"`
-	// Advisory marks a NOT_AVAILABLE that fails no run, even in strict
-	// mode: what it would watch does not exist here (GPU telemetry of a
-	// simulator). It is still never a pass.
-	Advisory bool `json:"advisory,omitempty"`
-}
-
-// Failed reports whether the result must fail a run: anything but PASS,
-// except NOT_AVAILABLE when strict is false or the result is Advisory (it
-// is then reported, not failed, and still never counted as a pass).
-func (r Result) Failed(strict bool) bool {
-	switch r.Status {
-	case Pass:
-		return false
-	case NotAvailable:
-		return strict && !r.Advisory
-	default:
-		return true
-	}
-}
-
-func (r Result) String() string {
-	return fmt.Sprintf("%s %s: %s", r.Status, r.Name, r.Detail)
-}
+// Result is one check's outcome (verdict.Check, the check line).
+type Result = verdict.Check
 
 // Facts are what the caller knows about the server beyond its metrics.
 type Facts struct {

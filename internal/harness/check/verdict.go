@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // RunLimits are a command's limits on a run's requests, with the flags
@@ -65,18 +65,13 @@ func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 }
 
 // ParseShare reads a share as a fraction (0.05) or a percentage (5%), for
-// flag (named in the error).
+// flag (named in the error): units.ParseShare.
 func ParseShare(flag, v string) (float64, error) {
-	s := strings.TrimSpace(v)
-	scale := 1.0
-	if strings.HasSuffix(s, "%") {
-		s, scale = strings.TrimSpace(strings.TrimSuffix(s, "%")), 100
+	sh, err := units.ParseShare(v, true)
+	if err != nil {
+		return 0, fmt.Errorf("%s %w", flag, err)
 	}
-	r, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(r) || r < 0 || r/scale > 1 {
-		return 0, fmt.Errorf("%s %q: want a fraction from 0 to 1 (0.05) or a percentage from 0%% to 100%% (5%%)", flag, v)
-	}
-	return r / scale, nil
+	return sh.Fraction(), nil
 }
 
 // Ended lists what ended the run badly, in the one run-verdict policy of

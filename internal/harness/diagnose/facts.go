@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // facts are the measured figures of one run that the rules read. A figure
@@ -55,7 +55,7 @@ type facts struct {
 	kvPeak, kvHighShare                    float64
 
 	// checks maps the run's checks by name to their result.
-	checks map[string]check.Result
+	checks map[string]verdict.Check
 }
 
 // vllmResult holds the keys of a run's --save-result JSON that the rules
@@ -88,7 +88,7 @@ func metric(r results.Run, unit string) float64 {
 // newFacts measures one run of folder f.
 func newFacts(f *results.Folder, r results.Run, th thresholds.Diagnosis) (*facts, error) {
 	x := &facts{run: r, startup: r.Scenario == benchname.StartupScenario || r.Scenario == "", concurrency: float64(r.Concurrency),
-		checks: map[string]check.Result{}}
+		checks: map[string]verdict.Check{}}
 	var res vllmResult
 	if len(r.Result) > 0 {
 		if err := json.Unmarshal(r.Result, &res); err != nil {

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // The rules' IDs.
@@ -204,7 +204,7 @@ func kvPressure(x *facts, _ *profileFacts, th thresholds.Diagnosis) reading {
 	if has(x.runningPeak) && has(x.waitingPeak) && x.runningPeak < x.concurrency && x.waitingPeak > 0 {
 		ev = append(ev, fmt.Sprintf("running peaked at %g of %g requests in flight while up to %g waited: the cache held them back", x.runningPeak, x.concurrency, x.waitingPeak))
 	}
-	if c, ok := x.checks["kv_peak"]; ok && c.Status != check.Pass {
+	if c, ok := x.checks["kv_peak"]; ok && c.Status != verdict.Pass {
 		ev = append(ev, fmt.Sprintf("check kv_peak %s: %s", c.Status, c.Detail))
 	}
 	return fired(ev)

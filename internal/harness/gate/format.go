@@ -15,7 +15,7 @@ import (
 
 // Formats are the ways the report is written.
 func (r *Report) Formats() []Format {
-	return []Format{{"text", r.WriteText}, {"summary", r.WriteSummary}, {"markdown", r.WriteMarkdown}, {"json", r.WriteJSON}}
+	return []Format{{Name: "text", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
 
 // Formats lists the names of the report's formats.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // Verdict is the gate's reading of one metric of one benchmark.
@@ -15,9 +16,9 @@ type Verdict string
 const (
 	// Regression: worse in the metric's bad direction, significant after
 	// Holm's correction, by at least the minimum effect.
-	Regression Verdict = "REGRESSION"
+	Regression Verdict = verdict.Regression
 	// Improvement: the same, in the good direction.
-	Improvement Verdict = "IMPROVEMENT"
+	Improvement Verdict = verdict.Improvement
 	// NoChange: the confidence intervals rule out a regression as large
 	// as the minimum effect.
 	NoChange Verdict = "NO CHANGE"
@@ -28,15 +29,15 @@ const (
 	NoRegression Verdict = "NO REGRESSION"
 	// Inconclusive: too few runs, or intervals too wide to tell; the row
 	// says how many runs a side would decide.
-	Inconclusive Verdict = "INCONCLUSIVE"
+	Inconclusive Verdict = Verdict(verdict.Inconclusive)
 	// NotGated: a metric without a direction (shown, never judged), or
 	// one on a single side only.
 	NotGated Verdict = "NOT GATED"
 	// Missing: a gated metric the baseline has and the new results lack.
-	Missing Verdict = "MISSING"
+	Missing Verdict = verdict.Missing
 	// InvalidVerdict: a regression the gate refuses to call one, because
 	// a run of the benchmark was INVALID (a throttled or shared GPU).
-	InvalidVerdict Verdict = "INVALID"
+	InvalidVerdict Verdict = Verdict(verdict.Invalid)
 )
 
 // Summary is one side of a row: its runs' values, their median and the
@@ -107,10 +108,10 @@ type CheckStatus string
 // The check outcomes. Fail and Missing fail the gate; Unchecked makes it
 // inconclusive.
 const (
-	CheckPass CheckStatus = "PASS"
-	CheckFail CheckStatus = "FAIL"
+	CheckPass CheckStatus = CheckStatus(verdict.Pass)
+	CheckFail CheckStatus = CheckStatus(verdict.Fail)
 	// CheckMissing: the baseline reports the metric, the new run does not.
-	CheckMissing CheckStatus = "MISSING"
+	CheckMissing CheckStatus = verdict.Missing
 	// CheckUnchecked: a limit on a unit no benchmark of the new results
 	// reports (a misspelt unit, or a metric the run could not measure).
 	CheckUnchecked CheckStatus = "UNCHECKED"
@@ -156,32 +157,16 @@ type Report struct {
 	Warnings []string
 }
 
-// Outcome is the gate's overall result.
-type Outcome string
+// Outcome is the gate's overall result (verdict.Outcome).
+type Outcome = verdict.Outcome
 
 // The outcomes, with their exit codes.
 const (
-	OutcomePass         Outcome = "PASS"         // exit 0
-	OutcomeFail         Outcome = "FAIL"         // exit 1: a regression, a breached limit, a missing metric
-	OutcomeInconclusive Outcome = "INCONCLUSIVE" // exit 3: nothing failed, something could not be decided
-	OutcomeInvalid      Outcome = "INVALID"      // exit 2: a run was not a sound measurement (GPU throttled or shared)
+	OutcomePass         = verdict.OutcomePass
+	OutcomeFail         = verdict.OutcomeFail
+	OutcomeInconclusive = verdict.OutcomeInconclusive
+	OutcomeInvalid      = verdict.OutcomeInvalid
 )
-
-// ExitCode is the process exit status of an outcome: 0 pass, 1 fail,
-// 2 invalid (the results are not comparable: bad input, which never
-// produces a Report, or an INVALID run), 3 inconclusive.
-func (o Outcome) ExitCode() int {
-	switch o {
-	case OutcomeFail:
-		return 1
-	case OutcomeInconclusive:
-		return 3
-	case OutcomeInvalid:
-		return 2
-	default:
-		return 0
-	}
-}
 
 // Outcome is FAIL when any row is a regression or missing, any profile
 // regressed as a whole (Report.Profiles), or any check

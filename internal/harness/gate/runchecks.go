@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // RunCheckKind: a check of package check that failed a benchmark of the
@@ -15,20 +17,20 @@ const RunCheckKind CheckKind = "check"
 // CheckInvalid is a run check that found the measurement itself unsound
 // (a counter reset, a throttled or shared GPU): the gate refuses to call
 // anything in that benchmark a regression and the outcome is INVALID.
-const CheckInvalid CheckStatus = "INVALID"
+const CheckInvalid = CheckStatus(verdict.Invalid)
 
 // StatusInvalid is check.Invalid as the bench output writes it (package
 // check's tests tie the two).
-const StatusInvalid = "INVALID"
+const StatusInvalid = string(verdict.Invalid)
 
 // checkPrefix starts every line CheckLine writes.
-const checkPrefix = "check: "
+const checkPrefix = verdict.LinePrefix
 
 // CheckLine is the line a benchmark logs (b.Errorf) for a check that fails
 // it: "check: STATUS NAME: DETAIL". The gate reads it back from the
 // `--- FAIL:` blocks of the bench output.
 func CheckLine(status, name, detail string) string {
-	return fmt.Sprintf("%s%s %s: %s", checkPrefix, status, name, strings.ReplaceAll(detail, "\n", " "))
+	return verdict.Check{Status: verdict.Status(status), Name: name, Detail: detail}.Line()
 }
 
 // RunCheck is one failed check read from the bench output.

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history/changepoint"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // CheckOptions tune `vllmperf history check` (docs/history.md).
@@ -377,14 +377,14 @@ func (t *tested) around(run, n int) []AroundRun {
 // Outcome is FAIL when a change is a regression, INCONCLUSIVE when no
 // series could be tested, else PASS (improvements pass): exit 1, 3, 0, as
 // the gate's.
-func (r *CheckReport) Outcome() gate.Outcome {
+func (r *CheckReport) Outcome() verdict.Outcome {
 	switch {
 	case slices.ContainsFunc(r.Changes, func(c Change) bool { return c.Regression }):
-		return gate.OutcomeFail
+		return verdict.OutcomeFail
 	case r.Tested == 0:
-		return gate.OutcomeInconclusive
+		return verdict.OutcomeInconclusive
 	}
-	return gate.OutcomePass
+	return verdict.OutcomePass
 }
 
 // Regressions counts the changes in the bad direction.

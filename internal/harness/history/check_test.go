@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 const short = "profile=basic/scenario=ttft-tpot/prompt=short/conc=1"
@@ -26,7 +26,7 @@ func TestCheckFindsAStepWhereItStarts(t *testing.T) {
 	}}, nil, nil)
 	rep, err := Check(grouped(t, s), DefaultCheck)
 	require.NoError(t, err)
-	assert.Equal(t, gate.OutcomeFail, rep.Outcome())
+	assert.Equal(t, verdict.OutcomeFail, rep.Outcome())
 	require.Len(t, rep.Keys, 1)
 	k := rep.Keys[0]
 	assert.Equal(t, 16, k.Runs)
@@ -58,7 +58,7 @@ func TestCheckUnchangedPasses(t *testing.T) {
 	rep, err := Check(grouped(t, s), DefaultCheck)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Changes)
-	assert.Equal(t, gate.OutcomePass, rep.Outcome())
+	assert.Equal(t, verdict.OutcomePass, rep.Outcome())
 	assert.Contains(t, rep.Headline(), "PASS: no change point in 2 series")
 }
 
@@ -72,7 +72,7 @@ func TestCheckImprovementPasses(t *testing.T) {
 	assert.False(t, rep.Changes[0].Regression)
 	assert.Equal(t, "IMPROVEMENT", rep.Changes[0].Kind())
 	assert.Equal(t, 6, rep.Changes[0].Run.Index)
-	assert.Equal(t, gate.OutcomePass, rep.Outcome(), "an improvement is reported, not failed")
+	assert.Equal(t, verdict.OutcomePass, rep.Outcome(), "an improvement is reported, not failed")
 }
 
 func TestCheckMinChange(t *testing.T) {
@@ -162,7 +162,7 @@ func TestCheckInconclusiveWithFewRuns(t *testing.T) {
 	s := syntheticStore(t, 5, 1, map[string]map[string]step{short: {"tpot-p50-ns": {level: 2e7, noise: 0.01}}}, nil, nil)
 	rep, err := Check(grouped(t, s), DefaultCheck)
 	require.NoError(t, err)
-	assert.Equal(t, gate.OutcomeInconclusive, rep.Outcome())
+	assert.Equal(t, verdict.OutcomeInconclusive, rep.Outcome())
 	assert.Equal(t, 2, rep.Keys[0].Short, "tpot-p50-ns and ns/op")
 	assert.Contains(t, rep.Headline(), "a series needs 6 runs (2 × --min-size 3)")
 }
@@ -211,7 +211,7 @@ func TestReportFormats(t *testing.T) {
 	require.Len(t, rep.Changes, 1)
 
 	var text bytes.Buffer
-	require.NoError(t, gate.WriteAs(&text, "text", rep.Formats()))
+	require.NoError(t, verdict.WriteAs(&text, "text", rep.Formats()))
 	out := text.String()
 	for _, want := range []string{"E-divisive means", "Benjamini-Hochberg at 5% over 1 series", "event at run 9", "new scheduler",
 		"REGRESSION", "tpot-p50-ns", "Perf/" + short, "ms → ", "(8 | 8 runs)", "\nFAIL: 1 change point in 1 series, 1 regression"} {
@@ -219,14 +219,14 @@ func TestReportFormats(t *testing.T) {
 	}
 
 	var md bytes.Buffer
-	require.NoError(t, gate.WriteAs(&md, "markdown", rep.Formats()))
+	require.NoError(t, verdict.WriteAs(&md, "markdown", rep.Formats()))
 	assert.Contains(t, md.String(), "> [!WARNING]")
 	assert.Contains(t, md.String(), "<details><summary>Runs around the change of tpot-p50-ns")
 	assert.Equal(t, 6, strings.Count(md.String(), "| `2026"), "six runs around the change, with their dates")
 	assert.Contains(t, md.String(), "← change")
 
 	var js bytes.Buffer
-	require.NoError(t, gate.WriteAs(&js, "json", rep.Formats()))
+	require.NoError(t, verdict.WriteAs(&js, "json", rep.Formats()))
 	var got struct {
 		Outcome string
 		Changes []struct {

@@ -11,21 +11,22 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
-// Formats are the ways the report is written (gate.Output publishes it).
-func (r *CheckReport) Formats() []gate.Format {
-	return []gate.Format{{Name: "text", Write: r.WriteText}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
+// Formats are the ways the report is written (verdict.Output publishes it).
+func (r *CheckReport) Formats() []verdict.Format {
+	return []verdict.Format{{Name: "text", Write: r.WriteText}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
 
 // CheckFormats are the formats of `vllmperf history check --format`.
-var CheckFormats = gate.FormatNames((&CheckReport{}).Formats())
+var CheckFormats = verdict.FormatNames((&CheckReport{}).Formats())
 
 // Headline is the one-line result: "FAIL: 6 change points, 6 regressions".
 func (r *CheckReport) Headline() string {
 	o := r.Outcome()
 	switch {
-	case o == gate.OutcomeInconclusive:
+	case o == verdict.OutcomeInconclusive:
 		return fmt.Sprintf("%s: no series could be tested: %s; a series needs %d runs (2 × --min-size %d) and more than one value",
 			o, r.keyRuns(), 2*r.Options.MinSize, r.Options.MinSize)
 	case len(r.Changes) == 0:
@@ -74,7 +75,7 @@ func (r *CheckReport) Method() string {
 
 // WriteText writes the report for a terminal.
 func (r *CheckReport) WriteText(w io.Writer) error {
-	ew := &gate.ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("history check: %s\n", r.Method())
 	for _, k := range r.Keys {
 		ew.Printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
@@ -112,7 +113,7 @@ const MarkdownDetails = 10
 // with the changes, and for the MarkdownDetails largest the runs around
 // them.
 func (r *CheckReport) WriteMarkdown(w io.Writer) error {
-	ew := &gate.ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("### History check\n\n")
 	if len(r.Changes) > 0 {
 		ew.Printf("> [!WARNING]\n> **%s**\n\n", mdCell(r.Headline()))
@@ -160,9 +161,9 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 // Kind is REGRESSION or IMPROVEMENT.
 func (c Change) Kind() string {
 	if c.Regression {
-		return "REGRESSION"
+		return verdict.Regression
 	}
-	return "IMPROVEMENT"
+	return verdict.Improvement
 }
 
 // Levels is "19.95ms → 20.79ms (8 | 8 runs)".
@@ -206,10 +207,10 @@ func fmtConfidence(p float64) string {
 }
 
 type jsonReport struct {
-	Outcome    gate.Outcome `json:"outcome"`
-	Headline   string       `json:"headline"`
-	Store      string       `json:"store,omitempty"`
-	Thresholds string       `json:"thresholds,omitempty"`
+	Outcome    verdict.Outcome `json:"outcome"`
+	Headline   string          `json:"headline"`
+	Store      string          `json:"store,omitempty"`
+	Thresholds string          `json:"thresholds,omitempty"`
 	Method     struct {
 		Alpha        float64 `json:"alpha"`
 		MinChange    float64 `json:"min_change"`

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -245,7 +246,7 @@ func TestRecordedHistories(t *testing.T) {
 	unchangedHeadline := rep.Headline()
 	t.Logf("unchanged: %s", unchangedHeadline)
 	require.Empty(t, rep.Changes, "no change point in 16 unchanged runs")
-	require.Equal(t, gate.OutcomePass, rep.Outcome())
+	require.Equal(t, verdict.OutcomePass, rep.Outcome())
 
 	rep = check(Filter{Since: runs[8].ID})
 	require.Equal(t, 16, rep.Keys[0].Runs)
@@ -253,7 +254,7 @@ func TestRecordedHistories(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteText(&text))
 	t.Log(text.String())
-	require.Equal(t, gate.OutcomeFail, rep.Outcome())
+	require.Equal(t, verdict.OutcomeFail, rep.Outcome())
 	var md bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&md))
 	require.Equal(t, MarkdownDetails, strings.Count(md.String(), "<details>"), "the runs around the largest changes only")

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // ShowFormats are the formats of `vllmperf history show --format`.
@@ -33,7 +33,7 @@ func Show(w io.Writer, khs []*KeyHistory, format string) error {
 }
 
 func showTable(w io.Writer, khs []*KeyHistory) error {
-	ew := &gate.ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	for i, kh := range khs {
 		if i > 0 {
 			ew.Printf("\n")

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/dataset"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
@@ -121,16 +121,16 @@ type FileRef struct {
 // Checks are a run's check outcomes: counts by status, and every check
 // that did not pass.
 type Checks struct {
-	Counts    map[check.Status]int `json:"counts"`
-	NotPassed []CheckOutcome       `json:"not_passed,omitempty"`
+	Counts    map[verdict.Status]int `json:"counts"`
+	NotPassed []CheckOutcome         `json:"not_passed,omitempty"`
 }
 
 // CheckOutcome is one check of one run (the suite's run name).
 type CheckOutcome struct {
-	Run    string       `json:"run"`
-	Name   string       `json:"name"`
-	Status check.Status `json:"status"`
-	Detail string       `json:"detail,omitempty"`
+	Run    string         `json:"run"`
+	Name   string         `json:"name"`
+	Status verdict.Status `json:"status"`
+	Detail string         `json:"detail,omitempty"`
 }
 
 // String is "44 PASS, 1 FAIL", PASS first.
@@ -144,8 +144,8 @@ func (c *Checks) String() string {
 		keys = append(keys, string(s))
 	}
 	slices.SortFunc(keys, func(a, b string) int {
-		if (a == string(check.Pass)) != (b == string(check.Pass)) {
-			if a == string(check.Pass) {
+		if (a == string(verdict.Pass)) != (b == string(verdict.Pass)) {
+			if a == string(verdict.Pass) {
 				return -1
 			}
 			return 1
@@ -153,7 +153,7 @@ func (c *Checks) String() string {
 		return strings.Compare(a, b)
 	})
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", c.Counts[check.Status(k)], k))
+		parts = append(parts, fmt.Sprintf("%d %s", c.Counts[verdict.Status(k)], k))
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -376,12 +376,12 @@ func readSummary(dir string) (*Checks, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, badInput("%v", err)
 	}
-	c := &Checks{Counts: map[check.Status]int{}}
+	c := &Checks{Counts: map[verdict.Status]int{}}
 	var first time.Time
 	for _, r := range sum.Runs {
 		for _, res := range r.Checks {
 			c.Counts[res.Status]++
-			if res.Status != check.Pass {
+			if res.Status != verdict.Pass {
 				c.NotPassed = append(c.NotPassed, CheckOutcome{Run: r.Name, Name: res.Name, Status: res.Status, Detail: res.Detail})
 			}
 		}

@@ -9,6 +9,7 @@
 package perfgate
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
@@ -35,36 +37,35 @@ type Key struct {
 	Scenarios string `json:"scenarios"`
 }
 
-// The environment variables the key reads besides the suite's.
-const (
+// The environment variables the key reads besides the suite's (package
+// envvar declares them all).
+var (
 	// EnvRunner names the runner; default $RUNNER_NAME (GitHub Actions),
 	// else the host name.
-	EnvRunner   = "VLLMPERF_RUNNER"
-	envGHRunner = "RUNNER_NAME"
+	EnvRunner = envvar.Runner.Name
 )
 
-// KeyFromEnv builds the key of the run the environment configures.
+// envGHRunner is GitHub Actions' name for the runner.
+const envGHRunner = "RUNNER_NAME"
+
+// KeyFromEnv builds the key of the run the environment configures: the
+// suite's settings, each its default (envvar.Setting.Default) when unset.
 func KeyFromEnv(ctx context.Context) Key {
-	get := func(name, def string) string {
-		if v := strings.TrimSpace(os.Getenv(name)); v != "" {
-			return v
-		}
-		return def
-	}
 	host, _ := os.Hostname()
+	runner := cmp.Or(envvar.Runner.Get(), strings.TrimSpace(os.Getenv(envGHRunner)), host)
 	k := Key{
-		Runner:    get(EnvRunner, get(envGHRunner, host)),
-		Backend:   get("VLLMPERF_BACKEND", string(server.KindSim)),
-		Model:     get("VLLMPERF_MODEL", "default"),
-		Size:      get("VLLMPERF_SIZE", "full"),
-		Profiles:  get("VLLMPERF_PROFILES", "all"),
-		Scenarios: get("VLLMPERF_SCENARIOS", "all"),
+		Runner:    runner,
+		Backend:   envvar.Backend.Get(),
+		Model:     envvar.Model.Get(),
+		Size:      envvar.Size.Get(),
+		Profiles:  envvar.Profiles.Get(),
+		Scenarios: envvar.Scenarios.Get(),
 	}
 	k.Image = "in-process"
 	if k.Backend == string(server.KindContainer) {
-		k.Image = get("VLLMPERF_IMAGE", server.DefaultImage)
+		k.Image = cmp.Or(envvar.Image.Get(), server.DefaultImage)
 	}
-	k.GPU = get("VLLMPERF_GPU_NAME", "")
+	k.GPU = envvar.GPUName.Get()
 	if k.GPU == "" {
 		k.GPU = "none"
 		if k.Backend == string(server.KindContainer) && k.Image != server.SimImage {

@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // Options configure Run; OptionsFromEnv reads them as the Makefile and
@@ -286,7 +287,7 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 	if err := rep.WriteFile(filepath.Join(o.Results, report.GateFile), "json"); err != nil {
 		return 2, err
 	}
-	out := gate.Output{Format: "summary", StepSummary: o.StepSummary}
+	out := verdict.Output{Format: "summary", StepSummary: o.StepSummary}
 	if err := out.Publish(rep, o.Stdout, o.Stderr, "perf-gate", ""); err != nil {
 		return 2, err
 	}

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // LastCapacities returns the last capacity search of each profile and
@@ -31,7 +32,7 @@ var capacityColumns = []column[results.CapacityRun]{
 		if r.Requests == 0 {
 			return "–"
 		}
-		return slocapacity.GoodputOf(r.Good, r.Requests).Range()
+		return stats.GoodputOf(r.Good, r.Requests).Range()
 	}),
 	numCol("queue peak", func(r results.CapacityRun) string {
 		if r.WaitingPeak == nil {
@@ -45,9 +46,9 @@ var capacityColumns = []column[results.CapacityRun]{
 	numCol("users", func(r results.CapacityRun) string { return fmt.Sprintf("%.1f", r.Users) }),
 	statusCol("verdict", "status", func(r results.CapacityRun) string {
 		if r.Pass {
-			return "PASS"
+			return string(verdict.Pass)
 		}
-		return "FAIL"
+		return string(verdict.Fail)
 	}),
 	plainCol("notes", func(r results.CapacityRun) string { return strings.Join(r.Notes, "; ") }),
 }

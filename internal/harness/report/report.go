@@ -10,13 +10,13 @@ import (
 	"strconv"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // The files the report writes into a results folder.
@@ -109,7 +109,7 @@ func (p SweepPoint) Value(unit string) float64 {
 // ChecksSummary counts checks by status.
 type ChecksSummary struct {
 	Total    int
-	ByStatus map[check.Status]int
+	ByStatus map[verdict.Status]int
 	// Failed are the checks that did not pass, with their run.
 	Failed []FailedCheck
 }
@@ -117,14 +117,14 @@ type ChecksSummary struct {
 // FailedCheck is a check that did not pass.
 type FailedCheck struct {
 	Run string
-	check.Result
+	verdict.Check
 }
 
 // Statuses returns the statuses counted, PASS first.
-func (c ChecksSummary) Statuses() []check.Status {
-	return slices.SortedFunc(maps.Keys(c.ByStatus), func(a, b check.Status) int {
-		if (a == check.Pass) != (b == check.Pass) {
-			if a == check.Pass {
+func (c ChecksSummary) Statuses() []verdict.Status {
+	return slices.SortedFunc(maps.Keys(c.ByStatus), func(a, b verdict.Status) int {
+		if (a == verdict.Pass) != (b == verdict.Pass) {
+			if a == verdict.Pass {
 				return -1
 			}
 			return 1
@@ -222,13 +222,13 @@ func sweepPoint(r results.Run) SweepPoint {
 }
 
 func summariseChecks(runs []results.Run) ChecksSummary {
-	c := ChecksSummary{ByStatus: map[check.Status]int{}}
+	c := ChecksSummary{ByStatus: map[verdict.Status]int{}}
 	for _, r := range runs {
 		for _, res := range r.Checks {
 			c.Total++
 			c.ByStatus[res.Status]++
-			if res.Status != check.Pass {
-				c.Failed = append(c.Failed, FailedCheck{Run: r.Name, Result: res})
+			if res.Status != verdict.Pass {
+				c.Failed = append(c.Failed, FailedCheck{Run: r.Name, Check: res})
 			}
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // Each report table is declared once below, as a list of columns; text,
@@ -170,10 +170,10 @@ var failedCheckColumns = []column[FailedCheck]{
 
 // checks summarises a run's checks: "12/12 ok", or the ones that did not
 // pass by name and status.
-func checks(rs []check.Result) string {
+func checks(rs []verdict.Check) string {
 	var bad []string
 	for _, c := range rs {
-		if c.Status != check.Pass {
+		if c.Status != verdict.Pass {
 			bad = append(bad, c.Name+" "+string(c.Status))
 		}
 	}

@@ -14,22 +14,15 @@ package results
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
-	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // The files of a results folder.
@@ -59,7 +52,7 @@ type Summary struct {
 	Capacities []Capacity `json:"capacities,omitempty"`
 }
 
-// Capacity is a capacity search under the SLO (package slocapacity): the
+// Capacity is a capacity search under the SLO (package capacity): the
 // sentence it states and the runs behind it.
 type Capacity struct {
 	Profile  string `json:"profile"`
@@ -70,14 +63,14 @@ type Capacity struct {
 	Over      string `json:"over"`
 	Found     bool   `json:"found"`
 	Statement string `json:"statement"`
-	// OutOfReach says no load met the SLO (slocapacity.Result); Borderline
+	// OutOfReach says no load met the SLO (capacity.Result); Borderline
 	// why a found capacity is close to a coin flip.
 	OutOfReach bool          `json:"out_of_reach,omitempty"`
 	Borderline string        `json:"borderline,omitempty"`
 	Runs       []CapacityRun `json:"runs"`
 }
 
-// CapacityRun is one run of a capacity search (slocapacity.Trial).
+// CapacityRun is one run of a capacity search (capacity.Trial).
 type CapacityRun struct {
 	Level     float64  `json:"level"`
 	Requests  int      `json:"requests"`
@@ -115,7 +108,7 @@ type Run struct {
 	// Server holds the /metrics deltas and the sampler's summary.
 	Server Server `json:"server"`
 	// Checks are the assertions and their outcome.
-	Checks []check.Result `json:"checks"`
+	Checks []verdict.Check `json:"checks"`
 	// Warnings are the run's non-fatal problems.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -216,22 +209,38 @@ func (w *Writer) SetConfig(profile string, cfg map[string]string) {
 	w.sum.Config[profile] = cfg
 }
 
+// Record is one run as its caller hands it to the Writer: the run's
+// entry of summary.json, its requests and its sampler points. Package
+// results/record builds it from the run pipeline's result; the Writer
+// sets Run.Rep and each line's run and repetition.
+type Record struct {
+	Run     Run
+	Samples []sample.Sample
+	// Series are the run's sampler points; nil when no sampler ran.
+	Series []SeriesLine
+}
+
 // Add records one run, its samples and its time series.
-func (w *Writer) Add(name, profile string, res *harness.Result, metrics map[string]float64, checks []check.Result) {
+func (w *Writer) Add(rec Record) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	name := rec.Run.Name
 	rep := w.reps[name]
 	w.reps[name]++
-	run, err := newRun(name, profile, rep, res, metrics, checks)
-	if err != nil {
-		w.fail(err)
-		return
+	rec.Run.Rep = rep
+	w.sum.Runs = append(w.sum.Runs, rec.Run)
+	w.fail(w.appendTo(SamplesFile, func(f io.Writer) error { return writeSamples(f, name, rep, rec.Samples) }))
+	if rec.Series != nil {
+		w.fail(w.appendTo(TimeSeriesFile, func(f io.Writer) error { return writeSeries(f, name, rep, rec.Series) }))
 	}
-	w.sum.Runs = append(w.sum.Runs, run)
-	w.fail(w.appendTo(SamplesFile, func(f io.Writer) error { return writeSamples(f, name, rep, res.Samples()) }))
-	if res.Series != nil {
-		w.fail(w.appendTo(TimeSeriesFile, func(f io.Writer) error { return writeSeries(f, name, rep, res) }))
-	}
+}
+
+// Fail records an error met while building a record for the folder (the
+// run could not be turned into one): Close returns the first error.
+func (w *Writer) Fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fail(err)
 }
 
 // appendTo appends what write writes to the folder's file name.
@@ -251,41 +260,30 @@ func (w *Writer) appendTo(name string, write func(io.Writer) error) error {
 	return err
 }
 
-// AddCapacity records a capacity search.
-func (w *Writer) AddCapacity(profile, scenario string, r *slocapacity.Result) {
+// AddCapacity records a capacity search; the Writer sets c.Rep.
+func (w *Writer) AddCapacity(c Capacity) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	key := "capacity/" + profile + "/" + scenario
-	rep := w.reps[key]
+	key := "capacity/" + c.Profile + "/" + c.Scenario
+	c.Rep = w.reps[key]
 	w.reps[key]++
-	c := Capacity{Profile: profile, Scenario: scenario, Rep: rep, Over: string(r.Config.Mode), Found: r.Found, Statement: r.Statement(),
-		OutOfReach: r.OutOfReach, Borderline: r.Borderline, Runs: []CapacityRun{}}
-	for _, t := range r.Trials {
-		run := CapacityRun{Level: t.Level, Requests: t.Requests, Good: t.Good, ReqPerSec: t.ReqPerSec, Users: t.Users, Pass: t.Pass, Notes: t.Notes}
-		if t.HasP99 {
-			run.TTFTP99Ms, run.TPOTP99Ms = &t.TTFTP99, &t.TPOTP99
-		}
-		if t.HasWaiting {
-			run.WaitingPeak = &t.WaitingPeak
-		}
-		c.Runs = append(c.Runs, run)
+	if c.Runs == nil {
+		c.Runs = []CapacityRun{}
 	}
 	w.sum.Capacities = append(w.sum.Capacities, c)
 }
 
-// AddKnee records a sweep's knee.
-func (w *Writer) AddKnee(profile, scenario string, k knee.Result) {
+// AddKnee records a sweep's knee; the Writer sets k.Rep.
+func (w *Writer) AddKnee(k Knee) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	key := "knee/" + profile + "/" + scenario
-	rep := w.reps[key]
+	key := "knee/" + k.Profile + "/" + k.Scenario
+	k.Rep = w.reps[key]
 	w.reps[key]++
-	kj := Knee{Profile: profile, Scenario: scenario, Rep: rep, Knee: k.Knee, Saturation: k.Saturation, SLOMax: k.SLOMax,
-		Recommended: k.Recommended, Explanation: k.Explanation, Steps: []Step{}}
-	for _, s := range k.Steps {
-		kj.Steps = append(kj.Steps, Step{From: s.From, To: s.To, Gain: s.Gain, LatencyGrowth: s.LatencyGrowth, Saturated: s.Saturated})
+	if k.Steps == nil {
+		k.Steps = []Step{}
 	}
-	w.sum.Knees = append(w.sum.Knees, kj)
+	w.sum.Knees = append(w.sum.Knees, k)
 }
 
 func (w *Writer) fail(err error) {
@@ -341,86 +339,6 @@ func writeAtomic(path string, data []byte) error {
 	return err
 }
 
-func newRun(name, profile string, rep int, res *harness.Result, metrics map[string]float64, checks []check.Result) (Run, error) {
-	p := res.Point
-	run := Run{Name: name, Profile: profile, Point: p.Key, Rep: rep, Concurrency: p.Concurrency(), Metrics: metrics, Checks: checks}
-	if p.Scenario != nil {
-		run.Scenario = p.Scenario.Name
-	}
-	if p.Load.Rate > 0 {
-		run.Rate = scenario.FormatRate(p.Load.Rate)
-	}
-	var buf bytes.Buffer
-	if err := vllmfmt.WriteJSON(&buf, res.Summary, res.ReportMeta()); err != nil {
-		return run, err
-	}
-	run.Result = json.RawMessage(bytes.Clone(bytes.TrimSpace(buf.Bytes())))
-	for _, name := range res.ClassNames {
-		cs := res.Classes[name]
-		if cs == nil {
-			continue
-		}
-		buf.Reset()
-		if err := vllmfmt.WriteJSON(&buf, cs, res.ReportMeta()); err != nil {
-			return run, err
-		}
-		if run.Classes == nil {
-			run.Classes = map[string]json.RawMessage{}
-		}
-		run.Classes[name] = json.RawMessage(bytes.Clone(bytes.TrimSpace(buf.Bytes())))
-	}
-	run.Server = serverSide(res)
-	for _, w := range res.Warnings {
-		run.Warnings = append(run.Warnings, w.Error())
-	}
-	for _, w := range res.Summary.Warnings {
-		run.Warnings = append(run.Warnings, w.Error())
-	}
-	return run, nil
-}
-
-func serverSide(res *harness.Result) Server {
-	s := Server{DrainWaitMS: float64(res.DrainWait) / float64(time.Millisecond)}
-	if res.ScrapeErr != nil {
-		s.ScrapeError = res.ScrapeErr.Error()
-	}
-	if res.Series != nil {
-		s.Series = res.Series.Summary()
-	}
-	d := res.Delta
-	if d == nil {
-		return s
-	}
-	for _, name := range d.Names() {
-		if v, err := d.Counter(name); err == nil {
-			if s.Counters == nil {
-				s.Counters = map[string]float64{}
-			}
-			s.Counters[name] = v
-			continue
-		}
-		h, err := d.Histogram(name)
-		if err != nil {
-			continue
-		}
-		hd := HistogramDelta{Count: h.Count, Sum: h.Sum}
-		if v, err := h.Mean(); err == nil {
-			hd.Mean = &v
-		}
-		if v, err := h.Quantile(0.5); err == nil {
-			hd.P50 = &v
-		}
-		if v, err := h.Quantile(0.99); err == nil {
-			hd.P99 = &v
-		}
-		if s.Histograms == nil {
-			s.Histograms = map[string]HistogramDelta{}
-		}
-		s.Histograms[name] = hd
-	}
-	return s
-}
-
 // sampleLine is one line of samples.jsonl.
 type sampleLine struct {
 	Run string `json:"run"`
@@ -450,11 +368,10 @@ type SeriesLine struct {
 	PromptTS float64 `json:"prompt_tok_s"`
 }
 
-func writeSeries(w io.Writer, name string, rep int, res *harness.Result) error {
+func writeSeries(w io.Writer, name string, rep int, series []SeriesLine) error {
 	enc := json.NewEncoder(w)
-	for _, p := range res.Series.Points {
-		line := SeriesLine{Run: name, Rep: rep, T: p.At.Sub(res.Load.Start).Seconds(), Running: p.Running, Waiting: p.Waiting,
-			KVUsage: p.KVUsage, GenTokS: p.GenerationTokensPerSec, PromptTS: p.PromptTokensPerSec}
+	for _, line := range series {
+		line.Run, line.Rep = name, rep
 		if err := enc.Encode(line); err != nil {
 			return err
 		}

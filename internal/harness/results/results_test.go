@@ -2,8 +2,6 @@ package results_test
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,110 +9,85 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/knee"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
-// mixedRun runs the quick long-prefill-mix point (two classes) against the
-// in-process simulator.
-func mixedRun(t *testing.T) *harness.Result {
-	t.Helper()
-	p, err := profile.Builtin("basic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.Run(context.Background(), p.WithSimArgs("--sim-cold-start", "0"), server.WithBackend(server.KindSim))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close(context.Background()) })
-	sc, err := scenario.Builtin("long-prefill-mix")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt := sc.Points(scenario.Quick)[0]
-	pt.Load.Requests = 16
-	pt.SamplerInterval = 50 * time.Millisecond
-	res, err := harness.Run(context.Background(), srv, pt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
+// TestWriteAndRead writes records built by hand (package record builds
+// them from a real run: its tests run one) and reads the folder back: the
+// Writer numbers repetitions and stamps every line with its run.
 func TestWriteAndRead(t *testing.T) {
 	t.Parallel()
-	res := mixedRun(t)
 	dir := filepath.Join(t.TempDir(), "r")
 	w, err := results.Create(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks := check.All(res, thresholds.Default().Scope("basic", "long-prefill-mix"), check.Facts{})
-	name := "profile=basic/scenario=long-prefill-mix/" + res.Point.Key
+	t0 := time.Date(2026, 12, 3, 6, 0, 0, 0, time.UTC)
+	name := "profile=basic/scenario=x/conc=2"
+	rec := results.Record{
+		Run: results.Run{Name: name, Profile: "basic", Scenario: "x", Point: "conc=2", Rep: 7, Concurrency: 2, Result: json.RawMessage(`{"completed":2}`),
+			Metrics: map[string]float64{"req/s": 2}, Checks: []verdict.Check{{Name: "requests", Status: verdict.Pass, Detail: "2 of 2"}}},
+		Samples: []sample.Sample{{Index: 0, Sent: t0, Done: t0.Add(time.Second)}, {Index: 1, Sent: t0, Done: t0.Add(2 * time.Second)}},
+		Series:  []results.SeriesLine{{T: -0.5, Running: 1}, {T: 0.5, Running: 2}, {T: 1.5, Running: 2}},
+	}
 	w.SetConfig("basic", map[string]string{"backend": "sim"})
-	w.Add(name, "basic", res, res.Metrics(), checks)
-	w.Add(name, "basic", res, res.Metrics(), checks) // a second repetition
-	w.AddKnee("basic", "concurrency-sweep", knee.Result{Knee: 8, Saturation: 16, Recommended: 8, Explanation: []string{"why"}})
-	capacity := capacitySearch(t)
-	w.AddCapacity("basic", "slo-capacity", capacity)
+	w.Add(rec)
+	w.Add(rec) // a second repetition
+	startup := results.Record{Run: results.Run{Name: "profile=basic/scenario=startup", Profile: "basic"}}
+	w.Add(startup) // no sampler: no series lines
+	w.AddKnee(results.Knee{Profile: "basic", Scenario: "concurrency-sweep", Knee: 8, Rep: 3})
+	w.AddKnee(results.Knee{Profile: "basic", Scenario: "concurrency-sweep", Knee: 16})
+	w.AddCapacity(results.Capacity{Profile: "basic", Scenario: "slo-capacity", Found: true, Statement: "up to 10 req/s"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	s, err := results.Read(dir)
+	f, err := results.ReadFolder(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Runs) != 2 || s.Runs[1].Rep != 1 || s.Runs[0].Scenario != "long-prefill-mix" || s.Config["basic"]["backend"] != "sim" {
+	s := f.Summary
+	if len(s.Runs) != 3 || s.Runs[0].Rep != 0 || s.Runs[1].Rep != 1 || s.Runs[2].Rep != 0 || s.Config["basic"]["backend"] != "sim" {
 		t.Fatalf("runs %+v", s.Runs)
 	}
-	r := s.Runs[0]
-	var vllm map[string]any
-	if err := json.Unmarshal(r.Result, &vllm); err != nil {
-		t.Fatal(err)
+	if got := s.Runs[1].Checks; len(got) != 1 || got[0].Status != verdict.Pass {
+		t.Errorf("checks %+v", got)
 	}
-	if vllm["completed"] != float64(16) {
-		t.Errorf("vLLM result completed = %v", vllm["completed"])
-	}
-	if len(r.Classes) != 2 || !json.Valid(r.Classes["short"]) || !json.Valid(r.Classes["long"]) {
-		t.Errorf("classes %v", r.Classes)
-	}
-	if r.Server.Counters["generation_tokens_total"] == 0 || r.Server.Histograms["time_to_first_token_seconds"].Count == 0 {
-		t.Errorf("server side %+v", r.Server)
-	}
-	if lines := countLines(t, filepath.Join(dir, results.SamplesFile)); lines != 2*len(res.Samples()) {
-		t.Errorf("samples.jsonl has %d lines, want %d", lines, 2*len(res.Samples()))
-	}
-	if lines := countLines(t, filepath.Join(dir, results.TimeSeriesFile)); lines != 2*len(res.Series.Points) || lines == 0 {
-		t.Errorf("timeseries.jsonl has %d lines, want %d", lines, 2*len(res.Series.Points))
-	}
-
-	if len(s.Capacities) != 1 || s.Capacities[0].Statement != capacity.Statement() || len(s.Capacities[0].Runs) != len(capacity.Trials) ||
-		!s.Capacities[0].Found || s.Capacities[0].Over != "rate" || s.Capacities[0].Runs[0].TTFTP99Ms == nil {
-		t.Errorf("capacities %+v", s.Capacities)
-	}
-	var out bytes.Buffer
-	if err := report.Text(&out, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{name, "basic/concurrency-sweep: recommended concurrency limit 8 (knee 8, saturation 16, SLO none)", "  why",
-		"basic/slo-capacity: " + capacity.Statement()} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report text lacks %q:\n%s", want, out.String())
+	for rep := range 2 {
+		k := results.RunKey{Name: name, Rep: rep}
+		if got := f.Samples(k); len(got) != 2 || got[1].Index != 1 {
+			t.Errorf("rep %d samples %+v", rep, got)
+		}
+		if got := f.Series(k); len(got) != 3 || got[2].Run != name || got[2].Rep != rep || got[2].T != 1.5 {
+			t.Errorf("rep %d series %+v", rep, got)
 		}
 	}
-	if strings.Count(out.String(), name) != 1 {
-		t.Errorf("a repeated run must show once (its last repetition):\n%s", out.String())
+	if got := f.Series(results.RunKey{Name: startup.Run.Name}); len(got) != 0 {
+		t.Errorf("a run without a sampler has series %+v", got)
+	}
+	if len(s.Knees) != 2 || s.Knees[0].Rep != 0 || s.Knees[1].Rep != 1 || s.Knees[1].Steps == nil {
+		t.Errorf("knees %+v", s.Knees)
+	}
+	if len(s.Capacities) != 1 || s.Capacities[0].Rep != 0 || s.Capacities[0].Runs == nil || s.Capacities[0].Statement != "up to 10 req/s" {
+		t.Errorf("capacities %+v", s.Capacities)
+	}
+	if lines := countLines(t, filepath.Join(dir, results.SamplesFile)); lines != 4 {
+		t.Errorf("samples.jsonl has %d lines, want 4", lines)
+	}
+}
+
+func TestFailReachesClose(t *testing.T) {
+	t.Parallel()
+	w, err := results.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Fail(os.ErrInvalid)
+	w.Fail(os.ErrClosed) // only the first is returned
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), os.ErrInvalid.Error()) {
+		t.Errorf("Close after Fail: %v", err)
 	}
 }
 
@@ -156,23 +129,4 @@ func countLines(t *testing.T, path string) int {
 		n++
 	}
 	return n
-}
-
-// capacitySearch is a search over a deployment that keeps the SLO up to
-// 10 req/s.
-func capacitySearch(t *testing.T) *slocapacity.Result {
-	t.Helper()
-	probe := func(_ context.Context, level float64) (slocapacity.Trial, error) {
-		good := 100
-		if level > 10 {
-			good = 50
-		}
-		return slocapacity.Trial{Requests: 100, Good: good, HasP99: true, TTFTP99: 120, TPOTP99: 30, ReqPerSec: level, Users: level}, nil
-	}
-	cfg := slocapacity.Config{Mode: slocapacity.Rate, Start: 4, Capacity: thresholds.DefaultCapacity, SLO: stats.SLO{TTFT: time.Second}}
-	r, err := slocapacity.Search(context.Background(), cfg, probe)
-	if err != nil || !r.Found {
-		t.Fatalf("search: %v %+v", err, r)
-	}
-	return r
 }

@@ -26,7 +26,7 @@
 //	knee: true                   # compute the knee from the concurrency points
 //	capacity: {over: rate, start: 4}  # instead of load's levels: search the
 //	                             # highest rate (or concurrency) meeting the
-//	                             # goodput SLO (package slocapacity); each
+//	                             # goodput SLO (package capacity); each
 //	                             # run lasts at least its size's duration
 //	                             # and requests
 //	opt_in: true                 # the suite runs it only when named

@@ -5,23 +5,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
 )
 
-// The environment variables FromEnv reads (docs/gpu-runners.md).
-const (
-	envBackend        = "VLLMPERF_BACKEND"
-	envImage          = "VLLMPERF_IMAGE"
-	envGPUs           = "VLLMPERF_GPUS"
-	envTarget         = "VLLMPERF_TARGET"
-	envStartupTimeout = "VLLMPERF_STARTUP_TIMEOUT"
-	envHFCache        = "VLLMPERF_HF_CACHE"
-	envHFToken        = "HF_TOKEN"
-	envModel          = "VLLMPERF_MODEL"
-	envEntrypoint     = "VLLMPERF_ENTRYPOINT"
-	envSimBinary      = "VLLMPERF_SIM_BINARY"
+// The environment variables FromEnv reads (docs/gpu-runners.md; package
+// envvar declares them).
+var (
+	envBackend        = envvar.Backend.Name
+	envImage          = envvar.Image.Name
+	envGPUs           = envvar.GPUs.Name
+	envTarget         = envvar.Target.Name
+	envStartupTimeout = envvar.StartupTimeout.Name
+	envHFCache        = envvar.HFCache.Name
+	envModel          = envvar.Model.Name
+	envEntrypoint     = envvar.Entrypoint.Name
+	envSimBinary      = envvar.SimBinary.Name
 )
+
+// envHFToken is Hugging Face's own variable.
+const envHFToken = "HF_TOKEN"
 
 // KindFromEnv is the backend VLLMPERF_BACKEND selects (KindSim when
 // unset); its error wraps ErrSettings and names the variable.

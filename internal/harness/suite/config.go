@@ -5,7 +5,9 @@
 // testing.T in, metrics and assertions out.
 //
 // Configuration comes from the environment, so that `go test -bench` runs
-// need no flags of their own:
+// need no flags of their own (package envvar declares the VLLMPERF_
+// settings the suite, the server and the perf-gate key share, with their
+// defaults and docs):
 //
 //	VLLMPERF_BACKEND, VLLMPERF_IMAGE, ...  the server (package server)
 //	VLLMPERF_SIZE        full or quick (default: quick with -short, else full)
@@ -47,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -54,20 +57,22 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
-// The environment variables FromEnv reads (besides package server's).
-const (
-	EnvSize       = "VLLMPERF_SIZE"
-	EnvProfiles   = "VLLMPERF_PROFILES"
-	EnvScenarios  = "VLLMPERF_SCENARIOS"
-	EnvThresholds = "VLLMPERF_THRESHOLDS"
-	EnvResults    = "VLLMPERF_RESULTS"
-	EnvSimArgs    = "VLLMPERF_SIM_ARGS"
-	EnvGPUName    = "VLLMPERF_GPU_NAME"
-	EnvLabel      = "VLLMPERF_LABEL"
-	EnvStrict     = "VLLMPERF_STRICT"
-	// EnvAPIKey is read for the API key, as vLLM's benchmark clients do.
-	EnvAPIKey = "OPENAI_API_KEY"
+// The environment variables FromEnv reads (besides package server's);
+// package envvar declares them, with their defaults and docs.
+var (
+	EnvSize       = envvar.Size.Name
+	EnvProfiles   = envvar.Profiles.Name
+	EnvScenarios  = envvar.Scenarios.Name
+	EnvThresholds = envvar.Thresholds.Name
+	EnvResults    = envvar.Results.Name
+	EnvSimArgs    = envvar.SimArgs.Name
+	EnvGPUName    = envvar.GPUName.Name
+	EnvLabel      = envvar.Label.Name
+	EnvStrict     = envvar.Strict.Name
 )
+
+// EnvAPIKey is read for the API key, as vLLM's benchmark clients do.
+const EnvAPIKey = "OPENAI_API_KEY"
 
 // Config is what a suite run needs.
 type Config struct {

@@ -13,20 +13,22 @@ import (
 	"github.com/vllmperf/vllmperf/fixtures"
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/harness/results/record"
 	"github.com/vllmperf/vllmperf/internal/harness/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/slocapacity"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -167,7 +169,7 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 			m[results.ConfigGPUs] = strconv.Itoa(gpus(p))
 		}
 		s.out.SetConfig(p.Name, m)
-		s.out.Add(ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
+		record.Add(s.out, ss.Startup.Name, p.Name, ss.Startup.Result, ss.Startup.Metrics, ss.Startup.Checks)
 	}
 	return ss, nil
 }
@@ -204,7 +206,7 @@ func (ss *Session) Run(ctx context.Context, p scenario.Point) (*Run, error) {
 		return nil, err
 	}
 	if out := ss.suite.out; out != nil {
-		out.Add(r.Name, ss.Profile.Name, r.Result, r.Metrics, r.Checks)
+		record.Add(out, r.Name, ss.Profile.Name, r.Result, r.Metrics, r.Checks)
 	}
 	return r, nil
 }
@@ -262,14 +264,11 @@ func gpus(p profile.Profile) int {
 	return n
 }
 
-// simSeedSet reports whether args set --sim-seed.
+// simSeedSet reports whether args set --sim-seed (read as the simulator
+// reads it).
 func simSeedSet(args []string) bool {
-	for _, a := range args {
-		if a == "--sim-seed" || strings.HasPrefix(a, "--sim-seed=") {
-			return true
-		}
-	}
-	return false
+	_, ok := vllmsim.ArgValue(args, "sim-seed")
+	return ok
 }
 
 // startupPoint sends one short request, the server's first.
@@ -350,40 +349,40 @@ func (ss *Session) Knee(scenarioName string, runs []*Run) (knee.Result, map[stri
 		}
 	}
 	if out := ss.suite.out; out != nil {
-		out.AddKnee(ss.Profile.Name, scenarioName, k)
+		out.AddKnee(record.Knee(ss.Profile.Name, scenarioName, k))
 	}
 	return k, m
 }
 
 // Capacity runs a capacity scenario's search on the session's server
-// (package slocapacity) and returns it with its units (summary=capacity).
+// (package capacity) and returns it with its units (summary=capacity).
 // Each run is recorded in the results folder under its level's point
 // (rate=R or conc=N) without checks: runs above the capacity break the
 // SLO by design. An error stops the search (the server went down); the
 // result so far comes with it.
-func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*slocapacity.Result, map[string]float64, error) {
+func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*capacity.Result, map[string]float64, error) {
 	sc, err := ss.Scenario(scenarioName)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, runner, err := slocapacity.FromScenario(sc, ss.suite.cfg.Size, ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName))
+	cfg, runner, err := capacity.FromScenario(sc, ss.suite.cfg.Size, ss.suite.cfg.Thresholds.Scope(ss.Profile.Name, scenarioName))
 	if err != nil {
 		return nil, nil, err
 	}
 	runner.Server = ss.Server
 	runner.Options = append(runner.Options, harness.WithAPIKey(ss.suite.cfg.APIKey))
 	if out := ss.suite.out; out != nil {
-		runner.OnRun = func(res *harness.Result, _ slocapacity.Trial) {
+		runner.OnRun = func(res *harness.Result, _ capacity.Trial) {
 			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
-			out.Add(name, ss.Profile.Name, res, res.Metrics(), nil)
+			record.Add(out, name, ss.Profile.Name, res, res.Metrics(), nil)
 		}
 	}
-	r, err := slocapacity.Search(ctx, cfg, runner.Probe)
+	r, err := capacity.Search(ctx, cfg, runner.Probe)
 	if r == nil {
 		return nil, nil, err
 	}
 	if out := ss.suite.out; out != nil {
-		out.AddCapacity(ss.Profile.Name, scenarioName, r)
+		out.AddCapacity(record.Capacity(ss.Profile.Name, scenarioName, r))
 	}
 	return r, r.Metrics(), err
 }
@@ -433,15 +432,10 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	gpu := engine.DefaultGPU
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
-			gpu = v
-		} else if a == "--sim-gpu" && i+1 < len(args) {
-			gpu = args[i+1]
-		}
+	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
+		return v
 	}
-	return gpu
+	return engine.DefaultGPU
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit

@@ -3,7 +3,6 @@ package thresholds
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -57,16 +56,17 @@ func (f *Fraction) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// parsePercent reads "N%" in percent points (units.ParseShare, which
+// refuses a bare number here).
 func parsePercent(n *yaml.Node) (float64, error) {
-	s, ok := strings.CutSuffix(strings.TrimSpace(n.Value), "%")
-	if n.Kind != yaml.ScalarNode || !ok {
-		return 0, strictyaml.Errorf(n, "%q: write a percentage with a %% sign, such as 5%% (a bare number would be ambiguous between 0.05 and 5%%)", n.Value)
+	if n.Kind != yaml.ScalarNode {
+		return 0, strictyaml.Errorf(n, "%q: write a percentage with a %% sign, such as 5%%", n.Value)
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
-		return 0, strictyaml.Errorf(n, "%q: want a percentage between 0%% and 100%%", n.Value)
+	sh, err := units.ParseShare(n.Value, false)
+	if err != nil {
+		return 0, strictyaml.Errorf(n, "%s", err.Error())
 	}
-	return v, nil
+	return sh.Points(), nil
 }
 
 // direction is a units.Direction read from YAML.

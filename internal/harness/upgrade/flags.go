@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // The files Publish writes next to old.txt and new.txt.
@@ -34,7 +35,7 @@ type Flags struct {
 	Servers            string
 	Thresholds         string
 	Results            string
-	Output             gate.Output
+	Output             verdict.Output
 	Traces             TraceFlags
 }
 

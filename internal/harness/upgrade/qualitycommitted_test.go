@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -161,9 +162,9 @@ type outcomeCell struct {
 func (c *outcomeCell) add(rep *gate.Report) {
 	c.n++
 	switch rep.Outcome() {
-	case gate.OutcomePass:
+	case verdict.OutcomePass:
 		c.pass++
-	case gate.OutcomeFail:
+	case verdict.OutcomeFail:
 		c.fail++
 		if c.oneProfile && namesOnly(rep, slowedProfile) {
 			c.named++

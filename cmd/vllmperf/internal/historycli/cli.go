@@ -1,8 +1,8 @@
-// Package cli is `vllmperf history`: its flags and what each subcommand
+// Package historycli is `vllmperf history`: its flags and what each subcommand
 // does (docs/history.md), so that cmd/vllmperf only mounts it and maps its
 // errors to exit statuses: history.ErrBadInput is bad input (2), an
 // exitstatus.InconclusiveError is exit 3, any other error exit 1.
-package cli
+package historycli
 
 import (
 	"fmt"
@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 )
 
 // EnvHistory names the default history store.
@@ -32,7 +32,7 @@ type historyFlags struct {
 	bench, units, notes                                                                []string
 	last, maxBench                                                                     int
 	check                                                                              history.CheckOptions
-	output                                                                             gate.Output
+	output                                                                             verdict.Output
 	load                                                                               Thresholds
 }
 
@@ -167,7 +167,7 @@ func runHistoryCheck(o *historyFlags, stdout, stderr io.Writer) error {
 	if err := o.output.Publish(rep, stdout, stderr, "vllmperf history check", ""); err != nil {
 		return err
 	}
-	return gate.ExitError(rep, strings.TrimPrefix(rep.Headline(), string(gate.OutcomeInconclusive)+": "))
+	return verdict.ExitError(rep, strings.TrimPrefix(rep.Headline(), string(verdict.OutcomeInconclusive)+": "))
 }
 
 func runHistoryReport(o *historyFlags, stdout io.Writer) error {

@@ -1,4 +1,4 @@
-package harness
+package runflags
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 
+	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -103,7 +104,7 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 
 // Options are Run's options for in against srv, with progress called
 // after each request; an error when no model is known.
-func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total int)) ([]Option, error) {
+func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total int)) ([]harness.Option, error) {
 	model := o.Server.Model
 	if model == "" {
 		model = srv.Model()
@@ -111,13 +112,13 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	if model == "" {
 		return nil, exitstatus.Usagef("no model to request: pass --model (the server's served model name)")
 	}
-	opts := []Option{
-		WithModel(model), WithAPIKey(in.Client.APIKey), WithEndpoint(in.Client.Endpoint), WithSeed(o.Load.Seed),
-		WithGoodput(in.Goodput), WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
-		WithMaxEventSize(in.Client.MaxEventSize), WithProgress(progress),
+	opts := []harness.Option{
+		harness.WithModel(model), harness.WithAPIKey(in.Client.APIKey), harness.WithEndpoint(in.Client.Endpoint), harness.WithSeed(o.Load.Seed),
+		harness.WithGoodput(in.Goodput), harness.WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
+		harness.WithMaxEventSize(in.Client.MaxEventSize), harness.WithProgress(progress),
 	}
 	if in.TorchProfile != nil {
-		opts = append(opts, WithTorchProfile(*in.TorchProfile))
+		opts = append(opts, harness.WithTorchProfile(*in.TorchProfile))
 	}
 	return opts, nil
 }
@@ -127,7 +128,7 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 // and wrong settings (usage errors, package exitstatus), a refused key
 // with where it came from, a server still starting.
 func (o *Flags) Explain(err error) error {
-	var ce *ContextError
+	var ce *harness.ContextError
 	switch {
 	case errors.As(err, &ce) && o.Data.File != "":
 		return exitstatus.Usage(o.Data.tooLong(ce))

@@ -1,4 +1,4 @@
-package slocapacity
+package capacity
 
 import (
 	"context"

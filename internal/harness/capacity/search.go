@@ -1,4 +1,4 @@
-// Package slocapacity finds the capacity of a deployment under an SLO: the
+// Package capacity finds the capacity of a deployment under an SLO: the
 // highest request rate (open loop, Poisson arrivals) or concurrency (closed
 // loop) at which the share of requests meeting thresholds.yaml's goodput:
 // SLO stays at or above capacity.goodput_min (99%). It is the figure teams
@@ -27,7 +27,7 @@
 // harness.Run on a server. `vllmperf capacity` and the suite's capacity
 // scenarios (summary=capacity) both use them; Result.Metrics gives the
 // gated unit slo-capacity-req/s (or slo-capacity-conc).
-package slocapacity
+package capacity
 
 import (
 	"context"

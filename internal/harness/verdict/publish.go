@@ -1,4 +1,4 @@
-package gate
+package verdict
 
 import (
 	"errors"
@@ -43,7 +43,7 @@ func WriteAs(w io.Writer, name string, fs []Format) error {
 }
 
 // A Published report is one that a gate command publishes and exits by: the
-// gate's Report, history's CheckReport.
+// gate's Report (package gate), history's CheckReport.
 type Published interface {
 	Formats() []Format
 	Outcome() Outcome
