@@ -141,6 +141,7 @@ func (r *Report) writeTail(ew *ErrWriter) {
 			ew.Printf("  %s\n", p.Describe())
 		}
 	}
+	writeMDE(ew, r.MinimumEffects)
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
@@ -277,6 +278,7 @@ type JSONRow struct {
 	Scenario       string     `json:"scenario,omitempty"`
 	Unit           string     `json:"unit"`
 	Headline       bool       `json:"headline"`
+	Tail           bool       `json:"tail,omitempty"`
 	Direction      string     `json:"direction"`
 	DirectionFrom  string     `json:"direction_from"`
 	BaselineMedian *float64   `json:"baseline_median"`
@@ -313,14 +315,18 @@ type JSONCheck struct {
 // JSONProfile is one profile's combined test in gate.json.
 type JSONProfile struct {
 	Profile      string   `json:"profile"`
+	Metric       string   `json:"metric,omitempty"`
 	Tests        int      `json:"tests"`
+	Points       int      `json:"points,omitempty"`
 	P            *float64 `json:"p"`
 	PHolm        *float64 `json:"p_holm"`
 	PWorse       *float64 `json:"p_worse"`
 	PWorseHolm   *float64 `json:"p_worse_holm"`
+	PGate        *float64 `json:"p_gate"`
 	EffectPct    *float64 `json:"effect_pct"`
 	MinEffectPct float64  `json:"min_effect_pct"`
 	Regression   bool     `json:"regression"`
+	Invalid      string   `json:"invalid,omitempty"`
 }
 
 // RegressedProfiles names the profiles that regressed as a whole.
@@ -328,7 +334,7 @@ func (r *Report) RegressedProfiles() []string {
 	var out []string
 	for _, p := range r.Profiles {
 		if p.Regression {
-			out = append(out, p.Profile)
+			out = append(out, p.Name())
 		}
 	}
 	return out
@@ -337,12 +343,13 @@ func (r *Report) RegressedProfiles() []string {
 // testsWords says what the gate judged: "12 headline tests in 2 profiles,
 // combined per profile and Holm-corrected".
 func (r *Report) testsWords() string {
+	n := countIf(r.Profiles, func(p ProfileTest) bool { return p.Metric == "" })
 	profiles := "profiles"
-	if len(r.Profiles) == 1 {
+	if n == 1 {
 		profiles = "profile"
 	}
-	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected (%d rows reported only)",
-		r.Comparisons, len(r.Profiles), profiles, countIf(r.Rows, (Row).Reported))
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%d rows reported only)",
+		r.Comparisons, n, profiles, r.tailWords(), countIf(r.Rows, (Row).Reported))
 }
 
 // JSONReport is the report as --format json writes it: gate.json, which
@@ -363,6 +370,9 @@ type JSONReport struct {
 	OnlyBaseline []string      `json:"only_baseline"`
 	OnlyNew      []string      `json:"only_new"`
 	Warnings     []string      `json:"warnings"`
+
+	// MinimumEffects are the minimum detectable effects (mde.go).
+	MinimumEffects []JSONMDE `json:"minimum_effects"`
 }
 
 // WriteJSON writes the report as one JSON object: the result and exit
@@ -382,13 +392,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	out.Profiles = []JSONProfile{}
 	for _, f := range r.Profiles {
-		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm),
-			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
+		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
+			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid})
 	}
+	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		j := JSONRow{
-			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline,
+			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline, Tail: row.Tail,
 			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
 			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
 			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,

@@ -63,6 +63,9 @@ type Row struct {
 	// which the gate judges; a row with a direction that is not is
 	// reported only (NotGated).
 	Headline bool
+	// Tail: a tail metric (TailUnits) judged in its profile's tail test,
+	// and decided as a row of it.
+	Tail bool
 	// Direction is the better direction: from the files' Unit lines,
 	// else thresholds.yaml's better:, else units.DefaultDirection.
 	Direction units.Direction
@@ -149,6 +152,9 @@ type Report struct {
 	// Profiles are the profiles' combined tests, one per profile with a
 	// judged row (docs/gate.md, "How the evidence is combined").
 	Profiles []ProfileTest
+	// MinimumEffects are each judged metric's minimum detectable effect
+	// per profile, from the baseline's spread (mde.go).
+	MinimumEffects []MDE
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
 	// Warnings are notes on the comparison (forced configuration
@@ -205,6 +211,7 @@ func (r *Report) Outcome() Outcome {
 		if p.Regression {
 			return OutcomeFail
 		}
+		invalid = invalid || p.Invalid != ""
 	}
 	for _, c := range r.Checks {
 		switch c.Status {
