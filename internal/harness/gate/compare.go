@@ -154,7 +154,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 	// step of the correction (within the profile, times the profiles).
 	short := map[string]int{}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() {
+		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
 			short[row.Profile]++
 		}
 	}
@@ -165,7 +165,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		}
 	}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() {
+		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail {
 			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
 			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
 		}

@@ -87,14 +87,14 @@ func families(rep *Report, gated []*test, tails []*tailFamily) familySet {
 		}
 		fs[i].tests = append(fs[i].tests, t)
 	}
-	combined, worse := make([]float64, len(fs)), make([]float64, len(fs))
+	combined := make([]float64, len(fs))
 	for i, f := range fs {
 		ps, pw := make([]float64, len(f.tests)), make([]float64, len(f.tests))
 		for j, t := range f.tests {
 			ps[j], pw[j] = rep.Rows[t.row].P, t.pWorse
 		}
 		f.p, f.pWorse = cauchyCombine(ps), cauchyCombine(pw)
-		combined[i], worse[i] = f.p, f.pWorse
+		combined[i] = f.p
 		for j, adj := range holm(ps) {
 			rep.Rows[f.tests[j].row].PHolm = adj
 		}

@@ -35,14 +35,11 @@ func suiteFigures(rep *Report) string {
 			directed++
 		}
 	}
-	largest, profiles, tails := 0, 0, 0
+	largest := 0
 	for _, p := range rep.Profiles {
-		if p.Metric == "" {
-			largest, profiles = max(largest, p.Tests), profiles+1
-		} else {
-			tails++
-		}
+		largest = max(largest, p.Tests)
 	}
+	profiles, tails := len(rep.Profiles), len(rep.Tails)
 	m := largest * profiles
 	g := thresholds.DefaultGate
 	return fmt.Sprintf("`baselines/sim.txt` holds %d benchmarks and %d rows with a direction. The gate judges %d of them, "+

@@ -55,7 +55,7 @@ func (r *Report) Headline() string {
 		parts = append(parts, "nothing gated")
 	}
 	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
-	if names := r.RegressedProfiles(); len(names) > 0 {
+	if names := r.RegressedTests(); len(names) > 0 {
 		head += "; profiles: " + strings.Join(names, ", ")
 	}
 	if names := r.FailedCheckNames(); len(names) > 0 {
@@ -135,9 +135,9 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
-	if len(r.Profiles) > 0 {
+	if len(r.Profiles)+len(r.Tails) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
-		for _, p := range r.Profiles {
+		for _, p := range r.allTests() {
 			ew.Printf("  %s\n", p.Describe())
 		}
 	}
@@ -172,7 +172,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
 
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
 			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
 		}
@@ -329,12 +329,13 @@ type JSONProfile struct {
 	Invalid      string   `json:"invalid,omitempty"`
 }
 
-// RegressedProfiles names the profiles that regressed as a whole.
+// RegressedProfiles names the profiles that regressed as a whole (by
+// their headline test or a tail test), once each.
 func (r *Report) RegressedProfiles() []string {
 	var out []string
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
-			out = append(out, p.Name())
+			out = addDistinct(out, p.Profile)
 		}
 	}
 	return out
@@ -343,8 +344,7 @@ func (r *Report) RegressedProfiles() []string {
 // testsWords says what the gate judged: "12 headline tests in 2 profiles,
 // combined per profile and Holm-corrected".
 func (r *Report) testsWords() string {
-	n := countIf(r.Profiles, func(p ProfileTest) bool { return p.Metric == "" })
-	profiles := "profiles"
+	profiles, n := "profiles", len(r.Profiles)
 	if n == 1 {
 		profiles = "profile"
 	}
@@ -371,8 +371,10 @@ type JSONReport struct {
 	OnlyNew      []string      `json:"only_new"`
 	Warnings     []string      `json:"warnings"`
 
-	// MinimumEffects are the minimum detectable effects (mde.go).
-	MinimumEffects []JSONMDE `json:"minimum_effects"`
+	// Tails are the tail tests (tails.go); MinimumEffects the minimum
+	// detectable effects (mde.go).
+	Tails          []JSONProfile `json:"tails"`
+	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
 // WriteJSON writes the report as one JSON object: the result and exit
@@ -390,11 +392,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if need := r.RunsNeeded(); need != 0 {
 		out.RunsNeeded = &need
 	}
-	out.Profiles = []JSONProfile{}
-	for _, f := range r.Profiles {
-		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
-			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid})
-	}
+	out.Profiles, out.Tails = jsonProfiles(r.Profiles), jsonProfiles(r.Tails)
 	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]

@@ -28,8 +28,8 @@ const MDEReference = 0.05
 // combined, it is a typical row's: the median over the points of the sd
 // of the point's log values (pointSpread).
 // Level is the one-sided level the test must reach at the first step of
-// the one α procedure: α over the profiles times the profile's tests
-// (its headline test and its tail tests). With n runs a side the U test
+// the one α procedure: α over the profiles, times the test's share of
+// its profile's α (componentWeight). With n runs a side the U test
 // sees a shift of (z(1−Level) + z(MDEPower))·Spread·√(2/n)·√(π/3) on the
 // log scale (√(π/3): the U test's efficiency against the t test), and
 // the exact test must be able to go below Level at all (1/C(2n, n)).
@@ -145,22 +145,28 @@ func spreads(s *sideData, set *thresholds.Set) []MDE {
 			points[kk] = append(points[kk], b.values[u])
 		}
 	}
-	tests := map[string]int{}
-	profiles := 0
+	tails, headline := map[string]int{}, map[string]bool{}
 	for _, kk := range keys {
-		if _, ok := tests[kk.profile]; !ok {
-			profiles++
-			tests[kk.profile] = 1 // the headline test
-		}
 		if isTail(kk.unit) {
-			tests[kk.profile]++
+			tails[kk.profile]++
+		} else {
+			headline[kk.profile] = true
 		}
 	}
+	// One profile's metrics together, profiles in the order they came.
+	first := map[string]int{}
+	for i, kk := range keys {
+		if _, ok := first[kk.profile]; !ok {
+			first[kk.profile] = i
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int { return first[a.profile] - first[b.profile] })
+	profiles := len(first)
 	out := make([]MDE, 0, len(keys))
 	for _, kk := range keys {
 		g := set.Gate(kk.profile, "", kk.unit)
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
-			Level: g.Alpha / float64(profiles*tests[kk.profile])}
+			Level: g.Alpha / float64(profiles) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
 		if isTail(kk.unit) {
 			m.Spread, m.Points = runSpread(points[kk])
 		} else {

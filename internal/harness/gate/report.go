@@ -152,6 +152,9 @@ type Report struct {
 	// Profiles are the profiles' combined tests, one per profile with a
 	// judged row (docs/gate.md, "How the evidence is combined").
 	Profiles []ProfileTest
+	// Tails are the tail tests, one per profile and tail metric with
+	// enough runs (tails.go; docs/gate.md, "Tails").
+	Tails []ProfileTest
 	// MinimumEffects are each judged metric's minimum detectable effect
 	// per profile, from the baseline's spread (mde.go).
 	MinimumEffects []MDE
@@ -207,7 +210,7 @@ func (r *Report) Outcome() Outcome {
 			invalid = true
 		}
 	}
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
 			return OutcomeFail
 		}

@@ -154,17 +154,42 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// headlineWeight is the headline test's share of a profile's α when the
+// profile has tail tests; the tail tests share the rest equally.
+const headlineWeight = 0.5
+
+// componentWeight is a profile's test's share of its α: headlineWeight
+// for the headline test among tail tests, an equal share of the rest for
+// a tail test, all of it for a test alone.
+func componentWeight(headline bool, hasHeadline bool, tails int) float64 {
+	switch {
+	case tails == 0 || !hasHeadline:
+		if headline {
+			return 1
+		}
+		return 1 / float64(tails)
+	case headline:
+		return headlineWeight
+	default:
+		return (1 - headlineWeight) / float64(tails)
+	}
+}
+
 // oneAlpha is the one procedure through which the gate fails
 // (docs/gate.md, "One α"). Each profile is one hypothesis, "NEW is not
-// worse", tested by the Cauchy combination of its components' one-sided
-// p: the headline rows' combined test (family.pWorse) and one test per
-// tail metric (tailTest). Holm's correction over the profiles gives each
-// profile's pGate; within a profile Holm over its components, and a
-// component's p is the larger of that and its profile's. Every way to
-// fail (a profile's headline test, a tail test, a row) needs its
-// component below α, so an unchanged suite fails with probability at
-// most α. It returns the headline component's p of each family, in the
-// order of fs, and sets the tail families' pWorseHolm and pGate.
+// worse", tested by the weighted Bonferroni combination of its
+// components' one-sided p: the headline rows' combined test
+// (family.pWorse, weight headlineWeight) and one test per tail metric
+// (tailTest, the rest shared). A component's own p is p/weight; the
+// profile's the smallest of those; Holm's correction over the profiles
+// gives pGate; a component's p is the larger of its own and its
+// profile's. Every way to fail (a profile's headline test, a tail test,
+// a row) needs its component below α, so an unchanged suite fails with
+// probability at most α, whatever the dependence between the tests
+// (Bonferroni's minimum, unlike a combination of all the p, is not
+// weakened by a component that improved). It returns the headline
+// component's p of each family, in the order of fs, and sets the tail
+// families' pWorseHolm and pGate.
 func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 	type member struct {
 		p      float64
@@ -187,22 +212,24 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 	}
 	raw := make([]float64, len(profiles))
 	for i, p := range profiles {
-		ps := make([]float64, len(byProfile[p]))
-		for j, m := range byProfile[p] {
-			ps[j] = m.p
+		members := byProfile[p]
+		hasHeadline := slices.ContainsFunc(members, func(m member) bool { return m.family != nil })
+		nTails := len(members)
+		if hasHeadline {
+			nTails--
 		}
-		raw[i] = cauchyCombine(ps)
+		raw[i] = 1
+		for j := range members {
+			m := &members[j]
+			m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
+			raw[i] = min(raw[i], m.p)
+		}
 	}
 	headline := map[*family]float64{}
 	for i, gate := range holm(raw) {
-		members := byProfile[profiles[i]]
-		ps := make([]float64, len(members))
-		for j, m := range members {
-			ps[j] = m.p
-		}
-		for j, within := range holm(ps) {
-			adj := max(within, gate)
-			if m := members[j]; m.family != nil {
+		for _, m := range byProfile[profiles[i]] {
+			adj := max(m.p, gate)
+			if m.family != nil {
 				m.family.pGate, headline[m.family] = gate, adj
 			} else {
 				m.tail.pGate, m.tail.pWorseHolm = gate, adj
@@ -217,7 +244,7 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 }
 
 // tailProfileTests judges the tail families: each is a ProfileTest with
-// its Metric (after the headline ones in rep.Profiles), and its rows are
+// its Metric in rep.Tails, and its rows are
 // decided as rows of the family: PHolm the larger of Holm over the
 // family's rows and the family's two-sided p after Holm over every tail
 // family. absolute says whether an absolute limit judges a row's unit.
@@ -243,7 +270,7 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 		}
 		g := rep.Rows[tf.tests[0].row].Settings
 		effect := median(bad)
-		rep.Profiles = append(rep.Profiles, ProfileTest{
+		rep.Tails = append(rep.Tails, ProfileTest{
 			Profile: tf.profile, Metric: tf.unit, Tests: len(tf.tests), Points: tf.points,
 			P: two[i], PHolm: twoHolm[i], PWorse: tf.pWorse, PWorseHolm: tf.pWorseHolm, PGate: tf.pGate,
 			Effect: effect, MinEffect: g.MinEffect, Alpha: g.Alpha,
@@ -276,17 +303,17 @@ func oneAlphaRows(rep *Report) {
 		if row.Verdict != Regression {
 			continue
 		}
-		metric := ""
+		tests, metric := rep.Profiles, ""
 		if row.Tail {
-			metric = row.Unit
+			tests, metric = rep.Tails, row.Unit
 		}
-		j := slices.IndexFunc(rep.Profiles, func(p ProfileTest) bool { return p.Profile == row.Profile && p.Metric == metric })
-		if j < 0 || rep.Profiles[j].PWorseHolm < row.Settings.Alpha {
+		j := slices.IndexFunc(tests, func(p ProfileTest) bool { return p.Profile == row.Profile && p.Metric == metric })
+		if j < 0 || tests[j].PWorseHolm < row.Settings.Alpha {
 			continue
 		}
 		row.Verdict = NoRegression
 		row.Reason = fmt.Sprintf("%s; not a regression: its profile's one-sided test for the worse (the gate's one α) has p=%.3g ≥ α %g",
-			row.Reason, rep.Profiles[j].PWorseHolm, row.Settings.Alpha)
+			row.Reason, tests[j].PWorseHolm, row.Settings.Alpha)
 	}
 }
 
@@ -309,11 +336,13 @@ func invalidProfiles(rep *Report, failed []RunCheck) {
 			}
 		}
 	}
-	for i := range rep.Profiles {
-		p := &rep.Profiles[i]
-		if w, ok := why[p.Profile]; ok && p.Regression {
-			p.Regression = false
-			p.Invalid = "a run of the profile was INVALID (" + w + ")"
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails} {
+		for i := range tests {
+			p := &tests[i]
+			if w, ok := why[p.Profile]; ok && p.Regression {
+				p.Regression = false
+				p.Invalid = "a run of the profile was INVALID (" + w + ")"
+			}
 		}
 	}
 	for i := range rep.Rows {
@@ -343,9 +372,36 @@ func (p ProfileTest) describeTail(name, verdict string) string {
 // tailWords counts the tail tests for the report's first line: ", 3
 // tail tests (15 rows)", or "".
 func (r *Report) tailWords() string {
-	n := countIf(r.Profiles, func(p ProfileTest) bool { return p.Metric != "" })
+	n := len(r.Tails)
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf(", %d tail tests of %d rows by runs, one α over both", n, countIf(r.Rows, func(row Row) bool { return row.Tail }))
 }
+
+// RegressedTests names the tests that regressed, as the verdict line
+// does: the profile for its headline test, "profile metric" for a tail
+// test.
+func (r *Report) RegressedTests() []string {
+	var out []string
+	for _, p := range r.allTests() {
+		if p.Regression {
+			out = append(out, p.Name())
+		}
+	}
+	return out
+}
+
+// jsonProfiles are profile tests as gate.json writes them.
+func jsonProfiles(tests []ProfileTest) []JSONProfile {
+	out := []JSONProfile{}
+	for _, f := range tests {
+		out = append(out, JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
+			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
+			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid})
+	}
+	return out
+}
+
+// allTests are the profiles' headline tests, then the tail tests.
+func (r *Report) allTests() []ProfileTest { return slices.Concat(r.Profiles, r.Tails) }

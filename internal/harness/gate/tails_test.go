@@ -150,7 +150,7 @@ func TestTailRegressionFails(t *testing.T) {
 					t.Fatalf("seed %d: %s, want FAIL:\n%s", seed, rep.Headline(), describeProfiles(rep))
 				}
 				want := "chat " + tc.unit
-				if got := rep.RegressedProfiles(); !slices.Equal(got, []string{want}) {
+				if got := rep.RegressedTests(); !slices.Equal(got, []string{want}) {
 					t.Errorf("seed %d: regressed %q, want only %q:\n%s", seed, got, want, describeProfiles(rep))
 				}
 				if h := rep.Headline(); !strings.Contains(h, "profiles: "+want) {
@@ -187,7 +187,7 @@ func TestTailNoiseAndImprovementPass(t *testing.T) {
 
 func describeProfiles(rep *Report) string {
 	var b strings.Builder
-	for _, p := range rep.Profiles {
+	for _, p := range slices.Concat(rep.Profiles, rep.Tails) {
 		b.WriteString("  " + p.Describe() + "\n")
 	}
 	return b.String()
@@ -240,10 +240,8 @@ func TestOneAlpha(t *testing.T) {
 			{Profile: "basic", Unit: units.TPOTP50, Verdict: Regression, Settings: g, Reason: "r"},
 			{Profile: "chat", Unit: units.TTFTP99, Tail: true, Verdict: Regression, Settings: g, Reason: "r"},
 		},
-		Profiles: []ProfileTest{
-			{Profile: "basic", PWorseHolm: 0.2, Alpha: 0.05},
-			{Profile: "chat", Metric: units.TTFTP99, PWorseHolm: 0.01, Alpha: 0.05},
-		},
+		Profiles: []ProfileTest{{Profile: "basic", PWorseHolm: 0.2, Alpha: 0.05}},
+		Tails:    []ProfileTest{{Profile: "chat", Metric: units.TTFTP99, PWorseHolm: 0.01, Alpha: 0.05}},
 	}
 	oneAlphaRows(rep)
 	if v := rep.Rows[0].Verdict; v != NoRegression {
@@ -284,9 +282,9 @@ func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 	if got := rep.Outcome(); got != OutcomeInvalid {
 		t.Errorf("outcome %s (%s), want INVALID", got, rep.Headline())
 	}
-	i := slices.IndexFunc(rep.Profiles, func(p ProfileTest) bool { return p.Name() == "chat "+units.TTFTP99 })
-	if i < 0 || rep.Profiles[i].Regression || !strings.Contains(rep.Profiles[i].Describe(), "INVALID") {
-		t.Errorf("chat's TTFT p99 test should say INVALID: %+v", rep.Profiles)
+	i := slices.IndexFunc(rep.Tails, func(p ProfileTest) bool { return p.Name() == "chat "+units.TTFTP99 })
+	if i < 0 || rep.Tails[i].Regression || !strings.Contains(rep.Tails[i].Describe(), "INVALID") {
+		t.Errorf("chat's TTFT p99 test should say INVALID: %+v", rep.Tails)
 	}
 }
 
@@ -299,7 +297,7 @@ func tailRates(t testing.TB, s suiteShape, first uint64, n int, ch changes, want
 			continue
 		}
 		fails++
-		if slices.Equal(rep.RegressedProfiles(), []string{want}) {
+		if slices.Equal(rep.RegressedTests(), []string{want}) {
 			named++
 		}
 	}
