@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -327,13 +328,16 @@ func invalidProfiles(rep *Report, failed []RunCheck) {
 		if rc.Status != StatusInvalid {
 			continue
 		}
-		for i := range rep.Rows {
-			if rep.Rows[i].Name == rc.Benchmark {
-				if _, seen := why[rep.Rows[i].Profile]; !seen {
-					why[rep.Rows[i].Profile] = rc.Benchmark + ": " + rc.Name + ": " + rc.Detail
-				}
-				break
+		name, err := benchname.Parse(rc.Benchmark)
+		if err != nil { // not the suite's name: the rows of the benchmark say
+			i := slices.IndexFunc(rep.Rows, func(r Row) bool { return r.Name == rc.Benchmark })
+			if i < 0 {
+				continue
 			}
+			name.Profile = rep.Rows[i].Profile
+		}
+		if _, seen := why[name.Profile]; !seen {
+			why[name.Profile] = rc.Benchmark + ": " + rc.Name + ": " + rc.Detail
 		}
 	}
 	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails} {

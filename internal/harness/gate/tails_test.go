@@ -146,8 +146,8 @@ func TestTailRegressionFails(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= 5; seed++ {
 				rep := issueShape.compare(t, seed, changes{"chat " + tc.unit: tc.factor})
-				if got := rep.Outcome(); got != OutcomeFail {
-					t.Fatalf("seed %d: %s, want FAIL:\n%s", seed, rep.Headline(), describeProfiles(rep))
+				if got := rep.Outcome(); got != OutcomeFail || got.ExitCode() != 1 {
+					t.Fatalf("seed %d: %s, want FAIL (exit 1):\n%s", seed, rep.Headline(), describeProfiles(rep))
 				}
 				want := "chat " + tc.unit
 				if got := rep.RegressedTests(); !slices.Equal(got, []string{want}) {
@@ -271,20 +271,24 @@ func TestOneAlpha(t *testing.T) {
 
 // TestInvalidProfileIsNoPlainFail: a tail regression in a profile with an
 // INVALID run is INVALID (exit 2), not FAIL.
+// The INVALID run may be of a point with results, or of one without any
+// (every run of it failed: it is not among the rows).
 func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 	t.Parallel()
-	base, next := issueShape.pair(t, 1, changes{"chat " + units.TTFTP99: 1.25})
-	next.RunChecks = []RunCheck{{Benchmark: "Perf/profile=chat/scenario=concurrency-sweep/conc=8", Status: StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
-	rep, err := Compare(base, next, thresholds.Default(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := rep.Outcome(); got != OutcomeInvalid {
-		t.Errorf("outcome %s (%s), want INVALID", got, rep.Headline())
-	}
-	i := slices.IndexFunc(rep.Tails, func(p ProfileTest) bool { return p.Name() == "chat "+units.TTFTP99 })
-	if i < 0 || rep.Tails[i].Regression || !strings.Contains(rep.Tails[i].Describe(), "INVALID") {
-		t.Errorf("chat's TTFT p99 test should say INVALID: %+v", rep.Tails)
+	for _, bench := range []string{"Perf/profile=chat/scenario=concurrency-sweep/conc=8", "Perf/profile=chat/scenario=startup"} {
+		base, next := issueShape.pair(t, 1, changes{"chat " + units.TTFTP99: 1.25})
+		next.RunChecks = []RunCheck{{Benchmark: bench, Status: StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
+		rep, err := Compare(base, next, thresholds.Default(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Outcome(); got != OutcomeInvalid {
+			t.Errorf("%s INVALID: outcome %s (%s), want INVALID", bench, got, rep.Headline())
+		}
+		i := slices.IndexFunc(rep.Tails, func(p ProfileTest) bool { return p.Name() == "chat "+units.TTFTP99 })
+		if i < 0 || rep.Tails[i].Regression || !strings.Contains(rep.Tails[i].Describe(), "INVALID") {
+			t.Errorf("%s INVALID: chat's TTFT p99 test should say INVALID: %+v", bench, rep.Tails)
+		}
 	}
 }
 
