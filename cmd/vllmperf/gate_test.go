@@ -49,10 +49,10 @@ func TestGateExitCodes(t *testing.T) {
 	}{
 		// A clear regression fails.
 		{"regression", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("regression.txt"), "--thresholds", thr},
-			1, "REGRESSION", "vllmperf: FAIL: 2 regressions", ""},
+			1, "REGRESSION", "vllmperf: FAIL: 4 regressions", ""},
 		// Noise passes.
 		{"noise", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--thresholds", thr},
-			0, "PASS: 21 unchanged (exit 0)", "", "vllmperf:"},
+			0, "PASS: 36 unchanged (exit 0)", "", "vllmperf:"},
 		// An improvement passes.
 		{"improvement", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("improvement.txt"), "--thresholds", thr},
 			0, "IMPROVEMENT", "", "vllmperf:"},
@@ -62,10 +62,10 @@ func TestGateExitCodes(t *testing.T) {
 		// Three runs a side are inconclusive, and the message says how many would do:
 		// 6, min_samples (the exact U test passes the correction's first step over the profile's 21 rows from 6).
 		{"three samples", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr},
-			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 21 inconclusive; about 6 runs a side would decide (go test -count 6)", ""},
+			3, "min_samples is 6", "vllmperf: INCONCLUSIVE: 36 inconclusive; about 6 runs a side would decide (go test -count 6)", ""},
 		// The summary format counts the rows short of runs once.
 		{"summary", []string{"--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"), "--thresholds", thr, "--format", "summary"},
-			3, "21 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 6 a side (-count 6)", "vllmperf: INCONCLUSIVE", ""},
+			3, "36 rows are INCONCLUSIVE for too few runs (3 in the baseline, 3 in the new results; min_samples 6): run at least 6 a side (-count 6)", "vllmperf: INCONCLUSIVE", ""},
 		// Another GPU is refused, naming the key and both values.
 		{"mismatched gpu", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("other-gpu.txt"), "--thresholds", thr},
 			2, "", `gpu is "sim:rtx4090" in ` + benchFile("base.txt") + ` but "sim:h100" in ` + benchFile("other-gpu.txt"), ""},
@@ -155,8 +155,8 @@ func TestGateJSON(t *testing.T) {
 			}
 		}
 	}
-	if regressions != 2 {
-		t.Errorf("%d REGRESSION rows, want 2 (TTFT p50 at conc=16 and 32; p99 is reported, not judged)", regressions)
+	if regressions != 4 {
+		t.Errorf("%d REGRESSION rows, want 4 (TTFT p50 and p99 at conc=16 and 32: the profile's TTFT p99 test finds it worse, its rows name the points)", regressions)
 	}
 }
 
@@ -204,7 +204,7 @@ func TestGateJSONFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "gate.json")
 	code, out, _ := runGateCLI(t, "--baseline", benchFile("base-3.txt"), "--new", benchFile("new-3.txt"),
 		"--thresholds", filepath.Join(gateData, "thresholds.yaml"), "--json", file)
-	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: 21 inconclusive (exit 3)") {
+	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: 36 inconclusive (exit 3)") {
 		t.Fatalf("exit %d, want 3 with the text report\n%s", code, tail(out))
 	}
 	data, err := os.ReadFile(file)
@@ -218,7 +218,7 @@ func TestGateJSONFile(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatalf("%s is not JSON: %v", file, err)
 	}
-	if rep.Result != "INCONCLUSIVE" || len(rep.Rows) != 78 { // 62 gated rows and 16 not gated
+	if rep.Result != "INCONCLUSIVE" || len(rep.Rows) != 78 { // 62 rows with a direction and 16 without
 		t.Errorf("%s: result %q with %d rows, want INCONCLUSIVE with 78", file, rep.Result, len(rep.Rows))
 	}
 	code, _, errOut := runGateCLI(t, "--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--json", filepath.Join(t.TempDir(), "no", "such", "gate.json"))

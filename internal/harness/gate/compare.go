@@ -95,6 +95,9 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	judge(rep, tests, set)
 	rep.Checks = checkLimits(bs, ns, set)
 	runChecks(rep, next.RunChecks)
+	invalidProfiles(rep, next.RunChecks)
+	rep.MinimumEffects = minimumEffects(bs, ns, set)
+	rep.Warnings = append(rep.Warnings, tooNoisy(rep.MinimumEffects)...)
 	judgeRunner(rep, base, next)
 	return rep, nil
 }
@@ -148,13 +151,14 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		}
 	}
 	rep.Comparisons = len(gated)
-	fams := families(rep, gated)
+	tails := tailFamilies(rep, tests)
+	fams := families(rep, gated, tails)
 	// Rows short of runs would join their profile's family once they have
 	// them: they need enough runs for the exact test to pass the first
 	// step of the correction (within the profile, times the profiles).
 	short := map[string]int{}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() {
+		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
 			short[row.Profile]++
 		}
 	}
@@ -165,7 +169,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		}
 	}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() {
+		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail {
 			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
 			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
 		}
@@ -177,6 +181,11 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 			decide(row, len(f.tests), t.theta, slo || row.Unit == units.ErrPct)
 		}
 	}
+	tailProfileTests(rep, tails, func(row *Row) bool {
+		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
+		return slo
+	})
+	oneAlphaRows(rep)
 }
 
 // test is a row with runs on both sides: its samples, whether the gate
@@ -189,6 +198,9 @@ type test struct {
 	// pWorse is the one-sided U test's p for NEW worse than the baseline
 	// in the row's bad direction (its profile's regression test).
 	pWorse float64
+	// baseRuns and nextRuns are the runs in file order (run i of every
+	// point is one run of the suite), for the tail test.
+	baseRuns, nextRuns []float64
 }
 
 // buildRow compares one unit of one benchmark. It returns the row and,
@@ -230,7 +242,7 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		return row, nil
 	}
 	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
-	t := &test{base: bsam, next: nsam}
+	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv}
 	if !gated {
 		row.Verdict = NotGated
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"

@@ -16,6 +16,10 @@
 //     never gated.
 //   - Holm's correction over every gated test of the run, so that fifty
 //     metrics do not give fifty chances of a false alarm.
+//   - Tails (tails.go): the P99s of TTFT, TPOT and ITL are tested per
+//     profile and metric by runs, and the gate fails through one α
+//     procedure over the profiles (oneAlpha). Each judged metric gets its
+//     minimum detectable effect from the baseline's spread (mde.go).
 //   - A regression needs a significant p after correction and a change of
 //     at least min_effect in the bad direction. NO CHANGE needs the
 //     intervals to rule out such a regression. Anything else is

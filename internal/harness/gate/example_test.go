@@ -34,6 +34,8 @@ func ExampleCompare() {
 	fmt.Println(rep.Headline(), "→ exit", rep.Outcome().ExitCode())
 	// Output:
 	// Perf/profile=basic/scenario=concurrency-sweep/conc=16 ttft-p50-ns +19.6%
+	// Perf/profile=basic/scenario=concurrency-sweep/conc=16 ttft-p99-ns +28.2%
 	// Perf/profile=basic/scenario=concurrency-sweep/conc=32 ttft-p50-ns +18.9%
-	// FAIL: 2 regressions, 19 unchanged → exit 1
+	// Perf/profile=basic/scenario=concurrency-sweep/conc=32 ttft-p99-ns +27.6%
+	// FAIL: 4 regressions, 32 unchanged → exit 1
 }

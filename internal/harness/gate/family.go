@@ -17,24 +17,35 @@ type family struct {
 	p, pHolm float64
 	// pWorse combines the rows' one-sided p for a change for the worse.
 	pWorse float64
+	// pGate is the profile's test in the one α procedure (oneAlpha).
+	pGate float64
 }
 
 // ProfileTest is one profile's combined test, as the report shows it.
 type ProfileTest struct {
 	// Profile is the profile ("" for benchmarks without one).
 	Profile string
-	// Tests is the number of headline rows combined.
-	Tests int
+	// Metric is "" for the test of the profile's headline rows, else the
+	// tail metric (TailUnits) whose rows it tests by runs.
+	Metric string
+	// Tests is the number of rows combined; Points, for a tail test,
+	// the points whose runs line up (tailTest).
+	Tests, Points int
 	// P is the Cauchy combination of the rows' p-values (two-sided: any
 	// change); PHolm the same after Holm's correction over
 	// Report.Profiles. They gate the profile's rows (the hierarchy).
 	P, PHolm float64
 	// PWorse is the Cauchy combination of the rows' one-sided p-values
-	// for a change in each row's bad direction; PWorseHolm the same after
-	// Holm over Report.Profiles. It decides the profile's regression:
-	// the gate asks whether NEW is worse, and a row that improved is no
-	// evidence of that.
+	// for a change in each row's bad direction (a tail test's: its run
+	// test's); PWorseHolm the same in the one α procedure: the larger of
+	// Holm over the profile's tests and PGate. It decides the
+	// regression: the gate asks whether NEW is worse, and a row that
+	// improved is no evidence of that.
 	PWorse, PWorseHolm float64
+	// PGate is the profile's test in the one α procedure: the Cauchy
+	// combination of its headline and tail tests' PWorse, after Holm
+	// over the profiles (docs/gate.md, "One α").
+	PGate float64
 	// Effect is the median relative change of the rows in their bad
 	// direction (0.04: 4% worse); MinEffect the profile's
 	// profile_min_effect; Alpha its α.
@@ -45,6 +56,9 @@ type ProfileTest struct {
 	// Explained says why a regression of the profile is INVALID instead:
 	// within what a slower runner explains (runner.go); "" otherwise.
 	Explained string
+	// Invalid says why a test that would have regressed is not called
+	// a regression: a run of the profile was INVALID ("" otherwise).
+	Invalid string
 }
 
 type familySet []*family
@@ -66,7 +80,7 @@ func (fs familySet) size(profile string) int {
 // is (the hierarchical procedure: profiles first, then the rows of the
 // profiles found changed, each step at α). The profiles go to
 // rep.Profiles.
-func families(rep *Report, gated []*test) familySet {
+func families(rep *Report, gated []*test, tails []*tailFamily) familySet {
 	var fs familySet
 	for _, t := range gated {
 		p := rep.Rows[t.row].Profile
@@ -76,19 +90,19 @@ func families(rep *Report, gated []*test) familySet {
 		}
 		fs[i].tests = append(fs[i].tests, t)
 	}
-	combined, worse := make([]float64, len(fs)), make([]float64, len(fs))
+	combined := make([]float64, len(fs))
 	for i, f := range fs {
 		ps, pw := make([]float64, len(f.tests)), make([]float64, len(f.tests))
 		for j, t := range f.tests {
 			ps[j], pw[j] = rep.Rows[t.row].P, t.pWorse
 		}
 		f.p, f.pWorse = cauchyCombine(ps), cauchyCombine(pw)
-		combined[i], worse[i] = f.p, f.pWorse
+		combined[i] = f.p
 		for j, adj := range holm(ps) {
 			rep.Rows[f.tests[j].row].PHolm = adj
 		}
 	}
-	worseHolm := holm(worse)
+	worseHolm := oneAlpha(fs, tails)
 	for i, adj := range holm(combined) {
 		f := fs[i]
 		f.pHolm = adj
@@ -119,7 +133,7 @@ func profileTest(rep *Report, f *family, pHolm, pWorseHolm float64) ProfileTest 
 	g := rep.Rows[f.tests[0].row].Settings
 	return ProfileTest{
 		Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: pHolm,
-		PWorse: f.pWorse, PWorseHolm: pWorseHolm,
+		PWorse: f.pWorse, PWorseHolm: pWorseHolm, PGate: f.pGate,
 		Effect: effect, MinEffect: g.ProfileMinEffect, Alpha: g.Alpha,
 		Regression: g.ProfileMinEffect > 0 && pWorseHolm < g.Alpha && effect >= g.ProfileMinEffect,
 	}
@@ -127,12 +141,16 @@ func profileTest(rep *Report, f *family, pHolm, pWorseHolm float64) ProfileTest 
 
 // Describe says the profile's test in words: "speculative: 16 headline
 // rows, median change +5.40% for the worse (profile_min_effect 3%),
-// combined p for the worse=0.0001 (0.0002 after Holm over the profiles,
-// α 0.05), for any change p=0.0002: REGRESSION of the profile".
+// combined p for the worse=0.0001 (0.0002 in the one α procedure, α 0.05;
+// the profile's test 0.0002), for any change p=0.0002: REGRESSION of the
+// profile"; a tail test says its metric and points.
 func (p ProfileTest) Describe() string {
 	verdict := "no regression of the profile"
-	if p.Regression {
+	switch {
+	case p.Regression:
 		verdict = "REGRESSION of the profile"
+	case p.Invalid != "":
+		verdict = "INVALID, not called a regression: " + p.Invalid
 	}
 	if p.Explained != "" {
 		verdict = "INVALID, not a regression: " + p.Explained
@@ -141,8 +159,11 @@ func (p ProfileTest) Describe() string {
 	if name == "" {
 		name = "(no profile)"
 	}
-	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g after Holm over the profiles, α %g), for any change p=%.2g: %s",
-		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.P, verdict)
+	if p.Metric != "" {
+		return p.describeTail(name, verdict)
+	}
+	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g: %s",
+		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, verdict)
 }
 
 // cauchyMaxP bounds the p-values the Cauchy combination reads: its

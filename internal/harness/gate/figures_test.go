@@ -31,7 +31,7 @@ func suiteFigures(rep *Report) string {
 	benches, directed := map[string]bool{}, 0
 	for _, row := range rep.Rows {
 		benches[row.Name] = true
-		if row.Headline || row.Reported() {
+		if row.Headline || row.Tail || row.Reported() {
 			directed++
 		}
 	}
@@ -39,12 +39,15 @@ func suiteFigures(rep *Report) string {
 	for _, p := range rep.Profiles {
 		largest = max(largest, p.Tests)
 	}
-	m := largest * len(rep.Profiles)
+	profiles, tails := len(rep.Profiles), len(rep.Tails)
+	m := largest * profiles
 	g := thresholds.DefaultGate
 	return fmt.Sprintf("`baselines/sim.txt` holds %d benchmarks and %d rows with a direction. The gate judges %d of them, "+
-		"the headline metrics, in %d profiles (at most %d a profile); the other %d are reported. The correction's first step "+
+		"the headline metrics, in %d profiles (at most %d a profile), and %d tail rows (TTFT, TPOT and ITL p99) in %d tail tests, "+
+		"one a profile and metric; the other %d are reported. The correction's first step "+
 		"over a profile's rows times the profiles (%d tests) asks for p < %.1e, which the exact U test reaches from %d runs a "+
 		"side (min_samples is %d). The baseline against itself: %s (exit %d).",
-		len(benches), directed, rep.Comparisons, len(rep.Profiles), largest, directed-rep.Comparisons,
+		len(benches), directed, rep.Comparisons, profiles, largest, countIf(rep.Rows, func(r Row) bool { return r.Tail }), tails,
+		directed-rep.Comparisons-countIf(rep.Rows, func(r Row) bool { return r.Tail }),
 		m, g.Alpha/float64(m), MinRuns(g, m), g.MinSamples, rep.Headline(), rep.Outcome().ExitCode())
 }

@@ -55,7 +55,7 @@ func (r *Report) Headline() string {
 		parts = append(parts, "nothing gated")
 	}
 	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
-	if names := r.RegressedProfiles(); len(names) > 0 {
+	if names := r.RegressedTests(); len(names) > 0 {
 		head += "; profiles: " + strings.Join(names, ", ")
 	}
 	if names := r.FailedCheckNames(); len(names) > 0 {
@@ -138,12 +138,13 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
-	if len(r.Profiles) > 0 {
+	if len(r.Profiles)+len(r.Tails) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
-		for _, p := range r.Profiles {
+		for _, p := range r.allTests() {
 			ew.Printf("  %s\n", p.Describe())
 		}
 	}
+	writeMDE(ew, r.MinimumEffects)
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
 		for _, c := range bad {
@@ -174,7 +175,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
 
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
 			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
 		}
@@ -280,6 +281,7 @@ type JSONRow struct {
 	Scenario       string     `json:"scenario,omitempty"`
 	Unit           string     `json:"unit"`
 	Headline       bool       `json:"headline"`
+	Tail           bool       `json:"tail,omitempty"`
 	Direction      string     `json:"direction"`
 	DirectionFrom  string     `json:"direction_from"`
 	BaselineMedian *float64   `json:"baseline_median"`
@@ -316,22 +318,27 @@ type JSONCheck struct {
 // JSONProfile is one profile's combined test in gate.json.
 type JSONProfile struct {
 	Profile      string   `json:"profile"`
+	Metric       string   `json:"metric,omitempty"`
 	Tests        int      `json:"tests"`
+	Points       int      `json:"points,omitempty"`
 	P            *float64 `json:"p"`
 	PHolm        *float64 `json:"p_holm"`
 	PWorse       *float64 `json:"p_worse"`
 	PWorseHolm   *float64 `json:"p_worse_holm"`
+	PGate        *float64 `json:"p_gate"`
 	EffectPct    *float64 `json:"effect_pct"`
 	MinEffectPct float64  `json:"min_effect_pct"`
 	Regression   bool     `json:"regression"`
+	Invalid      string   `json:"invalid,omitempty"`
 }
 
-// RegressedProfiles names the profiles that regressed as a whole.
+// RegressedProfiles names the profiles that regressed as a whole (by
+// their headline test or a tail test), once each.
 func (r *Report) RegressedProfiles() []string {
 	var out []string
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
-			out = append(out, p.Profile)
+			out = addDistinct(out, p.Profile)
 		}
 	}
 	return out
@@ -340,12 +347,12 @@ func (r *Report) RegressedProfiles() []string {
 // testsWords says what the gate judged: "12 headline tests in 2 profiles,
 // combined per profile and Holm-corrected".
 func (r *Report) testsWords() string {
-	profiles := "profiles"
-	if len(r.Profiles) == 1 {
+	profiles, n := "profiles", len(r.Profiles)
+	if n == 1 {
 		profiles = "profile"
 	}
-	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected (%d rows reported only)",
-		r.Comparisons, len(r.Profiles), profiles, countIf(r.Rows, (Row).Reported))
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%d rows reported only)",
+		r.Comparisons, n, profiles, r.tailWords(), countIf(r.Rows, (Row).Reported))
 }
 
 // JSONReport is the report as --format json writes it: gate.json, which
@@ -366,6 +373,11 @@ type JSONReport struct {
 	OnlyBaseline []string      `json:"only_baseline"`
 	OnlyNew      []string      `json:"only_new"`
 	Warnings     []string      `json:"warnings"`
+
+	// Tails are the tail tests (tails.go); MinimumEffects the minimum
+	// detectable effects (mde.go).
+	Tails          []JSONProfile `json:"tails"`
+	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
 // WriteJSON writes the report as one JSON object: the result and exit
@@ -383,15 +395,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if need := r.RunsNeeded(); need != 0 {
 		out.RunsNeeded = &need
 	}
-	out.Profiles = []JSONProfile{}
-	for _, f := range r.Profiles {
-		out.Profiles = append(out.Profiles, JSONProfile{Profile: f.Profile, Tests: f.Tests, P: finite(f.P), PHolm: finite(f.PHolm),
-			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), EffectPct: finite(100 * f.Effect), MinEffectPct: 100 * f.MinEffect, Regression: f.Regression})
-	}
+	out.Profiles, out.Tails = jsonProfiles(r.Profiles), jsonProfiles(r.Tails)
+	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		j := JSONRow{
-			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline,
+			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline, Tail: row.Tail,
 			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
 			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
 			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,

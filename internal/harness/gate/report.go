@@ -64,6 +64,9 @@ type Row struct {
 	// which the gate judges; a row with a direction that is not is
 	// reported only (NotGated).
 	Headline bool
+	// Tail: a tail metric (TailUnits) judged in its profile's tail test,
+	// and decided as a row of it.
+	Tail bool
 	// Direction is the better direction: from the files' Unit lines,
 	// else thresholds.yaml's better:, else units.DefaultDirection.
 	Direction units.Direction
@@ -150,6 +153,12 @@ type Report struct {
 	// Profiles are the profiles' combined tests, one per profile with a
 	// judged row (docs/gate.md, "How the evidence is combined").
 	Profiles []ProfileTest
+	// Tails are the tail tests, one per profile and tail metric with
+	// enough runs (tails.go; docs/gate.md, "Tails").
+	Tails []ProfileTest
+	// MinimumEffects are each judged metric's minimum detectable effect
+	// per profile, from the baseline's spread (mde.go).
+	MinimumEffects []MDE
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
 	// Warnings are notes on the comparison (forced configuration
@@ -186,10 +195,11 @@ func (r *Report) Outcome() Outcome {
 			invalid = true
 		}
 	}
-	for _, p := range r.Profiles {
+	for _, p := range r.allTests() {
 		if p.Regression {
 			return OutcomeFail
 		}
+		invalid = invalid || p.Invalid != ""
 	}
 	for _, c := range r.Checks {
 		switch c.Status {

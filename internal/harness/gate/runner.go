@@ -226,12 +226,14 @@ func explainRegressions(rep *Report, slow float64, why string) int {
 			row.Reason += fmt.Sprintf("; larger than what the slower runner explains (%.1f%%; %s)", 100*limit, why)
 		}
 	}
-	for i := range rep.Profiles {
-		p := &rep.Profiles[i]
-		if p.Regression && p.Effect <= limit {
-			p.Regression = false
-			p.Explained = fmt.Sprintf("%.1f%% worse is within what the slower runner explains (%.1f%%)", 100*p.Effect, 100*limit)
-			n++
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails} {
+		for i := range tests {
+			p := &tests[i]
+			if p.Regression && p.Effect <= limit {
+				p.Regression = false
+				p.Explained = fmt.Sprintf("%.1f%% worse is within what the slower runner explains (%.1f%%)", 100*p.Effect, 100*limit)
+				n++
+			}
 		}
 	}
 	return n

@@ -14,7 +14,7 @@ import (
 // Reported reports whether the row has a direction but is not a
 // headline metric: shown with benchstat's numbers, not judged.
 func (row Row) Reported() bool {
-	return !row.Headline && (row.Direction == units.Lower || row.Direction == units.Higher)
+	return !row.Headline && !row.Tail && (row.Direction == units.Lower || row.Direction == units.Higher)
 }
 
 // tooFewRuns reports whether the row is inconclusive only because a side

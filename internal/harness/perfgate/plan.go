@@ -39,6 +39,9 @@ type Plan struct {
 	// Budget, when set, picked Count; Note says how.
 	Budget time.Duration
 	Note   string
+	// MinimumEffects are the judged metrics' spreads from the history,
+	// whose minimum detectable effects Write prints at Count (plan_mde.go).
+	MinimumEffects []gate.MDE
 
 	startEach, pointsEach time.Duration // one count's known time
 }
@@ -69,6 +72,9 @@ func NewPlan(cfg suite.Config, key Key, count int, history string) (*Plan, error
 	}
 	p.MinCount = gate.MinRuns(cfg.Thresholds.Gate("", "", ""), len(names)*gated)
 	if err := p.estimate(names); err != nil {
+		return nil, err
+	}
+	if err := p.minimumEffects(cfg.Thresholds); err != nil {
 		return nil, err
 	}
 	p.SetCount(count)
@@ -158,6 +164,9 @@ func (p *Plan) Write(w io.Writer) error {
 		p.Key, len(p.Profiles), p.Points, p.Size, p.Count, p.Starts, p.Runs, est, hist, p.MinCount)
 	if err == nil && p.Note != "" {
 		_, err = fmt.Fprintf(w, "plan: %s\n", p.Note)
+	}
+	if err == nil {
+		err = p.writeMinimumEffects(w)
 	}
 	return err
 }

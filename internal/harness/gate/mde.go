@@ -1,0 +1,339 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
+)
+
+// MDEPower is the chance at which a minimum detectable effect is found.
+const MDEPower = 0.8
+
+// MDEReference is the change the "runs for" figure aims at (5%).
+const MDEReference = 0.05
+
+// MDE is one judged metric's minimum detectable effect in one profile
+// (docs/gate.md, "What the gate can see"): the smallest change of the
+// metric on every point of the profile that the profile's test finds
+// with MDEPower, from the run-to-run spread of the baseline. For a tail
+// metric, tested by runs (tailTest), Spread is the standard deviation,
+// across the baseline's runs, of the run's mean log value over the
+// profile's points (it keeps the correlation of points measured in one
+// run); for a headline metric, whose rows are tested one by one and
+// combined, it is a typical row's: the median over the points of the sd
+// of the point's log values (pointSpread).
+// Level is the one-sided level the test must reach at the first step of
+// the one α procedure: α over the profiles, times the test's share of
+// its profile's α (componentWeight). With n runs a side the U test
+// sees a shift of (z(1−Level) + z(MDEPower))·Spread·√(2/n)·√(π/3) on the
+// log scale (√(π/3): the U test's efficiency against the t test), and
+// the exact test must be able to go below Level at all (1/C(2n, n)).
+type MDE struct {
+	Profile, Unit string
+	// Points is the number of points whose runs lined up.
+	Points int
+	Spread float64
+	Level  float64
+	// Runs is the count (runs a side) Effect is for; Effect is +Inf when
+	// the exact test cannot reach Level with Runs.
+	Runs   int
+	Effect float64
+	// RunsFor5 is the runs a side that see MDEReference; -1 when more
+	// than MaxRunsEstimate.
+	RunsFor5 int
+	// MinEffect is the metric's configured min_effect; TooNoisy says
+	// that Effect is larger at a count of at least min_samples: the
+	// baseline is too noisy for the gate to see it.
+	MinEffect float64
+	TooNoisy  bool
+
+	minSamples int
+}
+
+// At is the minimum detectable effect with n runs a side.
+func (m MDE) At(n int) float64 {
+	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(lchoose(2*n, n)) >= m.Level {
+		return math.Inf(1)
+	}
+	z := stats.StdNormal.InvCDF(1-m.Level) + stats.StdNormal.InvCDF(MDEPower)
+	return math.Expm1(z * m.Spread * math.Sqrt(2/float64(n)) * math.Sqrt(math.Pi/3))
+}
+
+// MinSamples is the min_samples of the metric's settings: below it the
+// gate decides nothing, and TooNoisy is not said.
+func (m MDE) MinSamples() int { return m.minSamples }
+
+// RunsFor is the fewest runs a side that see effect, at least
+// min_samples; -1 when more than MaxRunsEstimate.
+func (m MDE) RunsFor(effect float64) int {
+	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+		if m.At(n) <= effect {
+			return n
+		}
+	}
+	return -1
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
+
+// MinimumEffects are the minimum detectable effects of base's judged
+// metrics (headline and tail) per profile at count runs a side, with
+// set's α and min_effect: what `vllmperf plan` shows for a run of the
+// suite at count.
+func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) {
+	if set == nil {
+		set = thresholds.Empty()
+	}
+	g, err := newGrouping()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	ms := spreads(g.group(base, nil), set)
+	for i := range ms {
+		ms[i].setRuns(count)
+	}
+	return ms, nil
+}
+
+// minimumEffects are the baseline's minimum detectable effects at the
+// new side's count, for the report.
+func minimumEffects(bs, ns *sideData, set *thresholds.Set) []MDE {
+	ms := spreads(bs, set)
+	for i := range ms {
+		var lens []int
+		for _, k := range ns.order {
+			if b := ns.benches[k]; b.profile == ms[i].Profile && len(b.values[ms[i].Unit]) > 0 {
+				lens = append(lens, len(b.values[ms[i].Unit]))
+			}
+		}
+		ms[i].setRuns(modeInt(lens))
+	}
+	return ms
+}
+
+func (m *MDE) setRuns(n int) {
+	m.Runs, m.Effect, m.RunsFor5 = n, m.At(n), m.RunsFor(MDEReference)
+	m.TooNoisy = n >= m.minSamples && m.Effect > m.MinEffect
+}
+
+// spreads measures each judged metric's spread per profile on one side
+// (its runs lined up by index, as tailTest does).
+func spreads(s *sideData, set *thresholds.Set) []MDE {
+	type key struct{ profile, unit string }
+	var keys []key
+	points := map[key][][]float64{}
+	for _, k := range s.order {
+		b := s.benches[k]
+		for _, u := range b.units {
+			if !units.Headline(u) && !isTail(u) {
+				continue
+			}
+			kk := key{b.profile, u}
+			if _, ok := points[kk]; !ok {
+				keys = append(keys, kk)
+			}
+			points[kk] = append(points[kk], b.values[u])
+		}
+	}
+	tails, headline := map[string]int{}, map[string]bool{}
+	for _, kk := range keys {
+		if isTail(kk.unit) {
+			tails[kk.profile]++
+		} else {
+			headline[kk.profile] = true
+		}
+	}
+	// One profile's metrics together, profiles in the order they came.
+	first := map[string]int{}
+	for i, kk := range keys {
+		if _, ok := first[kk.profile]; !ok {
+			first[kk.profile] = i
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int { return first[a.profile] - first[b.profile] })
+	profiles := len(first)
+	out := make([]MDE, 0, len(keys))
+	for _, kk := range keys {
+		g := set.Gate(kk.profile, "", kk.unit)
+		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
+			Level: g.Alpha / float64(profiles) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
+		if isTail(kk.unit) {
+			m.Spread, m.Points = runSpread(points[kk])
+		} else {
+			m.Spread, m.Points = pointSpread(points[kk])
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// runSpread is the standard deviation across runs of the runs' mean log
+// value over the points whose run count is the most common one (and
+// whose values are all positive); NaN with fewer than 3 runs.
+func runSpread(points [][]float64) (float64, int) {
+	lens := make([]int, len(points))
+	for i, p := range points {
+		lens[i] = len(p)
+	}
+	n := modeInt(lens)
+	if n < 3 {
+		return math.NaN(), 0
+	}
+	means := make([]float64, n)
+	used := 0
+	for _, p := range points {
+		if len(p) != n || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
+			continue
+		}
+		used++
+		for j, v := range p {
+			means[j] += math.Log(v)
+		}
+	}
+	if used == 0 {
+		return math.NaN(), 0
+	}
+	for j := range means {
+		means[j] /= float64(used)
+	}
+	return stats.StdDev(means), used
+}
+
+// pointSpread is the median, over the points with at least 3 runs (all
+// positive), of the standard deviation of a point's log values: the
+// run-to-run CV of one row, which the headline test's rows each see
+// (their Cauchy combination is about as strong as its typical row, not
+// the average of the points); NaN when no point has 3 runs.
+func pointSpread(points [][]float64) (float64, int) {
+	var sds []float64
+	for _, p := range points {
+		if len(p) < 3 || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
+			continue
+		}
+		logs := make([]float64, len(p))
+		for i, v := range p {
+			logs[i] = math.Log(v)
+		}
+		sds = append(sds, stats.StdDev(logs))
+	}
+	return median(sds), len(sds)
+}
+
+// modeInt is the most common value (the larger on a tie); 0 for none.
+func modeInt(xs []int) int {
+	count := map[int]int{}
+	best := 0
+	for _, x := range xs {
+		count[x]++
+		if count[x] > count[best] || (count[x] == count[best] && x > best) {
+			best = x
+		}
+	}
+	return best
+}
+
+// tooNoisy are the report's warnings for metrics whose baseline is too
+// noisy to see their min_effect, by name.
+func tooNoisy(ms []MDE) []string {
+	var out []string
+	for _, m := range ms {
+		if !m.TooNoisy {
+			continue
+		}
+		w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
+			orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Effect), 100*m.Spread, 100*m.MinEffect)
+		if n := m.RunsFor(m.MinEffect); n > 0 {
+			w += fmt.Sprintf("; about %d runs a side would see it", n)
+		}
+		out = append(out, w+" (or raise its min_effect, or make the runs steadier: docs/gate.md)")
+	}
+	return out
+}
+
+func orNone(profile string) string {
+	if profile == "" {
+		return "(no profile)"
+	}
+	return profile
+}
+
+// fmtMDE writes an effect: "12.3%", or "—" when the count can see
+// none.
+func fmtMDE(e float64) string {
+	if math.IsInf(e, 1) || math.IsNaN(e) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100*e)
+}
+
+// fmtRunsFor writes RunsFor5: "34", or "> 100".
+func fmtRunsFor(n int) string {
+	if n < 0 {
+		return fmt.Sprintf("> %d", MaxRunsEstimate)
+	}
+	return fmt.Sprint(n)
+}
+
+// writeMDE writes the minimum detectable effects, one line a profile.
+func writeMDE(ew *ErrWriter, ms []MDE) {
+	if len(ms) == 0 {
+		return
+	}
+	none := false
+	ew.Printf("\nminimum detectable effects (one metric changed on every point of a profile, found with %g%% power; from the baseline's run-to-run spread):\n", 100*MDEPower)
+	for i := 0; i < len(ms); {
+		j := i
+		var parts []string
+		for ; j < len(ms) && ms[j].Profile == ms[i].Profile; j++ {
+			m := ms[j]
+			if math.IsNaN(m.Spread) {
+				parts = append(parts, m.Unit+" unknown (fewer than 3 baseline runs)")
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %s (%g%% from %s runs)", m.Unit, fmtMDE(m.Effect), 100*MDEReference, fmtRunsFor(m.RunsFor5)))
+			none = none || math.IsInf(m.Effect, 1)
+		}
+		ew.Printf("  %s at %d runs a side: %s\n", orNone(ms[i].Profile), ms[i].Runs, strings.Join(parts, ", "))
+		i = j
+	}
+	if none {
+		ew.Printf("  (—: with so few runs the exact test cannot reach the level the correction asks for)\n")
+	}
+}
+
+// JSONMDE is an MDE in gate.json.
+type JSONMDE struct {
+	Profile      string   `json:"profile"`
+	Unit         string   `json:"unit"`
+	Points       int      `json:"points"`
+	SpreadPct    *float64 `json:"spread_pct"`
+	Level        float64  `json:"level"`
+	Runs         int      `json:"runs"`
+	MDEPct       *float64 `json:"mde_pct"`
+	RunsFor5Pct  *int     `json:"runs_for_5pct"`
+	MinEffectPct float64  `json:"min_effect_pct"`
+	TooNoisy     bool     `json:"too_noisy"`
+}
+
+func jsonMDEs(ms []MDE) []JSONMDE {
+	out := []JSONMDE{}
+	for _, m := range ms {
+		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
+			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy}
+		if n := m.RunsFor5; n > 0 {
+			j.RunsFor5Pct = &n
+		}
+		out = append(out, j)
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package perfgate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+)
+
+// minimumEffects reads each judged metric's spread per profile from the
+// plan's history (an earlier run of the key), for the minimum detectable
+// effects Write prints at the plan's count (docs/gate.md, "What the gate
+// can see"). Without history there are none.
+func (p *Plan) minimumEffects(set *thresholds.Set) error {
+	if p.History == "" {
+		return nil
+	}
+	in, err := gate.ReadFile(p.History)
+	if err != nil {
+		return fmt.Errorf("the plan's history: %w", err)
+	}
+	if p.MinimumEffects, err = gate.MinimumEffects(in, set, p.Count); err != nil {
+		return fmt.Errorf("the plan's history: %w", err)
+	}
+	return nil
+}
+
+// writeMinimumEffects writes one line a profile: each judged metric's
+// minimum detectable effect at the plan's count and the count that would
+// see 5%, and the metrics too noisy to see their min_effect.
+func (p *Plan) writeMinimumEffects(w io.Writer) error {
+	if len(p.MinimumEffects) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "plan: minimum detectable effect at count %d (one metric changed on every point, %g%% power; from %s's spread; 5%% from N runs):\n", p.Count, 100*gate.MDEPower, p.History); err != nil {
+		return err
+	}
+	ms := p.MinimumEffects
+	var noisy []string
+	for i := 0; i < len(ms); {
+		var parts []string
+		j := i
+		for ; j < len(ms) && ms[j].Profile == ms[i].Profile; j++ {
+			m := ms[j]
+			e := m.At(p.Count)
+			parts = append(parts, fmt.Sprintf("%s %s (5%% from %s)", m.Unit, planPct(e), planRuns(m.RunsFor(gate.MDEReference))))
+			if p.Count >= m.MinSamples() && e > m.MinEffect {
+				noisy = append(noisy, fmt.Sprintf("%s %s (%s > min_effect %g%%)", m.Profile, m.Unit, planPct(e), 100*m.MinEffect))
+			}
+		}
+		if _, err := fmt.Fprintf(w, "plan:   %s: %s\n", ms[i].Profile, strings.Join(parts, ", ")); err != nil {
+			return err
+		}
+		i = j
+	}
+	if len(noisy) > 0 {
+		_, err := fmt.Fprintf(w, "plan: too noisy to see the minimum effect at count %d: %s\n", p.Count, strings.Join(noisy, ", "))
+		return err
+	}
+	return nil
+}
+
+func planPct(e float64) string {
+	if math.IsInf(e, 1) || math.IsNaN(e) {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f%%", 100*e)
+}
+
+func planRuns(n int) string {
+	if n < 0 {
+		return fmt.Sprintf("> %d", gate.MaxRunsEstimate)
+	}
+	return fmt.Sprint(n)
+}
