@@ -39,6 +39,9 @@ type Plan struct {
 	// Budget, when set, picked Count; Note says how.
 	Budget time.Duration
 	Note   string
+	// Prediction is the cost from the simulator (prediction.go), made
+	// when the history does not know every benchmark; nil otherwise.
+	Prediction *Prediction
 
 	startEach, pointsEach time.Duration // one count's known time
 }
@@ -158,6 +161,9 @@ func (p *Plan) Write(w io.Writer) error {
 		p.Key, len(p.Profiles), p.Points, p.Size, p.Count, p.Starts, p.Runs, est, hist, p.MinCount)
 	if err == nil && p.Note != "" {
 		_, err = fmt.Fprintf(w, "plan: %s\n", p.Note)
+	}
+	if err == nil && p.Prediction != nil {
+		err = p.Prediction.Write(w)
 	}
 	return err
 }

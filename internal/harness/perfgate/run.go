@@ -118,6 +118,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := plan.Write(o.Stdout); err != nil {
 		return 2, err
 	}
+	began := time.Now()
 	bench, benchCode, err := o.bench(ctx, plan.Count)
 	if ctx.Err() != nil {
 		return 1, err // stopped: exit 128+N, nothing gated or recorded
@@ -128,6 +129,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := o.Store.SaveLast(key, bench); err != nil {
 		fmt.Fprintf(o.Stderr, "perf-gate: warning: keeping this run for the next plan: %v\n", err)
 	}
+	o.keepPrediction(key, plan.Prediction, time.Since(began), bench)
 	if !hasBase {
 		code, recorded, err := o.bootstrap(key, bench, benchCode, plan.Count)
 		if recorded || err != nil {
@@ -172,6 +174,9 @@ func (o Options) plan(cfg suite.Config, key Key, basePath string, hasBase bool) 
 		return nil, err
 	}
 	plan.ApplyBudget(o.Budget)
+	if plan.Unknown > 0 {
+		plan.Prediction = NewPrediction(cfg, key, plan.Count, plan.History)
+	}
 	return plan, nil
 }
 
