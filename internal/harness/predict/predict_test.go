@@ -7,6 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -56,9 +57,10 @@ func TestModelledStartup(t *testing.T) {
 	}
 }
 
-// Every default scenario's points at full size are predicted in simulated
-// time, the same twice (seeded), and each prediction makes sense: every
-// measured request sent, a longer point for a bigger sweep step.
+// Every default scenario's points are predicted in simulated time, the
+// same twice (seeded), and each prediction makes sense: every measured
+// request sent, a longer point for more requests one at a time. Quick
+// size, and full size for the scenarios whose request counts it checks.
 func TestPredictProfile(t *testing.T) {
 	p, err := profile.Builtin("basic")
 	if err != nil {
@@ -72,7 +74,7 @@ func TestPredictProfile(t *testing.T) {
 		}
 		scs = append(scs, sc)
 	}
-	s := Settings{Preset: "h100", Size: scenario.Full, Seed: 1}
+	s := Settings{Preset: "h100", Size: scenario.Quick, Seed: 1}
 	a, err := PredictProfile(p, scs, s)
 	if err != nil {
 		t.Fatal(err)
@@ -81,21 +83,43 @@ func TestPredictProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Each() != b.Each() || a.Each() <= a.Start {
-		t.Errorf("two predictions %v and %v: want the same, above the start %v", a.Each(), b.Each(), a.Start)
+	if a.Each() != b.Each() || a.Each() <= a.Start || a.StartFrom != Modelled {
+		t.Errorf("two predictions %v and %v: want the same, above the modelled start %v (%s)", a.Each(), b.Each(), a.Start, a.StartFrom)
 	}
 	if a.GPUs != 1 {
 		t.Errorf("basic holds %d GPUs, want 1", a.GPUs)
 	}
-	byKey := map[string]Point{}
 	for _, pt := range a.Points {
-		byKey[pt.Scenario+"/"+pt.Key] = pt
 		if pt.Measured <= 0 || pt.Requests == 0 {
 			t.Errorf("%s/%s: %v for %d requests", pt.Scenario, pt.Key, pt.Measured, pt.Requests)
 		}
 	}
-	// Full size: 8 waves, at least 32 requests (concurrency-sweep.yaml).
-	for key, want := range map[string]int{"concurrency-sweep/conc=1": 32, "concurrency-sweep/conc=32": 256, "poisson/rate=4": 200} {
+	sim, err := PredictProfile(p, scs[:1], Settings{Preset: "h100", Size: scenario.Quick, Seed: 1, Simulator: true})
+	if err != nil || sim.Start != 0 || sim.StartFrom != SimStartup {
+		t.Errorf("on the simulator: start %v (%s), %v: want its --sim-startup, 0", sim.Start, sim.StartFrom, err)
+	}
+
+	// Full size, the points whose request counts the scenarios fix
+	// (concurrency-sweep.yaml: 8 waves, at least 32 requests).
+	opts, err := vllmsim.ParseArgs(append([]string{p.Model}, append(p.SimArgs(), "--sim-gpu", "h100")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]Point{}
+	for key, want := range map[string]int{"concurrency-sweep/conc=1": 32, "concurrency-sweep/conc=2": 32, "poisson/rate=4": 200} {
+		name, point, _ := strings.Cut(key, "/")
+		sc, err := scenario.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pt := range sc.Points(scenario.Full) {
+			if pt.Key == point {
+				byKey[key], err = PredictPoint(opts.Config, p.ServedName(), pt, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		if got := byKey[key].Requests; got != want {
 			t.Errorf("%s: %d requests, want %d", key, got, want)
 		}
@@ -104,9 +128,9 @@ func TestPredictProfile(t *testing.T) {
 	if d := byKey["poisson/rate=4"].Measured; d < 35*time.Second || d > 70*time.Second {
 		t.Errorf("poisson/rate=4: %v, want about 50 s", d)
 	}
-	// Eight requests at a time finish 32 requests sooner than one at a time.
-	if byKey["concurrency-sweep/conc=8"].Measured >= byKey["concurrency-sweep/conc=1"].Measured {
-		t.Errorf("conc=8 %v not below conc=1 %v", byKey["concurrency-sweep/conc=8"].Measured, byKey["concurrency-sweep/conc=1"].Measured)
+	// 32 requests one at a time take longer than 32 two at a time.
+	if byKey["concurrency-sweep/conc=2"].Measured >= byKey["concurrency-sweep/conc=1"].Measured {
+		t.Errorf("conc=2 %v not below conc=1 %v", byKey["concurrency-sweep/conc=2"].Measured, byKey["concurrency-sweep/conc=1"].Measured)
 	}
 	if _, err := PredictProfile(p, scs, Settings{Preset: "v100", Size: scenario.Quick}); err == nil || !strings.Contains(err.Error(), "v100") {
 		t.Errorf("an unknown preset: %v, want an error naming it", err)
