@@ -260,7 +260,7 @@ vet:
 # and TestSignalsLeaveNoContainer (make perf-gate, go test -bench and make
 # upgrade-gate stopped by SIGTERM and SIGINT, each a process group of its own).
 # -vet=off: make test runs go vet on every package first.
-MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss
+MEASURED := TestHistoryQuality|TestFiguresGateQuality(Loaded)?|TestCalibration|TestFitRowsWithinTolerance|TestSelectByHeldOutLoss|TestFiguresSequentialCount
 TIMED := TestTiming.*
 ALONE := TestRealServer.*|TestBisectSimulator|TestOneServerPerGPUSet|TestPerfGateFirstRun|TestFailedCheckFailsTheGate|TestBenchTelemetry|TestResultsFolderOfGoTest|TestUpgradeGateMake|TestCapacityOnSimulator|TestSignalsLeaveNoContainer
 SOLO := ^($(MEASURED)|$(TIMED)|$(ALONE))$$
