@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/predict"
+	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
@@ -85,5 +86,31 @@ func TestPredictionWithoutGPUName(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "no prediction") || !strings.Contains(out.String(), "VLLMPERF_GPU_NAME") {
 		t.Errorf("without a GPU name:\n%s", out.String())
+	}
+}
+
+// The prediction of the embedded simulator's suite against a recorded run
+// of it: baselines/sim.txt (make baseline: 10 runs of every point, quick
+// size, the default preset, on this 2-core machine). Each profile's points'
+// ns/op summed over the runs is within ×1.33 of the prediction either way
+// (measured when this test was written: ×1.03 basic, ×0.82 speculative).
+func TestPredictionMatchesRecordedBaseline(t *testing.T) {
+	cfg := quickConfig()
+	cfg.Profiles = []string{"basic", "speculative"}
+	cfg.Scenarios = scenario.DefaultNames()
+	pr := NewPrediction(cfg, Key{GPU: "none", Model: "default"}, 10, "")
+	if pr.Err != nil {
+		t.Fatal(pr.Err)
+	}
+	rec, err := pr.Compare(Key{}, 0, filepath.Join("..", "..", "..", "baselines", "sim.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rec.Profiles {
+		ratio := p.ActualSec / p.PredictedSec
+		t.Logf("%s: predicted %.0f s, recorded %.0f s: ×%.2f", p.Profile, p.PredictedSec, p.ActualSec, ratio)
+		if ratio > 1.33 || ratio < 1/1.33 {
+			t.Errorf("%s: predicted %.0f s, baselines/sim.txt %.0f s: ×%.2f, outside ×1.33 either way", p.Profile, p.PredictedSec, p.ActualSec, ratio)
+		}
 	}
 }
