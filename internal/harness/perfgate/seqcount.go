@@ -3,6 +3,7 @@ package perfgate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,8 +53,9 @@ func (o Options) sequentialNote(note string, hasBase bool) string {
 // to count runs a point: min_samples runs of every point into the
 // results folder's bench.txt, a look against basePath, then go test
 // again for the undecided points only (their runs appended to bench.txt,
-// their results folders more-N/), each look at its share of α. It sets
-// *set to the last look's thresholds, which the gate step then uses.
+// their results folders more-N-D/, a go test for each depth D of name),
+// each look at its share of α. It sets *set to the last look's
+// thresholds, which the gate step then uses.
 func (o Options) sequentialBench(cfg suite.Config, basePath string, set **thresholds.Set) func(context.Context, int) (string, int, error) {
 	return func(ctx context.Context, count int) (string, int, error) {
 		first := min(max((*set).Gate("", "", "").MinSamples, 1), count)
@@ -96,35 +98,49 @@ func (s *benchSides) Extend(runs int, only []string) error {
 		if err != nil {
 			return err
 		}
-		in, err := gate.ReadFile(path)
+		err = s.count()
+		s.points = len(s.have)
+		return err
+	}
+	// go test runs a benchmark whose name is shorter than the pattern
+	// only to look for sub-benchmarks, never reporting it: one pattern for
+	// each depth of name (scenario=startup, conc=8, prompt=short/conc=1).
+	byDepth := map[int][]string{}
+	for _, b := range only {
+		if runs > s.have[b] {
+			d := strings.Count(b, "/")
+			byDepth[d] = append(byDepth[d], b)
+		}
+	}
+	depths := slices.Sorted(maps.Keys(byDepth))
+	for _, d := range depths {
+		group := byDepth[d]
+		more := 0
+		for _, b := range group {
+			more = max(more, runs-s.have[b])
+		}
+		dir := filepath.Join(s.o.Results, fmt.Sprintf("more-%d-%d", runs, d))
+		_, code, err := s.o.benchWith(s.ctx, more, benchPattern(group), dir, s.path)
+		s.code = worst(s.code, code)
 		if err != nil {
 			return err
 		}
-		s.have = map[string]int{}
-		for _, r := range in.Results {
-			s.have[rowName(string(r.Name))]++
-		}
-		s.points = len(s.have)
-		for _, n := range s.have {
-			s.total += n
-		}
-		return nil
 	}
-	more := 0
-	for _, b := range only {
-		more = max(more, runs-s.have[b])
+	return s.count()
+}
+
+// count reads how many runs each benchmark has in bench.txt.
+func (s *benchSides) count() error {
+	in, err := gate.ReadFile(s.path)
+	if err != nil {
+		return err
 	}
-	if more <= 0 {
-		return nil
+	s.have, s.total = map[string]int{}, 0
+	for _, r := range in.Results {
+		s.have[rowName(string(r.Name))]++
+		s.total++
 	}
-	dir := filepath.Join(s.o.Results, fmt.Sprintf("more-%d", runs))
-	_, code, err := s.o.benchWith(s.ctx, more, benchPattern(only), dir, s.path)
-	s.code = worst(s.code, code)
-	for _, b := range only {
-		s.total += runs - s.have[b]
-		s.have[b] = runs
-	}
-	return err
+	return nil
 }
 
 func (s *benchSides) Compare(set *thresholds.Set) (*gate.Report, error) {
