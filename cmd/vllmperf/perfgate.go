@@ -28,7 +28,7 @@ func newPerfGateCommands(stdout, stderr io.Writer) []*cobra.Command {
 	}
 	planCmd := &cobra.Command{
 		Use:   "plan",
-		Short: "State what make perf-gate would run: server starts, points, runs, and its time from the last run on the same key",
+		Short: "State what make perf-gate would run: server starts, points, runs, and its time from the last run on the same key, or predicted on the simulator preset of the GPU (VLLMPERF_GPU_NAME)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := perfgate.OptionsFromEnv(stdout, stderr)

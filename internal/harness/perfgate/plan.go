@@ -42,6 +42,9 @@ type Plan struct {
 	// MinimumEffects are the judged metrics' spreads from the history,
 	// whose minimum detectable effects Write prints at Count (plan_mde.go).
 	MinimumEffects []gate.MDE
+	// Prediction is the cost from the simulator (prediction.go), made
+	// when the history does not know every benchmark; nil otherwise.
+	Prediction *Prediction
 
 	startEach, pointsEach time.Duration // one count's known time
 }
@@ -164,6 +167,9 @@ func (p *Plan) Write(w io.Writer) error {
 		p.Key, len(p.Profiles), p.Points, p.Size, p.Count, p.Starts, p.Runs, est, hist, p.MinCount)
 	if err == nil && p.Note != "" {
 		_, err = fmt.Fprintf(w, "plan: %s\n", p.Note)
+	}
+	if err == nil && p.Prediction != nil {
+		err = p.Prediction.Write(w)
 	}
 	if err == nil {
 		err = p.writeMinimumEffects(w)

@@ -42,6 +42,9 @@ type Options struct {
 	AllowInconclusive bool
 	// Change says whether this change needs a measurement at all.
 	Change Change
+	// Sequential, when set (VLLMPERF_SEQUENTIAL), gates a run that has a
+	// baseline with a sequential count up to Count (seqcount.go).
+	Sequential string
 	// Event is GITHUB_EVENT_NAME ("" outside Actions); StepSummary is
 	// $GITHUB_STEP_SUMMARY; Annotate writes ::notice:: lines.
 	Event, StepSummary string
@@ -88,6 +91,9 @@ func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
 	o.Refresh = os.Getenv("VLLMPERF_BASELINE_REFRESH") == "true"
 	o.AllowInconclusive = os.Getenv("ALLOW_INCONCLUSIVE") == "true"
 	o.Change = Change{Base: os.Getenv("PERF_GATE_BASE"), Labels: strings.Split(os.Getenv("PERF_GATE_LABELS"), ",")}
+	if o.Sequential, err = sequentialFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
 	return o, errors.Join(errs...)
 }
 
@@ -119,7 +125,14 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := plan.Write(o.Stdout); err != nil {
 		return 2, err
 	}
-	bench, benchCode, err := o.benchOrSpread(ctx, cfg, plan.Count)
+	began := time.Now()
+	runBench := func(ctx context.Context, count int) (string, int, error) { return o.benchOrSpread(ctx, cfg, count) }
+	if o.Sequential != "" && hasBase && os.Getenv(EnvStep) == StepAll {
+		// The sequential count reruns the undecided points in this
+		// process's folder: one go test at a time, GPU sets not spread.
+		runBench = o.sequentialBench(cfg, basePath, &cfg.Thresholds)
+	}
+	bench, benchCode, err := runBench(ctx, plan.Count)
 	if ctx.Err() != nil {
 		return 1, err // stopped: exit 128+N, nothing gated or recorded
 	}
@@ -132,6 +145,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err := o.Store.SaveLast(key, bench); err != nil {
 		fmt.Fprintf(o.Stderr, "perf-gate: warning: keeping this run for the next plan: %v\n", err)
 	}
+	o.keepPrediction(key, plan.Prediction, time.Since(began), bench)
 	if !hasBase {
 		code, recorded, err := o.bootstrap(key, bench, benchCode, plan.Count)
 		if recorded || err != nil {
@@ -176,6 +190,10 @@ func (o Options) plan(cfg suite.Config, key Key, basePath string, hasBase bool) 
 		return nil, err
 	}
 	plan.ApplyBudget(o.Budget)
+	if plan.Unknown > 0 {
+		plan.Prediction = NewPrediction(cfg, key, plan.Count, plan.History)
+	}
+	plan.Note = o.sequentialNote(plan.Note, hasBase)
 	return plan, nil
 }
 
@@ -194,20 +212,31 @@ func (o Options) history(key Key, basePath string, hasBase bool) string {
 // bench runs the suite into the results folder and returns bench.txt's
 // path and go test's exit status (0, or 1 for a failed check).
 func (o Options) bench(ctx context.Context, count int) (string, int, error) {
-	if err := os.MkdirAll(o.Results, 0o755); err != nil {
+	return o.benchWith(ctx, count, "Perf", o.Results, "")
+}
+
+// benchWith runs the benchmarks pattern selects (go test -bench) count
+// times with dir as the results folder, into dir's bench.txt, or
+// appended to appendTo when set (a sequential count's later runs).
+func (o Options) benchWith(ctx context.Context, count int, pattern, dir, appendTo string) (string, int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", 0, err
 	}
-	abs, err := filepath.Abs(o.Results)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", 0, err
 	}
 	path := filepath.Join(abs, results.BenchFile)
-	f, err := os.Create(path)
+	flag := os.O_CREATE | os.O_TRUNC | os.O_WRONLY
+	if appendTo != "" {
+		path, flag = appendTo, os.O_APPEND|os.O_WRONLY
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
-	args := []string{"test", "-run", "^$", "-bench", "Perf", "-benchtime", "1x", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String(), "."}
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", "1x", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String(), "."}
 	fmt.Fprintf(o.Stdout, "perf-gate: %s %s > %s\n", o.Go, strings.Join(args, " "), path)
 	cmd := exec.CommandContext(ctx, o.Go, args...)
 	cmd.Dir = o.Dir

@@ -11,10 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/parity"
+	"github.com/vllmperf/vllmperf/internal/harness/sequential"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
 )
 
@@ -263,49 +266,86 @@ func unitLines(s *suite.Suite, cfg suite.Config) []string {
 	return s.UnitLines()
 }
 
-// run adds pairs until a comparison decides or the cap is reached.
+// run adds pairs until a comparison decides or the cap is reached: the
+// sequential count (package sequential) over pairs, each comparison at
+// its share of α, stopping at DIFFERENT or SAME.
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	res := &Result{OldFile: r.files[oldSide].path, NewFile: r.files[newSide].path}
-	target := r.cfg.MinPairs
-	for {
-		for _, prof := range r.profiles {
-			for r.done[prof] < target {
-				if err := r.pair(ctx, prof, r.done[prof], target); err != nil {
-					return nil, err
-				}
-				r.done[prof]++
-			}
-		}
-		rep, err := r.compare()
-		if err != nil {
-			return nil, err
-		}
-		rd := Round{Pairs: target, Decision: rep.Decision(), Summary: rep.Headline(), RunsNeeded: rep.RunsNeeded()}
-		res.Rounds = append(res.Rounds, rd)
-		res.Report, res.Pairs, res.Starts = rep, target, r.pool.starts
-		if res.Parity = r.parity.result(); res.Parity != nil {
-			res.ParityFailures = res.Parity.Check()
-		}
-		fmt.Fprintf(r.cfg.Log, "upgrade-gate: %d pairs: %s (%s)\n", target, rd.Decision, rd.Summary)
-		if rd.Decision != gate.Unknown || target >= r.cfg.MaxPairs {
-			res.Traces = r.captureTraces(ctx, rep)
-			return res, nil
-		}
-		target = nextPairs(rd.RunsNeeded, target, r.cfg.MaxPairs)
-		fmt.Fprintf(r.cfg.Log, "upgrade-gate: undecided: going on to %d pairs (cap %d)\n", target, r.cfg.MaxPairs)
+	sides := &pairSides{ctx: ctx, r: r, res: res}
+	if _, err := sequential.Run(r.design(), r.cfg.Suite.Thresholds, sides, nil); err != nil {
+		return nil, err
 	}
+	res.Traces = r.captureTraces(ctx, res.Report)
+	return res, nil
 }
 
-// nextPairs is the pairs of the next round after an UNKNOWN one at cur:
-// the report's estimate of the runs a side that would decide, but at least
-// half as many again as now (the estimate is rough at few runs) and at most
-// the cap; an estimate beyond what can be estimated (-1) goes to the cap.
-func nextPairs(runsNeeded, cur, cap int) int {
-	next := cur + max(2, cur/2)
-	if runsNeeded < 0 {
-		next = cap
+// design is the gate's sequential count: MinPairs first, MaxPairs the cap,
+// Pocock's spending, stopping at SAME.
+func (r *runner) design() sequential.Design {
+	return sequential.Design{Min: r.cfg.MinPairs, Cap: r.cfg.MaxPairs, Spending: sequential.Pocock, StopOnPass: true}
+}
+
+// pairSides are the runner's two sides as package sequential drives them.
+type pairSides struct {
+	ctx    context.Context
+	r      *runner
+	res    *Result
+	target int
+}
+
+// Extend runs pairs of the profiles that hold one of the named benchmarks
+// (nil: every profile) until each has runs pairs.
+func (p *pairSides) Extend(runs int, only []string) error {
+	r := p.r
+	if p.target > 0 {
+		fmt.Fprintf(r.cfg.Log, "upgrade-gate: undecided: going on to %d pairs (cap %d)\n", runs, r.cfg.MaxPairs)
 	}
-	return min(cap, max(next, runsNeeded))
+	p.target = runs
+	for _, prof := range r.profiles {
+		if only != nil && !holdsProfile(only, prof) {
+			continue
+		}
+		for r.done[prof] < runs {
+			if err := r.pair(p.ctx, prof, r.done[prof], runs); err != nil {
+				return err
+			}
+			r.done[prof]++
+		}
+	}
+	return nil
+}
+
+// holdsProfile reports whether one of the benchmarks is profile's.
+func holdsProfile(benchmarks []string, profile string) bool {
+	for _, b := range benchmarks {
+		if n, err := benchname.Parse(b); err == nil && n.Profile == profile {
+			return true
+		}
+	}
+	return false
+}
+
+// Compare gates NEW against OLD at set and records the round.
+func (p *pairSides) Compare(set *thresholds.Set) (*gate.Report, error) {
+	r, res := p.r, p.res
+	rep, err := r.compare(set)
+	if err != nil {
+		return nil, err
+	}
+	rd := Round{Pairs: p.target, Decision: rep.Decision(), Summary: rep.Headline(), RunsNeeded: rep.RunsNeeded()}
+	res.Rounds = append(res.Rounds, rd)
+	res.Report, res.Pairs, res.Starts = rep, p.target, r.pool.starts
+	if res.Parity = r.parity.result(); res.Parity != nil {
+		res.ParityFailures = res.Parity.Check()
+	}
+	fmt.Fprintf(r.cfg.Log, "upgrade-gate: %d pairs: %s (%s)\n", p.target, rd.Decision, rd.Summary)
+	return rep, nil
+}
+
+// nextPairs is the pairs of the next round after an UNKNOWN one at cur
+// (sequential.Design.Next).
+func nextPairs(runsNeeded, cur, cap int) int {
+	return sequential.Design{Cap: cap}.Next(cur, runsNeeded)
 }
 
 // order is the sides of pair i in run order: OLD first in even pairs, NEW
@@ -348,8 +388,9 @@ func (r *runner) pair(ctx context.Context, profile string, i, of int) error {
 	return nil
 }
 
-// compare reads both bench files back and gates NEW against OLD.
-func (r *runner) compare() (*gate.Report, error) {
+// compare reads both bench files back and gates NEW against OLD at set
+// (a look's share of thresholds.yaml's α).
+func (r *runner) compare(set *thresholds.Set) (*gate.Report, error) {
 	old, err := gate.ReadFile(r.files[oldSide].path)
 	if err != nil {
 		return nil, err
@@ -358,7 +399,7 @@ func (r *runner) compare() (*gate.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gate.Compare(old, nw, r.cfg.Suite.Thresholds, gate.Options{ConfigKeys: ConfigKeys})
+	return gate.Compare(old, nw, set, gate.Options{ConfigKeys: ConfigKeys})
 }
 
 // close stops the servers and closes the files and the sides' results
