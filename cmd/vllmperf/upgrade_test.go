@@ -90,7 +90,8 @@ func TestUpgradeGateSimulator(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, tail(out))
 		}
 	}
-	if want := "vllmperf: INCONCLUSIVE: UNKNOWN after 2 pairs: INCONCLUSIVE: 4 inconclusive; raise --max-pairs (now 2)"; !strings.Contains(errOut, want) {
+	// 7: the 4 headline rows and the 3 judged tails (TTFT, TPOT, ITL P99).
+	if want := "vllmperf: INCONCLUSIVE: UNKNOWN after 2 pairs: INCONCLUSIVE: 7 inconclusive; raise --max-pairs (now 2)"; !strings.Contains(errOut, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)
 	}
 	if n := strings.Count(errOut, "pair 2/2"); n != 2 {
