@@ -72,6 +72,15 @@ func NewSource(in *gate.Input) (*Source, error) {
 	return s, nil
 }
 
+// Spread is a side's noise beyond the recorded runs: Start, the sd of the
+// log start factor each profile draws once per side; Tie, when above 0,
+// the sd of a log factor drawn for every value (it breaks the ties that
+// drawing from few recorded runs makes between sides: a diagnostic, not
+// the protocol's design).
+type Spread struct {
+	Start, Tie float64
+}
+
 // trimProcs drops go test's -GOMAXPROCS suffix.
 func trimProcs(name string) string {
 	if i := strings.LastIndexByte(name, '-'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
@@ -126,10 +135,17 @@ func timing(unit string, f float64) float64 {
 // run of that point drawn uniformly (all its units together) times the
 // start factor and the change.
 func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *gate.Input {
+	return s.SideSpread(rng, runs, name, change, Spread{Start: StartSpread})
+}
+
+// SideSpread is Side with another spread (Side's is the protocol's,
+// Spread{Start: StartSpread}): the start factor's sd, and a per-value
+// factor that breaks ties.
+func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change, sp Spread) *gate.Input {
 	out := &gate.Input{Name: name, Units: s.in.Units}
 	start := map[string]float64{}
 	for _, p := range s.profiles {
-		start[p] = math.Exp(StartSpread * rng.NormFloat64())
+		start[p] = math.Exp(sp.Start * rng.NormFloat64())
 	}
 	for _, pt := range s.points {
 		for range runs {
@@ -140,6 +156,9 @@ func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *gat
 					unit = v.OrigUnit
 				}
 				f := timing(unit, start[pt.profile])
+				if sp.Tie > 0 {
+					f *= math.Exp(sp.Tie * rng.NormFloat64())
+				}
 				if d, ok := change.Slowdown[pt.profile]; ok {
 					f *= timing(unit, d)
 				}
