@@ -124,6 +124,9 @@
 //	            report.html (its tables declared once, as columns)
 //	gate        benchmark files against a baseline (benchmath), the
 //	            benchfmt config lines both sides must share (benchconfig.go)
+//	gatequality the gate's quality as the suite runs: whole-suite sides
+//	            generated from a recorded suite run (per-point runs
+//	            resampled, one start factor per profile and side)
 //	perfgate    make perf-gate: plan, the suite, the gate against the
 //	            baseline kept per key (recorded by a key's first run)
 //	upgrade     the interleaved old-versus-new image gate

@@ -1,0 +1,214 @@
+// Package gatequality generates suite-shaped sides for measuring the
+// regression gate's quality as the suite runs (docs/gate.md, "Gate quality
+// as the suite runs"): each side is a whole run of the suite, every point
+// of every profile, drawn from a recorded whole-suite run (a Source, such
+// as baselines/sim.txt). A generated run of a point is one of that point's
+// recorded runs, drawn with replacement, times its profile's server-start
+// factor for the side (one start per profile per side, as go test -count
+// runs the suite) and times the side's true change.
+package gatequality
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+)
+
+// StartSpread is the sd of the log server-start factor: the between-start
+// spread measured on the simulator (docs/gate.md's protocol: 2%).
+const StartSpread = 0.02
+
+// Source is a recorded whole-suite run: its points, in file order, each
+// with its recorded runs.
+type Source struct {
+	in       *gate.Input
+	points   []point
+	profiles []string // in file order
+}
+
+type point struct {
+	profile string
+	runs    []*benchfmt.Result
+}
+
+// NewSource groups in's results by benchmark. Every benchmark needs a
+// profile (the suite's names) and at least two runs.
+func NewSource(in *gate.Input) (*Source, error) {
+	s := &Source{in: in}
+	at := map[string]int{}
+	for _, r := range in.Results {
+		name := string(r.Name)
+		i, ok := at[name]
+		if !ok {
+			n, err := benchname.Parse(strings.TrimPrefix(trimProcs(name), benchname.Bench+"/"))
+			if err != nil || n.Profile == "" {
+				return nil, fmt.Errorf("%s: %s is not a suite benchmark with a profile (docs/bench-format.md): record the source with make baseline", in.Name, name)
+			}
+			i = len(s.points)
+			at[name] = i
+			s.points = append(s.points, point{profile: n.Profile})
+			if !slices.Contains(s.profiles, n.Profile) {
+				s.profiles = append(s.profiles, n.Profile)
+			}
+		}
+		s.points[i].runs = append(s.points[i].runs, r)
+	}
+	for _, p := range s.points {
+		if len(p.runs) < 2 {
+			return nil, fmt.Errorf("%s: %s has %d run, a source needs at least 2 of every point (go test -count)", in.Name, p.runs[0].Name, len(p.runs))
+		}
+	}
+	return s, nil
+}
+
+// Spread is a side's noise beyond the recorded runs: Start, the sd of the
+// log start factor each profile draws once per side; Tie, when above 0,
+// the sd of a log factor drawn for every value (it breaks the ties that
+// drawing from few recorded runs makes between sides: a diagnostic, not
+// the protocol's design).
+type Spread struct {
+	Start, Tie float64
+}
+
+// trimProcs drops go test's -GOMAXPROCS suffix.
+func trimProcs(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" && i+1 < len(name) {
+		return name[:i]
+	}
+	return name
+}
+
+// Profiles are the source's profiles in file order.
+func (s *Source) Profiles() []string { return slices.Clone(s.profiles) }
+
+// Points is the number of benchmarks; Runs the runs of each a side has.
+func (s *Source) Points() int { return len(s.points) }
+
+// Change is a side's true change: every unit of every profile in
+// Slowdown's keys is slowed by its factor (timing units, -ns, multiplied;
+// throughput units divided), and Scale's "profile unit" keys multiply one
+// unit of every point of a profile.
+type Change struct {
+	Slowdown map[string]float64 // profile → factor (1.10: 10% slower)
+	Scale    map[string]float64 // "profile unit" → factor
+}
+
+// SlowAll is every profile of s slowed by f.
+func (s *Source) SlowAll(f float64) Change {
+	c := Change{Slowdown: map[string]float64{}}
+	for _, p := range s.profiles {
+		c.Slowdown[p] = f
+	}
+	return c
+}
+
+// throughput are the units a slower server lowers (the rest it leaves,
+// except the -ns units, which it raises).
+var throughput = []string{"tok/s", "req/s", "goodput-req/s", "slo-capacity-req/s"}
+
+// timing is how a slowdown by f scales unit: f for a time, 1/f for a
+// throughput, 1 for the rest (shares, counts, concurrencies).
+func timing(unit string, f float64) float64 {
+	switch {
+	case strings.HasSuffix(unit, "-ns"):
+		return f
+	case slices.Contains(throughput, unit):
+		return 1 / f
+	}
+	return 1
+}
+
+// Side generates one whole-suite run of runs repetitions of every point
+// from rng, with change applied: each profile draws its server-start
+// factor exp(StartSpread·z), then each run of each point is a recorded
+// run of that point drawn uniformly (all its units together) times the
+// start factor and the change.
+func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *gate.Input {
+	return s.SideSpread(rng, runs, name, change, Spread{Start: StartSpread})
+}
+
+// SideSpread is Side with another spread (Side's is the protocol's,
+// Spread{Start: StartSpread}): the start factor's sd, and a per-value
+// factor that breaks ties.
+func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change, sp Spread) *gate.Input {
+	out := &gate.Input{Name: name, Units: s.in.Units}
+	start := map[string]float64{}
+	for _, p := range s.profiles {
+		start[p] = math.Exp(sp.Start * rng.NormFloat64())
+	}
+	for _, pt := range s.points {
+		for range runs {
+			r := pt.runs[rng.IntN(len(pt.runs))].Clone()
+			for i, v := range r.Values {
+				unit := v.Unit
+				if v.OrigUnit != "" { // benchfmt tidies -ns to -sec; the file's unit is OrigUnit
+					unit = v.OrigUnit
+				}
+				f := timing(unit, start[pt.profile])
+				if sp.Tie > 0 {
+					f *= math.Exp(sp.Tie * rng.NormFloat64())
+				}
+				if d, ok := change.Slowdown[pt.profile]; ok {
+					f *= timing(unit, d)
+				}
+				if k, ok := change.Scale[pt.profile+" "+unit]; ok {
+					f *= k
+				}
+				r.Values[i].Value *= f
+				r.Values[i].OrigValue *= f
+			}
+			out.Results = append(out.Results, r)
+		}
+	}
+	return out
+}
+
+// Digest is the SHA-256 of a generated side's results (names and value
+// bits, in order): the record that the side was generated as it was.
+func Digest(in *gate.Input) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, r := range in.Results {
+		h.Write(r.Name)
+		for _, v := range r.Values {
+			h.Write([]byte(v.Unit + v.OrigUnit))
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v.Value))
+			h.Write(b[:])
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v.OrigValue))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Interval is the percentile bootstrap's 95% interval of the share of
+// true values among outcomes, from resamples draws of whole outcomes
+// (each an independent decision) with rng.
+func Interval(rng *rand.Rand, outcomes []bool, resamples int) (lo, hi float64) {
+	if len(outcomes) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	rates := make([]float64, resamples)
+	for k := range rates {
+		n := 0
+		for range outcomes {
+			if outcomes[rng.IntN(len(outcomes))] {
+				n++
+			}
+		}
+		rates[k] = float64(n) / float64(len(outcomes))
+	}
+	sort.Float64s(rates)
+	return rates[int(0.025*float64(resamples))], rates[min(resamples-1, int(0.975*float64(resamples)))]
+}
