@@ -144,7 +144,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		row.P, t.theta = uTest(t.base, t.next, row.Settings.Alpha)
+		row.P, t.theta = uTest(t.base, t.next)
 		t.pWorse = uTestWorse(row.Direction, t.base, t.next)
 		if t.gated {
 			gated = append(gated, t)

@@ -26,20 +26,18 @@ func summarize(values []float64, confidence float64) (*Summary, *benchmath.Sampl
 	return &Summary{N: len(values), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi, Values: s.Values}, s
 }
 
-// uTest is benchmath's comparison (Mann-Whitney U, exactly benchstat's p)
-// and the U statistic behind it, for the runs-needed estimate.
-func uTest(base, next *benchmath.Sample, alpha float64) (p, theta float64) {
-	th := benchmath.Thresholds{CompareAlpha: alpha}
-	b, n := *base, *next
-	b.Thresholds, n.Thresholds = &th, &th
-	p = benchmath.AssumeNothing.Compare(&b, &n).P
-	theta = 0.5
-	if res, err := stats.MannWhitneyUTest(base.Values, next.Values, stats.LocationDiffers); err == nil {
-		// U counts the pairs in which the baseline run is the larger
-		// (ties half): θ estimates P(baseline > new).
-		theta = res.U / float64(res.N1*res.N2)
+// uTest is benchmath's comparison (Mann-Whitney U, exactly benchstat's p:
+// benchmath.AssumeNothing.Compare's two-sided test, 1 where the test
+// cannot be made) and the U statistic behind it, for the runs-needed
+// estimate.
+func uTest(base, next *benchmath.Sample) (p, theta float64) {
+	p, u, err := mannWhitney(base.Values, next.Values, stats.LocationDiffers)
+	if err != nil {
+		return 1, 0.5
 	}
-	return p, theta
+	// U counts the pairs in which the baseline run is the larger (ties
+	// half): θ estimates P(baseline > new).
+	return p, u / float64(len(base.Values)*len(next.Values))
 }
 
 // uTestWorse is the one-sided Mann-Whitney U test (go-moremath's exact
@@ -51,11 +49,11 @@ func uTestWorse(d units.Direction, base, next *benchmath.Sample) float64 {
 	if d == units.Higher {
 		alt = stats.LocationGreater
 	}
-	res, err := stats.MannWhitneyUTest(base.Values, next.Values, alt)
+	p, _, err := mannWhitney(base.Values, next.Values, alt)
 	if err != nil {
 		return 1
 	}
-	return res.P
+	return p
 }
 
 // holm returns Holm's step-down adjusted p-values (Holm 1979): in

@@ -20,7 +20,7 @@ func judgeOne(base, next []float64, g thresholds.Gate) Row {
 	row.Baseline, row.New = b, n
 	row.DeltaPct = 100 * relChange(b.Median, n.Median)
 	var theta float64
-	row.P, theta = uTest(bsam, nsam, g.Alpha)
+	row.P, theta = uTest(bsam, nsam)
 	row.PHolm = holm([]float64{row.P})[0]
 	decide(&row, 1, theta, false)
 	return row

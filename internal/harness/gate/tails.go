@@ -101,11 +101,11 @@ func tailTest(d units.Direction, tests []*test) (pWorse, pBetter float64, points
 }
 
 func oneSided(a, b []float64, alt stats.LocationHypothesis) float64 {
-	res, err := stats.MannWhitneyUTest(a, b, alt)
+	p, _, err := mannWhitney(a, b, alt)
 	if err != nil {
 		return 1
 	}
-	return res.P
+	return p
 }
 
 // modeLen is the most common length of the runs of the tests (the

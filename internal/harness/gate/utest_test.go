@@ -1,0 +1,82 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/aclements/go-moremath/stats"
+)
+
+// TestMannWhitneyIsMoremaths: the memoized test gives go-moremath's p and U
+// exactly, tested twice (the second from the memo), on samples with and
+// without ties, of equal and unequal sizes, and its errors.
+func TestMannWhitneyIsMoremaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(n int, grid float64) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+			if grid > 0 {
+				x[i] = float64(int(x[i]*grid)) / grid
+			}
+		}
+		return x
+	}
+	alts := []stats.LocationHypothesis{stats.LocationLess, stats.LocationDiffers, stats.LocationGreater}
+	for i := range 600 {
+		n1, n2 := 1+rng.IntN(12), 1+rng.IntN(12)
+		grid := []float64{0, 0, 2}[i%3] // a third with ties
+		x1, x2 := draw(n1, grid), draw(n2, grid)
+		for _, alt := range alts {
+			want, wantErr := stats.MannWhitneyUTest(x1, x2, alt)
+			for range 2 {
+				p, u, err := mannWhitney(x1, x2, alt)
+				if (err != nil) != (wantErr != nil) {
+					t.Fatalf("%v %v %v: error %v, want %v", x1, x2, alt, err, wantErr)
+				}
+				if err == nil && (p != want.P || u != want.U) {
+					t.Fatalf("%v %v %v: p %v U %v, want p %v U %v", x1, x2, alt, p, u, want.P, want.U)
+				}
+			}
+		}
+	}
+	if _, _, err := mannWhitney(nil, []float64{1}, stats.LocationLess); err == nil {
+		t.Error("an empty sample gave no error")
+	}
+	if _, _, err := mannWhitney([]float64{1, 1}, []float64{1}, stats.LocationLess); err == nil {
+		t.Error("samples all equal gave no error")
+	}
+}
+
+// BenchmarkMannWhitney compares go-moremath's test with the memoized one
+// on a gate row's samples (10 runs a side, no ties):
+//
+//	go test -run '^$' -bench MannWhitney ./internal/harness/gate/
+func BenchmarkMannWhitney(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pairs := make([][2][]float64, 64)
+	for i := range pairs {
+		for s := range 2 {
+			pairs[i][s] = make([]float64, 10)
+			for j := range pairs[i][s] {
+				pairs[i][s][j] = rng.NormFloat64()
+			}
+		}
+	}
+	b.Run("moremath", func(b *testing.B) {
+		for i := range b.N {
+			pr := pairs[i%len(pairs)]
+			if _, err := stats.MannWhitneyUTest(pr[0], pr[1], stats.LocationLess); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("memoized", func(b *testing.B) {
+		for i := range b.N {
+			pr := pairs[i%len(pairs)]
+			if _, _, err := mannWhitney(pr[0], pr[1], stats.LocationLess); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
