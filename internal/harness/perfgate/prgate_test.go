@@ -2,9 +2,11 @@ package perfgate
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
@@ -62,5 +64,22 @@ func TestOptionsFromEnvGatePreset(t *testing.T) {
 	t.Setenv(EnvGate, "bogus")
 	if _, err := OptionsFromEnv(nil, nil); err == nil || !strings.Contains(err.Error(), EnvGate) {
 		t.Fatalf("err %v: want one naming %s", err, EnvGate)
+	}
+}
+
+// TestWorkflowPRGateProfiles: perf-gate.yml's matrix for the pr preset
+// lists PRGate's profiles.
+func TestWorkflowPRGateProfiles(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(docfigures.ModuleRoot(t), ".github", "workflows", "perf-gate.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := make([]string, len(PRGate.Profiles))
+	for i, p := range PRGate.Profiles {
+		quoted[i] = `"` + p + `"`
+	}
+	want := "PR_GATE_PROFILES: '[" + strings.Join(quoted, ",") + "]'"
+	if !strings.Contains(string(data), want) {
+		t.Errorf("perf-gate.yml lacks %s (perfgate.PRGate's profiles): make the two agree", want)
 	}
 }

@@ -45,12 +45,12 @@ type prCandidate struct {
 
 // prRow is a candidate's prediction and measured power.
 type prRow struct {
-	c                  prCandidate
-	points, minCount   int
-	oneGPU, eightGPUs  time.Duration
-	gpuMin             float64
-	falseFail, catch5  float64
-	suiteTests         int
+	c                 prCandidate
+	points, minCount  int
+	oneGPU, eightGPUs time.Duration
+	gpuMin            float64
+	falseFail, catch5 float64
+	suiteTests        int
 }
 
 // TestFiguresPRGate (MEASURED: about 40 seconds of one core) chooses the
