@@ -1,6 +1,7 @@
 // Package perf (the module root) holds the module root's files that are the project's
 // defaults, embedded so that the code reads them and cannot disagree with
-// them: thresholds.yaml (package thresholds' Default). The suite itself
+// them: thresholds.yaml (package thresholds' Default) and the simulator
+// baseline baselines/sim.txt (the plan's prior spread). The suite itself
 // is perf_test.go (package perf_test).
 package perf
 
@@ -13,3 +14,13 @@ const ThresholdsFile = "thresholds.yaml"
 //
 //go:embed thresholds.yaml
 var Thresholds []byte
+
+// SimBaselineFile is the committed simulator baseline's path from the
+// module root.
+const SimBaselineFile = "baselines/sim.txt"
+
+// SimBaseline is baselines/sim.txt as committed: the plan's prior
+// run-to-run spread on a key without an earlier run (package perfgate).
+//
+//go:embed baselines/sim.txt
+var SimBaseline []byte

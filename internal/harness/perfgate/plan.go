@@ -42,6 +42,11 @@ type Plan struct {
 	// MinimumEffects are the judged metrics' spreads from the history,
 	// whose minimum detectable effects Write prints at Count (plan_mde.go).
 	MinimumEffects []gate.MDE
+	// SpreadFrom says where MinimumEffects' spreads come from: the
+	// history, or the prior (plan_prior.go) when there is none.
+	SpreadFrom string
+	// NoPrior names the profiles the prior has no spread for.
+	NoPrior []string
 	// Prediction is the cost from the simulator (prediction.go), made
 	// when the history does not know every benchmark; nil otherwise.
 	Prediction *Prediction

@@ -13,11 +13,12 @@ import (
 // minimumEffects reads each judged metric's spread per profile from the
 // plan's history (an earlier run of the key), for the minimum detectable
 // effects Write prints at the plan's count (docs/gate.md, "What the gate
-// can see"). Without history there are none.
+// can see"). Without history the spreads are the prior's (plan_prior.go).
 func (p *Plan) minimumEffects(set *thresholds.Set) error {
 	if p.History == "" {
-		return nil
+		return p.priorEffects(set)
 	}
+	p.SpreadFrom = p.History + "'s spread"
 	in, err := gate.ReadFile(p.History)
 	if err != nil {
 		return fmt.Errorf("the plan's history: %w", err)
@@ -33,9 +34,9 @@ func (p *Plan) minimumEffects(set *thresholds.Set) error {
 // see 5%, and the metrics too noisy to see their min_effect.
 func (p *Plan) writeMinimumEffects(w io.Writer) error {
 	if len(p.MinimumEffects) == 0 {
-		return nil
+		return p.writeNoPrior(w)
 	}
-	if _, err := fmt.Fprintf(w, "plan: minimum detectable effect at count %d (one metric changed on every point, %g%% power; from %s's spread; 5%% from N runs):\n", p.Count, 100*gate.MDEPower, p.History); err != nil {
+	if _, err := fmt.Fprintf(w, "plan: minimum detectable effect at count %d (one metric changed on every point, %g%% power; from %s; 5%% from N runs):\n", p.Count, 100*gate.MDEPower, p.SpreadFrom); err != nil {
 		return err
 	}
 	ms := p.MinimumEffects
@@ -55,6 +56,9 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 			return err
 		}
 		i = j
+	}
+	if err := p.writeNoPrior(w); err != nil {
+		return err
 	}
 	if len(noisy) > 0 {
 		_, err := fmt.Fprintf(w, "plan: too noisy to see the minimum effect at count %d: %s\n", p.Count, strings.Join(noisy, ", "))

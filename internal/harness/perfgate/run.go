@@ -56,7 +56,8 @@ type Options struct {
 	Stdout, Stderr io.Writer
 }
 
-// OptionsFromEnv reads COUNT, RESULTS, VLLMPERF_BUDGET,
+// OptionsFromEnv applies VLLMPERF_GATE's preset, then reads COUNT,
+// RESULTS, VLLMPERF_BUDGET,
 // VLLMPERF_BASELINE_STORE, VLLMPERF_BASELINE_REFRESH,
 // ALLOW_INCONCLUSIVE, PERF_GATE_BASE and PERF_GATE_LABELS, and GitHub
 // Actions' own variables.
@@ -65,6 +66,9 @@ func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
 		Event: os.Getenv("GITHUB_EVENT_NAME"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
 		Annotate: os.Getenv("GITHUB_ACTIONS") == "true"}
 	var errs []error
+	if _, err := applyGatePreset(); err != nil { // VLLMPERF_GATE: prgate.go
+		errs = append(errs, err)
+	}
 	if v := os.Getenv("COUNT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
