@@ -312,8 +312,8 @@ func TestRecordedHistories(t *testing.T) {
 	fmt.Fprintf(&b, "| benchmark | unit | from run | before → after | change | p | confidence |\n|---|---|--:|---|--:|--:|--:|\n")
 	for _, c := range rep.Changes {
 		if headline(c) {
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %s → %s | %s | %.2g | %s |\n", strings.TrimPrefix(c.Benchmark, "Perf/profile=basic/scenario=ttft-tpot/"),
-				c.Unit, c.Run.Index+1, fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), fmtPct(c.ChangePct), c.P, fmtConfidence(c.P))
+			fmt.Fprintf(&b, "| `%s` | %s | %d | %s → %s | %s | %s | %s |\n", strings.TrimPrefix(c.Benchmark, "Perf/profile=basic/scenario=ttft-tpot/"),
+				c.Unit, c.Run.Index+1, fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), fmtPct(c.ChangePct), c.PText(), c.ConfidenceText())
 		}
 	}
 	fmt.Fprintf(&b, "\nIn all: %s. The 16 unchanged runs (1–16): %s.\n", rep.Headline(), unchangedHeadline)
