@@ -173,6 +173,8 @@ type CheckReport struct {
 	Cutoff, FirstStep float64
 	// Changes are every change found, largest first.
 	Changes []Change
+	// permutations counts the permutations every test ran, in all.
+	permutations int
 }
 
 // tested is one series under test.
@@ -183,7 +185,9 @@ type tested struct {
 	first changepoint.Candidate
 	// proposed is false when the series has no split to propose.
 	proposed bool
-	splits   []changepoint.Candidate
+	// perms counts the permutations its tests ran.
+	perms  int
+	splits []changepoint.Candidate
 }
 
 // Check runs E-divisive means over every gated series of the key
@@ -237,12 +241,20 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	rep.Cutoff = firstSplits(ts, o.Alpha)
 	parallel(ts, func(t *tested) {
 		c, ok := t.first, t.proposed
-		for ok && t.det.Decide(&c, rep.Cutoff) {
+		for ok {
+			pass := t.det.Decide(&c, rep.Cutoff)
+			t.perms += c.Permutations
+			if !pass {
+				break
+			}
 			t.det.Accept(c)
 			t.splits = append(t.splits, c)
 			c, ok = t.det.Propose()
 		}
 	})
+	for _, t := range ts {
+		rep.permutations += t.perms
+	}
 	for _, t := range ts {
 		rep.Changes = append(rep.Changes, t.changes(o)...)
 	}
@@ -288,6 +300,12 @@ func firstSplits(ts []*tested, alpha float64) float64 {
 			if low[i] <= cutLow && high[i] > cutHigh && !t.first.Done {
 				more = append(more, t)
 			}
+		}
+		if len(more) == 0 {
+			// Cannot happen (the series on which the cutoffs disagree
+			// are never all done); the upper bounds' cutoff is the safe
+			// side.
+			return cutHigh
 		}
 		parallel(more, func(t *tested) { t.det.Extend(&t.first, 2*t.first.Permutations) })
 	}

@@ -158,6 +158,7 @@ func BenchmarkCheckLargeStore(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(rep.Tested), "series")
 			b.ReportMetric(float64(len(rep.Changes)), "changes")
+			b.ReportMetric(float64(rep.permutations), "permutations")
 			if rep.Tested != series {
 				b.Fatalf("tested %d series, want %d", rep.Tested, series)
 			}
