@@ -272,8 +272,8 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 // (changepoint.Candidate.Bounds). Lowering p-values never shrinks what
 // the procedure rejects, so when the two agree, the p-values of the whole
 // tests would give that cutoff too; when they do not, the tests of the
-// series on which they disagree run twice as many permutations, and so on
-// until they agree (at the latest when those tests are done). The cutoff
+// series on which they disagree run until each is certain on which side
+// of the lower bounds' cutoff it is, and so on until they agree (at the latest when those tests are done). The cutoff
 // is the one every test run to its end would give, often for a fraction
 // of the permutations: a clear change needs about Exceedances/cutoff of
 // them, not all R.
@@ -307,7 +307,10 @@ func firstSplits(ts []*tested, alpha float64) float64 {
 			// side.
 			return cutHigh
 		}
-		parallel(more, func(t *tested) { t.det.Extend(&t.first, 2*t.first.Permutations) })
+		// Each runs until it is certain on which side of the lower
+		// bounds' cutoff it is: then the two cutoffs agree, or the next
+		// round asks about a smaller one.
+		parallel(more, func(t *tested) { t.det.Decide(&t.first, cutLow) })
 	}
 }
 
