@@ -119,7 +119,7 @@ func checkStore(tb testing.TB, dir string) *CheckReport {
 func TestSynthStore(t *testing.T) {
 	testphase.Measured(t)
 	if raceEnabled {
-		t.Skip("some 5 seconds, a minute under the race detector: make test runs it without -race, with TestHistoryQuality")
+		t.Skip("a few seconds, far more under the race detector: make test runs it without -race, with TestHistoryQuality")
 	}
 	dir := filepath.Join(t.TempDir(), "store")
 	series := synthStore(t, dir, 16, 10, 8)
