@@ -111,9 +111,12 @@ type Change struct {
 	// Regression is a change in the unit's bad direction.
 	Regression bool
 	// P is the permutation p-value of the split when it was found;
-	// Permutations how many permutations it took.
+	// Permutations how many permutations it took. PBound is true when P
+	// is an upper bound: the permutations stopped once the split was
+	// certain to pass the cutoff (changepoint.Detector.Decide).
 	P            float64
 	Permutations int
+	PBound       bool
 	// Events are the known events within one run of the change.
 	Events []Event
 	// Around are the runs around the change.
@@ -122,6 +125,22 @@ type Change struct {
 
 // Confidence is 1 − P.
 func (c Change) Confidence() float64 { return 1 - c.P }
+
+// PText is P as the reports write it: "≤ 0.025" when it is a bound.
+func (c Change) PText() string {
+	if c.PBound {
+		return "≤ " + FormatP(c.P)
+	}
+	return FormatP(c.P)
+}
+
+// ConfidenceText is Confidence in percent: "≥ 97.50%" when P is a bound.
+func (c Change) ConfidenceText() string {
+	if c.PBound {
+		return "≥ " + fmtConfidence(c.P)
+	}
+	return fmtConfidence(c.P)
+}
 
 // KeySummary is what one key's history held.
 type KeySummary struct {
@@ -154,14 +173,20 @@ type CheckReport struct {
 	Cutoff, FirstStep float64
 	// Changes are every change found, largest first.
 	Changes []Change
+	// permutations counts the permutations every test ran, in all.
+	permutations int
 }
 
 // tested is one series under test.
 type tested struct {
-	kh     *KeyHistory
-	s      *Series
-	det    *changepoint.Detector
-	first  changepoint.Candidate
+	kh    *KeyHistory
+	s     *Series
+	det   *changepoint.Detector
+	first changepoint.Candidate
+	// proposed is false when the series has no split to propose.
+	proposed bool
+	// perms counts the permutations its tests ran.
+	perms  int
 	splits []changepoint.Candidate
 }
 
@@ -213,19 +238,23 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 			return nil, fmt.Errorf("history: %s %s: %w", t.s.Benchmark, t.s.Unit, err)
 		}
 	}
-	parallel(ts, func(t *tested) { t.first, _ = t.det.Next() })
-	rep.Cutoff = bhCutoff(ts, o.Alpha)
+	rep.Cutoff = firstSplits(ts, o.Alpha)
 	parallel(ts, func(t *tested) {
-		c := t.first
-		for c.P <= rep.Cutoff {
-			t.det.Accept(c)
-			t.splits = append(t.splits, c)
-			var ok bool
-			if c, ok = t.det.Next(); !ok {
+		c, ok := t.first, t.proposed
+		for ok {
+			pass := t.det.Decide(&c, rep.Cutoff)
+			t.perms += c.Permutations
+			if !pass {
 				break
 			}
+			t.det.Accept(c)
+			t.splits = append(t.splits, c)
+			c, ok = t.det.Propose()
 		}
 	})
+	for _, t := range ts {
+		rep.permutations += t.perms
+	}
 	for _, t := range ts {
 		rep.Changes = append(rep.Changes, t.changes(o)...)
 	}
@@ -235,13 +264,65 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	return rep, nil
 }
 
-// bhCutoff is Benjamini and Hochberg's cutoff over the first splits'
-// p-values: k·α/m for the largest k whose k-th smallest p is at most it.
-func bhCutoff(ts []*tested, alpha float64) float64 {
-	ps := make([]float64, len(ts))
-	for i, t := range ts {
-		ps[i] = t.first.P
+// firstSplits proposes every series' first split and returns Benjamini
+// and Hochberg's cutoff over their p-values, running no more permutations
+// than that cutoff needs. Each test starts with firstPermutations (or
+// ends sooner, Besag and Clifford's stop); then the cutoff is computed
+// twice, from every p's upper bound and from its lower bound
+// (changepoint.Candidate.Bounds). Lowering p-values never shrinks what
+// the procedure rejects, so when the two agree, the p-values of the whole
+// tests would give that cutoff too; when they do not, the tests of the
+// series on which they disagree run until each is certain on which side
+// of the lower bounds' cutoff it is, and so on until they agree (at the latest when those tests are done). The cutoff
+// is the one every test run to its end would give, often for a fraction
+// of the permutations: a clear change needs about Exceedances/cutoff of
+// them, not all R.
+func firstSplits(ts []*tested, alpha float64) float64 {
+	parallel(ts, func(t *tested) {
+		if t.first, t.proposed = t.det.Propose(); t.proposed {
+			t.det.Extend(&t.first, firstPermutations)
+		}
+	})
+	for {
+		low, high := make([]float64, len(ts)), make([]float64, len(ts))
+		for i, t := range ts {
+			low[i], high[i] = 1, 1
+			if t.proposed {
+				low[i], high[i] = t.first.Bounds()
+			}
+		}
+		cutLow, cutHigh := bhCutoff(low, alpha), bhCutoff(high, alpha)
+		if cutLow == cutHigh {
+			return cutHigh
+		}
+		var more []*tested
+		for i, t := range ts {
+			if low[i] <= cutLow && high[i] > cutHigh && !t.first.Done {
+				more = append(more, t)
+			}
+		}
+		if len(more) == 0 {
+			// Cannot happen (the series on which the cutoffs disagree
+			// are never all done); the upper bounds' cutoff is the safe
+			// side.
+			return cutHigh
+		}
+		// Each runs until it is certain on which side of the lower
+		// bounds' cutoff it is: then the two cutoffs agree, or the next
+		// round asks about a smaller one.
+		parallel(more, func(t *tested) { t.det.Decide(&t.first, cutLow) })
 	}
+}
+
+// firstPermutations is how many permutations every first split's test
+// runs before firstSplits looks at the bounds.
+const firstPermutations = 200
+
+// bhCutoff is Benjamini and Hochberg's cutoff over the p-values ps: k·α/m
+// for the largest k whose k-th smallest p is at most it; 0 when there is
+// none.
+func bhCutoff(ps []float64, alpha float64) float64 {
+	ps = slices.Clone(ps)
 	slices.Sort(ps)
 	m := float64(len(ps))
 	cut := 0.0
@@ -312,7 +393,7 @@ func (t *tested) changes(o CheckOptions) []Change {
 			Key: t.kh.Key, Benchmark: t.s.Benchmark, Profile: t.s.Profile, Scenario: t.s.Scenario, Unit: t.s.Unit,
 			Direction: t.s.Direction, Run: ref(t.kh, run),
 			Before: before, After: after, BeforeRuns: c.Index - lo, AfterRuns: hi - c.Index,
-			ChangePct: 100 * relChange(before, after), P: c.P, Permutations: c.Permutations,
+			ChangePct: 100 * relChange(before, after), P: c.P, Permutations: c.Permutations, PBound: !c.Done,
 		}
 		ch.Regression = (ch.Direction == units.Lower && after > before) || (ch.Direction == units.Higher && after < before)
 		for _, e := range t.kh.Events {

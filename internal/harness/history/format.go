@@ -90,7 +90,7 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
 		for _, c := range r.Changes {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
-				c.Levels(), c.Run.Index+1, c.Run.ID, FormatP(c.P), fmtConfidence(c.P), c.EventText())
+				c.Levels(), c.Run.Index+1, c.Run.ID, c.PText(), c.ConfidenceText(), c.EventText())
 		}
 		if err := tw.Flush(); err != nil && ew.Err == nil {
 			ew.Err = err
@@ -133,7 +133,7 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 	ew.Printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
 	for _, c := range r.Changes {
 		ew.Printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
-			c.Run.Index+1, c.Run.ID, FormatP(c.P), mdCell(c.EventText()))
+			c.Run.Index+1, c.Run.ID, c.PText(), mdCell(c.EventText()))
 	}
 	for i, c := range r.Changes {
 		if i == MarkdownDetails {
@@ -259,6 +259,7 @@ type jsonChange struct {
 	P          float64     `json:"p"`
 	Confidence float64     `json:"confidence"`
 	Perms      int         `json:"permutations"`
+	PBound     bool        `json:"p_is_bound"`
 	Events     []jsonEvent `json:"events"`
 	Around     []jsonRun   `json:"around"`
 }
@@ -303,7 +304,7 @@ func (r *CheckReport) WriteJSON(w io.Writer) error {
 	for _, c := range r.Changes {
 		jc := jsonChange{Kind: c.Kind(), Key: c.Key, Benchmark: c.Benchmark, Unit: c.Unit, Better: c.Direction.String(), Run: c.Run,
 			Before: c.Before, After: c.After, BeforeRuns: c.BeforeRuns, AfterRuns: c.AfterRuns, ChangePct: finite(c.ChangePct),
-			P: c.P, Confidence: c.Confidence(), Perms: c.Permutations, Events: jsonEvents(c.Events), Around: []jsonRun{}}
+			P: c.P, Confidence: c.Confidence(), Perms: c.Permutations, PBound: c.PBound, Events: jsonEvents(c.Events), Around: []jsonRun{}}
 		for _, a := range c.Around {
 			jc.Around = append(jc.Around, jsonRun{Run: a.Index + 1, ID: a.ID, Date: a.Date, Commit: a.Commit, Image: a.Image,
 				VLLMVersion: a.VLLMVersion, Value: finite(a.Value), After: a.After})

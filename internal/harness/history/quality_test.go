@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,9 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/perf/benchfmt"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/verdict"
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -63,49 +62,19 @@ func storeRuns(t *testing.T) []*Run {
 	return runs
 }
 
-// pool holds the recorded repetitions of every benchmark, in the order the
-// files list the benchmarks. go test -count prints a benchmark's
-// repetitions together, one benchmark after the other, so a repetition of
-// one point has no partner in another: each benchmark is resampled on its
-// own.
-type pool struct {
-	names []string
-	reps  map[string][]*benchfmt.Result
-}
-
-func newPool(runs []*Run) pool {
-	p := pool{reps: map[string][]*benchfmt.Result{}}
-	for _, r := range runs {
-		for _, res := range r.Input.Results {
-			name := string(res.Name)
-			if _, seen := p.reps[name]; !seen {
-				p.names = append(p.names, name)
-			}
-			p.reps[name] = append(p.reps[name], res)
-		}
-	}
-	return p
-}
-
-// resampled builds a history of len(pools) runs: run i holds, for every
-// benchmark, reps repetitions drawn with replacement from pools[i], with
-// the template run's record and Unit lines.
-func resampled(t *testing.T, rng *rand.Rand, template *Run, pools []pool, reps int) []*Run {
-	t.Helper()
+// resampled builds a history of len(pools) runs: run i is a whole run
+// drawn with replacement from pools[i] (every benchmark, unit and
+// repetition of that recorded run together, as one suite run left them),
+// under the template run's record so that every run has one key and no
+// note.
+func resampled(rng *rand.Rand, template *Run, pools [][]*Run) []*Run {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	runs := make([]*Run, len(pools))
 	for i, p := range pools {
-		in := &gate.Input{Name: fmt.Sprintf("resampled run %d", i+1), Units: template.Input.Units}
-		for _, name := range p.names {
-			for range reps {
-				in.Results = append(in.Results, p.reps[name][rng.IntN(len(p.reps[name]))])
-			}
-		}
-		benches, err := in.Benchmarks(nil)
-		require.NoError(t, err)
+		src := p[rng.IntN(len(p))]
 		rec := template.Record
 		rec.ID, rec.Date, rec.Notes = fmt.Sprintf("r%02d", i+1), start.Add(time.Duration(i)*time.Hour), nil
-		runs[i] = &Run{Record: rec, Input: in, Benchmarks: benches}
+		runs[i] = &Run{Record: rec, Input: src.Input, Benchmarks: src.Benchmarks}
 	}
 	return runs
 }
@@ -122,22 +91,32 @@ type quality struct {
 	stepAll, stepFound, stepSeries, stepWrong int
 }
 
+// The targets of docs/history.md's protocol.
+const (
+	targetFalseAlarms = 0.05 // most share of unchanged histories with a change point
+	targetAllSix      = 0.90 // least share of step histories with all six headline series at run 9 ± 1
+	targetPerSeries   = 0.95 // least share of those series over all step histories
+)
+
+// qualitySeed seeds the resampling (docs/history.md's protocol: never used
+// before these figures).
+var qualitySeed = [2]uint64{20261205, 33}
+
 func measure(t *testing.T) quality {
 	runs := storeRuns(t)
 	set := repoThresholds(t)
-	reps := len(runs[0].Benchmarks[0].Values["ns/op"])
-	unchanged, slowed := newPool(runs[:unchangedRuns]), newPool(runs[unchangedRuns:])
-	rng := rand.New(rand.NewPCG(22, 1))
+	unchanged, slowed := runs[:unchangedRuns], runs[unchangedRuns:]
+	rng := rand.New(rand.NewPCG(qualitySeed[0], qualitySeed[1]))
 	var q quality
-	check := func(pools []pool) *CheckReport {
-		khs, err := Group(resampled(t, rng, runs[0], pools, reps), Filter{}, set)
+	check := func(pools [][]*Run) *CheckReport {
+		khs, err := Group(resampled(rng, runs[0], pools), Filter{}, set)
 		require.NoError(t, err)
 		rep, err := Check(khs, DefaultCheck)
 		require.NoError(t, err)
 		return rep
 	}
 	for range aaHistories {
-		pools := make([]pool, historyRuns)
+		pools := make([][]*Run, historyRuns)
 		for i := range pools {
 			pools[i] = unchanged
 		}
@@ -149,7 +128,7 @@ func measure(t *testing.T) quality {
 		}
 	}
 	for range stepHistories {
-		pools := make([]pool, historyRuns)
+		pools := make([][]*Run, historyRuns)
 		for i := range pools {
 			pools[i] = unchanged
 			if i >= historyRuns/2 {
@@ -175,6 +154,53 @@ func measure(t *testing.T) quality {
 	return q
 }
 
+// Target names, as the table and recordedMisses name them.
+const (
+	tgtFalseAlarms = "false alarms"
+	tgtAllSix      = "all six at run 9 ± 1"
+	tgtPerSeries   = "per series at run 9 ± 1"
+)
+
+// recordedMisses are the targets the recording under docs/history.md's
+// protocol missed (the table marks them "missed"); the figures were
+// recorded once and are not recorded again to meet them. The test fails
+// when any other target is missed, and when one of these is met (the
+// list and the docs then say what is no longer true).
+var recordedMisses = []string{tgtAllSix, tgtPerSeries}
+
+// misses maps each target that q misses to what it measured.
+func (q quality) misses() map[string]string {
+	out := map[string]string{}
+	if r := float64(q.aaAlarms) / aaHistories; r > targetFalseAlarms {
+		out[tgtFalseAlarms] = fmt.Sprintf("false alarms in %s of unchanged histories (%d of %d), target ≤ %g%%", pct(q.aaAlarms, aaHistories), q.aaAlarms, aaHistories, 100*targetFalseAlarms)
+	}
+	if r := float64(q.stepAll) / stepHistories; r < targetAllSix {
+		out[tgtAllSix] = fmt.Sprintf("all six headline series at run 9 ± 1 in %s of step histories (%d of %d), target ≥ %g%%", pct(q.stepAll, stepHistories), q.stepAll, stepHistories, 100*targetAllSix)
+	}
+	if q.stepSeries > 0 && float64(q.stepFound)/float64(q.stepSeries) < targetPerSeries {
+		out[tgtPerSeries] = fmt.Sprintf("headline series found at run 9 ± 1: %s (%d of %d), target ≥ %g%%", pct(q.stepFound, q.stepSeries), q.stepFound, q.stepSeries, 100*targetPerSeries)
+	}
+	return out
+}
+
+// mark is "met" or "missed" for the target called name.
+func (q quality) mark(name string) string {
+	if _, missed := q.misses()[name]; missed {
+		return "missed"
+	}
+	return "met"
+}
+
+// wilson is the 95% Wilson score interval of k successes in n trials, as
+// "[lo–hi%]".
+func wilson(k, n int) string {
+	const z = 1.959963984540054
+	p, nf := float64(k)/float64(n), float64(n)
+	centre := (p + z*z/(2*nf)) / (1 + z*z/nf)
+	half := z / (1 + z*z/nf) * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	return fmt.Sprintf("[%.1f–%.1f%%]", 100*max(0, centre-half), 100*min(1, centre+half))
+}
+
 func pct(n, of int) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of)) }
 
 // TestHistoryQuality measures the check's false alarms and its detection
@@ -191,18 +217,31 @@ func TestHistoryQuality(t *testing.T) {
 	}
 	q := measure(t)
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| resampled histories (16 runs, 10 repetitions of every point each) | histories | with a change point | change points per series tested |\n|---|--:|--:|--:|\n")
-	fmt.Fprintf(&b, "| unchanged: every run drawn from runs 1–16 | %d | %s (%d): false alarms | %s (%d of %d) |\n\n", aaHistories, pct(q.aaAlarms, aaHistories), q.aaAlarms,
-		pct(q.aaChanges, q.aaSeries), q.aaChanges, q.aaSeries)
-	fmt.Fprintf(&b, "| +4%% from run 9: runs 9–16 drawn from runs 17–24 | histories | TPOT p50 and tok/s of all 3 prompts at run 9 ± 1 | those 6 series found at run 9 ± 1 | change points placed off run 9 ± 1 (any series) |\n|---|--:|--:|--:|--:|\n")
-	fmt.Fprintf(&b, "| step at run 9 | %d | %s (%d) | %s (%d of %d) | %d |\n", stepHistories, pct(q.stepAll, stepHistories), q.stepAll,
-		pct(q.stepFound, q.stepSeries), q.stepFound, q.stepSeries, q.stepWrong)
+	fmt.Fprintf(&b, "\n| resampled histories (16 runs, each a whole recorded run) | histories | with a change point (95%% interval) | target | change points per series tested |\n|---|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| unchanged: every run drawn from runs 1–16 | %d | %s (%d) %s: false alarms | ≤ %g%%: %s | %s (%d of %d) |\n\n", aaHistories, pct(q.aaAlarms, aaHistories), q.aaAlarms, wilson(q.aaAlarms, aaHistories),
+		100*targetFalseAlarms, q.mark(tgtFalseAlarms), pct(q.aaChanges, q.aaSeries), q.aaChanges, q.aaSeries)
+	fmt.Fprintf(&b, "| +4%% from run 9: runs 9–16 drawn from runs 17–24 | histories | TPOT p50 and tok/s of all 3 prompts at run 9 ± 1 (95%% interval) | target | those 6 series found at run 9 ± 1 (95%% interval) | target | change points placed off run 9 ± 1 (any series) |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| step at run 9 | %d | %s (%d) %s | ≥ %g%%: %s | %s (%d of %d) %s | ≥ %g%%: %s | %d |\n", stepHistories, pct(q.stepAll, stepHistories), q.stepAll, wilson(q.stepAll, stepHistories), 100*targetAllSix, q.mark(tgtAllSix),
+		pct(q.stepFound, q.stepSeries), q.stepFound, q.stepSeries, wilson(q.stepFound, q.stepSeries), 100*targetPerSeries, q.mark(tgtPerSeries), q.stepWrong)
+	fmt.Fprintf(&b, "\nResampling seed PCG(%d, %d); %d independent suite runs behind the unchanged figures, %d + %d behind the step's.\n", qualitySeed[0], qualitySeed[1], unchangedRuns, unchangedRuns, 8)
 	table := b.String()
 	t.Log(table)
 
 	docBlock(t, docsPath, beginQuality, endQuality, table)
-	docBlock(t, readmePath, beginReadme, endReadme, fmt.Sprintf("false alarms in %s of %d resampled unchanged histories; the +4%% step found on TPOT p50 and tok/s of all three prompts at run 9 ± 1 in %s of %d resampled histories",
+	docBlock(t, readmePath, beginReadme, endReadme, fmt.Sprintf("false alarms in %s of %d unchanged histories resampled from whole runs; the +4%% step found on TPOT p50 and tok/s of all three prompts at run 9 ± 1 in %s of %d",
 		pct(q.aaAlarms, aaHistories), aaHistories, pct(q.stepAll, stepHistories), stepHistories))
+	misses := q.misses()
+	for _, name := range []string{tgtFalseAlarms, tgtAllSix, tgtPerSeries} {
+		miss, missed := misses[name]
+		switch known := slices.Contains(recordedMisses, name); {
+		case missed && !known:
+			t.Errorf("docs/history.md's target missed: %s", miss)
+		case missed:
+			t.Logf("target missed, as recorded (docs/history.md): %s", miss)
+		case known:
+			t.Errorf("target %q is met now, but recordedMisses and docs/history.md say it was missed: a change to the check or the store changed the figures; say so in docs/history.md and remove it from recordedMisses", name)
+		}
+	}
 }
 
 // docBlock checks that the file at path holds content between begin and
@@ -273,8 +312,8 @@ func TestRecordedHistories(t *testing.T) {
 	fmt.Fprintf(&b, "| benchmark | unit | from run | before → after | change | p | confidence |\n|---|---|--:|---|--:|--:|--:|\n")
 	for _, c := range rep.Changes {
 		if headline(c) {
-			fmt.Fprintf(&b, "| `%s` | %s | %d | %s → %s | %s | %.2g | %s |\n", strings.TrimPrefix(c.Benchmark, "Perf/profile=basic/scenario=ttft-tpot/"),
-				c.Unit, c.Run.Index+1, fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), fmtPct(c.ChangePct), c.P, fmtConfidence(c.P))
+			fmt.Fprintf(&b, "| `%s` | %s | %d | %s → %s | %s | %s | %s |\n", strings.TrimPrefix(c.Benchmark, "Perf/profile=basic/scenario=ttft-tpot/"),
+				c.Unit, c.Run.Index+1, fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), fmtPct(c.ChangePct), c.PText(), c.ConfidenceText())
 		}
 	}
 	fmt.Fprintf(&b, "\nIn all: %s. The 16 unchanged runs (1–16): %s.\n", rep.Headline(), unchangedHeadline)

@@ -430,7 +430,6 @@ var historySource string
 var historyFuncs = template.FuncMap{
 	"hunit":  units.FormatValue,
 	"hpct":   gate.FormatDelta,
-	"hp":     history.FormatP,
 	"plus1":  func(i int) int { return i + 1 },
 	"hbench": benchname.Short,
 	"hevents": func(es []history.Event) string {

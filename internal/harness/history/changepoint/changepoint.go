@@ -77,11 +77,37 @@ type Candidate struct {
 	// distributions on the two sides are, weighted by their sizes.
 	Stat float64
 	// P is the permutation p-value: the chance that a series with no
-	// change in the current segments splits at least as clearly.
+	// change in the current segments splits at least as clearly. Until
+	// the test is Done it is the upper bound of Bounds: the p-value the
+	// test would give with all its permutations is below it.
 	P float64
 	// Permutations is how many permutations the test ran; Exceeded how
 	// many of them reached Stat.
 	Permutations, Exceeded int
+	// Done is true when the test has run to its end: Exceedances reached
+	// or every permutation run; P is then exact.
+	Done bool
+
+	segs     [][2]int
+	rng      *rand.Rand
+	limit, h int
+}
+
+// Bounds are the least and the most p-value the test can still give:
+// after L permutations with g reaching Stat, it either stops later at the
+// h-th (p = h/L' > h/R) or runs all R (p = (g'+1)/(R+1) with g' ≥ g), so
+// lo = (g+1)/(R+1); and p < h/L either way, so hi = min(1, h/L). Both are
+// P once the test is Done. A decision that holds for every p in [lo, hi]
+// is the decision the whole test would give.
+func (c Candidate) Bounds() (lo, hi float64) {
+	if c.Done {
+		return c.P, c.P
+	}
+	hi = 1
+	if c.Permutations > 0 {
+		hi = min(1, float64(c.h)/float64(c.Permutations))
+	}
+	return float64(c.Exceeded+1) / float64(c.limit+1), hi
 }
 
 // Detector finds change points in one series.
@@ -89,9 +115,11 @@ type Detector struct {
 	xs   []float64
 	opts Options
 	cps  []int // accepted change points, sorted
-	rng  *rand.Rand
 	buf  []float64
 	sums pairSums
+	// tests counts the candidates proposed: each gets its own permutation
+	// stream, so that stopping one test early does not change the next.
+	tests uint64
 }
 
 // ErrConstant is returned for a series whose values are all equal: it has
@@ -121,7 +149,6 @@ func New(xs []float64, opts Options) (*Detector, error) {
 	return &Detector{
 		xs:   slices.Clone(xs),
 		opts: opts,
-		rng:  rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15)),
 		buf:  make([]float64, len(xs)),
 	}, nil
 }
@@ -140,36 +167,75 @@ func (d *Detector) Segments() [][2]int {
 	return append(out, [2]int{start, len(d.xs)})
 }
 
-// Next proposes the best split of the current segments and tests it; ok
-// is false when no segment is long enough to split (2·MinSize) or none
-// has any spread.
+// Next proposes the best split of the current segments and tests it with
+// all its permutations (Propose, then Extend to the end); ok is false when
+// no segment is long enough to split (2·MinSize) or none has any spread.
 func (d *Detector) Next() (c Candidate, ok bool) {
+	if c, ok = d.Propose(); ok {
+		d.Extend(&c, d.opts.Permutations)
+	}
+	return c, ok
+}
+
+// Propose finds the best split of the current segments without testing
+// it (P 1, Bounds [1/(R+1), 1]); Extend and Decide test it. ok is false
+// when no segment can be split.
+func (d *Detector) Propose() (c Candidate, ok bool) {
 	segs := d.Segments()
 	idx, stat := d.best(d.xs, segs)
 	if idx < 0 {
 		return Candidate{}, false
 	}
-	c = Candidate{Index: idx, Stat: stat}
+	d.tests++
+	// The first test's stream is the seed's own; each later one's is
+	// the seed's with the test's number.
+	return Candidate{Index: idx, Stat: stat, P: 1, segs: segs, limit: d.opts.Permutations, h: d.opts.Exceedances,
+		rng: rand.New(rand.NewPCG(d.opts.Seed, 0x9e3779b97f4a7c15+d.tests-1))}, true
+}
+
+// Extend runs c's permutations (Besag and Clifford's sequential test)
+// until it has run upto of them, reached Exceedances, or run all
+// Permutations; c must come from this detector's latest Propose or Next.
+func (d *Detector) Extend(c *Candidate, upto int) {
+	d.extend(c, func() bool { return c.Permutations >= upto })
+}
+
+// Decide runs c's permutations until it is certain whether the test's
+// p-value is at most cutoff (Bounds on one side of it, or the test done)
+// and says whether it is: the same answer as the whole test's, often
+// after far fewer permutations.
+func (d *Detector) Decide(c *Candidate, cutoff float64) bool {
+	d.extend(c, func() bool {
+		lo, hi := c.Bounds()
+		return hi <= cutoff || lo > cutoff
+	})
+	_, hi := c.Bounds()
+	return hi <= cutoff
+}
+
+func (d *Detector) extend(c *Candidate, stop func() bool) {
 	// Ties: a permutation that reproduces the observed split gives the
 	// same Q̂ up to rounding; it counts as reaching it.
-	reach := stat - 1e-9*math.Abs(stat)
-	for c.Permutations < d.opts.Permutations {
+	reach := c.Stat - 1e-9*math.Abs(c.Stat)
+	for !c.Done && !stop() {
 		copy(d.buf, d.xs)
-		for _, s := range segs {
+		for _, s := range c.segs {
 			part := d.buf[s[0]:s[1]]
-			d.rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
+			c.rng.Shuffle(len(part), func(i, j int) { part[i], part[j] = part[j], part[i] })
 		}
 		c.Permutations++
-		if _, q := d.best(d.buf, segs); q >= reach {
+		if _, q := d.best(d.buf, c.segs); q >= reach {
 			c.Exceeded++
-			if c.Exceeded == d.opts.Exceedances {
-				c.P = float64(c.Exceeded) / float64(c.Permutations)
-				return c, true
-			}
+		}
+		switch {
+		case c.Exceeded == c.h:
+			c.P, c.Done = float64(c.Exceeded)/float64(c.Permutations), true
+		case c.Permutations == c.limit:
+			c.P, c.Done = float64(c.Exceeded+1)/float64(c.Permutations+1), true
+		default:
+			_, c.P = c.Bounds()
 		}
 	}
-	c.P = float64(c.Exceeded+1) / float64(c.Permutations+1)
-	return c, true
 }
 
 // Accept keeps c as a change point.

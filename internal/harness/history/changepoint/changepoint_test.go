@@ -214,3 +214,65 @@ func TestNewRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideAgreesWithTheWholeTest: Decide's answer is the whole test's
+// (p ≤ cutoff), the whole test's p lies within the Bounds at every step,
+// and a clear change is decided after far fewer permutations.
+func TestDecideAgreesWithTheWholeTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20261205, 7))
+	for _, step := range []float64{0, 1, 4} {
+		for rep := range 3 {
+			xs := make([]float64, 24)
+			for i := range xs {
+				xs[i] = rng.NormFloat64()
+				if i >= 12 {
+					xs[i] += step
+				}
+			}
+			opts := Options{Seed: uint64(rep + 1), Permutations: 999}
+			whole, err := New(xs, opts)
+			require.NoError(t, err)
+			full, ok := whole.Next()
+			require.True(t, ok)
+			require.True(t, full.Done)
+			for _, cutoff := range []float64{0.0005, 0.01, 0.05, 0.2} {
+				d, err := New(xs, opts)
+				require.NoError(t, err)
+				c, ok := d.Propose()
+				require.True(t, ok)
+				require.Equal(t, full.Index, c.Index)
+				for n := 10; !c.Done; n *= 2 {
+					d.Extend(&c, n)
+					lo, hi := c.Bounds()
+					require.True(t, lo <= full.P && full.P <= hi, "step %g: p %g outside [%g, %g] after %d permutations", step, full.P, lo, hi, c.Permutations)
+				}
+				require.Equal(t, full.P, c.P, "run to its end, the test is the whole test")
+				d2, err := New(xs, opts)
+				require.NoError(t, err)
+				c2, _ := d2.Propose()
+				require.Equal(t, full.P <= cutoff, d2.Decide(&c2, cutoff), "step %g, cutoff %g: p %g", step, cutoff, full.P)
+				if step >= 4 && cutoff >= 0.05 {
+					require.Less(t, c2.Permutations, full.Permutations/2, "a clear change decided early")
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkBestSplit is one evaluation of every (τ, κ) of a 300-run
+// series (the prefix sums, then the search), what each permutation costs
+// on a 300-run store:
+//
+//	go test -run '^$' -bench BestSplit ./internal/harness/history/changepoint/
+func BenchmarkBestSplit(b *testing.B) {
+	rng := rand.New(rand.NewPCG(20261205, 8))
+	xs := make([]float64, 300)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	var sums pairSums
+	for range b.N {
+		sums.reset(xs)
+		sums.bestSplit(0, len(xs), DefaultMinSize)
+	}
+}
