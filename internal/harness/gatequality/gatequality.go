@@ -23,6 +23,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // StartSpread is the sd of the log server-start factor: the between-start
@@ -115,13 +116,13 @@ func (s *Source) SlowAll(f float64) Change {
 
 // throughput are the units a slower server lowers (the rest it leaves,
 // except the -ns units, which it raises).
-var throughput = []string{"tok/s", "req/s", "goodput-req/s", "slo-capacity-req/s"}
+var throughput = []string{units.TokPerSec, units.ReqPerSec, units.Goodput, units.CapacityRate}
 
 // timing is how a slowdown by f scales unit: f for a time, 1/f for a
 // throughput, 1 for the rest (shares, counts, concurrencies).
 func timing(unit string, f float64) float64 {
 	switch {
-	case strings.HasSuffix(unit, "-ns"):
+	case units.KindOf(unit) == units.KindNanoseconds && unit != units.NsPerOp: // a -ns unit
 		return f
 	case slices.Contains(throughput, unit):
 		return 1 / f
