@@ -165,15 +165,7 @@ func prShape(t *testing.T, set *thresholds.Set, pools committedPools, sim *gate.
 	if len(only.Results) == 0 {
 		t.Fatalf("baselines/sim.txt holds none of %v", profiles)
 	}
-	suite := compare(t, set, only, only)
-	pool := compare(t, set, pools.seq["base"], pools.seq["aa"])
-	perSuite := float64(suite.Comparisons) / float64(len(suite.Profiles))
-	perPool := float64(pool.Comparisons) / float64(len(pool.Profiles))
-	return suiteShape{
-		pointCopies:   max(1, int(perSuite/perPool+0.5)),
-		profileCopies: max(1, (len(suite.Profiles)+len(pool.Profiles)-1)/len(pool.Profiles)),
-		suiteTests:    suite.Comparisons, suiteProfiles: len(suite.Profiles),
-	}
+	return shapeFor(t, set, pools, only)
 }
 
 // prPower is the % of decisions that fail: count runs of base (the stored

@@ -81,11 +81,14 @@ type suiteShape struct {
 
 func shapeOf(t *testing.T, set *thresholds.Set, pools committedPools) suiteShape {
 	t.Helper()
-	sim, err := gate.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite := compare(t, set, sim, sim)
+	return shapeFor(t, set, pools, readSim(t))
+}
+
+// shapeFor scales the pools to the tests the gate makes over suite (a
+// baseline gated against itself).
+func shapeFor(t *testing.T, set *thresholds.Set, pools committedPools, suiteIn *gate.Input) suiteShape {
+	t.Helper()
+	suite := compare(t, set, suiteIn, suiteIn)
 	pool := compare(t, set, pools.seq["base"], pools.seq["aa"])
 	perSuite := float64(suite.Comparisons) / float64(len(suite.Profiles))
 	perPool := float64(pool.Comparisons) / float64(len(pool.Profiles))
