@@ -241,15 +241,19 @@ vet:
 # - timed, after the rest, one package at a time: millisecond-accurate
 #   real-time asserts.
 # - alone, last: tests of go test or make subprocesses, servers and
-#   containers of their own; two packages at a time (the root package's and
-#   cmd/vllmperf's).
+#   containers of their own, in lanes (testphase.Lane) that run at the
+#   same time, a go test each, its packages two at a time: the default
+#   lane, the containers lane (container starts wait for one another on
+#   the devices' lease anyway) and the suite lane (TestPerf, minutes of
+#   real time).
 # -vet=off: make test runs go vet on every package first.
 TESTPHASE = $(GO) run ./internal/testphase/cmd/testphase
-# $(call run_phase,PHASE,PREFIX,FLAGS): go test FLAGS of PHASE's tests in
-# $(PKGS), the command prefixed by PREFIX.
+# $(call run_phase,PHASE,PREFIX,FLAGS[,TESTPHASE FLAGS]): go test FLAGS of
+# PHASE's tests in $(PKGS) (narrowed by the testphase flags, e.g. -lane),
+# the command prefixed by PREFIX.
 define run_phase
-args=$$($(TESTPHASE) $(1) $(PKGS)) || exit 1; \
-if [ -z "$$args" ]; then echo "unit: no test of $(PKGS) declares the $(1) phase"; else \
+args=$$($(TESTPHASE) $(4) $(1) $(PKGS)) || exit 1; \
+if [ -z "$$args" ]; then echo "unit: no test of $(PKGS) declares the $(1) phase $(4)"; else \
   cmd="VLLMPERF_TEST_PHASE=$(1) $(2) $(GO) test -vet=off -count=1 $(3) $$args"; echo "$$cmd"; eval "$$cmd"; fi
 endef
 unit:
@@ -259,7 +263,9 @@ unit:
 	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the measured phase failed"; \
 	[ $$race = 0 ] && [ $$measured = 0 ]
 	@$(call run_phase,timed,,-timeout 5m -p 1)
-	@$(call run_phase,alone,,-timeout 25m -p 2)
+	@lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; pids=(); names=(); \
+	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=($$lane); done; \
+	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the alone phase's $${names[$$i]} lane failed"; }; done; exit $$code
 
 # No container started by the tests may outlive them.
 leak-check:

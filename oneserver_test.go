@@ -33,6 +33,7 @@ const managedLabel = "org.vllmperf.managed=true"
 // Its name matches no -run Perf pattern: it starts `go test -run Perf`.
 func TestOneServerPerGPUSet(t *testing.T) {
 	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneContainers)
 	if testing.Short() {
 		t.Skip("starts two go test processes with containers (minutes): not with -short")
 	}

@@ -69,19 +69,32 @@ func requireChecks(t *testing.T, r *suite.Run) {
 
 // TestPerf runs every profile × scenario point (quick size unless
 // VLLMPERF_SIZE says full) with every check live, then asserts that the
-// profiles differ where their flags say they should. Profiles run one
-// after another on every backend: servers of the container and external
-// backends share the GPUs or the deployment, and even in-process
-// simulators share this machine's cores, which timed checks (ttft_gap)
-// feel: five loads at once under -race on 2 cores pushed a client's mean
-// TTFT 101 ms above its server's (limit 100 ms). The timed comparisons
+// profiles differ where their flags say they should. Profiles of the
+// container and external backends run one after another: their servers
+// share the GPUs or the deployment (suite.Shares). In-process simulators
+// share only this machine's cores, which timed checks (ttft_gap) feel:
+// five loads at once under -race on 2 cores pushed a client's mean TTFT
+// 101 ms above its server's (limit 100 ms); they run go test's -parallel
+// at a time (GOMAXPROCS: two here), without -race. The timed comparisons
 // are measured again, serially, on the best of three runs.
+//
+// It runs in real time for minutes, so make test runs it in the alone
+// phase, without -race, in a lane of its own beside the other alone tests
+// (the suite's code runs under -race in its packages' tests and in
+// TestPerfChecksFail).
 func TestPerf(t *testing.T) {
+	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneSuite)
 	s := newSuite(t, true, noiseFree...)
 	all := &runs{m: map[string]map[string]*suite.Run{}}
 	t.Run("profiles", func(t *testing.T) {
 		for _, name := range s.Config().Profiles {
-			t.Run(name, func(t *testing.T) { runProfile(t, s, name, all) })
+			t.Run(name, func(t *testing.T) {
+				if !s.Shares() {
+					t.Parallel()
+				}
+				runProfile(t, s, name, all)
+			})
 		}
 	})
 	if !s.StartsServers() {

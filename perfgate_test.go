@@ -145,9 +145,12 @@ func TestBenchTelemetry(t *testing.T) {
 // correction over this one profile's headline rows (the workflow's 8
 // would only take longer). make exits 2 for any failed recipe, so the
 // gate's own status is read from gate.json (vllmperf perf-gate exits
-// with it).
+// with it). The second run is an A/A comparison in real time of two runs
+// minutes apart: it runs in make test's timed phase, with nothing else on
+// the machine (beside the alone phase's lanes, a busier machine during
+// the second run moved ITL P99 by 8–33% and failed it).
 func TestPerfGateFirstRun(t *testing.T) {
-	testphase.Alone(t)
+	testphase.Timed(t)
 	if testing.Short() {
 		t.Skip("runs make perf-gate three times")
 	}

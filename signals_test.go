@@ -44,6 +44,7 @@ const (
 func TestSignalsLeaveNoContainer(t *testing.T) {
 	testphase.Fault(t)
 	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneContainers)
 	if testing.Short() {
 		t.Skip("runs make and go test processes with containers")
 	}

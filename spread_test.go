@@ -30,6 +30,7 @@ import (
 // GPU runner measures, and nothing here compares them.
 func TestProfilesSpreadOverGPUSets(t *testing.T) {
 	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneContainers)
 	if testing.Short() {
 		t.Skip("starts three go test processes with containers: not with -short")
 	}

@@ -33,11 +33,18 @@ type Decl struct {
 	Phase Phase
 	// Fault is whether it declares itself a fault-matrix case.
 	Fault bool
+	// Lane is its lane of the alone phase: LaneDefault for an alone test
+	// that declares none, "" for a test of another phase.
+	Lane LaneName
 }
 
 // declFuncs maps the declaring functions' names to the phase each declares
 // ("" for Fault).
-var declFuncs = map[string]Phase{"Measured": PhaseMeasured, "Timed": PhaseTimed, "Alone": PhaseAlone, "Fault": ""}
+var declFuncs = map[string]Phase{"Measured": PhaseMeasured, "Timed": PhaseTimed, "Alone": PhaseAlone, "Fault": "", "Lane": ""}
+
+// laneConsts maps the Lane constants' names, as a declaration writes them
+// (testphase.LaneContainers), to their lanes.
+var laneConsts = map[string]LaneName{"LaneDefault": LaneDefault, "LaneContainers": LaneContainers, "LaneSuite": LaneSuite}
 
 // List reads every *_test.go file of the module at root (not testdata,
 // vendor, hidden folders, nor nested modules) and returns each Test
@@ -128,6 +135,10 @@ func listFile(path, rel string) ([]Decl, []error, error) {
 				continue
 			}
 			seen[call] = true
+			if fname == "Lane" {
+				errs = append(errs, d.setLane(call, name)...)
+				continue
+			}
 			phase := declFuncs[fname]
 			switch {
 			case phase == "" && d.Fault:
@@ -140,6 +151,7 @@ func listFile(path, rel string) ([]Decl, []error, error) {
 				d.Phase = phase
 			}
 		}
+		errs = append(errs, d.checkLane()...)
 		decls = append(decls, d)
 	}
 	// Every other call is one make would not see, or would see for the
@@ -154,6 +166,41 @@ func listFile(path, rel string) ([]Decl, []error, error) {
 		return true
 	})
 	return decls, errs, nil
+}
+
+// setLane records the lane a testphase.Lane call names: one of the Lane
+// constants, through this package's import name pkg, so that the listing
+// reads it as the compiler does.
+func (d *Decl) setLane(call *ast.CallExpr, pkg string) []error {
+	var lane LaneName
+	if len(call.Args) == 2 {
+		if sel, ok := call.Args[1].(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg {
+				lane = laneConsts[sel.Sel.Name]
+			}
+		}
+	}
+	switch {
+	case lane == "":
+		return []error{fmt.Errorf("%s: %s declares a lane make test cannot read: write testphase.Lane(t, testphase.LaneX) with one of the Lane constants", d.Pos, d.Test)}
+	case d.Lane != "":
+		return []error{fmt.Errorf("%s: %s declares testphase.Lane twice: a test runs in one lane, keep one", d.Pos, d.Test)}
+	}
+	d.Lane = lane
+	return nil
+}
+
+// checkLane gives an alone test without a lane LaneDefault, and refuses a
+// lane on a test of another phase: only the alone phase runs in lanes.
+func (d *Decl) checkLane() []error {
+	switch {
+	case d.Phase == PhaseAlone && d.Lane == "":
+		d.Lane = LaneDefault
+	case d.Phase != PhaseAlone && d.Lane != "":
+		d.Lane = ""
+		return []error{fmt.Errorf("%s: %s declares a lane but not testphase.Alone: only the alone phase runs in lanes; declare Alone too, or drop the lane", d.Pos, d.Test)}
+	}
+	return nil
 }
 
 // importName returns the name under which f imports this package, "" when
@@ -219,6 +266,33 @@ func Select(decls []Decl, kind string, patterns ...string) ([]Decl, error) {
 		}
 	}
 	return out, nil
+}
+
+// InLane returns the declarations of selected (Select's result for the
+// alone phase) in lane.
+func InLane(selected []Decl, lane LaneName) ([]Decl, error) {
+	if !slices.Contains(Lanes, lane) {
+		return nil, fmt.Errorf("lane %q: want one of %s", lane, laneNames())
+	}
+	var out []Decl
+	for _, d := range selected {
+		if d.Lane == lane {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// UsedLanes returns the lanes of selected that hold at least one test, in
+// Lanes' order.
+func UsedLanes(selected []Decl) []LaneName {
+	var out []LaneName
+	for _, l := range Lanes {
+		if slices.ContainsFunc(selected, func(d Decl) bool { return d.Lane == l }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func matchPkg(pkg string, patterns []string) bool {

@@ -15,8 +15,9 @@ func TestList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Decl{
+		{Pkg: ".", Test: "TestContainersAlone", Pos: "root_test.go:27", Phase: PhaseAlone, Lane: LaneContainers},
 		{Pkg: ".", Test: "TestPlain", Pos: "root_test.go:14", Phase: PhaseRace},
-		{Pkg: ".", Test: "TestServerAlone", Pos: "root_test.go:9", Phase: PhaseAlone, Fault: true},
+		{Pkg: ".", Test: "TestServerAlone", Pos: "root_test.go:9", Phase: PhaseAlone, Fault: true, Lane: LaneDefault},
 		{Pkg: ".", Test: "TestTimingQuick", Pos: "root_test.go:16", Phase: PhaseTimed},
 		{Pkg: "./inner", Test: "TestFaultOnly", Pos: "inner/inner_test.go:9", Phase: PhaseRace, Fault: true},
 		{Pkg: "./inner", Test: "TestLongFit", Pos: "inner/inner_test.go:13", Phase: PhaseMeasured},
@@ -45,6 +46,11 @@ func TestListErrors(t *testing.T) {
 			"two_test.go:9: TestBoth declares the alone phase and the timed phase: a test runs in one phase, keep one",
 			"two_test.go:14: TestFaultTwice declares testphase.Fault twice",
 		}},
+		{"testdata/lanes", []string{
+			"lanes_test.go:9: TestLaneTwice declares testphase.Lane twice: a test runs in one lane, keep one",
+			"lanes_test.go:15: TestLaneNotAlone declares a lane but not testphase.Alone: only the alone phase runs in lanes",
+			"lanes_test.go:20: TestLaneLiteral declares a lane make test cannot read: write testphase.Lane(t, testphase.LaneX)",
+		}},
 		{"testdata/alias", []string{"alias_test.go imports github.com/vllmperf/vllmperf/internal/testphase as tp: import it as testphase"}},
 		{"testdata/none", []string{"testdata/none"}},
 	} {
@@ -72,7 +78,7 @@ func TestSelectAndArgs(t *testing.T) {
 		patterns []string
 		want     string
 	}{
-		{"alone", nil, `-run '^(TestServerAlone)$' .`},
+		{"alone", nil, `-run '^(TestContainersAlone|TestServerAlone)$' .`},
 		{"fault", nil, `-run '^(TestFaultOnly|TestServerAlone)$' . ./inner`},
 		{"fault", []string{"./inner"}, `-run '^(TestFaultOnly)$' ./inner`},
 		{"fault", []string{"./..."}, `-run '^(TestFaultOnly|TestServerAlone)$' . ./inner`},
@@ -94,6 +100,43 @@ func TestSelectAndArgs(t *testing.T) {
 		if _, err := Select(all, kind); err == nil || !strings.Contains(err.Error(), "want one of measured, timed, alone or fault") {
 			t.Errorf("Select(%q): error %v, want the kinds named", kind, err)
 		}
+	}
+}
+
+// TestLanes: the alone phase splits into the lanes its tests declare,
+// LaneDefault where they declare none, in Lanes' order.
+func TestLanes(t *testing.T) {
+	t.Parallel()
+	all, err := List("testdata/ok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := Select(all, "alone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := UsedLanes(sel); len(got) != 2 || got[0] != LaneDefault || got[1] != LaneContainers {
+		t.Errorf("UsedLanes = %v, want [default containers]", got)
+	}
+	for _, tc := range []struct {
+		lane LaneName
+		want string
+	}{
+		{LaneDefault, `-run '^(TestServerAlone)$' .`},
+		{LaneContainers, `-run '^(TestContainersAlone)$' .`},
+		{LaneSuite, ``},
+	} {
+		in, err := InLane(sel, tc.lane)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, err := GoTestArgs(all, in)
+		if got := strings.Join(args, " "); err != nil || got != tc.want {
+			t.Errorf("lane %s: got %q, %v; want %q", tc.lane, got, err, tc.want)
+		}
+	}
+	if _, err := InLane(sel, "fast"); err == nil || !strings.Contains(err.Error(), `lane "fast": want one of default, containers, suite`) {
+		t.Errorf("InLane(fast): error %v, want the lanes named", err)
 	}
 }
 

@@ -15,6 +15,10 @@
 //     phase's tests: go test or make subprocesses, real-time servers,
 //     containers; they run last.
 //
+// The alone phase runs in lanes (Lane): each lane is one go test of its own,
+// and make runs the lanes at the same time. A lane's tests still run one
+// after another (or as t.Parallel says), as go test runs them.
+//
 // Fault marks a case of docs/reliability.md's fault matrix (make
 // fault-cases counts them); it is not a phase of its own, and a fault test
 // may also declare one of the three.
@@ -70,6 +74,47 @@ func Timed(t testing.TB) { t.Helper(); declare(t, PhaseTimed) }
 
 // Alone declares that t runs in the alone phase.
 func Alone(t testing.TB) { t.Helper(); declare(t, PhaseAlone) }
+
+// LaneName names a lane of the alone phase.
+type LaneName string
+
+// The lanes of the alone phase. Tests of different lanes run at the same
+// time, so a lane is for tests that wait on something of their own (a
+// server, a subprocess, a container) rather than on the CPU, and that do
+// not watch what the other lanes' tests start.
+const (
+	// LaneDefault is the lane of an alone test that declares none.
+	LaneDefault LaneName = "default"
+	// LaneContainers is for the tests that start Docker containers: every
+	// container start holds the devices' lease (internal/harness/server),
+	// so two of them would wait for each other anyway, and some watch
+	// every managed container while they run.
+	LaneContainers LaneName = "containers"
+	// LaneSuite is for TestPerf, the suite's own run of every profile in
+	// real time: minutes, which would hold the other tests up.
+	LaneSuite LaneName = "suite"
+)
+
+// Lanes lists the lanes of the alone phase.
+var Lanes = []LaneName{LaneDefault, LaneContainers, LaneSuite}
+
+// Lane declares the lane of an alone test (LaneDefault without it). It
+// only matters to make test's schedule: the test runs as it would
+// without it.
+func Lane(t testing.TB, name LaneName) {
+	t.Helper()
+	if !slices.Contains(Lanes, name) {
+		t.Fatalf("testphase.Lane(%q): not a lane of the alone phase: want one of %s", name, laneNames())
+	}
+}
+
+func laneNames() string {
+	names := make([]string, len(Lanes))
+	for i, l := range Lanes {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Fault declares that t is a case of the fault matrix
 // (docs/reliability.md). It only checks VLLMPERF_TEST_PHASE: the test runs in

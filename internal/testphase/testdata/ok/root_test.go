@@ -23,3 +23,8 @@ func TestMain(m *testing.M) {}
 func Testlower(t *testing.T) {}
 
 func helper() {}
+
+func TestContainersAlone(t *testing.T) {
+	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneContainers)
+}
