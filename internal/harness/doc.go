@@ -94,7 +94,7 @@
 //	schema      structured output's JSON schemas and the check of an
 //	            output against one (openai fails a mismatch: ErrSchema)
 //	check       the server-side assertions and the one run verdict
-//	            (Judge, built on Ended, FailureRate) that vllmperf run
+//	            (Judge, built on Ended, ErrorRate) that vllmperf run
 //	            and the suite's requests check share; the GPU checks
 //	            over the telemetry
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,
