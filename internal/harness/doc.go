@@ -78,9 +78,10 @@
 //
 //	profile, server, workload, scenario, openai, load, sample, stats
 //	            the stages above; harness.Run wires them. A stage a
-//	            command configures binds and checks its own flags (Flags:
-//	            server, load, workload, openai); the command's runflags
-//	            (cmd/vllmperf/internal) gathers them for one run
+//	            command configures declares and checks its own flags'
+//	            values (Flags: server, load, workload, openai); the
+//	            command binds them (cmd/vllmperf/internal/cliflags) and
+//	            its runflags gathers them for one run
 //	gateway     how a server is reached: the one HTTP transport of a run
 //	            (completions, models, tokenize, scrapes), with a
 //	            gateway's headers and certificates and one proxy rule

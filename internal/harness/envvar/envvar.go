@@ -67,6 +67,18 @@ var (
 		Doc: "a static vllm-sim binary for the simulator's image (default: built from this module)"}
 )
 
+// A fleet: where an external deployment's metrics are read (package
+// server, docs/deployments.md); the run's --metrics-url, --prometheus and
+// --prometheus-selector go over them.
+var (
+	MetricsURLs = Setting{Name: "VLLMPERF_METRICS_URLS",
+		Doc: "the replicas' /metrics URLs of a deployment behind a load balancer, comma-separated (summed as one deployment)"}
+	Prometheus = Setting{Name: "VLLMPERF_PROMETHEUS",
+		Doc: "a Prometheus server's base URL to read the deployment's vLLM series through, instead of its /metrics"}
+	PrometheusSelector = Setting{Name: "VLLMPERF_PROMETHEUS_SELECTOR",
+		Doc: `label matchers that pick the deployment's series in Prometheus, e.g. {namespace="llm",service="vllm"}`}
+)
+
 // The suite: what it runs and where it writes (package suite).
 var (
 	Size = Setting{Name: "VLLMPERF_SIZE", Default: "full", Suite: true,
@@ -97,5 +109,6 @@ var Runner = Setting{Name: "VLLMPERF_RUNNER",
 // All lists every setting, in the order above.
 func All() []Setting {
 	return []Setting{Backend, Image, Target, Model, GPUs, StartupTimeout, HFCache, Entrypoint, SimBinary,
+		MetricsURLs, Prometheus, PrometheusSelector,
 		Size, Profiles, Scenarios, Thresholds, Results, SimArgs, GPUName, Label, Strict, Runner}
 }

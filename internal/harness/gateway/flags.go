@@ -3,8 +3,6 @@ package gateway
 import (
 	"os"
 	"strings"
-
-	"github.com/spf13/pflag"
 )
 
 // The environment variables FromLookup reads (docs/third-party-servers.md).
@@ -60,14 +58,6 @@ type Flags struct {
 	CACert     string
 	ClientCert string
 	ClientKey  string
-}
-
-// Register defines the flags on f.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.Headers, "header", nil, "extra request header for a gateway, 'Name: value' (repeatable; 'Name: env:VAR' reads the value from $VAR); values are never printed (also "+EnvHeaders+", one a line)")
-	f.StringVar(&o.CACert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate, added to the system's roots (also "+EnvCACert+")")
-	f.StringVar(&o.ClientCert, "client-cert", "", "PEM client certificate for a gateway that asks for one (mTLS), with --client-key (also "+EnvClientCert+")")
-	f.StringVar(&o.ClientKey, "client-key", "", "PEM private key of --client-cert (also "+EnvClientKey+")")
 }
 
 // Given reports whether any gateway flag was set.

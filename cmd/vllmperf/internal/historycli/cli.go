@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -79,7 +80,7 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 		}
 	}
 	show.Flags().StringVar(&o.showFormat, "format", "table", "table, csv or json")
-	o.output.Register(check.Flags(), history.CheckFormats)
+	cliflags.Output(check.Flags(), &o.output, history.CheckFormats)
 	reportCmd.Flags().StringVar(&o.out, "out", ".", "the folder to write history.html into")
 	reportCmd.Flags().IntVar(&o.maxBench, "max-benchmarks", report.DefaultMaxBenchmarks, "most benchmarks drawn per key (those with a change point first)")
 	return root
