@@ -3,19 +3,22 @@ package gateway
 import (
 	"os"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
-// The environment variables FromLookup reads (docs/third-party-servers.md).
-const (
+// The environment variables FromLookup reads (docs/third-party-servers.md;
+// package envvar declares them).
+var (
 	// EnvHeaders holds extra headers, one "Name: value" a line.
-	EnvHeaders = "VLLMPERF_HEADERS"
+	EnvHeaders = envvar.Headers.Name
 	// EnvCACert is a PEM file of the CA that signed the server's
 	// certificate, added to the system's roots.
-	EnvCACert = "VLLMPERF_CA_CERT"
+	EnvCACert = envvar.CACert.Name
 	// EnvClientCert and EnvClientKey are the PEM client certificate and
 	// its key, for a gateway that asks for one (mTLS).
-	EnvClientCert = "VLLMPERF_CLIENT_CERT"
-	EnvClientKey  = "VLLMPERF_CLIENT_KEY"
+	EnvClientCert = envvar.ClientCert.Name
+	EnvClientKey  = envvar.ClientKey.Name
 )
 
 // FromLookup reads the gateway settings from the environment (lookup, as

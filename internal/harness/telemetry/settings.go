@@ -6,12 +6,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
 // EnvTelemetry selects when runs are watched: auto (default: the
 // container backend on this machine's GPUs), on (always with nvidia-smi,
 // e.g. a fake one in tests or the simulator on a GPU machine), or off.
-const EnvTelemetry = "VLLMPERF_TELEMETRY"
+var EnvTelemetry = envvar.Telemetry.Name
 
 // The modes of EnvTelemetry.
 const (
@@ -31,7 +33,7 @@ type Settings struct {
 }
 
 // envGPUs is package server's VLLMPERF_GPUS: all, none, or devices.
-const envGPUs = "VLLMPERF_GPUS"
+var envGPUs = envvar.GPUs.Name
 
 // SettingsFromEnv reads VLLMPERF_TELEMETRY and VLLMPERF_DCGM_URL.
 func SettingsFromEnv() (Settings, error) {
