@@ -97,14 +97,6 @@ func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
 	return o, errors.Join(errs...)
 }
 
-// GitHub Actions' own variables (not ours: package envvar declares
-// vllmperf's settings only).
-const (
-	envGHEvent   = "GITHUB_EVENT_NAME"
-	envGHActions = "GITHUB_ACTIONS"
-	envGHSHA     = "GITHUB_SHA"
-)
-
 // Run is `make perf-gate`: plan, run the suite, gate (or record the
 // first baseline). It returns the exit status: 0 pass (or baseline
 // recorded, or skipped), 1 a regression, a breached limit or a failed
