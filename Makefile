@@ -57,7 +57,7 @@ calibrate:
 # docs/figures/timings.txt). make test runs the same tests without
 # VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
-FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/harness/gatequality/ ./internal/docfigures/
+FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/harness/gatequality/ ./internal/docfigures/ ./internal/harness/envvar/
 figures:
 	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
 

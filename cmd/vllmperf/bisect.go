@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/bisect"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
@@ -50,7 +51,7 @@ docs/bisect.md, which shows how to list vLLM's nightly or per-commit images.`,
   vllmperf bisect --candidates builds.txt --points profile=basic/scenario=ttft-tpot --max-pairs 12`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := o.Config(cmd.Flags(), stderr)
+			cfg, err := o.Config(cmd.Flags().Changed, stderr)
 			if err != nil {
 				return exitstatus.Usage(err)
 			}
@@ -65,6 +66,6 @@ docs/bisect.md, which shows how to list vLLM's nightly or per-commit images.`,
 			return o.Publish(res, cfg.Dir, stdout)
 		},
 	}
-	o.Register(cmd.Flags())
+	cliflags.Bisect(cmd.Flags(), o)
 	return cmd
 }

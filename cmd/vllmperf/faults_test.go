@@ -200,11 +200,11 @@ func TestRow03_StdoutFails(t *testing.T) {
 	}
 }
 
-// TestRow04_MaxFailureRate: half the requests fail (--sim-fault-500-rate
+// TestRow04_MaxErrorRate: half the requests fail (--sim-fault-500-rate
 // 0.5): the run fails (exit 1) naming the rate, the limit and the top
 // error with its message; allowing the rate passes it. A server whose
 // engine dies after five requests is named as down with its last logs.
-func TestRow04_MaxFailureRate(t *testing.T) {
+func TestRow04_MaxErrorRate(t *testing.T) {
 	testphase.Fault(t)
 	t.Parallel()
 	ctx := context.Background()
@@ -212,9 +212,12 @@ func TestRow04_MaxFailureRate(t *testing.T) {
 		t.Parallel()
 		target := simTarget(t, "--sim-fault-500-rate", "0.5", "--sim-seed", "7")
 		base := append(append([]string{"run"}, target...), "--concurrency", "4", "--requests", "40", "--max-tokens", "4", "--warmup", "0", "--max-consecutive-failures", "0")
-		runCLI(t, ctx, base...).wantCode(t, 1, "is above --max-failure-rate 0%; most failed with http_status (",
+		runCLI(t, ctx, base...).wantCode(t, 1, "is above --max-error-rate 0%; most failed with http_status (",
 			"e.g. HTTP 500: InternalServerError: Internal Server Error (injected by --sim-fault-500-rate)")
-		runCLI(t, ctx, append(base, "--max-failure-rate", "90%")...).wantCode(t, 0)
+		runCLI(t, ctx, append(base, "--max-error-rate", "90%")...).wantCode(t, 0)
+		// The old name still sets the limit, with a notice naming the new one.
+		runCLI(t, ctx, append(base, "--max-failure-rate", "90%")...).wantCode(t, 0,
+			"Flag --max-failure-rate has been deprecated, use --max-error-rate")
 	})
 	t.Run("engine dies", func(t *testing.T) {
 		t.Parallel()
@@ -222,7 +225,7 @@ func TestRow04_MaxFailureRate(t *testing.T) {
 		r := runCLI(t, ctx, "run", "--quiet", "--profile", "testdata/profile-dies.yaml", "--concurrency", "2", "--requests", "30",
 			"--max-tokens", "4", "--warmup", "0", "--json", jsonPath)
 		r.wantCode(t, 1, "server no longer healthy: /health answered 503", "EngineCore died after 5 requests",
-			"is above --max-failure-rate 0%", "EngineDeadError")
+			"is above --max-error-rate 0%", "EngineDeadError")
 		if got := readJSON(t, jsonPath)["completed"]; got != 5.0 {
 			t.Errorf("completed = %v, want 5", got)
 		}
@@ -280,9 +283,9 @@ func TestRow07_ZeroAndNegativeValues(t *testing.T) {
 		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout -1s: want a positive duration, or 0 for none"},
 		{[]string{"--warmup", "-1"}, "--warmup -1: want 0 or more"},
 		{[]string{"--sample-interval", "0s"}, "--sample-interval 0s: want a positive duration"},
-		{[]string{"--max-failure-rate", "1.5"}, `--max-failure-rate "1.5": want a fraction from 0 to 1`},
-		{[]string{"--max-failure-rate", "150%"}, `--max-failure-rate "150%"`},
-		{[]string{"--max-failure-rate", "-0.1"}, `--max-failure-rate "-0.1"`},
+		{[]string{"--max-error-rate", "1.5"}, `--max-error-rate "1.5": want a fraction from 0 to 1`},
+		{[]string{"--max-error-rate", "150%"}, `--max-error-rate "150%"`},
+		{[]string{"--max-error-rate", "-0.1"}, `--max-error-rate "-0.1"`},
 		{[]string{"--max-consecutive-failures", "-1"}, "--max-consecutive-failures -1: want a positive count, or 0 to never stop early (default 100)"},
 		{[]string{"--max-event-size", "big"}, `--max-event-size "big": want a size such as 4MiB`},
 		{[]string{"--burstiness", "1"}, "--burstiness shapes the arrivals of an open loop: use it with --rate"},
@@ -452,7 +455,7 @@ func TestRow13_GraceCutColdRequest(t *testing.T) {
 	t.Parallel()
 	f := &fakeVLLM{tokens: 200, stallAfter: 101}
 	r := runCLI(t, context.Background(), "run", "--quiet", "--target", f.start(t), "--concurrency", "1", "--duration", "1s", "--grace", "1s",
-		"--max-tokens", "200", "--warmup", "0", "--max-failure-rate", "100%")
+		"--max-tokens", "200", "--warmup", "0", "--max-error-rate", "100%")
 	if strings.Contains(r.stdout, "produced no first token") {
 		t.Errorf("the wrong warning is back:\n%s", r.stdout)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/verdict"
@@ -38,7 +39,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
 			return o.Run(stdout, stderr)
 		},
 	}
-	o.Register(cmd.Flags())
+	cliflags.Gate(cmd.Flags(), o)
 	return cmd
 }
 

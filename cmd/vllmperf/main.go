@@ -6,8 +6,8 @@
 //	vllmperf run --target http://127.0.0.1:8000 --model M --rate 4 --duration 2m
 //	vllmperf run --backend container --profile high-throughput   # a vLLM container on the GPUs
 //
-// Exit status (package exitstatus): 0 success; 1 a failed run (failure
-// rate above --max-failure-rate, a server that went down, an output not
+// Exit status (package exitstatus): 0 success; 1 a failed run (error
+// rate above --max-error-rate, a server that went down, an output not
 // written, a regression); 2 a usage error; 3 an inconclusive run; 128+N
 // after signal N (130 for SIGINT, 143 for SIGTERM), with the partial
 // results written.

@@ -327,7 +327,7 @@ func TestContainerDiesMidRunCLI(t *testing.T) {
 	defer cancel()
 	r := runCLI(t, ctx, "run", "--image", "sim", "--profile", "testdata/profile-dies.yaml", "--concurrency", "2", "--requests", "30",
 		"--max-tokens", "4", "--warmup", "0")
-	r.wantCode(t, 1, "server no longer healthy: /health answered 503", "EngineCore died after 5 requests", "is above --max-failure-rate 0%")
+	r.wantCode(t, 1, "server no longer healthy: /health answered 503", "EngineCore died after 5 requests", "is above --max-error-rate 0%")
 	m := readyLine.FindStringSubmatch(r.stderr)
 	if m == nil {
 		t.Fatalf("no ready line with the container id:\n%s", r.stderr)

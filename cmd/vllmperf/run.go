@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/units"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/progress"
@@ -24,7 +25,7 @@ import (
 // and the verdict's and output files' own.
 type runOptions struct {
 	runflags.Flags
-	failRate      string
+	errorRate     string
 	json, samples string
 }
 
@@ -43,7 +44,7 @@ container (--backend container, image from --image or VLLMPERF_IMAGE).
 
 The output files (--json, --samples) are checked before any request is sent
 and written, each on its own, before the summary goes to stdout. The run fails
-(exit 1) when more requests fail than --max-failure-rate allows, when it stops
+(exit 1) when more requests fail than --max-error-rate allows, when it stops
 early on --max-consecutive-failures identical failures, or when the server goes
 down; it is INCONCLUSIVE (exit 3) when no request succeeded; SIGINT or SIGTERM
 stop it with partial results (exit 130 or 143).`,
@@ -57,10 +58,39 @@ stop it with partial results (exit 130 or 143).`,
 	}
 	f := cmd.Flags()
 	o.Register(f)
-	f.StringVar(&o.failRate, "max-failure-rate", "0", "fail the run (exit 1) when a larger share of the measured requests fails: a fraction (0.05) or a percentage (5%)")
+	f.StringVar(&o.errorRate, errorRateFlag[2:], "0", "fail the run (exit 1) when a larger share of the measured requests fails: a fraction (0.05) or a percentage (5%)")
+	f.StringVar(&o.errorRate, oldErrorRateFlag[2:], "0", "the deprecated name of "+errorRateFlag)
+	_ = f.MarkDeprecated(oldErrorRateFlag[2:], "use "+errorRateFlag+" (the same share, renamed)")
+	// pflag prints the deprecation notice to the set's output, which cobra
+	// would copy to stdout (the summary's stream): stderr instead.
+	f.SetOutput(stderr)
 	f.StringVar(&o.json, "json", "", "write the summary as vLLM --save-result JSON to this file")
 	f.StringVar(&o.samples, "samples", "", "write every request's record as JSON lines to this file")
 	return cmd
+}
+
+// errorRateFlag limits the share of failed requests; oldErrorRateFlag is
+// its deprecated name, still accepted with a notice on stderr.
+const (
+	errorRateFlag    = "--max-error-rate"
+	oldErrorRateFlag = "--max-failure-rate"
+)
+
+// parseErrorRate reads the error-rate limit as a fraction (units.ParseShare),
+// the error naming the flag as the user wrote it.
+func parseErrorRate(flags *pflag.FlagSet, v string) (float64, error) {
+	name := errorRateFlag
+	if flags.Changed(oldErrorRateFlag[2:]) {
+		if flags.Changed(errorRateFlag[2:]) {
+			return 0, fmt.Errorf("%s and %s set the same limit: give only %s", oldErrorRateFlag, errorRateFlag, errorRateFlag)
+		}
+		name = oldErrorRateFlag
+	}
+	sh, err := units.ParseShare(v, true)
+	if err != nil {
+		return 0, fmt.Errorf("%s %w", name, err)
+	}
+	return sh.Fraction(), nil
 }
 
 // noArgs refuses positional arguments as a usage error (exit 2), with the
@@ -81,8 +111,8 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
-	limits := check.RunLimits{FailureRateFlag: "--max-failure-rate", StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures, KeyError: o.Client.KeyError()}
-	if limits.MaxFailureRate, err = check.ParseShare("--max-failure-rate", o.failRate); err != nil {
+	limits := check.RunLimits{ErrorRateFlag: errorRateFlag, StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures, KeyError: o.Client.KeyError()}
+	if limits.MaxErrorRate, err = parseErrorRate(flags, o.errorRate); err != nil {
 		return exitstatus.Usage(err)
 	}
 	outs, err := outfile.OpenSet("--json", o.json, "--samples", o.samples)

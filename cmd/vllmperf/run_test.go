@@ -10,6 +10,35 @@ import (
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
+// TestErrorRateFlag: a bad --max-error-rate (or its deprecated name,
+// --max-failure-rate) is a usage error naming the flag as written and what
+// to write, before any server starts; the old name warns on stderr.
+// TestRow04_MaxErrorRate shows both names setting the limit.
+func TestErrorRateFlag(t *testing.T) {
+	t.Parallel()
+	base := []string{"run", "--concurrency", "1", "--requests", "1"}
+	for _, tc := range []struct {
+		name string
+		args []string // after base
+		want []string // on stderr
+	}{
+		// A fraction above 1.
+		{"fraction", []string{"--max-error-rate", "1.5"}, []string{`--max-error-rate "1.5": want a fraction from 0 to 1 (0.05) or a percentage from 0% to 100% (5%)`}},
+		// Not a number.
+		{"word", []string{"--max-error-rate", "five"}, []string{`--max-error-rate "five": want a fraction from 0 to 1`}},
+		// The old name: the error names it as written, after the notice.
+		{"old name", []string{"--max-failure-rate", "150%"}, []string{`--max-failure-rate "150%": want a fraction from 0 to 1`,
+			"Flag --max-failure-rate has been deprecated, use --max-error-rate"}},
+		// Both names: one limit, said twice.
+		{"both names", []string{"--max-failure-rate", "5%", "--max-error-rate", "5%"}, []string{"--max-failure-rate and --max-error-rate set the same limit: give only --max-error-rate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			runCLI(t, context.Background(), append(base, tc.args...)...).wantCode(t, 2, tc.want...)
+		})
+	}
+}
+
 // TestRunRejectsBadInput checks that each mistake gets a usage error (exit 2)
 // that names the problem, before anything is started.
 func TestRunRejectsBadInput(t *testing.T) {
@@ -85,15 +114,15 @@ func TestRunOnSimulator(t *testing.T) {
 }
 
 // TestRunInconclusive: a server that fails every request must not pass.
-// With failures allowed (--max-failure-rate 100%) nothing was measured:
-// INCONCLUSIVE, exit 3; by default the failure rate fails the run first
-// (TestRow04_MaxFailureRate).
+// With failures allowed (--max-error-rate 100%) nothing was measured:
+// INCONCLUSIVE, exit 3; by default the error rate fails the run first
+// (TestRow04_MaxErrorRate).
 func TestRunInconclusive(t *testing.T) {
 	testphase.Fault(t)
 	base := startSim(t, "--sim-fault-500-rate", "1")
 	var out, errOut limitedBuffer
 	err := run(context.Background(), &out, &errOut, []string{"run", "--quiet", "--target", base, "--model", "Qwen/Qwen3-0.6B",
-		"--concurrency", "2", "--requests", "4", "--warmup", "0", "--max-failure-rate", "100%"})
+		"--concurrency", "2", "--requests", "4", "--warmup", "0", "--max-error-rate", "100%"})
 	if got := exitCode(err, &errOut); got != 3 {
 		t.Fatalf("exit code = %d (err %v), want 3 (inconclusive)\n%s", got, err, out.String())
 	}

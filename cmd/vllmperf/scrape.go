@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
@@ -43,6 +44,6 @@ With --json, histograms are {count, sum, buckets}.`,
 			return scrape.WriteTable(stdout, snap)
 		},
 	}
-	o.Register(cmd.Flags())
+	cliflags.Scrape(cmd.Flags(), o)
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -50,12 +51,12 @@ gate.txt and gate.json (the last comparison) and each side's results folder
 			return runUpgrade(cmd, o, stdout, stderr)
 		},
 	}
-	o.Register(cmd.Flags())
+	cliflags.Upgrade(cmd.Flags(), o)
 	return cmd
 }
 
 func runUpgrade(cmd *cobra.Command, o *upgrade.Flags, stdout, stderr io.Writer) error {
-	cfg, err := o.Config(cmd.Flags(), stderr)
+	cfg, err := o.Config(cmd.Flags().Changed, stderr)
 	if err != nil {
 		return exitstatus.Usage(err)
 	}

@@ -28,7 +28,7 @@ func TestCode(t *testing.T) {
 		// nothing measured that could pass or fail
 		{"inconclusive", Inconclusive("no request succeeded"), Undecided, 1},
 		// inconclusive only when nothing else went wrong
-		{"inconclusive and failed", errors.Join(errors.New("failure rate"), Inconclusive("none")), Failed, 2},
+		{"inconclusive and failed", errors.Join(errors.New("error rate"), Inconclusive("none")), Failed, 2},
 		// a usage error wins over a failure
 		{"usage and failed", errors.Join(errors.New("x"), Usage(errors.New("y"))), BadUsage, 2},
 		// a signal's number, whatever else went wrong

@@ -78,9 +78,10 @@
 //
 //	profile, server, workload, scenario, openai, load, sample, stats
 //	            the stages above; harness.Run wires them. A stage a
-//	            command configures binds and checks its own flags (Flags:
-//	            server, load, workload, openai); the command's runflags
-//	            (cmd/vllmperf/internal) gathers them for one run
+//	            command configures declares and checks its own flags'
+//	            values (Flags: server, load, workload, openai); the
+//	            command binds them (cmd/vllmperf/internal/cliflags) and
+//	            its runflags gathers them for one run
 //	gateway     how a server is reached: the one HTTP transport of a run
 //	            (completions, models, tokenize, scrapes), with a
 //	            gateway's headers and certificates and one proxy rule
@@ -94,7 +95,7 @@
 //	schema      structured output's JSON schemas and the check of an
 //	            output against one (openai fails a mismatch: ErrSchema)
 //	check       the server-side assertions and the one run verdict
-//	            (Judge, built on Ended, FailureRate) that vllmperf run
+//	            (Judge, built on Ended, ErrorRate) that vllmperf run
 //	            and the suite's requests check share; the GPU checks
 //	            over the telemetry
 //	vllmfmt     one run in vLLM's own formats: bench serve's text summary,

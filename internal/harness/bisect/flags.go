@@ -7,10 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
 )
 
@@ -26,22 +23,10 @@ type Flags struct {
 	Results            string
 }
 
-// Register defines the flags on f, with the upgrade gate's defaults.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.Candidates, "candidates", "", `the builds, one a line, known-good first, known-bad last: an image reference, or "sim" and --sim-* flags (the embedded simulator)`)
-	f.StringSliceVar(&o.Points, "points", upgrade.DefaultPoints, "scenario points, comma-separated, as for upgrade-gate")
-	f.StringVar(&o.Size, "size", "", "scenario size: full or quick (default $"+suite.EnvSize+", else full)")
-	f.IntVar(&o.MinPairs, "min-pairs", upgrade.DefaultMinPairs, "pairs before each step's first comparison")
-	f.IntVar(&o.MaxPairs, "max-pairs", upgrade.DefaultMaxPairs, "the most pairs of a step: a step still UNKNOWN then skips its build")
-	f.StringVar(&o.Servers, "servers", string(upgrade.DefaultServers), "restart: one server at a time (one GPU); keep: both up at once")
-	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one)")
-	f.StringVar(&o.Results, "results", "", "results folder (default results/bisect-<UTC timestamp>); a folder of an earlier bisection reuses its steps' runs")
-}
-
-// Config checks the flags (fs says which were given) and returns the
+// Config checks the flags (changed says which were given) and returns the
 // bisection's configuration, with log for progress; every error is the
 // caller's to fix.
-func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
+func (o *Flags) Config(changed func(name string) bool, log io.Writer) (Config, error) {
 	if o.Candidates == "" {
 		return Config{}, errors.New(`bisect needs --candidates FILE: the builds in order, one a line, the known-good first and the known-bad last (docs/bisect.md)`)
 	}
@@ -53,11 +38,11 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	base, err := upgrade.SuiteSettings(fs, o.Size, o.Thresholds)
+	base, err := upgrade.SuiteSettings(changed, o.Size, o.Thresholds)
 	if err != nil {
 		return Config{}, err
 	}
-	maxPairs := upgrade.PairCap(fs, o.MaxPairs)
+	maxPairs := upgrade.PairCap(changed, o.MaxPairs)
 	if _, err := upgrade.SelectPoints(upgrade.Builtin(), base.Size, o.Points); err != nil {
 		return Config{}, err
 	}

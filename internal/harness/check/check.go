@@ -137,7 +137,7 @@ func (c *checker) requests() Result {
 	if reason, bad := s.Inconclusive(); bad {
 		return Result{Name: "requests", Status: Inconclusive, Detail: reason + said}
 	}
-	rate, over := FailureRate(s, c.scope.MaxErrorRate)
+	rate, over := ErrorRate(s, c.scope.MaxErrorRate)
 	detail := fmt.Sprintf("%d of %d requests failed (%.1f%%; limit %.1f%%)", s.Failed, s.Requests, 100*rate, 100*c.scope.MaxErrorRate)
 	if s.Failed > 0 {
 		detail += ": " + failedKinds(s.FailedByKind) + said

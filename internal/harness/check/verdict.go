@@ -11,16 +11,15 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
 // RunLimits are a command's limits on a run's requests, with the flags
 // that set them, for the messages.
 type RunLimits struct {
-	MaxFailureRate  float64 // a fraction of the measured requests
-	FailureRateFlag string  // "--max-failure-rate"
-	MaxStreak       int     // load.Config.MaxConsecutiveFailures
-	StreakFlag      string  // "--max-consecutive-failures"
+	MaxErrorRate  float64 // a fraction of the measured requests
+	ErrorRateFlag string  // "--max-error-rate"
+	MaxStreak     int     // load.Config.MaxConsecutiveFailures
+	StreakFlag    string  // "--max-consecutive-failures"
 	// KeyError says where the refused API key came from.
 	KeyError error
 	// Saved lists the files the partial results of an interrupted run
@@ -30,10 +29,10 @@ type RunLimits struct {
 
 // Judge says what was wrong with a finished run, in the one run-verdict
 // policy of vllmperf run (the suite's requests check weighs the same
-// rules: Ended, FailureRate, stats.Summary.Inconclusive). Most serious
+// rules: Ended, ErrorRate, stats.Summary.Inconclusive). Most serious
 // first, the first one setting the exit status (package exitstatus): an
 // interruption (ctx's cause), a server that went down, an early stop, a
-// failure rate above the limit, a refused key, and last an inconclusive
+// error rate above the limit, a refused key, and last an inconclusive
 // result.
 func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 	var out []error
@@ -52,7 +51,7 @@ func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 		}
 		out = append(out, e)
 	}
-	if err := FailureError(res.Summary, l.MaxFailureRate, l.FailureRateFlag); err != nil {
+	if err := OverErrorRate(res.Summary, l.MaxErrorRate, l.ErrorRateFlag); err != nil {
 		out = append(out, err)
 	}
 	if res.Summary.FailedByKind[sample.ErrAuth] > 0 && l.KeyError != nil {
@@ -64,20 +63,10 @@ func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 	return out
 }
 
-// ParseShare reads a share as a fraction (0.05) or a percentage (5%), for
-// flag (named in the error): units.ParseShare.
-func ParseShare(flag, v string) (float64, error) {
-	sh, err := units.ParseShare(v, true)
-	if err != nil {
-		return 0, fmt.Errorf("%s %w", flag, err)
-	}
-	return sh.Fraction(), nil
-}
-
 // Ended lists what ended the run badly, in the one run-verdict policy of
 // the suite's requests check and vllmperf run: the server went down, or the
 // run stopped early on a streak of identical failures. Either fails the run,
-// before its failure rate or a lack of successes is weighed.
+// before its error rate or a lack of successes is weighed.
 func Ended(res *harness.Result) []error {
 	var out []error
 	if res.ServerDown != nil {
@@ -89,11 +78,11 @@ func Ended(res *harness.Result) []error {
 	return out
 }
 
-// FailureRate is the one rule on failed requests, the suite's requests
+// ErrorRate is the one rule on failed requests, the suite's requests
 // check's and vllmperf run's: the share of the measured requests that
 // failed (err-%'s failed / sent, interrupted ones counted apart), over
 // when above limit (a fraction).
-func FailureRate(s *stats.Summary, limit float64) (rate float64, over bool) {
+func ErrorRate(s *stats.Summary, limit float64) (rate float64, over bool) {
 	if s.Requests == 0 {
 		return 0, false
 	}
@@ -101,11 +90,11 @@ func FailureRate(s *stats.Summary, limit float64) (rate float64, over bool) {
 	return rate, rate > limit
 }
 
-// FailureError is FailureRate's verdict in words for a command whose
+// OverErrorRate is ErrorRate's verdict in words for a command whose
 // limit is the flag named: nil when the rate is within it, else the rate,
 // the most common failure and an example of it.
-func FailureError(s *stats.Summary, limit float64, flag string) error {
-	rate, over := FailureRate(s, limit)
+func OverErrorRate(s *stats.Summary, limit float64, flag string) error {
+	rate, over := ErrorRate(s, limit)
 	if !over {
 		return nil
 	}
@@ -115,7 +104,7 @@ func FailureError(s *stats.Summary, limit float64, flag string) error {
 			top = k
 		}
 	}
-	msg := fmt.Sprintf("failure rate %.1f%% (%d of %d measured requests failed) is above %s %s; most failed with %s (%d)",
+	msg := fmt.Sprintf("error rate %.1f%% (%d of %d measured requests failed) is above %s %s; most failed with %s (%d)",
 		100*rate, s.Failed, s.Requests, flag, strconv.FormatFloat(100*limit, 'f', -1, 64)+"%", top, s.FailedByKind[top])
 	if e, ok := s.ErrorExamples[top]; ok {
 		msg += ", e.g. " + e.Detail()

@@ -3,30 +3,40 @@ package check
 import (
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
-func TestParseShare(t *testing.T) {
+func TestOverErrorRate(t *testing.T) {
 	t.Parallel()
+	half := &stats.Summary{Requests: 40, Completed: 20, Failed: 20,
+		FailedByKind: map[sample.ErrorKind]int{sample.ErrHTTPStatus: 15, sample.ErrTimeout: 5}}
 	for _, tc := range []struct {
-		in   string
-		want float64
-		bad  bool
+		name  string
+		s     *stats.Summary
+		limit float64
+		want  string // "" for no error
 	}{
-		{"0", 0, false},       // the default: no failure allowed
-		{"0.05", 0.05, false}, // a fraction
-		{"5%", 0.05, false},   // a percentage
-		{" 100 % ", 1, false}, // spaces around
-		{"1.5", 0, true},      // above all of them
-		{"-1%", 0, true},      // negative
-		{"NaN", 0, true},      // not a share
-		{"five", 0, true},     // not a number
+		// Half failed with no failure allowed: the rate, the limit as the
+		// flag reads it and the most common kind.
+		{"over", half, 0, "error rate 50.0% (20 of 40 measured requests failed) is above --max-error-rate 0%; most failed with http_status (15)"},
+		// Exactly at the limit is within it.
+		{"at the limit", half, 0.5, ""},
+		// A fraction limit is written back as a percentage.
+		{"over a fraction", half, 0.05, "is above --max-error-rate 5%"},
+		// Nothing sent: no rate to hold against the limit.
+		{"nothing sent", &stats.Summary{}, 0, ""},
 	} {
-		got, err := ParseShare("--max-failure-rate", tc.in)
-		switch {
-		case tc.bad && (err == nil || !strings.Contains(err.Error(), `--max-failure-rate "`+tc.in+`"`)):
-			t.Errorf("%q: err = %v, want one naming the flag and the value", tc.in, err)
-		case !tc.bad && (err != nil || got != tc.want):
-			t.Errorf("%q = %v, %v; want %v", tc.in, got, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := OverErrorRate(tc.s, tc.limit, "--max-error-rate")
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("err = %v, want nil", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
 	}
 }

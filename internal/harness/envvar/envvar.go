@@ -1,15 +1,29 @@
-// Package envvar declares the environment variables that configure a
-// suite run, once each: the name, the default, what it does, and whether
-// `make bench` resets it. Package suite reads them (FromEnv), package
-// server reads the server's, package perfgate builds its baseline key
-// from them, and the Makefile's SUITE_DEFAULTS unsets exactly the ones
-// marked Suite (a test holds the two together). It is a leaf: it imports
-// nothing of the project, so that every reader can import it.
+// Package envvar declares vllmperf's environment settings, once each: the
+// name, the default, what it does, and whether `make bench` resets it;
+// Int, Duration and Bool parse a value with an error naming the variable
+// and the fix. Package suite reads them (FromEnv), package server reads
+// the server's, package perfgate make perf-gate's and builds its baseline
+// key from them, and the Makefile's SUITE_DEFAULTS unsets exactly the
+// ones marked Suite (a test holds the two together); docs/settings.md is
+// generated from All (a test fails when it drifts). It is a leaf: it
+// imports nothing of the project, so that every reader can import it.
+//
+// Only vllmperf's own settings are declared here. Variables that belong
+// to another tool keep their owner's name where they are read, as
+// constants of the reading package: GitHub Actions' GITHUB_* and
+// RUNNER_NAME, Hugging Face's HF_HOME and HF_TOKEN, OpenAI's
+// OPENAI_API_KEY; their meaning and defaults are their owner's. So do
+// the test harness's own knobs (VLLMPERF_UPDATE_FIGURES, VLLMPERF_TEST_PHASE,
+// the gate-quality recordings' VLLMPERF_QUALITY_*), which configure a
+// test, not vllmperf.
 package envvar
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Setting is one environment variable.
@@ -45,6 +59,50 @@ func (s Setting) Get() string {
 	return s.Default
 }
 
+// Int is the variable's whole number (Default when unset), at least min;
+// an error names the variable, its value and what to write.
+func (s Setting) Int(min int) (int, error) {
+	v := s.Get()
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min {
+		return 0, fmt.Errorf("%s=%q: want a whole number of at least %d", s.Name, v, min)
+	}
+	return n, nil
+}
+
+// Duration is the variable's positive Go duration (Default when unset; 0
+// when both are empty); an error names the variable, its value and what to
+// write.
+func (s Setting) Duration() (time.Duration, error) {
+	v := s.Get()
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a Go duration such as 2h or 45m", s.Name, v)
+	}
+	return d, nil
+}
+
+// Bool is the variable as true or false (Default when unset; false when
+// both are empty): strconv.ParseBool's spellings (true, false, 1, 0);
+// anything else is an error naming the variable, not a silent false.
+func (s Setting) Bool() (bool, error) {
+	v := s.Get()
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q: want true or false", s.Name, v)
+	}
+	return b, nil
+}
+
 // The server: which backend, which image or deployment (package server).
 var (
 	Backend = Setting{Name: "VLLMPERF_BACKEND", Default: "sim", Suite: true,
@@ -65,6 +123,44 @@ var (
 		Doc: "how the container backend lays out an image's command line: serve (the default), api_server or image (server.WithEntrypoint)"}
 	SimBinary = Setting{Name: "VLLMPERF_SIM_BINARY",
 		Doc: "a static vllm-sim binary for the simulator's image (default: built from this module)"}
+	LockDir = Setting{Name: "VLLMPERF_LOCK_DIR",
+		Doc: "where the GPU leases live: one folder for every process that may start servers on these GPUs (default: vllmperf-leases in the temporary folder)"}
+	Job = Setting{Name: "VLLMPERF_JOB",
+		Doc: "the job named on the containers this process starts (label org.vllmperf.job; default: this process); make perf-gate sets it for its go test"}
+)
+
+// A gateway in front of an external deployment (package gateway,
+// docs/gateways.md); vllmperf run's --header, --ca-cert, --client-cert
+// and --client-key go over them.
+var (
+	Headers = Setting{Name: "VLLMPERF_HEADERS",
+		Doc: "extra request headers for a gateway, one 'Name: value' a line ('Name: env:VAR' reads $VAR); values are never printed"}
+	CACert = Setting{Name: "VLLMPERF_CA_CERT",
+		Doc: "PEM file of the CA that signed the server's TLS certificate, added to the system's roots"}
+	ClientCert = Setting{Name: "VLLMPERF_CLIENT_CERT",
+		Doc: "PEM client certificate for a gateway that asks for one (mTLS), with VLLMPERF_CLIENT_KEY"}
+	ClientKey = Setting{Name: "VLLMPERF_CLIENT_KEY",
+		Doc: "PEM private key of VLLMPERF_CLIENT_CERT"}
+)
+
+// GPU telemetry during a run (package telemetry).
+var (
+	Telemetry = Setting{Name: "VLLMPERF_TELEMETRY", Default: "auto",
+		Doc: "when runs are watched: auto (a container run with a vLLM image), on (always, with nvidia-smi) or off"}
+	DCGMURL = Setting{Name: "VLLMPERF_DCGM_URL",
+		Doc: "dcgm-exporter's /metrics URL, read besides nvidia-smi (default: none)"}
+)
+
+// A fleet: where an external deployment's metrics are read (package
+// server, docs/deployments.md); the run's --metrics-url, --prometheus and
+// --prometheus-selector go over them.
+var (
+	MetricsURLs = Setting{Name: "VLLMPERF_METRICS_URLS",
+		Doc: "the replicas' /metrics URLs of a deployment behind a load balancer, comma-separated (summed as one deployment)"}
+	Prometheus = Setting{Name: "VLLMPERF_PROMETHEUS",
+		Doc: "a Prometheus server's base URL to read the deployment's vLLM series through, instead of its /metrics"}
+	PrometheusSelector = Setting{Name: "VLLMPERF_PROMETHEUS_SELECTOR",
+		Doc: `label matchers that pick the deployment's series in Prometheus, e.g. {namespace="llm",service="vllm"}`}
 )
 
 // The suite: what it runs and where it writes (package suite).
@@ -87,6 +183,44 @@ var (
 		Doc: "the name results give an external deployment (default: external)"}
 	Strict = Setting{Name: "VLLMPERF_STRICT",
 		Doc: "true or false: whether a metric the server does not expose fails its check, over the thresholds file's checks.strict"}
+	TorchProfile = Setting{Name: "VLLMPERF_TORCH_PROFILE",
+		Doc: "the points to run once more under vLLM's torch profiler: comma-separated path.Match globs over profile=P/scenario=S/KEY"}
+	TorchProfileDir = Setting{Name: "VLLMPERF_TORCH_PROFILE_DIR",
+		Doc: "the traces' folder (default: traces/ in the results folder, else vllm-traces); for the external backend, the deployment's own trace folder as this machine sees it"}
+	History = Setting{Name: "VLLMPERF_HISTORY",
+		Doc: "the history store folder of vllmperf history (default: ./history; --store wins)"}
+)
+
+// make perf-gate (package perfgate, docs/gate.md): its count, budget and
+// baseline, and the pull-request and matrix settings. COUNT, RESULTS,
+// ALLOW_INCONCLUSIVE and PERF_GATE_* are the make target's own names.
+var (
+	Gate = Setting{Name: "VLLMPERF_GATE",
+		Doc: "a gate preset: pr, the pull-request gate's quick subset (default: the whole suite)"}
+	Count = Setting{Name: "COUNT", Default: "10",
+		Doc: "runs of every point, the -count of the suite's go test"}
+	Budget = Setting{Name: "VLLMPERF_BUDGET",
+		Doc: "a time budget, as a Go duration (2h), that picks COUNT from the last run on the same key"}
+	GateResults = Setting{Name: "RESULTS",
+		Doc: "the results folder make perf-gate writes (default: results/<UTC timestamp>)"}
+	Baseline = Setting{Name: "VLLMPERF_BASELINE",
+		Doc: "a baseline file to gate against instead of the store's for this key"}
+	BaselineRefresh = Setting{Name: "VLLMPERF_BASELINE_REFRESH", Default: "false",
+		Doc: "true: record this run as the key's baseline after it passes"}
+	BaselineStore = Setting{Name: "VLLMPERF_BASELINE_STORE",
+		Doc: "where make perf-gate keeps one baseline per key (default: vllmperf/baselines in the user cache folder)"}
+	AllowInconclusive = Setting{Name: "ALLOW_INCONCLUSIVE", Default: "false",
+		Doc: "true: an INCONCLUSIVE verdict passes (exit 0 instead of 3)"}
+	GateBase = Setting{Name: "PERF_GATE_BASE",
+		Doc: "the pull request's base commit: a change that touches no measured path skips the run"}
+	GateLabels = Setting{Name: "PERF_GATE_LABELS",
+		Doc: "the pull request's labels, comma-separated (perf-gate forces a run)"}
+	GateStep = Setting{Name: "PERF_GATE_STEP",
+		Doc: "suite runs the suite into RESULTS and stops (a matrix part); gate gates RESULTS as it is (default: both)"}
+	Sequential = Setting{Name: "VLLMPERF_SEQUENTIAL",
+		Doc: "pocock or obrien-fleming: the sequential count's spending function, COUNT its cap (default: the fixed count)"}
+	GPUSets = Setting{Name: "VLLMPERF_GPU_SETS",
+		Doc: "GPU sets to run profiles on at once: 0,1;2,3 (; between sets), or auto (VLLMPERF_GPUS cut into sets as wide as the widest profile's server)"}
 )
 
 // Runner names the machine in the perf-gate key (package perfgate); its
@@ -96,6 +230,11 @@ var Runner = Setting{Name: "VLLMPERF_RUNNER",
 
 // All lists every setting, in the order above.
 func All() []Setting {
-	return []Setting{Backend, Image, Target, Model, GPUs, StartupTimeout, HFCache, Entrypoint, SimBinary,
-		Size, Profiles, Scenarios, Thresholds, Results, SimArgs, GPUName, Label, Strict, Runner}
+	return []Setting{Backend, Image, Target, Model, GPUs, StartupTimeout, HFCache, Entrypoint, SimBinary, LockDir, Job,
+		MetricsURLs, Prometheus, PrometheusSelector,
+		Headers, CACert, ClientCert, ClientKey,
+		Telemetry, DCGMURL,
+		Size, Profiles, Scenarios, Thresholds, Results, SimArgs, GPUName, Label, Strict, TorchProfile, TorchProfileDir, History,
+		Runner,
+		Gate, Count, Budget, GateResults, Baseline, BaselineRefresh, BaselineStore, AllowInconclusive, GateBase, GateLabels, GateStep, Sequential, GPUSets}
 }

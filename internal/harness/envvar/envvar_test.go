@@ -1,13 +1,16 @@
 package envvar_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
@@ -15,9 +18,12 @@ import (
 func TestSettingsDeclaredOnce(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
+	// make perf-gate's own variables keep the make target's names.
+	makeNames := []envvar.Setting{envvar.Count, envvar.GateResults, envvar.AllowInconclusive, envvar.GateBase, envvar.GateLabels, envvar.GateStep}
 	for _, s := range envvar.All() {
-		if !strings.HasPrefix(s.Name, "VLLMPERF_") || strings.TrimSpace(s.Doc) == "" {
-			t.Errorf("%+v: want a VLLMPERF_ name and a doc", s)
+		ours := strings.HasPrefix(s.Name, "VLLMPERF_") || slices.Contains(makeNames, s)
+		if !ours || strings.TrimSpace(s.Doc) == "" || strings.Contains(s.Doc, "|") {
+			t.Errorf("%+v: want a VLLMPERF_ name (or make perf-gate's) and a doc without |", s)
 		}
 		if seen[s.Name] {
 			t.Errorf("%s is declared twice", s.Name)
@@ -73,5 +79,106 @@ func TestMakefileSuiteDefaults(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("Makefile's SUITE_DEFAULTS unsets %v; the settings marked Suite (package envvar) are %v: make them agree", got, want)
+	}
+}
+
+// TestParse: Int, Duration and Bool read the value or the default, and
+// refuse anything else naming the variable, the value and what to write.
+func TestParse(t *testing.T) {
+	const name = "VLLMPERF_TEST_ENVVAR"
+	for _, tt := range []struct {
+		name, value, def string
+		parse            func(envvar.Setting) (any, error)
+		want             any
+		err              string
+	}{
+		// A count: the default when unset, the value when set.
+		{"int default", "", "10", func(s envvar.Setting) (any, error) { return s.Int(1) }, 10, ""},
+		{"int set", " 3 ", "10", func(s envvar.Setting) (any, error) { return s.Int(1) }, 3, ""},
+		// Below the minimum, or no number.
+		{"int too small", "0", "10", func(s envvar.Setting) (any, error) { return s.Int(1) }, 0, `VLLMPERF_TEST_ENVVAR="0": want a whole number of at least 1`},
+		{"int word", "ten", "", func(s envvar.Setting) (any, error) { return s.Int(1) }, 0, `VLLMPERF_TEST_ENVVAR="ten": want a whole number`},
+		// A duration: unset is 0 (none), set is parsed.
+		{"duration unset", "", "", func(s envvar.Setting) (any, error) { return s.Duration() }, time.Duration(0), ""},
+		{"duration set", "2h", "", func(s envvar.Setting) (any, error) { return s.Duration() }, 2 * time.Hour, ""},
+		// Not positive, or no unit.
+		{"duration negative", "-1h", "", func(s envvar.Setting) (any, error) { return s.Duration() }, time.Duration(0), `VLLMPERF_TEST_ENVVAR="-1h": want a Go duration such as 2h or 45m`},
+		{"duration no unit", "3", "", func(s envvar.Setting) (any, error) { return s.Duration() }, time.Duration(0), `want a Go duration`},
+		// A switch: ParseBool's spellings; a typo is an error, not false.
+		{"bool default", "", "false", func(s envvar.Setting) (any, error) { return s.Bool() }, false, ""},
+		{"bool true", "true", "false", func(s envvar.Setting) (any, error) { return s.Bool() }, true, ""},
+		{"bool 1", "1", "false", func(s envvar.Setting) (any, error) { return s.Bool() }, true, ""},
+		{"bool typo", "yes", "false", func(s envvar.Setting) (any, error) { return s.Bool() }, false, `VLLMPERF_TEST_ENVVAR="yes": want true or false`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(name, tt.value)
+			got, err := tt.parse(envvar.Setting{Name: name, Default: tt.def})
+			switch {
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("err = %v, want one with %q", err, tt.err)
+			case tt.err == "" && (err != nil || got != tt.want):
+				t.Errorf("= %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestFiguresSettings: docs/settings.md's table is All, rendered; a
+// setting declared is documented there (make figures rewrites it).
+func TestFiguresSettings(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("\n| variable | default | what it sets | make bench resets it |\n| --- | --- | --- | --- |\n")
+	for _, s := range envvar.All() {
+		def, reset := "", ""
+		if s.Default != "" {
+			def = "`" + s.Default + "`"
+		}
+		if s.Suite {
+			reset = "yes"
+		}
+		doc := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s.Doc) // results/<UTC timestamp> is no HTML tag
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, def, doc, reset)
+	}
+	docfigures.Sync(t, "docs/settings.md", "settings", b.String())
+}
+
+// TestDocumentedSettingsDeclared: every vllmperf setting a docs table
+// lists (a row whose first cell names VLLMPERF_* or PERF_GATE_*) is
+// declared here; third-party names (HF_TOKEN) are their owner's.
+func TestDocumentedSettingsDeclared(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..", "..")
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"), filepath.Join(root, "scenarios", "README.md"))
+	declared := map[string]bool{}
+	for _, s := range envvar.All() {
+		declared[s.Name] = true
+	}
+	name := regexp.MustCompile("`((?:VLLMPERF|PERF_GATE)_[A-Z0-9_]+)`")
+	seen := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			cells := strings.Split(line, "|")
+			if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+				continue
+			}
+			for _, m := range name.FindAllStringSubmatch(cells[1], -1) {
+				seen++
+				if !declared[m[1]] {
+					t.Errorf("%s:%d documents %s, which package envvar does not declare: declare it there (name, default, doc), or drop it from the table", f, i+1, m[1])
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no settings table found in docs/: the check reads nothing")
 	}
 }

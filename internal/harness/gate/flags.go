@@ -4,9 +4,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/spf13/pflag"
-	vllmperf "github.com/vllmperf/vllmperf"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
@@ -19,16 +16,6 @@ type Flags struct {
 	Force      bool
 	JSON       string
 	Output     Output
-}
-
-// Register defines the flags on f.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.Baseline, "baseline", "", "the stored results to compare against (benchfmt)")
-	f.StringVar(&o.New, "new", "", "the results to judge (benchfmt)")
-	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")
-	f.BoolVar(&o.Force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
-	f.StringVar(&o.JSON, "json", "", "also write the JSON report to this file, whatever --format says (make bench writes gate.json into the results folder)")
-	o.Output.Register(f, Formats)
 }
 
 // Run compares the files, publishes the report (Output) and writes

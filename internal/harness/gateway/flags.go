@@ -4,20 +4,21 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
-// The environment variables FromLookup reads (docs/third-party-servers.md).
-const (
+// The environment variables FromLookup reads (docs/third-party-servers.md;
+// package envvar declares them).
+var (
 	// EnvHeaders holds extra headers, one "Name: value" a line.
-	EnvHeaders = "VLLMPERF_HEADERS"
+	EnvHeaders = envvar.Headers.Name
 	// EnvCACert is a PEM file of the CA that signed the server's
 	// certificate, added to the system's roots.
-	EnvCACert = "VLLMPERF_CA_CERT"
+	EnvCACert = envvar.CACert.Name
 	// EnvClientCert and EnvClientKey are the PEM client certificate and
 	// its key, for a gateway that asks for one (mTLS).
-	EnvClientCert = "VLLMPERF_CLIENT_CERT"
-	EnvClientKey  = "VLLMPERF_CLIENT_KEY"
+	EnvClientCert = envvar.ClientCert.Name
+	EnvClientKey  = envvar.ClientKey.Name
 )
 
 // FromLookup reads the gateway settings from the environment (lookup, as
@@ -60,14 +61,6 @@ type Flags struct {
 	CACert     string
 	ClientCert string
 	ClientKey  string
-}
-
-// Register defines the flags on f.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.Headers, "header", nil, "extra request header for a gateway, 'Name: value' (repeatable; 'Name: env:VAR' reads the value from $VAR); values are never printed (also "+EnvHeaders+", one a line)")
-	f.StringVar(&o.CACert, "ca-cert", "", "PEM file of the CA that signed the server's TLS certificate, added to the system's roots (also "+EnvCACert+")")
-	f.StringVar(&o.ClientCert, "client-cert", "", "PEM client certificate for a gateway that asks for one (mTLS), with --client-key (also "+EnvClientCert+")")
-	f.StringVar(&o.ClientKey, "client-key", "", "PEM private key of --client-cert (also "+EnvClientKey+")")
 }
 
 // Given reports whether any gateway flag was set.

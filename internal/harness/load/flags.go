@@ -4,58 +4,45 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/spf13/pflag"
 )
 
 // Flags are a command's load-shape flags (vllmperf run): the loop, what
-// bounds it, warm-up and the early stop. Register binds them; Parse
-// checks them and returns the Config they describe.
+// bounds it, warm-up and the early stop. The command binds them
+// (cmd/vllmperf/internal/cliflags); Parse checks them and returns the
+// Config they describe.
 type Flags struct {
 	// Config holds the flags' values as they are bound; Parse sets its
-	// Rate and Burstiness from rate and burstiness once checked.
+	// Rate and Burstiness from RateFlag and BurstinessFlag once checked.
 	Config
 	// Dataset is set when a data set supplies the requests (and a
 	// trace its arrivals): the loop and the bound may then be left out.
-	Dataset    bool
-	rate       string
-	burstiness float64
+	Dataset bool
+	// RateFlag is --rate as given ("" for none, "inf"); BurstinessFlag
+	// is --burstiness (DefaultBurstiness when not given).
+	RateFlag       string
+	BurstinessFlag float64
 }
 
-// Register defines the flags on fs, with the CLI's defaults.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.IntVar(&o.Config.Concurrency, "concurrency", 0, "closed loop: keep N requests in flight (N ≥ 1)")
-	f.StringVar(&o.rate, "rate", "", "open loop: requests per second (> 0), or \"inf\" to send all at once")
-	f.Float64Var(&o.burstiness, "burstiness", DefaultBurstiness, "open loop: gamma shape of arrival gaps, > 0 (1: Poisson; <1 burstier; inf: constant rate)")
-	f.IntVar(&o.Config.MaxConcurrency, "max-concurrency", 0, "open loop: cap on requests in flight (0: no cap); waiting on it is client queue time")
-	f.IntVar(&o.Config.Requests, "requests", 0, "measured requests to send, ≥ 1 (warm-up comes on top)")
-	f.DurationVar(&o.Config.Duration, "duration", 0, "stop dispatching this long after the measured phase starts (> 0)")
-	f.DurationVar(&o.Config.Grace, "grace", DefaultGrace, "with --duration: how long in-flight requests may finish after the deadline (> 0)")
-	f.IntVar(&o.Config.Warmup, "warmup", 1, "warm-up requests sent first, one at a time, excluded from the statistics (≥ 0; the cold first request is reported on its own)")
-	f.Uint64Var(&o.Config.Seed, "seed", 0, "seed for prompt words and arrival times")
-	f.IntVar(&o.Config.MaxConsecutiveFailures, "max-consecutive-failures", DefaultMaxConsecutiveFailures, "stop the run after this many requests in a row fail the same way (0: never stop early)")
-}
-
-// Parse checks the flags (fs says which were given) and turns them into
+// Parse checks the flags (changed says which were given) and turns them into
 // a Config; each error names the flag and the fix.
-func (o *Flags) Parse(fs *pflag.FlagSet) (Config, error) {
+func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 	cfg := o.Config
 	cfg.Rate, cfg.Burstiness = 0, 0
-	if o.rate != "" {
-		r, err := strconv.ParseFloat(o.rate, 64)
+	if o.RateFlag != "" {
+		r, err := strconv.ParseFloat(o.RateFlag, 64)
 		if err != nil || math.IsNaN(r) || r <= 0 {
-			return cfg, fmt.Errorf("--rate %q: want a positive number of requests per second, or inf", o.rate)
+			return cfg, fmt.Errorf("--rate %q: want a positive number of requests per second, or inf", o.RateFlag)
 		}
 		cfg.Rate = r
 	}
-	if err := o.checkLoop(fs.Changed, cfg.Rate); err != nil {
+	if err := o.checkLoop(changed, cfg.Rate); err != nil {
 		return cfg, err
 	}
-	if err := o.checkBounds(fs.Changed, cfg.Rate); err != nil {
+	if err := o.checkBounds(changed, cfg.Rate); err != nil {
 		return cfg, err
 	}
 	if cfg.Rate != 0 {
-		cfg.Burstiness = o.burstiness
+		cfg.Burstiness = o.BurstinessFlag
 	}
 	return cfg, nil
 }
@@ -73,9 +60,9 @@ func (o *Flags) checkLoop(set func(string) bool, rate float64) error {
 		return fmt.Errorf("--max-concurrency %d: want a positive cap, or 0 for none", o.MaxConcurrency)
 	case o.Concurrency != 0 && o.MaxConcurrency != 0:
 		return fmt.Errorf("--max-concurrency caps an open loop (--rate); with --concurrency the loop is already capped")
-	case math.IsNaN(o.burstiness) || o.burstiness <= 0:
+	case math.IsNaN(o.BurstinessFlag) || o.BurstinessFlag <= 0:
 		// vLLM asserts burstiness > 0: a gamma shape of 0 is no distribution.
-		return fmt.Errorf("--burstiness %v: want a positive gamma shape (1: Poisson, below 1 burstier, inf: constant rate)", o.burstiness)
+		return fmt.Errorf("--burstiness %v: want a positive gamma shape (1: Poisson, below 1 burstier, inf: constant rate)", o.BurstinessFlag)
 	case set("burstiness") && rate == 0:
 		return fmt.Errorf("--burstiness shapes the arrivals of an open loop: use it with --rate, not --concurrency")
 	}

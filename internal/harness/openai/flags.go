@@ -9,7 +9,6 @@ import (
 	"time"
 
 	dockerunits "github.com/docker/go-units"
-	"github.com/spf13/pflag"
 )
 
 // DefaultAPIKeyEnv is the variable the API key is read from when
@@ -24,15 +23,6 @@ type Flags struct {
 	IdleTimeout    time.Duration
 	MaxEventSize   string
 	APIKeyEnv      string
-}
-
-// Register defines the flags on fs, with the client's defaults.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default "+DefaultAPIKeyEnv+" when set); the key itself is never a flag")
-	f.StringVar(&o.Endpoint, "endpoint", string(Chat), "API to call: chat (/v1/chat/completions) or completions (/v1/completions)")
-	f.DurationVar(&o.RequestTimeout, "request-timeout", DefaultRequestTimeout, "deadline of one whole request (0: none)")
-	f.DurationVar(&o.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "longest silence allowed inside a stream before the request counts as timed out (0: none)")
-	f.StringVar(&o.MaxEventSize, "max-event-size", dockerunits.BytesSize(DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
 }
 
 // Settings are the client flags, checked.

@@ -45,8 +45,15 @@ var (
 	EnvRunner = envvar.Runner.Name
 )
 
-// envGHRunner is GitHub Actions' name for the runner.
-const envGHRunner = "RUNNER_NAME"
+// GitHub Actions' own variables (not ours: package envvar declares
+// vllmperf's settings only): the runner's name, the event, whether this
+// is Actions, and the commit.
+const (
+	envGHRunner  = "RUNNER_NAME"
+	envGHEvent   = "GITHUB_EVENT_NAME"
+	envGHActions = "GITHUB_ACTIONS"
+	envGHSHA     = "GITHUB_SHA"
+)
 
 // KeyFromEnv builds the key of the run the environment configures: the
 // suite's settings, each its default (envvar.Setting.Default) when unset.

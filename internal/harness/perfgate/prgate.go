@@ -14,7 +14,7 @@ import (
 // default, or full, the whole suite (the nightly gate, and what an unset
 // variable runs). A preset fills in only what is unset: COUNT,
 // VLLMPERF_PROFILES and VLLMPERF_SIZE given by hand win.
-const EnvGate = "VLLMPERF_GATE"
+var EnvGate = envvar.Gate.Name
 
 // GatePreset is what a named gate runs.
 type GatePreset struct {
@@ -66,7 +66,7 @@ func applyGatePreset() (string, error) {
 			}
 			return os.Setenv(v, value)
 		}
-		err := set("COUNT", strconv.Itoa(p.Count))
+		err := set(envvar.Count.Name, strconv.Itoa(p.Count))
 		if err == nil {
 			err = set(envvar.Size.Name, string(p.Size))
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
@@ -57,44 +58,39 @@ type Options struct {
 }
 
 // OptionsFromEnv applies VLLMPERF_GATE's preset, then reads COUNT,
-// RESULTS, VLLMPERF_BUDGET,
-// VLLMPERF_BASELINE_STORE, VLLMPERF_BASELINE_REFRESH,
-// ALLOW_INCONCLUSIVE, PERF_GATE_BASE and PERF_GATE_LABELS, and GitHub
-// Actions' own variables.
+// RESULTS, VLLMPERF_BUDGET, VLLMPERF_BASELINE, VLLMPERF_BASELINE_STORE,
+// VLLMPERF_BASELINE_REFRESH, ALLOW_INCONCLUSIVE, PERF_GATE_BASE and
+// PERF_GATE_LABELS (package envvar declares them), and GitHub Actions' own
+// variables. Every bad value is an error naming its variable.
 func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
-	o := Options{Count: 10, Timeout: 6 * time.Hour, Go: "go", Dir: ".", Stdout: stdout, Stderr: stderr,
-		Event: os.Getenv("GITHUB_EVENT_NAME"), StepSummary: os.Getenv("GITHUB_STEP_SUMMARY"),
-		Annotate: os.Getenv("GITHUB_ACTIONS") == "true"}
+	o := Options{Timeout: 6 * time.Hour, Go: "go", Dir: ".", Stdout: stdout, Stderr: stderr,
+		Event: os.Getenv(envGHEvent), StepSummary: os.Getenv(verdict.StepSummaryEnv),
+		Annotate: os.Getenv(envGHActions) == "true"}
 	var errs []error
 	if _, err := applyGatePreset(); err != nil { // VLLMPERF_GATE: prgate.go
 		errs = append(errs, err)
 	}
-	if v := os.Getenv("COUNT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			errs = append(errs, fmt.Errorf("COUNT=%q: want a positive number of runs a point", v))
-		}
-		o.Count = n
+	var err error
+	if o.Count, err = envvar.Count.Int(1); err != nil {
+		errs = append(errs, err)
 	}
-	if v := os.Getenv("VLLMPERF_BUDGET"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("VLLMPERF_BUDGET=%q: want a Go duration such as 2h or 45m", v))
-		}
-		o.Budget = d
+	if o.Budget, err = envvar.Budget.Duration(); err != nil {
+		errs = append(errs, err)
 	}
-	o.Results = os.Getenv("RESULTS")
-	if o.Results == "" {
+	if o.Results = envvar.GateResults.Get(); o.Results == "" {
 		o.Results = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z"))
 	}
-	var err error
 	if o.Store, err = DefaultStore(); err != nil {
 		errs = append(errs, err)
 	}
-	o.Baseline = os.Getenv("VLLMPERF_BASELINE")
-	o.Refresh = os.Getenv("VLLMPERF_BASELINE_REFRESH") == "true"
-	o.AllowInconclusive = os.Getenv("ALLOW_INCONCLUSIVE") == "true"
-	o.Change = Change{Base: os.Getenv("PERF_GATE_BASE"), Labels: strings.Split(os.Getenv("PERF_GATE_LABELS"), ",")}
+	o.Baseline = envvar.Baseline.Get()
+	if o.Refresh, err = envvar.BaselineRefresh.Bool(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.AllowInconclusive, err = envvar.AllowInconclusive.Bool(); err != nil {
+		errs = append(errs, err)
+	}
+	o.Change = Change{Base: envvar.GateBase.Get(), Labels: strings.Split(envvar.GateLabels.Get(), ",")}
 	if o.Sequential, err = sequentialFromEnv(); err != nil {
 		errs = append(errs, err)
 	}
@@ -286,7 +282,7 @@ func (o Options) bootstrap(key Key, bench string, benchCode, count int) (code in
 		o.say("error", fmt.Sprintf("no baseline for %s, and this run failed its checks: not recorded as one (see the --- FAIL: lines above)", key))
 		return 1, true, nil
 	}
-	m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv("GITHUB_SHA"), Event: o.Event, Count: count, Provisional: o.Event == "pull_request"}
+	m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv(envGHSHA), Event: o.Event, Count: count, Provisional: o.Event == "pull_request"}
 	switch err := o.Store.Record(key, bench, m, false); {
 	case errors.Is(err, ErrRecorded):
 		fmt.Fprintf(o.Stdout, "perf-gate: %v: gating against it\n", err)
@@ -333,7 +329,7 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 		code = 0
 	}
 	if o.Refresh && o.Baseline == "" && benchCode == 0 && (code == 0 || meta.Provisional) {
-		m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv("GITHUB_SHA"), Event: o.Event, Count: count}
+		m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv(envGHSHA), Event: o.Event, Count: count}
 		if err := o.Store.Record(key, bench, m, true); err != nil {
 			return code, fmt.Errorf("refresh the baseline: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/sequential"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
@@ -20,7 +21,7 @@ import (
 // EnvSequential turns the sequential count on for a run gated against a
 // baseline: its spending function, pocock or obrien-fleming. COUNT is
 // then the cap; the first look is at thresholds.yaml's min_samples.
-const EnvSequential = "VLLMPERF_SEQUENTIAL"
+var EnvSequential = envvar.Sequential.Name
 
 // sequentialFromEnv reads EnvSequential.
 func sequentialFromEnv() (string, error) {

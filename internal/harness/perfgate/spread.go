@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/spread"
@@ -18,9 +19,12 @@ import (
 
 // A perf-gate.yml matrix runs the suite in a job per profile and gates in
 // one job after them: EnvStep says which half this run is.
+//
+// EnvStep is PERF_GATE_STEP: StepSuite, StepGate, or empty (StepAll).
+var EnvStep = envvar.GateStep.Name
+
+// The steps of EnvStep.
 const (
-	// EnvStep is PERF_GATE_STEP: StepSuite, StepGate, or empty (StepAll).
-	EnvStep = "PERF_GATE_STEP"
 	// StepAll plans, runs the suite and gates.
 	StepAll = ""
 	// StepSuite plans and runs the suite into RESULTS, and stops there

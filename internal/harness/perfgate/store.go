@@ -8,13 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
 // EnvStore names the baseline store's folder. Default: the user's cache
 // folder (os.UserCacheDir: ~/.cache/vllmperf/baselines on Linux), which
 // outlives a workflow's checkout on a self-hosted runner; every key has a
 // folder of its own (docs/gpu-runners.md).
-const EnvStore = "VLLMPERF_BASELINE_STORE"
+var EnvStore = envvar.BaselineStore.Name
 
 // The files of a key's folder.
 const (

@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 )
@@ -22,16 +20,6 @@ type Flags struct {
 	// Gateway is how --url is reached behind a gateway: headers, CA and
 	// client certificates (package gateway).
 	Gateway gateway.Flags
-}
-
-// Register defines the flags on f.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.URL, "url", "", "metrics URL of a running server (a bare http://HOST:PORT gets /metrics)")
-	f.StringVar(&o.File, "file", "", "a saved exposition (curl -s URL/metrics > FILE)")
-	f.BoolVar(&o.JSON, "json", false, "print JSON keyed by V1 metric names instead of a table")
-	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer key for --url (vLLM's --api-key does not guard /metrics; a proxy may)")
-	f.DurationVar(&o.Timeout, "timeout", DefaultTimeout, "deadline of the scrape")
-	o.Gateway.Register(f)
 }
 
 // Snapshot checks the flags and reads the exposition they point at; a

@@ -24,8 +24,13 @@ var (
 	envSimBinary      = envvar.SimBinary.Name
 )
 
-// envHFToken is Hugging Face's own variable.
-const envHFToken = "HF_TOKEN"
+// Hugging Face's own variables (not ours: package envvar declares
+// vllmperf's settings only): the token passed into containers, and the
+// cache folder VLLMPERF_HF_CACHE defaults to.
+const (
+	envHFToken = "HF_TOKEN"
+	envHFHome  = "HF_HOME"
+)
 
 // KindFromEnv is the backend VLLMPERF_BACKEND selects (KindSim when
 // unset); its error wraps ErrSettings and names the variable.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/harness/gateway"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
@@ -18,6 +16,8 @@ import (
 // Flags are a command's server flags (vllmperf run): a running server
 // (--target) or the profile, backend and image of one to start. The
 // environment's settings (FromEnv) come first, the flags after them.
+// The command binds them (cmd/vllmperf/internal/cliflags); Options
+// checks them.
 type Flags struct {
 	Target    string
 	Model     string
@@ -35,25 +35,13 @@ type Flags struct {
 	PrometheusSelector string
 }
 
-// Register defines the flags on fs.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.Target, "target", "", "base URL of a running OpenAI-compatible server, e.g. http://127.0.0.1:8000 (nothing is started; a URL with /v1/... is cut back to it)")
-	f.StringVar(&o.Model, "model", "", "served model name to request (default: the profile's model, or the target's first /v1/models entry)")
-	f.DurationVar(&o.WaitReady, "wait-ready", 0, "with --target: wait up to this long for /health to answer 200, for a server that is still starting (0: check once)")
-	f.StringVar(&o.Backend, "backend", "", "server to start when --target is not given: sim, container or external (default sim; also "+envBackend+")")
-	f.StringVar(&o.Profile, "profile", "basic", "server profile: a built-in name (see 'vllmperf profiles') or a YAML file; not with --target")
-	o.Gateway.Register(f)
-	f.StringVar(&o.Image, "image", "", "container image (implies --backend container), or \"sim\" for the simulator image (also "+envImage+"); not with --target")
-	o.registerFleet(f)
-}
-
-// Options checks the flags (fs says which were given) and returns the
+// Options checks the flags (changed says which were given) and returns the
 // profile and the options for Run: the environment's first, the flags'
 // after them, with key. Every error names the flag or variable and the
 // fix. A --target cut back to the base URL is said on stderr; the
 // server's own log goes there too unless quiet.
-func (o *Flags) Options(fs *pflag.FlagSet, key string, stderr io.Writer, quiet bool) (profile.Profile, []Option, error) {
-	if err := o.check(fs); err != nil {
+func (o *Flags) Options(changed func(name string) bool, key string, stderr io.Writer, quiet bool) (profile.Profile, []Option, error) {
+	if err := o.check(changed); err != nil {
 		return profile.Profile{}, nil, err
 	}
 	opts, err := FromEnv()
@@ -121,14 +109,14 @@ func (o *Flags) flagOptions(opts []Option, stderr io.Writer) ([]Option, error) {
 
 // check refuses flags that mean nothing with the backend chosen: a
 // profile or an image for a server that is already running.
-func (o *Flags) check(fs *pflag.FlagSet) error {
+func (o *Flags) check(changed func(string) bool) error {
 	if o.WaitReady < 0 {
 		return fmt.Errorf("--wait-ready %s: want a positive duration such as 2m, or 0 to check /health once", o.WaitReady)
 	}
 	given := o.externalSource()
 	external := given != ""
 	for _, name := range []string{"profile", "image"} {
-		if external && fs.Changed(name) {
+		if external && changed(name) {
 			return fmt.Errorf("--%s needs a backend that starts a server, but %s names one that is already running (with its own flags): drop --%s", name, given, name)
 		}
 	}

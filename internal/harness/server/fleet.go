@@ -6,14 +6,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
-// The environment variables of a fleet's metrics (docs/deployments.md).
-const (
-	envMetricsURLs        = "VLLMPERF_METRICS_URLS"
-	envPrometheus         = "VLLMPERF_PROMETHEUS"
-	envPrometheusSelector = "VLLMPERF_PROMETHEUS_SELECTOR"
+// The environment variables of a fleet's metrics (docs/deployments.md;
+// package envvar declares them).
+var (
+	envMetricsURLs        = envvar.MetricsURLs.Name
+	envPrometheus         = envvar.Prometheus.Name
+	envPrometheusSelector = envvar.PrometheusSelector.Name
 )
 
 // Metrics says where a deployment's vLLM series are read. A deployment
@@ -153,13 +154,6 @@ func metricsFromEnv(get func(string) string, opts []Option) []Option {
 // metrics is where the deployment's series are read: its replicas or
 // Prometheus when given, else the target's /metrics.
 func (s *externalServer) metrics() Metrics { return s.where }
-
-// registerFleet defines the fleet's flags.
-func (o *Flags) registerFleet(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.MetricsURLs, "metrics-url", nil, "with --target: a replica's /metrics URL, once per replica of a deployment behind a load balancer (summed as one deployment, restarts judged per replica; also "+envMetricsURLs+", comma-separated)")
-	f.StringVar(&o.Prometheus, "prometheus", "", "with --target: read the deployment's vLLM series through this Prometheus server (its base URL) instead of /metrics; needs --prometheus-selector (also "+envPrometheus+")")
-	f.StringVar(&o.PrometheusSelector, "prometheus-selector", "", "with --prometheus: label matchers that pick the deployment's series, e.g. '{namespace=\"llm\",service=\"vllm\"}' (also "+envPrometheusSelector+")")
-}
 
 // checkFleet refuses the fleet's flags without a running deployment.
 func (o *Flags) checkFleet(external bool) error {

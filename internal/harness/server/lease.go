@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
 // One load per server, one server per GPU set, at a time: a vLLM container
@@ -25,7 +27,7 @@ import (
 
 // envLockDir overrides where the lease files live (default: a folder in
 // the system's temporary directory, shared by every process of the user).
-const envLockDir = "VLLMPERF_LOCK_DIR"
+var envLockDir = envvar.LockDir.Name
 
 // leaseLogInterval is how often a waiting start says it still waits.
 const leaseLogInterval = 30 * time.Second

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
 // The owner of a container: the process that started it, put on the
@@ -24,12 +26,11 @@ const labelOwner = "org.vllmperf.owner"
 // runs (vllmperf perf-gate passes it to go test's test binary), so that
 // its containers are found by one label. EnvJob sets it; by default it is
 // the starting process's owner value.
-const (
-	labelJob = "org.vllmperf.job"
-	// EnvJob names the job on the containers this process starts
-	// (labelled org.vllmperf.job).
-	EnvJob = "VLLMPERF_JOB"
-)
+const labelJob = "org.vllmperf.job"
+
+// EnvJob names the job on the containers this process starts (labelled
+// org.vllmperf.job; package envvar declares it).
+var EnvJob = envvar.Job.Name
 
 // Job is the job's name: EnvJob, or this process's owner value.
 func Job() string {

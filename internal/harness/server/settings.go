@@ -162,7 +162,7 @@ func (s settings) hfCacheDir() (string, error) {
 	if s.hfCache != "" {
 		return filepath.Abs(s.hfCache)
 	}
-	if hf := os.Getenv("HF_HOME"); hf != "" {
+	if hf := os.Getenv(envHFHome); hf != "" {
 		return filepath.Abs(hf)
 	}
 	home, err := os.UserHomeDir()

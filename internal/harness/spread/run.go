@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/merge"
 )
 
@@ -165,7 +166,7 @@ func (o Options) runPart(ctx context.Context, p *Part, out *lineWriter) error {
 		cmd = exec.CommandContext(ctx, o.Binary, o.TestArgs...)
 	}
 	cmd.Dir = o.Dir
-	cmd.Env = append(withoutSets(o.Env), "VLLMPERF_PROFILES="+p.Profile, envGPUs+"="+p.Set.String(), "VLLMPERF_RESULTS="+abs)
+	cmd.Env = append(withoutSets(o.Env), envvar.Profiles.Name+"="+p.Profile, envGPUs+"="+p.Set.String(), envvar.Results.Name+"="+abs)
 	w := io.MultiWriter(log, pw)
 	cmd.Stdout, cmd.Stderr = w, w
 	exitstatus.StopChildren(cmd) // a stop reaches the test binary, which removes its containers

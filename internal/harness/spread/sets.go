@@ -22,19 +22,22 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
-// The environment variables spread reads.
-const (
+// The environment variables spread reads (package envvar declares them).
+var (
 	// EnvGPUSets lists the GPU sets, ';' between sets and ',' between
 	// the devices of a set ("0,1;2,3"), or "auto": VLLMPERF_GPUS (device
 	// ids) cut into sets as wide as the widest profile's server.
-	EnvGPUSets = "VLLMPERF_GPU_SETS"
+	EnvGPUSets = envvar.GPUSets.Name
 	// envGPUs is the server package's device list (server.FromEnv).
-	envGPUs = "VLLMPERF_GPUS"
-	// Auto is EnvGPUSets' value that derives the sets from VLLMPERF_GPUS.
-	Auto = "auto"
+	envGPUs = envvar.GPUs.Name
 )
+
+// Auto is EnvGPUSets' value that derives the sets from VLLMPERF_GPUS.
+const Auto = "auto"
 
 // Set is one GPU set: the device ids (or UUIDs, or for the simulator
 // image any names) one server gets, as VLLMPERF_GPUS spells them.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/spread"
 )
 
@@ -17,6 +18,6 @@ import (
 func warnGPUSets() {
 	if v := strings.TrimSpace(os.Getenv(spread.EnvGPUSets)); v != "" {
 		fmt.Fprintf(os.Stderr, "vllmperf suite: %s=%s is read by vllmperf perf-gate (make perf-gate), which runs the profiles on the sets at once; this go test process runs its profiles one after another on %s=%q\n",
-			spread.EnvGPUSets, v, "VLLMPERF_GPUS", os.Getenv("VLLMPERF_GPUS"))
+			spread.EnvGPUSets, v, envvar.GPUs.Name, os.Getenv(envvar.GPUs.Name))
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
@@ -16,16 +17,16 @@ import (
 
 // The suite's profiler settings (vllmperf run's --torch-profile for the
 // suite's points).
-const (
+var (
 	// EnvTorchProfile names the points to profile: comma-separated
 	// path.Match globs over profile=P/scenario=S/KEY, e.g.
 	// "profile=basic/scenario=concurrency-sweep/conc=32".
-	EnvTorchProfile = "VLLMPERF_TORCH_PROFILE"
+	EnvTorchProfile = envvar.TorchProfile.Name
 	// EnvTorchProfileDir is the traces' folder: where the servers the
 	// suite starts write them (default: traces/ in the results folder,
 	// else vllm-traces); for the external backend, the deployment's own
 	// trace folder as this machine sees it (unset: the traces stay there).
-	EnvTorchProfileDir = "VLLMPERF_TORCH_PROFILE_DIR"
+	EnvTorchProfileDir = envvar.TorchProfileDir.Name
 )
 
 // torchProfileFromEnv reads VLLMPERF_TORCH_PROFILE and its folder into c.

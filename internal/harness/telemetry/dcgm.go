@@ -7,12 +7,13 @@ import (
 	"sort"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
 // EnvDCGMURL names dcgm-exporter's /metrics URL (e.g.
 // http://127.0.0.1:9400/metrics): read besides nvidia-smi when set.
-const EnvDCGMURL = "VLLMPERF_DCGM_URL"
+var EnvDCGMURL = envvar.DCGMURL.Name
 
 // dcgm-exporter's field names (its default-counters.csv; DCGM's
 // dcgm_fields.h). The reasons field was renamed with DCGM 3.3.

@@ -3,15 +3,16 @@ package telemetry
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
 // EnvTelemetry selects when runs are watched: auto (default: the
 // container backend on this machine's GPUs), on (always with nvidia-smi,
 // e.g. a fake one in tests or the simulator on a GPU machine), or off.
-const EnvTelemetry = "VLLMPERF_TELEMETRY"
+var EnvTelemetry = envvar.Telemetry.Name
 
 // The modes of EnvTelemetry.
 const (
@@ -31,12 +32,13 @@ type Settings struct {
 }
 
 // envGPUs is package server's VLLMPERF_GPUS: all, none, or devices.
-const envGPUs = "VLLMPERF_GPUS"
+var envGPUs = envvar.GPUs.Name
 
-// SettingsFromEnv reads VLLMPERF_TELEMETRY and VLLMPERF_DCGM_URL.
+// SettingsFromEnv reads VLLMPERF_TELEMETRY (its default, auto, when
+// unset), VLLMPERF_DCGM_URL and VLLMPERF_GPUS through package envvar.
 func SettingsFromEnv() (Settings, error) {
-	s := Settings{Mode: strings.TrimSpace(os.Getenv(EnvTelemetry)), DCGMURL: strings.TrimSpace(os.Getenv(EnvDCGMURL))}
-	switch g := strings.TrimSpace(os.Getenv(envGPUs)); g {
+	s := Settings{Mode: envvar.Telemetry.Get(), DCGMURL: envvar.DCGMURL.Get()}
+	switch g := envvar.GPUs.Get(); g {
 	case "", "all", "none":
 	default:
 		for _, d := range strings.Split(g, ",") {
@@ -44,8 +46,6 @@ func SettingsFromEnv() (Settings, error) {
 		}
 	}
 	switch s.Mode {
-	case "":
-		s.Mode = ModeAuto
 	case ModeAuto, ModeOn, ModeOff:
 	default:
 		return s, fmt.Errorf("%s=%q: want auto, on or off", EnvTelemetry, s.Mode)

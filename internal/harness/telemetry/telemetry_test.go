@@ -335,6 +335,11 @@ func TestOnlyTheServersGPUs(t *testing.T) {
 	if _, err := SettingsFromEnv(); err == nil || !strings.Contains(err.Error(), "want auto, on or off") {
 		t.Errorf("a bad %s: %v", EnvTelemetry, err)
 	}
+	// Unset is envvar's default, which must be a mode.
+	t.Setenv(EnvTelemetry, "")
+	if set, err := SettingsFromEnv(); err != nil || set.Mode != ModeAuto {
+		t.Errorf("%s unset: mode %q, %v; want %s", EnvTelemetry, set.Mode, err, ModeAuto)
+	}
 }
 
 // TestAveragePower: the mean of the reads' summed draw, exactly the

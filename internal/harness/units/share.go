@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Share is a share of requests (the error rate's limit: --max-failure-rate,
+// Share is a share of requests (the error rate's limit: --max-error-rate,
 // thresholds.yaml's max_error_rate) as it was written: a percentage ("5%")
 // or a bare fraction ("0.05"). ParseShare is its one parser.
 type Share struct {

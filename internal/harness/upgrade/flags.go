@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
@@ -39,27 +37,10 @@ type Flags struct {
 	Traces             TraceFlags
 }
 
-// Register defines the flags on f, with the gate's defaults.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.StringVar(&o.Old, "old", "", `the image to upgrade from: a vLLM image, "sim" or "in-process"`)
-	f.StringVar(&o.New, "new", "", `the image to upgrade to: a vLLM image, "sim" or "in-process"`)
-	f.StringVar(&o.OldSim, "old-sim-args", "", "--sim-* arguments for OLD only (simulators; VLLMPERF_SIM_ARGS applies to both)")
-	f.StringVar(&o.NewSim, "new-sim-args", "", `--sim-* arguments for NEW only, e.g. "--sim-slowdown 1.1"`)
-	f.StringSliceVar(&o.Points, "points", DefaultPoints, "scenario points, comma-separated; path.Match globs per element, a scenario selects all its points")
-	f.StringVar(&o.Size, "size", "", "scenario size: full or quick (default $"+suite.EnvSize+", else full)")
-	f.IntVar(&o.MinPairs, "min-pairs", DefaultMinPairs, "pairs before the first comparison")
-	f.IntVar(&o.MaxPairs, "max-pairs", DefaultMaxPairs, "the most pairs: UNKNOWN after that")
-	f.StringVar(&o.Servers, "servers", string(DefaultServers), "restart: one server at a time, restarted per block (one GPU); keep: both up at once")
-	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one, built in)")
-	f.StringVar(&o.Results, "results", "", "results folder (default results/upgrade-<UTC timestamp>)")
-	o.Output.Register(f, gate.Formats)
-	o.Traces.Register(f)
-}
-
-// Config checks the flags (fs says which were given) and returns the
+// Config checks the flags (changed says which were given) and returns the
 // gate's configuration, with log for progress; every error is the
 // caller's to fix (a usage error).
-func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
+func (o *Flags) Config(changed func(name string) bool, log io.Writer) (Config, error) {
 	if o.Old == "" || o.New == "" {
 		return Config{}, errors.New(`upgrade-gate needs --old IMAGE and --new IMAGE (a vLLM image, "sim" or "in-process")`)
 	}
@@ -70,15 +51,15 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	base, err := SuiteSettings(fs, o.Size, o.Thresholds)
+	base, err := SuiteSettings(changed, o.Size, o.Thresholds)
 	if err != nil {
 		return Config{}, err
 	}
-	traces, err := o.Traces.settings(fs)
+	traces, err := o.Traces.settings(changed)
 	if err != nil {
 		return Config{}, err
 	}
-	maxPairs := PairCap(fs, o.MaxPairs)
+	maxPairs := PairCap(changed, o.MaxPairs)
 	dir := o.Results
 	if dir == "" {
 		dir = filepath.Join("results", "upgrade-"+time.Now().UTC().Format("20060102T150405Z"))
@@ -91,15 +72,15 @@ func (o *Flags) Config(fs *pflag.FlagSet, log io.Writer) (Config, error) {
 }
 
 // SuiteSettings is the suite's configuration from the environment
-// (suite.FromEnv), with the --size and --thresholds flags (fs says which
-// were given) over it: the settings an upgrade gate, or each step of a
+// (suite.FromEnv), with the --size and --thresholds flags (changed says
+// which were given) over it: the settings an upgrade gate, or each step of a
 // bisection, runs its points with.
-func SuiteSettings(fs *pflag.FlagSet, size, thresholdsPath string) (suite.Config, error) {
+func SuiteSettings(changed func(name string) bool, size, thresholdsPath string) (suite.Config, error) {
 	base, err := suite.FromEnv(false)
 	if err != nil {
 		return base, err
 	}
-	if fs.Changed("size") {
+	if changed("size") {
 		if base.Size, err = scenario.ParseSize(size); err != nil {
 			return base, fmt.Errorf("--size: %w", err)
 		}
@@ -114,8 +95,8 @@ func SuiteSettings(fs *pflag.FlagSet, size, thresholdsPath string) (suite.Config
 
 // PairCap is Config.MaxPairs from the --max-pairs flag: 0 when it was not
 // given (the default cap, or --min-pairs when that is higher).
-func PairCap(fs *pflag.FlagSet, maxPairs int) int {
-	if !fs.Changed("max-pairs") {
+func PairCap(changed func(name string) bool, maxPairs int) int {
+	if !changed("max-pairs") {
 		return 0
 	}
 	return maxPairs

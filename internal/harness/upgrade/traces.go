@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -149,16 +147,10 @@ type TraceFlags struct {
 	Window time.Duration
 }
 
-// Register defines the flags on f.
-func (t *TraceFlags) Register(f *pflag.FlagSet) {
-	f.BoolVar(&t.On, "torch-profile", false, "when the gate says DIFFERENT, run each regressed point once more on OLD and on NEW with vLLM's torch profiler over a steady window; the traces go to RESULTS/traces/ (index.md lists them)")
-	f.DurationVar(&t.Window, "torch-profile-window", torchprof.DefaultWindow, "how long the profiler runs on each regressed point")
-}
-
 // settings are the captures' settings (nil when off).
-func (t TraceFlags) settings(fs *pflag.FlagSet) (*torchprof.Settings, error) {
+func (t TraceFlags) settings(changed func(string) bool) (*torchprof.Settings, error) {
 	if !t.On {
-		if fs.Changed("torch-profile-window") {
+		if changed("torch-profile-window") {
 			return nil, fmt.Errorf("--torch-profile-window sets up --torch-profile: add --torch-profile, or drop --torch-profile-window")
 		}
 		return nil, nil

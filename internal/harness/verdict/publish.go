@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 )
 
@@ -54,24 +52,19 @@ type Published interface {
 // Output is where a gate command's report goes: stdout in --format, and
 // the markdown report appended to --step-summary (GitHub Actions' job
 // summary by default).
+// The command binds the fields to --format and --step-summary
+// (cmd/vllmperf/internal/cliflags).
 type Output struct {
 	Format      string
 	StepSummary string
-	formats     []string
+	// Formats are the names --format accepts.
+	Formats []string
 }
 
-// Register defines --format (one of formats, "text" by default) and
-// --step-summary on f.
-func (o *Output) Register(f *pflag.FlagSet, formats []string) {
-	o.formats = formats
-	f.StringVar(&o.Format, "format", "text", "report format on stdout: "+strings.Join(formats, ", "))
-	f.StringVar(&o.StepSummary, "step-summary", os.Getenv(StepSummaryEnv), "append the markdown report to this file (default $"+StepSummaryEnv+", GitHub Actions' job summary; empty for none)")
-}
-
-// Check refuses a format that is not one of Register's.
+// Check refuses a format that is not one of Formats.
 func (o *Output) Check() error {
-	if !slices.Contains(o.formats, o.Format) {
-		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(o.formats, ", "))
+	if !slices.Contains(o.Formats, o.Format) {
+		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(o.Formats, ", "))
 	}
 	return nil
 }

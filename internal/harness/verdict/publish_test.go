@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 )
 
@@ -33,12 +31,7 @@ func TestOutputPublish(t *testing.T) {
 	if err := os.WriteFile(summary, []byte("## earlier step\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var o Output
-	fs := pflag.NewFlagSet("gate", pflag.ContinueOnError)
-	o.Register(fs, []string{"text", "markdown"})
-	if err := fs.Parse([]string{"--format", "markdown", "--step-summary", summary}); err != nil {
-		t.Fatal(err)
-	}
+	o := Output{Format: "markdown", StepSummary: summary, Formats: []string{"text", "markdown"}}
 	if err := o.Check(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package workload
 
 import (
 	"fmt"
-
-	"github.com/spf13/pflag"
 )
 
 // Flags are a command's request-shape flags (vllmperf run): one class of
@@ -12,13 +10,6 @@ type Flags struct {
 	PromptTokens       int
 	SharedPrefixTokens int
 	MaxTokens          int
-}
-
-// Register defines the flags on fs, with the CLI's defaults.
-func (o *Flags) Register(f *pflag.FlagSet) {
-	f.IntVar(&o.PromptTokens, "prompt-tokens", DefaultPromptTokens, fmt.Sprintf("prompt length in tokens, ≥ %d (one common English word per token)", UniqueWords))
-	f.IntVar(&o.SharedPrefixTokens, "shared-prefix-tokens", 0, fmt.Sprintf("length of a system prompt shared by every request (0: none, else ≥ %d; exercises the prefix cache)", NonceWords))
-	f.IntVar(&o.MaxTokens, "max-tokens", DefaultMaxTokens, "completion tokens per request, ≥ 1 (sent with ignore_eos, so exactly this many; fewer are warned about)")
 }
 
 // Class checks the flags and returns the class they describe, named name;

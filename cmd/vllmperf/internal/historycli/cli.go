@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/history"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
@@ -20,7 +22,14 @@ import (
 )
 
 // EnvHistory names the default history store.
-const EnvHistory = "VLLMPERF_HISTORY"
+var EnvHistory = envvar.History.Name
+
+// GitHub Actions' own variables, the defaults of --commit and --ref (not
+// ours: package envvar declares vllmperf's settings only).
+const (
+	envGHSHA = "GITHUB_SHA"
+	envGHRef = "GITHUB_REF_NAME"
+)
 
 // Thresholds loads the thresholds file given ("" for the default one):
 // the caller's, so that every command reads thresholds.yaml alike.
@@ -53,8 +62,8 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 	}
 	add := sub("add RESULTS_DIR", "Add a results folder's run (bench.txt, summary.json's checks) to the store", exactArgs(1, "the results folder (or a bench file)"), func(a []string) error { return runHistoryAdd(o, a[0], stdout) })
 	f := add.Flags()
-	f.StringVar(&o.commit, "commit", os.Getenv("GITHUB_SHA"), "the commit measured (default $GITHUB_SHA, else git rev-parse HEAD)")
-	f.StringVar(&o.ref, "ref", os.Getenv("GITHUB_REF_NAME"), "the branch or tag (default $GITHUB_REF_NAME)")
+	f.StringVar(&o.commit, "commit", os.Getenv(envGHSHA), "the commit measured (default $GITHUB_SHA, else git rev-parse HEAD)")
+	f.StringVar(&o.ref, "ref", os.Getenv(envGHRef), "the branch or tag (default $GITHUB_REF_NAME)")
 	f.StringVar(&o.date, "date", "", "when the run was measured, RFC 3339 (default: summary.json's first run, else now)")
 	f.StringVar(&o.baseline, "baseline", "", "the baseline the run was gated against: a new digest marks a re-baseline")
 	f.StringArrayVar(&o.notes, "event", nil, "a known event to mark at this run (repeatable), e.g. 'driver 550 → 560'")
@@ -79,7 +88,7 @@ func New(stdout, stderr io.Writer, load Thresholds) *cobra.Command {
 		}
 	}
 	show.Flags().StringVar(&o.showFormat, "format", "table", "table, csv or json")
-	o.output.Register(check.Flags(), history.CheckFormats)
+	cliflags.Output(check.Flags(), &o.output, history.CheckFormats)
 	reportCmd.Flags().StringVar(&o.out, "out", ".", "the folder to write history.html into")
 	reportCmd.Flags().IntVar(&o.maxBench, "max-benchmarks", report.DefaultMaxBenchmarks, "most benchmarks drawn per key (those with a change point first)")
 	return root

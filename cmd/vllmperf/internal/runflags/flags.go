@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
@@ -38,10 +39,10 @@ type Flags struct {
 
 // Register defines the flags on fs, with the CLI's defaults.
 func (o *Flags) Register(f *pflag.FlagSet) {
-	o.Server.Register(f)
-	o.Load.Register(f)
-	o.Request.Register(f)
-	o.Client.Register(f)
+	cliflags.Server(f, &o.Server)
+	cliflags.Load(f, &o.Load)
+	cliflags.Request(f, &o.Request)
+	cliflags.Client(f, &o.Client)
 	o.Data.Register(f)
 	o.TorchProfile.Register(f)
 	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
@@ -65,7 +66,7 @@ type Input struct {
 // stderr, and so does the server's log unless Quiet.
 func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 	o.Load.Dataset = o.Data.File != ""
-	cfg, err := o.Load.Parse(fs)
+	cfg, err := o.Load.Parse(fs.Changed)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 	if in.Client, err = o.Client.Settings(); err != nil {
 		return nil, err
 	}
-	if in.Profile, in.Servers, err = o.Server.Options(fs, in.Client.APIKey, stderr, o.Quiet); err != nil {
+	if in.Profile, in.Servers, err = o.Server.Options(fs.Changed, in.Client.APIKey, stderr, o.Quiet); err != nil {
 		return in, err
 	}
 	var traceOpts []server.Option

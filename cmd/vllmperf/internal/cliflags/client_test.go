@@ -1,17 +1,19 @@
-package openai
+package cliflags
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
 )
 
-func parseClientFlags(t *testing.T, args ...string) (*Flags, Settings, error) {
+func parseClientFlags(t *testing.T, args ...string) (*openai.Flags, openai.Settings, error) {
 	t.Helper()
-	var o Flags
+	var o openai.Flags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	o.Register(fs)
+	Client(fs, &o)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -19,8 +21,8 @@ func parseClientFlags(t *testing.T, args ...string) (*Flags, Settings, error) {
 	return &o, s, err
 }
 
-func TestFlagsSettings(t *testing.T) {
-	t.Setenv(DefaultAPIKeyEnv, "default-key")
+func TestClientSettings(t *testing.T) {
+	t.Setenv(openai.DefaultAPIKeyEnv, "default-key")
 	t.Setenv("VLLMPERF_TEST_KEY", "my-key")
 	for _, tc := range []struct {
 		args []string
@@ -40,7 +42,7 @@ func TestFlagsSettings(t *testing.T) {
 		}
 	}
 	_, s, err := parseClientFlags(t)
-	if err != nil || s.APIKey != "default-key" || s.Endpoint != Chat || s.MaxEventSize != DefaultMaxEventSize {
+	if err != nil || s.APIKey != "default-key" || s.Endpoint != openai.Chat || s.MaxEventSize != openai.DefaultMaxEventSize {
 		t.Errorf("defaults: %+v, %v", s, err)
 	}
 	o, s, err := parseClientFlags(t, "--api-key-env", "VLLMPERF_TEST_KEY")

@@ -1,4 +1,4 @@
-package load
+package cliflags
 
 import (
 	"math"
@@ -8,22 +8,24 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/internal/harness/load"
 )
 
-// parseFlags binds Flags to a fresh flag set and parses args.
-func parseFlags(t *testing.T, args ...string) (Config, error) {
+// parseLoad binds load.Flags to a fresh flag set and parses args.
+func parseLoad(t *testing.T, args ...string) (load.Config, error) {
 	t.Helper()
-	var o Flags
+	var o load.Flags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	o.Register(fs)
+	Load(fs, &o)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	return o.Parse(fs)
+	return o.Parse(fs.Changed)
 }
 
-// TestFlagsRefuse: each mistake is refused naming the flag and the fix.
-func TestFlagsRefuse(t *testing.T) {
+// TestLoadRefuse: each mistake is refused naming the flag and the fix.
+func TestLoadRefuse(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string
@@ -47,26 +49,26 @@ func TestFlagsRefuse(t *testing.T) {
 		{[]string{"--concurrency", "2", "--duration", "5s", "--grace", "0s"}, "--grace 0s"},                              // no grace
 		{[]string{"--concurrency", "2", "--requests", "5", "--max-consecutive-failures", "-1"}, "want a positive count"}, // negative streak
 	} {
-		if _, err := parseFlags(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := parseLoad(t, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want it to contain %q", tc.args, err, tc.want)
 		}
 	}
 }
 
-// TestFlagsAccept: what the flags accept is a Config that Validate
+// TestLoadAccept: what the flags accept is a Config that Validate
 // accepts too, with the flags' values.
-func TestFlagsAccept(t *testing.T) {
+func TestLoadAccept(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string
-		want Config
+		want load.Config
 	}{
-		{[]string{"--concurrency", "4", "--requests", "20"}, Config{Concurrency: 4, Requests: 20, Grace: DefaultGrace, Warmup: 1, MaxConsecutiveFailures: DefaultMaxConsecutiveFailures}},
+		{[]string{"--concurrency", "4", "--requests", "20"}, load.Config{Concurrency: 4, Requests: 20, Grace: load.DefaultGrace, Warmup: 1, MaxConsecutiveFailures: load.DefaultMaxConsecutiveFailures}},
 		{[]string{"--rate", "2.5", "--burstiness", "0.5", "--duration", "1m", "--grace", "5s", "--max-concurrency", "8", "--warmup", "0", "--seed", "7"},
-			Config{Rate: 2.5, Burstiness: 0.5, Duration: time.Minute, Grace: 5 * time.Second, MaxConcurrency: 8, Seed: 7, MaxConsecutiveFailures: DefaultMaxConsecutiveFailures}},
-		{[]string{"--rate", "inf", "--requests", "10", "--max-consecutive-failures", "0"}, Config{Rate: math.Inf(1), Burstiness: DefaultBurstiness, Requests: 10, Grace: DefaultGrace, Warmup: 1}},
+			load.Config{Rate: 2.5, Burstiness: 0.5, Duration: time.Minute, Grace: 5 * time.Second, MaxConcurrency: 8, Seed: 7, MaxConsecutiveFailures: load.DefaultMaxConsecutiveFailures}},
+		{[]string{"--rate", "inf", "--requests", "10", "--max-consecutive-failures", "0"}, load.Config{Rate: math.Inf(1), Burstiness: load.DefaultBurstiness, Requests: 10, Grace: load.DefaultGrace, Warmup: 1}},
 	} {
-		got, err := parseFlags(t, tc.args...)
+		got, err := parseLoad(t, tc.args...)
 		if err != nil {
 			t.Errorf("%v: %v", tc.args, err)
 			continue

@@ -1,4 +1,4 @@
-package upgrade
+package cliflags
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
 )
 
 // TestSuiteSettings: --size and --thresholds go over the environment's
@@ -31,11 +32,11 @@ func TestSuiteSettings(t *testing.T) {
 		{"bad thresholds", []string{"--thresholds", "testdata/no-such.yaml"}, "", "no-such.yaml", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &Flags{}
+			o := &upgrade.Flags{}
 			fs := pflag.NewFlagSet("upgrade-gate", pflag.ContinueOnError)
-			o.Register(fs)
+			Upgrade(fs, o)
 			require.NoError(t, fs.Parse(tc.args))
-			got, err := SuiteSettings(fs, o.Size, o.Thresholds)
+			got, err := upgrade.SuiteSettings(fs.Changed, o.Size, o.Thresholds)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
@@ -43,7 +44,7 @@ func TestSuiteSettings(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got.Size)
-			assert.Equal(t, tc.maxPairs, PairCap(fs, o.MaxPairs))
+			assert.Equal(t, tc.maxPairs, upgrade.PairCap(fs.Changed, o.MaxPairs))
 		})
 	}
 }
