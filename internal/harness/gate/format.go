@@ -138,7 +138,7 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
-	if len(r.Profiles)+len(r.Tails) > 0 {
+	if len(r.Profiles)+len(r.Tails)+len(r.Suite) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
 		for _, p := range r.allTests() {
 			ew.Printf("  %s\n", p.Describe())
@@ -330,6 +330,13 @@ type JSONProfile struct {
 	MinEffectPct float64  `json:"min_effect_pct"`
 	Regression   bool     `json:"regression"`
 	Invalid      string   `json:"invalid,omitempty"`
+	// The start-aware test (start.go; absent where the runs of a side
+	// are judged as independent): its one-sided p, the shift it
+	// measured, that shift's sd with nothing changed, and start_spread.
+	PStart         *float64 `json:"p_start,omitempty"`
+	ShiftPct       *float64 `json:"shift_pct,omitempty"`
+	StartSDPct     *float64 `json:"start_sd_pct,omitempty"`
+	StartSpreadPct *float64 `json:"start_spread_pct,omitempty"`
 }
 
 // RegressedProfiles names the profiles that regressed as a whole (by
@@ -374,9 +381,11 @@ type JSONReport struct {
 	OnlyNew      []string      `json:"only_new"`
 	Warnings     []string      `json:"warnings"`
 
-	// Tails are the tail tests (tails.go); MinimumEffects the minimum
-	// detectable effects (mde.go).
+	// Tails are the tail tests (tails.go); Suite the suite-wide test
+	// (start.go, none or one); MinimumEffects the minimum detectable
+	// effects (mde.go).
 	Tails          []JSONProfile `json:"tails"`
+	Suite          []JSONProfile `json:"suite"`
 	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
@@ -395,7 +404,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if need := r.RunsNeeded(); need != 0 {
 		out.RunsNeeded = &need
 	}
-	out.Profiles, out.Tails = jsonProfiles(r.Profiles), jsonProfiles(r.Tails)
+	out.Profiles, out.Tails, out.Suite = jsonProfiles(r.Profiles), jsonProfiles(r.Tails), jsonProfiles(r.Suite)
 	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]
