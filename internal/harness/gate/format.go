@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,7 +40,12 @@ func (r *Report) Headline() string {
 		}
 	}
 	add(r.Count(Regression), "regression", "regressions")
-	add(len(r.RegressedProfiles()), "profile regressed", "profiles regressed")
+	regressed := r.RegressedProfiles()
+	suite := slices.Contains(regressed, SuiteProfile)
+	add(len(regressed)-btoi(suite), "profile regressed", "profiles regressed")
+	if suite {
+		parts = append(parts, "every profile slower together (the suite-wide test)")
+	}
 	add(r.Count(Missing), "missing metric", "missing metrics")
 	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
 	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
@@ -558,4 +564,12 @@ func (j *JSONReport) Notable() []JSONRow {
 		}
 	}
 	return out
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -103,6 +103,9 @@ func TestStartAllowance(t *testing.T) {
 				t.Errorf("%s: regressed profiles %q, want %q", tc.name, got, tc.named)
 			}
 		}
+		if slices.Contains(tc.named, SuiteProfile) && !strings.Contains(rep.Headline(), "every profile slower together") {
+			t.Errorf("%s: the verdict line does not name the suite-wide test: %s", tc.name, rep.Headline())
+		}
 		if tc.rowsFrom != "" && !slices.ContainsFunc(rep.Rows, func(r Row) bool { return r.Profile == tc.rowsFrom && r.Verdict == Regression }) {
 			t.Errorf("%s: no row of %s named", tc.name, tc.rowsFrom)
 		}
