@@ -33,6 +33,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
 	root.AddCommand(newCapacityCommand(stdout, stderr))
 	root.AddCommand(newMergeCommand(stdout))
+	root.AddCommand(newStartSpreadCommand(stdout))
 	return root
 }
 

@@ -23,6 +23,11 @@ type Options struct {
 	// Force compares despite configuration differences, which then
 	// become warnings in the Report.
 	Force bool
+	// OwnStarts says that the runs of a side do not share one server
+	// start per profile (the interleaved upgrade gate: its blocks and
+	// pairs sample starts on both sides), so no start allowance
+	// (start_spread) applies: no start-aware tests, no suite-wide test.
+	OwnStarts bool
 }
 
 // Compare judges the new results against the baseline: per benchmark and
@@ -92,11 +97,11 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
-	judge(rep, tests, set)
+	judge(rep, tests, set, !opts.OwnStarts)
 	rep.Checks = checkLimits(bs, ns, set)
 	runChecks(rep, next.RunChecks)
 	invalidProfiles(rep, next.RunChecks)
-	rep.MinimumEffects = minimumEffects(bs, ns, set)
+	rep.MinimumEffects = minimumEffects(bs, ns, set, !opts.OwnStarts)
 	rep.Warnings = append(rep.Warnings, tooNoisy(rep.MinimumEffects)...)
 	judgeRunner(rep, base, next)
 	return rep, nil
@@ -138,8 +143,9 @@ func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
 
 // judge runs the tests: every row with runs on both sides gets
 // benchstat's p; the headline rows with enough runs are judged, their
-// evidence combined per profile first (family.go).
-func judge(rep *Report, tests []test, set *thresholds.Set) {
+// evidence combined per profile first (family.go); starts adds the
+// start-aware tests (start.go).
+func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	var gated []*test
 	for i := range tests {
 		t := &tests[i]
@@ -151,8 +157,8 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		}
 	}
 	rep.Comparisons = len(gated)
-	tails := tailFamilies(rep, tests)
-	fams := families(rep, gated, tails)
+	tails := tailFamilies(rep, tests, starts)
+	fams := families(rep, gated, tails, starts)
 	// Rows short of runs would join their profile's family once they have
 	// them: they need enough runs for the exact test to pass the first
 	// step of the correction (within the profile, times the profiles).
@@ -185,6 +191,12 @@ func judge(rep *Report, tests []test, set *thresholds.Set) {
 		_, slo := set.Scope(row.Profile, row.Scenario).SLO[row.Unit]
 		return slo
 	})
+	for _, f := range fams {
+		startRows(rep, f.tests)
+	}
+	for _, tf := range tails {
+		startRows(rep, tf.tests)
+	}
 	oneAlphaRows(rep)
 }
 
@@ -201,6 +213,9 @@ type test struct {
 	// baseRuns and nextRuns are the runs in file order (run i of every
 	// point is one run of the suite), for the tail test.
 	baseRuns, nextRuns []float64
+	// pStart is the row's start-aware p (rowStart; 0 where the runs are
+	// judged as independent).
+	pStart float64
 }
 
 // buildRow compares one unit of one benchmark. It returns the row and,

@@ -19,6 +19,14 @@ type family struct {
 	pWorse float64
 	// pGate is the profile's test in the one α procedure (oneAlpha).
 	pGate float64
+	// start is the headline rows' run scores tested against the starts
+	// (start.go: the shift the report shows, and the suite-wide test's
+	// part); its zero value where the runs are judged as independent
+	// draws. pStart combines the rows' own start-aware p (Cauchy), and
+	// pIUT the rows' larger of pWorse and pStart: the profile's headline
+	// test in the one α procedure (pWorse without starts).
+	start        startTest
+	pStart, pIUT float64
 }
 
 // ProfileTest is one profile's combined test, as the report shows it.
@@ -59,6 +67,15 @@ type ProfileTest struct {
 	// Invalid says why a test that would have regressed is not called
 	// a regression: a run of the profile was INVALID ("" otherwise).
 	Invalid string
+	// PStart is the start-aware test's one-sided p (start.go; 0 where
+	// the runs are judged as independent): a profile's headline test
+	// and a tail test fail only when the larger of PWorse and PStart
+	// passes the one α procedure (an intersection-union test). Shift is
+	// the log change of the run scores it measured, StartSD its standard
+	// deviation with nothing changed (two starts and the runs),
+	// StartSpread the start_spread setting, StartRows the rows scored.
+	PStart, Shift, StartSD, StartSpread float64
+	StartRows                           int
 }
 
 type familySet []*family
@@ -80,7 +97,7 @@ func (fs familySet) size(profile string) int {
 // is (the hierarchical procedure: profiles first, then the rows of the
 // profiles found changed, each step at α). The profiles go to
 // rep.Profiles.
-func families(rep *Report, gated []*test, tails []*tailFamily) familySet {
+func families(rep *Report, gated []*test, tails []*tailFamily, starts bool) familySet {
 	var fs familySet
 	for _, t := range gated {
 		p := rep.Rows[t.row].Profile
@@ -97,12 +114,22 @@ func families(rep *Report, gated []*test, tails []*tailFamily) familySet {
 			ps[j], pw[j] = rep.Rows[t.row].P, t.pWorse
 		}
 		f.p, f.pWorse = cauchyCombine(ps), cauchyCombine(pw)
+		f.pIUT = f.pWorse
+		if sp := startSpread(rep, f.tests); starts && sp > 0 {
+			f.start = startShift(rep, f.tests, sp)
+			ss, iut := make([]float64, len(f.tests)), make([]float64, len(f.tests))
+			for j, t := range f.tests {
+				t.pStart = rowStart(rep, t, sp)
+				ss[j], iut[j] = t.pStart, max(t.pWorse, t.pStart)
+			}
+			f.pStart, f.pIUT = cauchyCombine(ss), cauchyCombine(iut)
+		}
 		combined[i] = f.p
 		for j, adj := range holm(ps) {
 			rep.Rows[f.tests[j].row].PHolm = adj
 		}
 	}
-	worseHolm := oneAlpha(fs, tails)
+	worseHolm, suite := oneAlpha(fs, tails, starts)
 	for i, adj := range holm(combined) {
 		f := fs[i]
 		f.pHolm = adj
@@ -111,6 +138,9 @@ func families(rep *Report, gated []*test, tails []*tailFamily) familySet {
 			row.PHolm = max(row.PHolm, adj)
 		}
 		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj, worseHolm[i]))
+	}
+	if suite != nil {
+		rep.Suite = append(rep.Suite, suiteProfileTest(rep.Profiles, suite))
 	}
 	return fs
 }
@@ -131,12 +161,16 @@ func profileTest(rep *Report, f *family, pHolm, pWorseHolm float64) ProfileTest 
 		effect = (bad[len(bad)/2-1] + bad[len(bad)/2]) / 2
 	}
 	g := rep.Rows[f.tests[0].row].Settings
-	return ProfileTest{
+	pt := withStart(ProfileTest{
 		Profile: f.profile, Tests: len(f.tests), P: f.p, PHolm: pHolm,
 		PWorse: f.pWorse, PWorseHolm: pWorseHolm, PGate: f.pGate,
 		Effect: effect, MinEffect: g.ProfileMinEffect, Alpha: g.Alpha,
 		Regression: g.ProfileMinEffect > 0 && pWorseHolm < g.Alpha && effect >= g.ProfileMinEffect,
+	}, f.start)
+	if f.start != (startTest{}) {
+		pt.PStart = f.pStart
 	}
+	return pt
 }
 
 // Describe says the profile's test in words: "speculative: 16 headline
@@ -162,8 +196,11 @@ func (p ProfileTest) Describe() string {
 	if p.Metric != "" {
 		return p.describeTail(name, verdict)
 	}
-	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g: %s",
-		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, verdict)
+	if p.Profile == SuiteProfile {
+		return p.describeSuite(verdict)
+	}
+	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g%s: %s",
+		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, p.startWords(), verdict)
 }
 
 // cauchyMaxP bounds the p-values the Cauchy combination reads: its

@@ -63,18 +63,26 @@ func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 
 // TestProfileRegression: a slowdown spread over a profile's points, each
 // row under min_effect (5%), fails the profile as a whole when its median
-// reaches profile_min_effect (3%); a smaller one passes.
+// reaches profile_min_effect (3%); a smaller one passes. With one server
+// start a side (start_spread 2%), +4% of a whole profile cannot be told
+// from a start and passes, the profile's test saying so; +12% fails.
 func TestProfileRegression(t *testing.T) {
 	t.Parallel()
+	own := Options{OwnStarts: true} // the runs judged as independent draws
 	for _, tc := range []struct {
 		name  string
 		shift float64
+		opts  Options
 		want  Outcome
 	}{
 		// +4% on every point: no row reaches 5%, the profile does reach 3%.
-		{"spread +4%", 0.04, OutcomeFail},
+		{"spread +4%", 0.04, own, OutcomeFail},
 		// +2%: under profile_min_effect, however significant.
-		{"spread +2%", 0.02, OutcomePass},
+		{"spread +2%", 0.02, own, OutcomePass},
+		// One start a side: +4% is within two starts' difference (sd 2.8%).
+		{"spread +4%, one start a side", 0.04, Options{}, OutcomePass},
+		// ... and +12% is not.
+		{"spread +12%, one start a side", 0.12, Options{}, OutcomeFail},
 	} {
 		rng := rand.New(rand.NewPCG(5, 11))
 		base, next := spreadBench(rng, 0), spreadBench(rng, tc.shift)
@@ -86,12 +94,18 @@ func TestProfileRegression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Compare(b, n, nil, Options{})
+		rep, err := Compare(b, n, nil, tc.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := rep.Outcome(); got != tc.want {
 			t.Errorf("%s: outcome %s, want %s (%s)", tc.name, got, tc.want, rep.Headline())
+		}
+		if d := rep.Profiles[0].Describe(); !tc.opts.OwnStarts && tc.want == OutcomePass && !strings.Contains(d, "cannot be told from a server start") {
+			t.Errorf("%s: the profile's test does not say a start could explain it: %s", tc.name, d)
+		}
+		if tc.shift > 0.05 {
+			continue // its rows reach min_effect and are named
 		}
 		if rep.Count(Regression) != 0 {
 			t.Errorf("%s: %d rows are REGRESSION; each moved less than min_effect\n%s", tc.name, rep.Count(Regression), rep.Rows[0].Reason)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,7 +40,12 @@ func (r *Report) Headline() string {
 		}
 	}
 	add(r.Count(Regression), "regression", "regressions")
-	add(len(r.RegressedProfiles()), "profile regressed", "profiles regressed")
+	regressed := r.RegressedProfiles()
+	suite := slices.Contains(regressed, SuiteProfile)
+	add(len(regressed)-btoi(suite), "profile regressed", "profiles regressed")
+	if suite {
+		parts = append(parts, "every profile slower together (the suite-wide test)")
+	}
 	add(r.Count(Missing), "missing metric", "missing metrics")
 	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
 	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
@@ -138,7 +144,7 @@ func (r *Report) WriteText(w io.Writer) error {
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
 func (r *Report) writeTail(ew *ErrWriter) {
-	if len(r.Profiles)+len(r.Tails) > 0 {
+	if len(r.Profiles)+len(r.Tails)+len(r.Suite) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
 		for _, p := range r.allTests() {
 			ew.Printf("  %s\n", p.Describe())
@@ -330,6 +336,13 @@ type JSONProfile struct {
 	MinEffectPct float64  `json:"min_effect_pct"`
 	Regression   bool     `json:"regression"`
 	Invalid      string   `json:"invalid,omitempty"`
+	// The start-aware test (start.go; absent where the runs of a side
+	// are judged as independent): its one-sided p, the shift it
+	// measured, that shift's sd with nothing changed, and start_spread.
+	PStart         *float64 `json:"p_start,omitempty"`
+	ShiftPct       *float64 `json:"shift_pct,omitempty"`
+	StartSDPct     *float64 `json:"start_sd_pct,omitempty"`
+	StartSpreadPct *float64 `json:"start_spread_pct,omitempty"`
 }
 
 // RegressedProfiles names the profiles that regressed as a whole (by
@@ -374,9 +387,11 @@ type JSONReport struct {
 	OnlyNew      []string      `json:"only_new"`
 	Warnings     []string      `json:"warnings"`
 
-	// Tails are the tail tests (tails.go); MinimumEffects the minimum
-	// detectable effects (mde.go).
+	// Tails are the tail tests (tails.go); Suite the suite-wide test
+	// (start.go, none or one); MinimumEffects the minimum detectable
+	// effects (mde.go).
 	Tails          []JSONProfile `json:"tails"`
+	Suite          []JSONProfile `json:"suite"`
 	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
@@ -395,7 +410,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	if need := r.RunsNeeded(); need != 0 {
 		out.RunsNeeded = &need
 	}
-	out.Profiles, out.Tails = jsonProfiles(r.Profiles), jsonProfiles(r.Tails)
+	out.Profiles, out.Tails, out.Suite = jsonProfiles(r.Profiles), jsonProfiles(r.Tails), jsonProfiles(r.Suite)
 	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]
@@ -549,4 +564,12 @@ func (j *JSONReport) Notable() []JSONRow {
 		}
 	}
 	return out
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -33,6 +33,11 @@ const MDEReference = 0.05
 // sees a shift of (z(1−Level) + z(MDEPower))·Spread·√(2/n)·√(π/3) on the
 // log scale (√(π/3): the U test's efficiency against the t test), and
 // the exact test must be able to go below Level at all (1/C(2n, n)).
+// Where the runs of a side share one server start (the suite), the test
+// must also pass its start-aware part (start.go), which sees a shift of
+// (z(1−Level) + z(MDEPower))·√(2·StartSpread² + 2·RunSpread²/n): the
+// effect is the larger of the two, and never under the start floor
+// (StartFloor), however many runs.
 type MDE struct {
 	Profile, Unit string
 	// Points is the number of points whose runs lined up.
@@ -51,17 +56,62 @@ type MDE struct {
 	// baseline is too noisy for the gate to see it.
 	MinEffect float64
 	TooNoisy  bool
+	// StartSpread is the start_spread setting where the runs of a side
+	// share a start (0 otherwise); RunSpread the sd across the
+	// baseline's runs of the run's mean log value over the points (the
+	// start-aware test's sampling part).
+	StartSpread, RunSpread float64
 
 	minSamples int
+	startAware bool
 }
 
-// At is the minimum detectable effect with n runs a side.
+// At is the minimum detectable effect with n runs a side: the larger of
+// the within-start test's (Within) and the start-aware test's.
 func (m MDE) At(n int) float64 {
+	e := m.Within(n)
+	if m.startAware && !math.IsInf(e, 1) {
+		rs := m.RunSpread
+		if math.IsNaN(rs) {
+			rs = m.Spread
+		}
+		e = max(e, math.Expm1(m.z()*math.Sqrt(2*m.StartSpread*m.StartSpread+2*rs*rs/float64(n))))
+	}
+	return e
+}
+
+// Within is the minimum detectable effect of the test within the starts
+// alone (the runs as independent draws) with n runs a side: what more
+// runs improve, and what TooNoisy judges.
+func (m MDE) Within(n int) float64 {
 	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(lchoose(2*n, n)) >= m.Level {
 		return math.Inf(1)
 	}
-	z := stats.StdNormal.InvCDF(1-m.Level) + stats.StdNormal.InvCDF(MDEPower)
-	return math.Expm1(z * m.Spread * math.Sqrt(2/float64(n)) * math.Sqrt(math.Pi/3))
+	return math.Expm1(m.z() * m.Spread * math.Sqrt(2/float64(n)) * math.Sqrt(math.Pi/3))
+}
+
+// StartFloor is the smallest change the start-aware test sees with
+// MDEPower at any count: two starts' difference alone (0 where the runs
+// do not share a start). A smaller change needs more server starts, not
+// more runs.
+func (m MDE) StartFloor() float64 {
+	if !m.startAware {
+		return 0
+	}
+	return math.Expm1(m.z() * math.Sqrt2 * m.StartSpread)
+}
+
+func (m MDE) z() float64 {
+	return stats.StdNormal.InvCDF(1-m.Level) + stats.StdNormal.InvCDF(MDEPower)
+}
+
+// RunsForWords says RunsFor(effect) in words: "34", "> 100", or "not
+// with one server start a side" where effect is under the start floor.
+func (m MDE) RunsForWords(effect float64) string {
+	if effect <= m.StartFloor() {
+		return "not with one server start a side"
+	}
+	return fmtRunsFor(m.RunsFor(effect))
 }
 
 // MinSamples is the min_samples of the metric's settings: below it the
@@ -73,6 +123,16 @@ func (m MDE) MinSamples() int { return m.minSamples }
 func (m MDE) RunsFor(effect float64) int {
 	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
 		if m.At(n) <= effect {
+			return n
+		}
+	}
+	return -1
+}
+
+// runsWithin is RunsFor for the test within the starts alone (Within).
+func (m MDE) runsWithin(effect float64) int {
+	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+		if m.Within(n) <= effect {
 			return n
 		}
 	}
@@ -98,7 +158,7 @@ func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) 
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	ms := spreads(g.group(base, nil), set)
+	ms := spreads(g.group(base, nil), set, true)
 	for i := range ms {
 		ms[i].setRuns(count)
 	}
@@ -106,9 +166,10 @@ func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) 
 }
 
 // minimumEffects are the baseline's minimum detectable effects at the
-// new side's count, for the report.
-func minimumEffects(bs, ns *sideData, set *thresholds.Set) []MDE {
-	ms := spreads(bs, set)
+// new side's count, for the report; starts as Compare's (start-aware
+// tests where a side's runs share a start).
+func minimumEffects(bs, ns *sideData, set *thresholds.Set, starts bool) []MDE {
+	ms := spreads(bs, set, starts)
 	for i := range ms {
 		var lens []int
 		for _, k := range ns.order {
@@ -123,12 +184,21 @@ func minimumEffects(bs, ns *sideData, set *thresholds.Set) []MDE {
 
 func (m *MDE) setRuns(n int) {
 	m.Runs, m.Effect, m.RunsFor5 = n, m.At(n), m.RunsFor(MDEReference)
-	m.TooNoisy = n >= m.minSamples && m.Effect > m.MinEffect
+	m.TooNoisy = m.TooNoisyAt(n)
+}
+
+// TooNoisyAt says whether, with n runs a side (at least min_samples), the
+// baseline's run-to-run spread alone keeps the gate from seeing the
+// metric's min_effect: more runs would help. The start floor is not
+// counted: more runs do not lower it (StartFloor; docs/gate.md).
+func (m MDE) TooNoisyAt(n int) bool {
+	return n >= m.minSamples && m.Within(n) > m.MinEffect
 }
 
 // spreads measures each judged metric's spread per profile on one side
-// (its runs lined up by index, as tailTest does).
-func spreads(s *sideData, set *thresholds.Set) []MDE {
+// (its runs lined up by index, as tailTest does); starts adds the
+// start-aware terms and the suite-wide test's share of α.
+func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 	type key struct{ profile, unit string }
 	var keys []key
 	points := map[key][][]float64{}
@@ -161,16 +231,26 @@ func spreads(s *sideData, set *thresholds.Set) []MDE {
 		}
 	}
 	slices.SortStableFunc(keys, func(a, b key) int { return first[a.profile] - first[b.profile] })
-	profiles := len(first)
+	hypotheses, suite := len(first), starts && len(headline) >= 2
+	for _, kk := range keys {
+		suite = suite && (isTail(kk.unit) || set.Gate(kk.profile, "", kk.unit).StartSpread > 0)
+	}
+	if suite { // the suite-wide test: one more hypothesis in Holm's correction
+		hypotheses++
+	}
 	out := make([]MDE, 0, len(keys))
 	for _, kk := range keys {
 		g := set.Gate(kk.profile, "", kk.unit)
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
-			Level: g.Alpha / float64(profiles) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
-		if isTail(kk.unit) {
-			m.Spread, m.Points = runSpread(points[kk])
-		} else {
+			Level: g.Alpha / float64(hypotheses) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
+		m.RunSpread, m.Points = runSpread(points[kk])
+		if !isTail(kk.unit) {
 			m.Spread, m.Points = pointSpread(points[kk])
+		} else {
+			m.Spread = m.RunSpread
+		}
+		if starts && g.StartSpread > 0 {
+			m.startAware, m.StartSpread = true, g.StartSpread
 		}
 		out = append(out, m)
 	}
@@ -251,9 +331,15 @@ func tooNoisy(ms []MDE) []string {
 			continue
 		}
 		w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
-			orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Effect), 100*m.Spread, 100*m.MinEffect)
-		if n := m.RunsFor(m.MinEffect); n > 0 {
+			orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
+		if m.StartFloor() > 0 {
+			w += fmt.Sprintf(" even before the server starts' allowance (%s with it)", fmtMDE(m.Effect))
+		}
+		if n := m.runsWithin(m.MinEffect); n > 0 {
 			w += fmt.Sprintf("; about %d runs a side would see it", n)
+			if m.StartFloor() >= m.MinEffect {
+				w += " within one start (more starts a side are needed to tell it from a start)"
+			}
 		}
 		out = append(out, w+" (or raise its min_effect, or make the runs steadier: docs/gate.md)")
 	}
@@ -300,7 +386,7 @@ func writeMDE(ew *ErrWriter, ms []MDE) {
 				parts = append(parts, m.Unit+" unknown (fewer than 3 baseline runs)")
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %s (%g%% from %s runs)", m.Unit, fmtMDE(m.Effect), 100*MDEReference, fmtRunsFor(m.RunsFor5)))
+			parts = append(parts, fmt.Sprintf("%s %s (%g%%: %s)", m.Unit, fmtMDE(m.Effect), 100*MDEReference, runsWords(m)))
 			none = none || math.IsInf(m.Effect, 1)
 		}
 		ew.Printf("  %s at %d runs a side: %s\n", orNone(ms[i].Profile), ms[i].Runs, strings.Join(parts, ", "))
@@ -309,6 +395,19 @@ func writeMDE(ew *ErrWriter, ms []MDE) {
 	if none {
 		ew.Printf("  (—: with so few runs the exact test cannot reach the level the correction asks for)\n")
 	}
+	if m := ms[0]; m.startAware && m.StartSpread > 0 {
+		ew.Printf("  (one server start a side, start_spread %g%%: a change of a whole profile under about %s cannot be told from a start, whatever the count; docs/gate.md)\n",
+			100*m.StartSpread, fmtMDE(m.StartFloor()))
+	}
+}
+
+// runsWords is the runs a side that see MDEReference, in words: "from 34
+// runs", "from > 100 runs", or "not with one server start a side".
+func runsWords(m MDE) string {
+	if w := m.RunsForWords(MDEReference); w != fmtRunsFor(m.RunsFor5) {
+		return w
+	}
+	return "from " + fmtRunsFor(m.RunsFor5) + " runs"
 }
 
 // JSONMDE is an MDE in gate.json.
@@ -323,13 +422,19 @@ type JSONMDE struct {
 	RunsFor5Pct  *int     `json:"runs_for_5pct"`
 	MinEffectPct float64  `json:"min_effect_pct"`
 	TooNoisy     bool     `json:"too_noisy"`
+	// StartSpreadPct is the start_spread allowed for (0 where a side's
+	// runs do not share a start), StartFloorPct the smallest change the
+	// start-aware test sees at any count (MDE.StartFloor).
+	StartSpreadPct float64 `json:"start_spread_pct"`
+	StartFloorPct  float64 `json:"start_floor_pct"`
 }
 
 func jsonMDEs(ms []MDE) []JSONMDE {
 	out := []JSONMDE{}
 	for _, m := range ms {
 		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
-			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy}
+			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy,
+			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor()}
 		if n := m.RunsFor5; n > 0 {
 			j.RunsFor5Pct = &n
 		}

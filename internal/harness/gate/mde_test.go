@@ -156,13 +156,13 @@ func mdeTable(ms []MDE, count int, cols []string) string {
 			cell := "—"
 			for _, m := range ms {
 				if m.Profile == p && m.Unit == u {
-					cell = fmt.Sprintf("%s (5%%: %s runs)", fmtMDE(m.Effect), fmtRunsFor(m.RunsFor5))
+					cell = fmt.Sprintf("%s (runs alone: %s; 5%%: %s)", fmtMDE(m.Effect), fmtMDE(m.Within(count)), runsWords(m))
 				}
 			}
 			fmt.Fprintf(&b, " %s |", cell)
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nEach cell: the change on every point of the profile the gate finds with %g%% power at %d runs a side (the default count), and the runs a side that would find 5%%.", 100*MDEPower, count)
+	fmt.Fprintf(&b, "\nEach cell: the change on every point of the profile the gate finds with %g%% power at %d runs a side (the default count), with one server start a side and the shipped start_spread (%g%%); \"runs alone\": what the runs' spread alone would allow (the runs of a start as independent draws); and the runs a side that would find 5%%, where the starts allow it.", 100*MDEPower, count, 100*thresholds.DefaultGate.StartSpread)
 	return b.String()
 }

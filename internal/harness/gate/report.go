@@ -156,6 +156,10 @@ type Report struct {
 	// Tails are the tail tests, one per profile and tail metric with
 	// enough runs (tails.go; docs/gate.md, "Tails").
 	Tails []ProfileTest
+	// Suite is the suite-wide test of the headline rows (start.go), one
+	// at most: Profile SuiteProfile, where the runs of a profile share
+	// one server start and at least two profiles have headline rows.
+	Suite []ProfileTest
 	// MinimumEffects are each judged metric's minimum detectable effect
 	// per profile, from the baseline's spread (mde.go).
 	MinimumEffects []MDE

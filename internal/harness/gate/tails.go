@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
@@ -31,12 +32,15 @@ type tailFamily struct {
 	// pWorseHolm is the test after the one α procedure (oneAlpha), pGate
 	// its profile's test there.
 	pWorseHolm, pGate float64
+	// start is the family's start-aware test (start.go), zero where the
+	// runs are judged as independent.
+	start startTest
 }
 
 // tailFamilies groups the tail rows (not headline, a direction, at
 // least min_samples runs a side) by profile and metric, and runs each
 // family's test.
-func tailFamilies(rep *Report, tests []test) []*tailFamily {
+func tailFamilies(rep *Report, tests []test, starts bool) []*tailFamily {
 	var out []*tailFamily
 	for i := range tests {
 		t := &tests[i]
@@ -58,6 +62,12 @@ func tailFamilies(rep *Report, tests []test) []*tailFamily {
 	for _, f := range out {
 		d := rep.Rows[f.tests[0].row].Direction
 		f.pWorse, f.pBetter, f.points = tailTest(d, f.tests)
+		if sp := startSpread(rep, f.tests); starts && sp > 0 {
+			f.start = startShift(rep, f.tests, sp)
+			for _, t := range f.tests {
+				t.pStart = rowStart(rep, t, sp)
+			}
+		}
 	}
 	return out
 }
@@ -184,18 +194,23 @@ func componentWeight(headline bool, hasHeadline bool, tails int) float64 {
 // (tailTest, the rest shared). A component's own p is p/weight; the
 // profile's the smallest of those; Holm's correction over the profiles
 // gives pGate; a component's p is the larger of its own and its
-// profile's. Every way to fail (a profile's headline test, a tail test,
+// profile's. A component's own p is the larger of its test's and its
+// start-aware test's (start.go: an intersection-union test). With starts,
+// the suite-wide test (startSuiteTest) is one more hypothesis of weight
+// one, beside the profiles, in the same Holm correction; it is returned
+// (nil without it). Every way to fail (a profile's headline test, a tail test,
 // a row) needs its component below α, so an unchanged suite fails with
 // probability at most α, whatever the dependence between the tests
 // (Bonferroni's minimum, unlike a combination of all the p, is not
 // weakened by a component that improved). It returns the headline
 // component's p of each family, in the order of fs, and sets the tail
 // families' pWorseHolm and pGate.
-func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
+func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suiteHyp) {
 	type member struct {
 		p      float64
 		family *family
 		tail   *tailFamily
+		suite  *suiteHyp
 	}
 	var profiles []string
 	byProfile := map[string][]member{}
@@ -206,10 +221,18 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 		byProfile[profile] = append(byProfile[profile], m)
 	}
 	for _, f := range fs {
-		add(f.profile, member{p: f.pWorse, family: f})
+		add(f.profile, member{p: f.pIUT, family: f})
 	}
 	for _, tf := range tails {
-		add(tf.profile, member{p: tf.pWorse, tail: tf})
+		add(tf.profile, member{p: max(tf.pWorse, tf.start.P), tail: tf})
+	}
+	var suite *suiteHyp
+	if starts {
+		if st, within, ok := startSuiteTest(fs); ok {
+			suite = &suiteHyp{start: st, pWithin: within}
+			profiles = append(profiles, SuiteProfile)
+			byProfile[SuiteProfile] = []member{{p: max(st.P, within), suite: suite}}
+		}
 	}
 	raw := make([]float64, len(profiles))
 	for i, p := range profiles {
@@ -222,7 +245,9 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 		raw[i] = 1
 		for j := range members {
 			m := &members[j]
-			m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
+			if m.suite == nil {
+				m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
+			}
 			raw[i] = min(raw[i], m.p)
 		}
 	}
@@ -230,10 +255,13 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 	for i, gate := range holm(raw) {
 		for _, m := range byProfile[profiles[i]] {
 			adj := max(m.p, gate)
-			if m.family != nil {
+			switch {
+			case m.family != nil:
 				m.family.pGate, headline[m.family] = gate, adj
-			} else {
+			case m.tail != nil:
 				m.tail.pGate, m.tail.pWorseHolm = gate, adj
+			default:
+				m.suite.pGate = gate
 			}
 		}
 	}
@@ -241,7 +269,7 @@ func oneAlpha(fs familySet, tails []*tailFamily) []float64 {
 	for i, f := range fs {
 		out[i] = headline[f]
 	}
-	return out
+	return out, suite
 }
 
 // tailProfileTests judges the tail families: each is a ProfileTest with
@@ -271,12 +299,12 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 		}
 		g := rep.Rows[tf.tests[0].row].Settings
 		effect := median(bad)
-		rep.Tails = append(rep.Tails, ProfileTest{
+		rep.Tails = append(rep.Tails, withStart(ProfileTest{
 			Profile: tf.profile, Metric: tf.unit, Tests: len(tf.tests), Points: tf.points,
 			P: two[i], PHolm: twoHolm[i], PWorse: tf.pWorse, PWorseHolm: tf.pWorseHolm, PGate: tf.pGate,
 			Effect: effect, MinEffect: g.MinEffect, Alpha: g.Alpha,
 			Regression: tf.pWorseHolm < g.Alpha && effect >= g.MinEffect,
-		})
+		}, tf.start))
 	}
 }
 
@@ -315,6 +343,10 @@ func oneAlphaRows(rep *Report) {
 		row.Verdict = NoRegression
 		row.Reason = fmt.Sprintf("%s; not a regression: its profile's one-sided test for the worse (the gate's one α) has p=%.3g ≥ α %g",
 			row.Reason, tests[j].PWorseHolm, row.Settings.Alpha)
+		if p := tests[j]; p.PStart > p.PWorse {
+			row.Reason += fmt.Sprintf(" (against server starts: its profile's shift %+.2f%% has sd %.2f%% with one start a side, start_spread %g%%)",
+				100*math.Expm1(p.Shift), 100*p.StartSD, 100*p.StartSpread)
+		}
 	}
 }
 
@@ -340,7 +372,12 @@ func invalidProfiles(rep *Report, failed []RunCheck) {
 			why[name.Profile] = rc.Benchmark + ": " + rc.Name + ": " + rc.Detail
 		}
 	}
-	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails} {
+	for _, p := range rep.Suite {
+		if len(why) > 0 {
+			why[p.Profile] = "in " + strings.Join(sortedKeys(why), ", ")
+		}
+	}
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite} {
 		for i := range tests {
 			p := &tests[i]
 			if w, ok := why[p.Profile]; ok && p.Regression {
@@ -369,8 +406,8 @@ func (p ProfileTest) Name() string {
 
 // describeTail is Describe for a tail test.
 func (p ProfileTest) describeTail(name, verdict string) string {
-	return fmt.Sprintf("%s %s (tail): %d points tested by runs (%d lined up), median change %+.2f%% for the worse (min_effect %g%%), p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g: %s",
-		name, p.Metric, p.Tests, p.Points, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, verdict)
+	return fmt.Sprintf("%s %s (tail): %d points tested by runs (%d lined up), median change %+.2f%% for the worse (min_effect %g%%), p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g%s: %s",
+		name, p.Metric, p.Tests, p.Points, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, p.startWords(), verdict)
 }
 
 // tailWords counts the tail tests for the report's first line: ", 3
@@ -400,12 +437,18 @@ func (r *Report) RegressedTests() []string {
 func jsonProfiles(tests []ProfileTest) []JSONProfile {
 	out := []JSONProfile{}
 	for _, f := range tests {
-		out = append(out, JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
+		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
 			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
-			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid})
+			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid}
+		if f.StartSD > 0 || f.PStart > 0 {
+			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
+			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
+		}
+		out = append(out, j)
 	}
 	return out
 }
 
-// allTests are the profiles' headline tests, then the tail tests.
-func (r *Report) allTests() []ProfileTest { return slices.Concat(r.Profiles, r.Tails) }
+// allTests are the profiles' headline tests, the tail tests, then the
+// suite-wide test.
+func (r *Report) allTests() []ProfileTest { return slices.Concat(r.Profiles, r.Tails, r.Suite) }

@@ -251,9 +251,9 @@ func TestOneAlpha(t *testing.T) {
 		t.Errorf("a tail row whose tail test is p=0.01: %s, want REGRESSION", v)
 	}
 
-	fs := familySet{{profile: "basic", pWorse: 0.001}, {profile: "chat", pWorse: 0.6}}
+	fs := familySet{{profile: "basic", pWorse: 0.001, pIUT: 0.001}, {profile: "chat", pWorse: 0.6, pIUT: 0.6}}
 	tails := []*tailFamily{{profile: "chat", unit: units.TTFTP99, pWorse: 0.004}, {profile: "chat", unit: units.ITLP99, pWorse: 0.5}}
-	head := oneAlpha(fs, tails)
+	head, _ := oneAlpha(fs, tails, false)
 	for i, f := range fs {
 		if head[i] < f.pGate || head[i] < f.pWorse {
 			t.Errorf("%s: headline p %.3g, profile %.3g, raw %.3g: want the headline's at least the others", f.profile, head[i], f.pGate, f.pWorse)

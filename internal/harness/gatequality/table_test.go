@@ -55,11 +55,12 @@ type row struct {
 	targets                  []target
 }
 
-// tabulate computes every condition's rates, intervals and targets.
-func tabulate(ds []decision, src *Source) []row {
-	boot := rand.New(rand.NewPCG(bootSeed, seedStream))
+// tabulate computes every condition's rates, intervals and targets (with
+// no decisions: the targets' names only).
+func tabulate(pr protocol, ds []decision, src *Source) []row {
+	boot := rand.New(rand.NewPCG(pr.bootSeed, seedStream))
 	var rows []row
-	for c, cond := range conditions {
+	for c, cond := range pr.conditions {
 		var pass, fail, other, nmd []bool
 		byProfile := map[string][2]int{}
 		for _, d := range ds {
@@ -85,6 +86,9 @@ func tabulate(ds []decision, src *Source) []row {
 				if x {
 					k++
 				}
+			}
+			if len(xs) == 0 {
+				return rate{}
 			}
 			lo, hi := Interval(boot, xs, bootResamples)
 			return rate{got: float64(k) / float64(len(xs)), lo: lo, hi: hi, n: len(xs)}
@@ -112,10 +116,10 @@ func tabulate(ds []decision, src *Source) []row {
 }
 
 // suiteTable writes the rows as docs/gate.md's table.
-func suiteTable(rows []row, src *Source) string {
+func suiteTable(pr protocol, rows []row, src *Source) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nEach decision: two generated runs of the whole suite (%d points in %d profiles, %d runs a side, one server start per profile per side) from `baselines/sim.txt`, gated with the shipped thresholds.yaml; rates with 95%% bootstrap intervals over the row's decisions (`go test -run TestFiguresGateQualitySuite ./internal/harness/gatequality`):\n\n",
-		src.Points(), len(src.Profiles()), suiteRuns)
+	fmt.Fprintf(&b, "\nEach decision: two generated runs of the whole suite (%d points in %d profiles, %d runs a side, one server start per profile per side) from `baselines/sim.txt`, gated with the shipped thresholds.yaml; rates with 95%% bootstrap intervals over the row's decisions (`go test -run %s ./internal/harness/gatequality`):\n\n",
+		src.Points(), len(src.Profiles()), suiteRuns, pr.test)
 	b.WriteString("| true change | decisions | independent suite runs | passes (exit 0) | fails (exit 1) | exit 2 or 3 | fails naming the change |\n|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		named := "—"

@@ -47,8 +47,8 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 		for ; j < len(ms) && ms[j].Profile == ms[i].Profile; j++ {
 			m := ms[j]
 			e := m.At(p.Count)
-			parts = append(parts, fmt.Sprintf("%s %s (5%% from %s)", m.Unit, planPct(e), planRuns(m.RunsFor(gate.MDEReference))))
-			if p.Count >= m.MinSamples() && e > m.MinEffect {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", m.Unit, planPct(e), planRuns(m)))
+			if m.TooNoisyAt(p.Count) {
 				noisy = append(noisy, fmt.Sprintf("%s %s (%s > min_effect %g%%)", m.Profile, m.Unit, planPct(e), 100*m.MinEffect))
 			}
 		}
@@ -59,6 +59,11 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 	}
 	if err := p.writeNoPrior(w); err != nil {
 		return err
+	}
+	if m := ms[0]; m.StartSpread > 0 {
+		if _, err := fmt.Fprintf(w, "plan: one server start a side (start_spread %g%%): a change of a whole profile under about %s cannot be told from a start at any count (docs/gate.md)\n", 100*m.StartSpread, planPct(m.StartFloor())); err != nil {
+			return err
+		}
 	}
 	if len(noisy) > 0 {
 		_, err := fmt.Fprintf(w, "plan: too noisy to see the minimum effect at count %d: %s\n", p.Count, strings.Join(noisy, ", "))
@@ -74,9 +79,14 @@ func planPct(e float64) string {
 	return fmt.Sprintf("%.1f%%", 100*e)
 }
 
-func planRuns(n int) string {
-	if n < 0 {
-		return fmt.Sprintf("> %d", gate.MaxRunsEstimate)
+// planRuns says the count that sees 5%: "5% from 34", "5% from > 100",
+// or "5%: not with one server start a side" under the start floor.
+func planRuns(m gate.MDE) string {
+	if m.StartFloor() >= gate.MDEReference {
+		return "5%: " + m.RunsForWords(gate.MDEReference)
 	}
-	return fmt.Sprint(n)
+	if n := m.RunsFor(gate.MDEReference); n >= 0 {
+		return fmt.Sprintf("5%% from %d", n)
+	}
+	return fmt.Sprintf("5%% from > %d", gate.MaxRunsEstimate)
 }

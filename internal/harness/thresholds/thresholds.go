@@ -66,6 +66,14 @@ type Gate struct {
 	// regression in, but whose intervals do not rule one out of MinEffect,
 	// makes the gate INCONCLUSIVE instead of passing (docs/gate.md).
 	RequireNoChange bool
+	// StartSpread is the standard deviation (log scale) of one server
+	// start's effect on a profile's metrics: every run of a side's
+	// profile shares its start (go test -count repeats a point on one
+	// server), so a change of a whole profile is judged against two
+	// starts' difference as well as the runs' spread (docs/gate.md, "One
+	// server start a side"). 0 judges the runs as independent draws:
+	// no start-aware tests (as the interleaved upgrade gate does).
+	StartSpread float64
 }
 
 // DefaultGate is the top-level gate: of the shipped thresholds.yaml.
@@ -458,6 +466,8 @@ type gateYAML struct {
 	ProfileMinEffect *Fraction `yaml:"profile_min_effect"`
 	// RequireNoChange: require_no_change (Gate.RequireNoChange).
 	RequireNoChange *bool `yaml:"require_no_change"`
+	// StartSpread: start_spread (Gate.StartSpread).
+	StartSpread *Fraction `yaml:"start_spread"`
 }
 
 type checksYAML struct {
@@ -591,6 +601,7 @@ func (l *layer) applyGate(g *Gate) {
 		}
 		setFrac(&g.ProfileMinEffect, y.ProfileMinEffect)
 		setIf(&g.RequireNoChange, y.RequireNoChange)
+		setFrac(&g.StartSpread, y.StartSpread)
 	}
 }
 

@@ -310,7 +310,7 @@ func pick(in *gate.Input, idx []int) *gate.Input {
 
 func decide(t *testing.T, set *thresholds.Set, base, next *gate.Input, copies int) *gate.Report {
 	t.Helper()
-	rep, err := gate.Compare(replicate(base, copies), replicate(next, copies), set, gate.Options{ConfigKeys: ConfigKeys})
+	rep, err := gate.Compare(replicate(base, copies), replicate(next, copies), set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func shapeFor(t *testing.T, set *thresholds.Set, pools committedPools, suiteIn *
 
 func compare(t *testing.T, set *thresholds.Set, base, next *gate.Input) *gate.Report {
 	t.Helper()
-	rep, err := gate.Compare(base, next, set, gate.Options{ConfigKeys: ConfigKeys})
+	rep, err := gate.Compare(base, next, set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func (p *poolSides) Compare(set *thresholds.Set) (*gate.Report, error) {
 	if p.baseIdx == nil {
 		base = p.side(p.base, p.order, p.old)
 	}
-	return gate.Compare(base, p.side(p.base, p.order, p.nextFn), set, gate.Options{ConfigKeys: ConfigKeys})
+	return gate.Compare(base, p.side(p.base, p.order, p.nextFn), set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
 }
 
 // slowedBy is in with every time ×f and every rate ÷f: a clear slowdown

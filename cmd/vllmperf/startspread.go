@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
+)
+
+// newStartSpreadCommand is `vllmperf start-spread`: the server-start
+// spread of recordings of the suite, for thresholds.yaml's start_spread.
+func newStartSpreadCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{Use: "start-spread BENCH.txt BENCH.txt...", Args: cobra.MinimumNArgs(1),
+		Short: "Measure how much server starts differ, from recordings of the suite each on its own start (thresholds.yaml's start_spread; docs/gate.md)",
+		RunE: func(_ *cobra.Command, files []string) error {
+			var ins []*gate.Input
+			for _, f := range files {
+				in, err := gate.ReadFile(f)
+				if err != nil {
+					return err
+				}
+				ins = append(ins, in)
+			}
+			est, err := gate.EstimateStartSpread(ins)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(stdout, est)
+			return err
+		}}
+}
