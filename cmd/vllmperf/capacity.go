@@ -28,7 +28,7 @@ Exit 1 when the SLO is out of reach at any load (it failed even at about one
 request in flight, where no queue forms), 3 when the runs do
 not bracket the capacity within the budget (docs/capacity.md).`,
 		Example: "  vllmperf capacity --size quick --sim-args \"--sim-slowdown 1.5\"\n  vllmperf capacity --target http://127.0.0.1:8000 --over concurrency --start 8",
-		Args:    noArgs,
+		Args:    cliflags.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.APIKey = os.Getenv(openai.DefaultAPIKeyEnv)
 			res, err := o.Run(cmd.Context(), stdout)

@@ -39,7 +39,7 @@ const maxCommandLines = 700
 
 // TestCommandStaysThin counts the folder's own non-test lines (its *.go,
 // the cobra wiring) against maxCommandLines. internal/ below it holds
-// command-only packages moved out of the libraries (historycli, runflags:
+// command-only packages moved out of the libraries (historycli, runflags, cliflags, gatecli:
 // flags and subcommands, no pipeline logic); they are not counted against
 // the cap, and their lines are logged beside it.
 func TestCommandStaysThin(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
@@ -33,7 +34,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
 	root.AddCommand(newCapacityCommand(stdout, stderr))
 	root.AddCommand(newMergeCommand(stdout))
-	root.AddCommand(newStartSpreadCommand(stdout))
+	root.AddCommand(gatecli.StartSpread(stdout))
 	return root
 }
 

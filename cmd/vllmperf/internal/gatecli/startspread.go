@@ -1,4 +1,6 @@
-package main
+// Package gatecli holds command-only code of the gate's subcommands,
+// outside cmd/vllmperf's line cap (its tests run through the command).
+package gatecli
 
 import (
 	"fmt"
@@ -9,9 +11,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 )
 
-// newStartSpreadCommand is `vllmperf start-spread`: the server-start
+// StartSpread is `vllmperf start-spread`: the server-start
 // spread of recordings of the suite, for thresholds.yaml's start_spread.
-func newStartSpreadCommand(stdout io.Writer) *cobra.Command {
+func StartSpread(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{Use: "start-spread BENCH.txt BENCH.txt...", Args: cobra.MinimumNArgs(1),
 		Short: "Measure how much server starts differ, from recordings of the suite each on its own start (thresholds.yaml's start_spread; docs/gate.md)",
 		RunE: func(_ *cobra.Command, files []string) error {
