@@ -235,11 +235,13 @@ vet:
 # - race: every package under the race detector, two packages at a time
 #   (with three, the root package's real-time suite shared the 2 cores
 #   with two other race-instrumented packages and its timed checks felt it).
-# - measured, beside it, at nice 10, without -race: long computations
-#   (measurements, replays) that would take minutes under the race
-#   detector, where its run mostly waits on real-time servers.
-# - timed, after the rest, one package at a time: millisecond-accurate
-#   real-time asserts.
+# - timed, next, one package at a time: millisecond-accurate real-time
+#   asserts, with nothing else on the machine.
+# - measured, last, beside the alone phase, at nice 10, without -race:
+#   long computations (measurements, replays) that would take minutes
+#   under the race detector; the alone phase's tests mostly wait on
+#   real-time servers and subprocesses, and take the CPU first when they
+#   wake (nice 0); two packages at a time, on the CPU they leave.
 # - alone, last: tests of go test or make subprocesses, servers and
 #   containers of their own, in lanes (testphase.Lane) that run at the
 #   same time, a go test each, its packages two at a time: the default
@@ -257,15 +259,12 @@ if [ -z "$$args" ]; then echo "unit: no test of $(PKGS) declares the $(1) phase 
   cmd="VLLMPERF_TEST_PHASE=$(1) $(2) $(GO) test -vet=off -count=1 $(3) $$args"; echo "$$cmd"; eval "$$cmd"; fi
 endef
 unit:
-	( $(call run_phase,measured,nice -n 10,-timeout 10m -p 1) ) & measured=$$!; \
-	VLLMPERF_TEST_PHASE=race $(GO) test -race -vet=off -count=1 -timeout 15m -p 2 $(PKGS); race=$$?; \
-	wait $$measured; measured=$$?; \
-	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the measured phase failed"; \
-	[ $$race = 0 ] && [ $$measured = 0 ]
+	VLLMPERF_TEST_PHASE=race $(GO) test -race -vet=off -count=1 -timeout 15m -p 2 $(PKGS)
 	@$(call run_phase,timed,,-timeout 5m -p 1)
-	@lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; pids=(); names=(); \
-	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=($$lane); done; \
-	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the alone phase's $${names[$$i]} lane failed"; }; done; exit $$code
+	@( $(call run_phase,measured,nice -n 10,-timeout 10m -p 2) ) & pids=($$!); names=(measured); \
+	lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; \
+	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=("alone $$lane"); done; \
+	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the $${names[$$i]} phase failed"; }; done; exit $$code
 
 # No container started by the tests may outlive them.
 leak-check:

@@ -6,14 +6,14 @@
 //
 //   - race: every package under the race detector, two at a time. A test
 //     that declares no phase runs here.
-//   - measured (Measured): long computations (measurements, replays) that
-//     would take minutes under -race; they run without it, beside the race
-//     phase, at a lower priority.
 //   - timed (Timed): millisecond-accurate real-time asserts; they run after
 //     the race phase, one package at a time, with nothing else on the machine.
 //   - alone (Alone): tests that must not share the machine with the race
 //     phase's tests: go test or make subprocesses, real-time servers,
 //     containers; they run last.
+//   - measured (Measured): long computations (measurements, replays) that
+//     would take minutes under -race; they run without it, beside the alone
+//     phase (whose tests mostly wait), at a lower priority.
 //
 // The alone phase runs in lanes (Lane): each lane is one go test of its own,
 // and make runs the lanes at the same time. A lane's tests still run one
@@ -51,7 +51,7 @@ const EnvPhase = "VLLMPERF_TEST_PHASE"
 type Phase string
 
 // The phases of make test, in the order make runs them (measured runs
-// beside race).
+// beside alone).
 const (
 	// PhaseRace is the phase of every test that declares none: under -race.
 	PhaseRace Phase = "race"
@@ -64,7 +64,7 @@ const (
 )
 
 // Phases lists the phases of make test.
-var Phases = []Phase{PhaseRace, PhaseMeasured, PhaseTimed, PhaseAlone}
+var Phases = []Phase{PhaseRace, PhaseTimed, PhaseAlone, PhaseMeasured}
 
 // Measured declares that t runs in the measured phase.
 func Measured(t testing.TB) { t.Helper(); declare(t, PhaseMeasured) }

@@ -16,7 +16,7 @@ func TestCurrent(t *testing.T) {
 		{" alone ", PhaseAlone, ""},
 		{"timed", PhaseTimed, ""},
 		{"measured", PhaseMeasured, ""},
-		{"fault", "", `VLLMPERF_TEST_PHASE="fault" is not a phase of make test: want one of race, measured, timed, alone`},
+		{"fault", "", `VLLMPERF_TEST_PHASE="fault" is not a phase of make test: want one of race, timed, alone, measured`},
 		{"TIMED", "", "is not a phase of make test"},
 	} {
 		t.Setenv(EnvPhase, tc.env)
