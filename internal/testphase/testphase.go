@@ -90,8 +90,9 @@ const (
 	// so two of them would wait for each other anyway, and some watch
 	// every managed container while they run.
 	LaneContainers LaneName = "containers"
-	// LaneSuite is for TestPerf, the suite's own run of every profile in
-	// real time: minutes, which would hold the other tests up.
+	// LaneSuite is for the suite's own real-time runs: TestPerf (every
+	// profile, minutes, which would hold the other tests up) and the suite
+	// package's longer runs.
 	LaneSuite LaneName = "suite"
 )
 

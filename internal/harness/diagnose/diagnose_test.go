@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/diagnose"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // simRun is a suite run against the in-process simulator: one profile
@@ -143,8 +144,11 @@ var healthy = simRun{profile: "basic", simArgs: []string{"--sim-cold-start", "0"
 
 // TestRulesFire runs the simulator in a configuration that causes each
 // rule's condition and finds the rule fired with its evidence; a healthy
-// run keeps every rule quiet.
+// run keeps every rule quiet. Its simulators run in real time for about a
+// minute (80 s under -race), so make test runs it in the alone phase,
+// without -race.
 func TestRulesFire(t *testing.T) {
+	testphase.Alone(t)
 	for _, tc := range []struct {
 		name string
 		rule string

@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestCapacityInTheSuite: a session's capacity search runs the scenario's
@@ -22,8 +23,11 @@ import (
 // here: 4 and 8 req/s both meet the SLO, so the capacity is not found and
 // no unit is reported), and the results folder keeps each run under its
 // level and the search with its statement; the report shows it. The
-// folder's config says how many GPUs the profile used.
+// folder's config says how many GPUs the profile used. Its runs are real
+// time (25 s under -race): it runs in the alone phase's suite lane.
 func TestCapacityInTheSuite(t *testing.T) {
+	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneSuite)
 	if testing.Short() {
 		t.Skip("two 8 s runs on the simulator; skipped with -short")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -31,8 +32,11 @@ const sweepConcurrency = 2
 // simulator's HTTP API. No request may fail, every prompt must count one
 // token per word, and an id past the vocabulary must get vLLM's 400
 // (issue 23: the simulator's tokenizer hashed every word into Qwen's
-// vocabulary, and every Llama request got a 400).
+// vocabulary, and every Llama request got a 400). Every preset serves in
+// real time (40 s under -race): it runs in the alone phase's suite lane.
 func TestEveryModelPresetThroughTheSuite(t *testing.T) {
+	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneSuite)
 	g, ok := engine.LookupGPU("h200")
 	if !ok {
 		t.Fatal("no h200 preset")
