@@ -76,6 +76,12 @@ type ProfileTest struct {
 	// StartSpread the start_spread setting, StartRows the rows scored.
 	PStart, Shift, StartSD, StartSpread float64
 	StartRows                           int
+	// LeftOut, PLeaveOut and LeaveOutShift are the suite-wide test's
+	// weakest leave-one-out test (start.go's leaveOut): the profile it
+	// left out, its p (below Alpha for a regression: no one profile
+	// carries the mean) and the other profiles' mean shift.
+	LeftOut                  string
+	PLeaveOut, LeaveOutShift float64
 }
 
 type familySet []*family

@@ -343,6 +343,11 @@ type JSONProfile struct {
 	ShiftPct       *float64 `json:"shift_pct,omitempty"`
 	StartSDPct     *float64 `json:"start_sd_pct,omitempty"`
 	StartSpreadPct *float64 `json:"start_spread_pct,omitempty"`
+	// The suite-wide test's weakest leave-one-out test: the profile it
+	// left out, its p and the other profiles' mean shift.
+	LeftOut          string   `json:"left_out,omitempty"`
+	PLeaveOut        *float64 `json:"p_leave_one_out,omitempty"`
+	LeaveOutShiftPct *float64 `json:"leave_one_out_shift_pct,omitempty"`
 }
 
 // RegressedProfiles names the profiles that regressed as a whole (by

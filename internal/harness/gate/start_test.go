@@ -63,7 +63,9 @@ func slowProfiles(f map[string]float64) changes {
 // rule that read the runs as independent draws failed it; a change of
 // every profile by 5% fails through the suite-wide test (no profile alone
 // can tell 5% from a start); +15% of one profile fails naming it alone, and
-// so does one metric 25% slower on its every point, its rows named.
+// so does +20% of one profile whose shift alone would carry the mean of
+// all five (the suite-wide test leaves any one out), and one metric 25%
+// slower on its every point, its rows named.
 func TestStartAllowance(t *testing.T) {
 	t.Parallel()
 	starts := map[string]float64{"basic": 1.035, "chat": 0.98, "long": 1.025, "memory": 1.0, "spec": 1.03}
@@ -84,6 +86,9 @@ func TestStartAllowance(t *testing.T) {
 		{"the same, runs judged as independent draws (the earlier rule)", slowProfiles(starts), Options{OwnStarts: true}, OutcomeFail, nil, ""},
 		{"every profile 5% slower", slowProfiles(every), Options{}, OutcomeFail, []string{SuiteProfile}, ""},
 		{"one profile 15% slower", slowProfiles(map[string]float64{"long": 1.15}), Options{}, OutcomeFail, []string{"long"}, "long"},
+		// the mean of the five shifts is 4.4%, 3.5 of its sd: the mean of
+		// all profiles named every profile; without long the rest are 0.5%
+		{"one profile 20% slower, the others on their own starts", slowProfiles(map[string]float64{"basic": 1.02, "chat": 0.99, "long": 1.20, "memory": 1.0, "spec": 1.01}), Options{}, OutcomeFail, []string{"long"}, "long"},
 		{"TPOT p50 25% slower on every point of chat", tpot, Options{}, OutcomeFail, []string{}, "chat"},
 	} {
 		base, next := fiveProfiles.pair(t, 77, tc.ch)
@@ -121,26 +126,38 @@ func TestStartAllowance(t *testing.T) {
 }
 
 // TestStartSuiteTest: the suite-wide test's shift is the mean of the
-// profiles', its sd the profiles' combined over P; fewer than two
-// profiles, or a profile without scored rows, make none.
+// profiles', its sd the profiles' combined over P; its weakest
+// leave-one-out test is the same test of the other profiles with the one
+// whose absence weakens it most left out (the largest shift, where the
+// sds are equal); fewer than two profiles, or a profile without scored
+// rows, make none.
 func TestStartSuiteTest(t *testing.T) {
 	t.Parallel()
-	f := func(shift, sd, pWorse float64) *family {
-		return &family{pWorse: pWorse, start: startTest{Shift: shift, SD: sd, Spread: 0.02, Rows: 12, DF: 9}}
+	f := func(profile string, shift, sd, pWorse float64) *family {
+		return &family{profile: profile, pWorse: pWorse, start: startTest{Shift: shift, SD: sd, Spread: 0.02, Rows: 12, DF: 9}}
 	}
+	quiet := func(profile string) *family { return f(profile, 0, 0.03, 0.5) }
+	type want struct{ shift, sd, pLo, pHi float64 }
 	for _, tc := range []struct {
-		name      string
-		fs        familySet
-		ok        bool
-		shift, sd float64
-		pLo, pHi  float64
+		name    string
+		fs      familySet
+		ok      bool
+		all     want // the mean of every profile
+		loo     want // the weakest leave-one-out test: its shift, sd and P (the larger of its start-aware and within p)
+		leftOut string
 	}{
-		{"one profile", familySet{f(0.05, 0.03, 0.01)}, false, 0, 0, 1, 1},
-		{"four profiles 5% slower", familySet{f(0.05, 0.03, 0.01), f(0.05, 0.03, 0.01), f(0.05, 0.03, 0.01), f(0.05, 0.03, 0.01)}, true, 0.05, 0.015, 0.0004, 0.00045}, // the normal: the starts known, no runs part
-		{"shifts that cancel", familySet{f(0.03, 0.03, 0.01), f(-0.03, 0.03, 0.9)}, true, 0, 0.03 / math.Sqrt2, 0.5, 0.5},
-		{"a profile without scored rows", familySet{f(0.05, 0.03, 0.01), {pWorse: 0.01, start: startTest{P: 1, Spread: 0.02}}}, false, 0, 0, 1, 1},
+		{name: "one profile", fs: familySet{f("a", 0.05, 0.03, 0.01)}},
+		// the normal: the starts known, no runs part; leave-one-out 2.89 sd, its within p 0.01 the larger
+		{"four profiles 5% slower", familySet{f("a", 0.05, 0.03, 0.01), f("b", 0.05, 0.03, 0.01), f("c", 0.05, 0.03, 0.01), f("d", 0.05, 0.03, 0.01)}, true,
+			want{0.05, 0.015, 0.0004, 0.00045}, want{0.05, 0.03 / math.Sqrt(3), 0.0099, 0.0101}, "a"},
+		{"shifts that cancel", familySet{f("a", 0.03, 0.03, 0.01), f("b", -0.03, 0.03, 0.9)}, true,
+			want{0, 0.03 / math.Sqrt2, 0.5, 0.5}, want{-0.03, 0.03, 0.89, 0.91}, "a"},
+		// the mean of all is 4%, 2.98 sd (p 0.0014): carried by c alone
+		{"one profile 20% slower carries the mean of five", familySet{quiet("a"), quiet("b"), f("c", 0.20, 0.03, 1e-6), quiet("d"), quiet("e")}, true,
+			want{0.04, 0.03 / math.Sqrt(5), 0.0014, 0.0015}, want{0, 0.015, 0.49, 0.51}, "c"},
+		{name: "a profile without scored rows", fs: familySet{f("a", 0.05, 0.03, 0.01), {profile: "b", pWorse: 0.01, start: startTest{P: 1, Spread: 0.02}}}},
 	} {
-		st, _, ok := startSuiteTest(tc.fs)
+		st, _, loo, ok := startSuiteTest(tc.fs)
 		if ok != tc.ok {
 			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
 			continue
@@ -148,8 +165,42 @@ func TestStartSuiteTest(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if math.Abs(st.Shift-tc.shift) > 1e-12 || math.Abs(st.SD-tc.sd) > 1e-12 || st.P < tc.pLo || st.P > tc.pHi {
-			t.Errorf("%s: shift %.4g sd %.4g p %.4g, want %.4g, %.4g, p in %.4g–%.4g", tc.name, st.Shift, st.SD, st.P, tc.shift, tc.sd, tc.pLo, tc.pHi)
+		for _, c := range []struct {
+			what string
+			got  startTest
+			p    float64
+			want want
+		}{{"the mean", st, st.P, tc.all}, {"the weakest leave-one-out test", loo.start, loo.P, tc.loo}} {
+			if math.Abs(c.got.Shift-c.want.shift) > 1e-12 || math.Abs(c.got.SD-c.want.sd) > 1e-12 || c.p < c.want.pLo || c.p > c.want.pHi {
+				t.Errorf("%s: %s: shift %.4g sd %.4g p %.4g, want %.4g, %.4g, p in %.4g–%.4g", tc.name, c.what, c.got.Shift, c.got.SD, c.p, c.want.shift, c.want.sd, c.want.pLo, c.want.pHi)
+			}
+		}
+		if loo.profile != tc.leftOut {
+			t.Errorf("%s: left out %q, want %q", tc.name, loo.profile, tc.leftOut)
+		}
+	}
+}
+
+// TestStartSuiteLeaveOut: the suite-wide test names every profile only
+// when its weakest leave-one-out test is below α too, and says so when
+// one profile carries the mean.
+func TestStartSuiteLeaveOut(t *testing.T) {
+	t.Parallel()
+	profiles := []ProfileTest{{Effect: 0.05, MinEffect: 0.03, Alpha: 0.05}, {Effect: 0.05, MinEffect: 0.03, Alpha: 0.05}}
+	for _, tc := range []struct {
+		name       string
+		pLeaveOut  float64
+		regression bool
+		words      string
+	}{
+		{"the rest show it without any one profile", 0.01, true, "REGRESSION of every profile together"},
+		{"one profile carries the mean", 0.3, false, "one profile carries the mean: without c the rest do not show it"},
+	} {
+		h := &suiteHyp{start: startTest{P: 0.001, Spread: 0.02, Rows: 60, SD: 0.01, Shift: 0.05}, pWithin: 0.001, pGate: 0.004,
+			leaveOut: leaveOut{start: startTest{Shift: 0.01}, profile: "c", P: tc.pLeaveOut}}
+		p := suiteProfileTest(profiles, h)
+		if p.Regression != tc.regression || !strings.Contains(p.Describe(), tc.words) {
+			t.Errorf("%s: regression %v, want %v; %s", tc.name, p.Regression, tc.regression, p.Describe())
 		}
 	}
 }

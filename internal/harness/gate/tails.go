@@ -228,8 +228,8 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 	}
 	var suite *suiteHyp
 	if starts {
-		if st, within, ok := startSuiteTest(fs); ok {
-			suite = &suiteHyp{start: st, pWithin: within}
+		if st, within, loo, ok := startSuiteTest(fs); ok {
+			suite = &suiteHyp{start: st, pWithin: within, leaveOut: loo}
 			profiles = append(profiles, SuiteProfile)
 			byProfile[SuiteProfile] = []member{{p: max(st.P, within), suite: suite}}
 		}
@@ -443,6 +443,9 @@ func jsonProfiles(tests []ProfileTest) []JSONProfile {
 		if f.StartSD > 0 || f.PStart > 0 {
 			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
 			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
+		}
+		if f.LeftOut != "" {
+			j.LeftOut, j.PLeaveOut, j.LeaveOutShiftPct = f.LeftOut, finite(f.PLeaveOut), finite(100*math.Expm1(f.LeaveOutShift))
 		}
 		out = append(out, j)
 	}
