@@ -9,7 +9,8 @@ import (
 
 // TestMannWhitneyIsMoremaths: the memoized test gives go-moremath's p and U
 // exactly, tested twice (the second from the memo), on samples with and
-// without ties, of equal and unequal sizes, and its errors.
+// without ties, of equal and unequal sizes, within and past the exact
+// test's limits, and its errors.
 func TestMannWhitneyIsMoremaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	draw := func(n int, grid float64) []float64 {
@@ -25,6 +26,9 @@ func TestMannWhitneyIsMoremaths(t *testing.T) {
 	alts := []stats.LocationHypothesis{stats.LocationLess, stats.LocationDiffers, stats.LocationGreater}
 	for i := range 600 {
 		n1, n2 := 1+rng.IntN(12), 1+rng.IntN(12)
+		if i%5 == 4 { // past the exact limits: the normal approximation
+			n1, n2 = 20+rng.IntN(40), 20+rng.IntN(40)
+		}
 		grid := []float64{0, 0, 2}[i%3] // a third with ties
 		x1, x2 := draw(n1, grid), draw(n2, grid)
 		for _, alt := range alts {
