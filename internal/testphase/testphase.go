@@ -4,7 +4,7 @@
 // make test runs the tests in phases, one go test each, with the phase in
 // the environment variable VLLMPERF_TEST_PHASE:
 //
-//   - race: every package under the race detector, two at a time. A test
+//   - race: every package under the race detector, three at a time. A test
 //     that declares no phase runs here.
 //   - timed (Timed): millisecond-accurate real-time asserts; they run after
 //     the race phase, one package at a time, with nothing else on the machine.
