@@ -232,18 +232,14 @@ vet:
 # phase skips itself. $(TESTPHASE) reads the declarations from the source
 # and prints the go test arguments of one phase: its tests' names and the
 # packages that define them.
-# - race: every package under the race detector, three packages at a time:
-#   their real-time tests (containers, simulators) mostly wait. (Three
-#   were too many while TestPerf, the suite's real-time run, sat here: it
-#   shared the 2 cores with two race-instrumented packages and its timed
-#   checks felt it; it runs in the alone phase now.)
-# - timed, next, one package at a time: millisecond-accurate real-time
-#   asserts, with nothing else on the machine.
-# - measured, last, beside the alone phase, at nice 10, without -race:
-#   long computations (measurements, replays) that would take minutes
-#   under the race detector; the alone phase's tests mostly wait on
-#   real-time servers and subprocesses, and take the CPU first when they
-#   wake (nice 0); two packages at a time, on the CPU they leave.
+# - race: every package under the race detector, two packages at a time.
+# - measured, beside it, at nice 10, without -race: long computations
+#   (measurements, replays) that would take minutes under the race
+#   detector. (Beside the alone phase instead, its CPU starved the
+#   lanes' real-time servers: a fresh-clone CI failed on sim_real_time,
+#   a container simulator losing 60% of its engine time to the host.)
+# - timed, after the rest, one package at a time: millisecond-accurate
+#   real-time asserts, with nothing else on the machine.
 # - alone, last: tests of go test or make subprocesses, servers and
 #   containers of their own, in lanes (testphase.Lane) that run at the
 #   same time, a go test each, its packages two at a time: the default
@@ -261,12 +257,15 @@ if [ -z "$$args" ]; then echo "unit: no test of $(PKGS) declares the $(1) phase 
   cmd="VLLMPERF_TEST_PHASE=$(1) $(2) $(GO) test -vet=off -count=1 $(3) $$args"; echo "$$cmd"; eval "$$cmd"; fi
 endef
 unit:
-	VLLMPERF_TEST_PHASE=race $(GO) test -race -vet=off -count=1 -timeout 15m -p 3 $(PKGS)
+	( $(call run_phase,measured,nice -n 10,-timeout 10m -p 1) ) & measured=$$!; \
+	VLLMPERF_TEST_PHASE=race $(GO) test -race -vet=off -count=1 -timeout 15m -p 2 $(PKGS); race=$$?; \
+	wait $$measured; measured=$$?; \
+	[ $$race = 0 ] || echo "unit: the tests under -race failed"; [ $$measured = 0 ] || echo "unit: the measured phase failed"; \
+	[ $$race = 0 ] && [ $$measured = 0 ]
 	@$(call run_phase,timed,,-timeout 5m -p 1)
-	@( $(call run_phase,measured,nice -n 10,-timeout 10m -p 2) ) & pids=($$!); names=(measured); \
-	lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; \
-	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=("alone $$lane"); done; \
-	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the $${names[$$i]} phase failed"; }; done; exit $$code
+	@lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; pids=(); names=(); \
+	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=($$lane); done; \
+	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the alone phase's $${names[$$i]} lane failed"; }; done; exit $$code
 
 # No container started by the tests may outlive them.
 leak-check:

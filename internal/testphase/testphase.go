@@ -4,7 +4,7 @@
 // make test runs the tests in phases, one go test each, with the phase in
 // the environment variable VLLMPERF_TEST_PHASE:
 //
-//   - race: every package under the race detector, three at a time. A test
+//   - race: every package under the race detector, two at a time. A test
 //     that declares no phase runs here.
 //   - timed (Timed): millisecond-accurate real-time asserts; they run after
 //     the race phase, one package at a time, with nothing else on the machine.
@@ -12,8 +12,8 @@
 //     phase's tests: go test or make subprocesses, real-time servers,
 //     containers; they run last.
 //   - measured (Measured): long computations (measurements, replays) that
-//     would take minutes under -race; they run without it, beside the alone
-//     phase (whose tests mostly wait), at a lower priority.
+//     would take minutes under -race; they run without it, beside the race
+//     phase, at a lower priority.
 //
 // The alone phase runs in lanes (Lane): each lane is one go test of its own,
 // and make runs the lanes at the same time. A lane's tests still run one
@@ -51,7 +51,7 @@ const EnvPhase = "VLLMPERF_TEST_PHASE"
 type Phase string
 
 // The phases of make test, in the order make runs them (measured runs
-// beside alone).
+// beside race).
 const (
 	// PhaseRace is the phase of every test that declares none: under -race.
 	PhaseRace Phase = "race"
