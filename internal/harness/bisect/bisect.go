@@ -382,7 +382,7 @@ func (b *bisection) earlier(dir string, st Step) *gate.Report {
 	if err != nil {
 		return nil
 	}
-	rep, err := gate.Compare(old, nw, b.cfg.Gate.Suite.Thresholds, gate.Options{ConfigKeys: upgrade.ConfigKeys, OwnStarts: true})
+	rep, err := gate.Compare(old, nw, b.cfg.Gate.Suite.Thresholds, gate.Options{ConfigKeys: upgrade.ConfigKeys, OwnStarts: true, Interleaved: true})
 	if err != nil || rep.Decision() == gate.Unknown {
 		return nil
 	}

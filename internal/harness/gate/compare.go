@@ -28,6 +28,11 @@ type Options struct {
 	// pairs sample starts on both sides), so no start allowance
 	// (start_spread) applies: no start-aware tests, no suite-wide test.
 	OwnStarts bool
+	// Interleaved says that the two sides were measured in alternating
+	// blocks on one runner (the upgrade and bisect gates), so the runner's
+	// drift falls on both and cancels: the runner control is reported but
+	// explains no regression (docs/gate.md, "A slower runner").
+	Interleaved bool
 }
 
 // Compare judges the new results against the baseline: per benchmark and
@@ -103,7 +108,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	invalidProfiles(rep, next.RunChecks)
 	rep.MinimumEffects = minimumEffects(bs, ns, set, !opts.OwnStarts)
 	rep.Warnings = append(rep.Warnings, tooNoisy(rep.MinimumEffects)...)
-	judgeRunner(rep, base, next)
+	judgeRunner(rep, base, next, opts.Interleaved)
 	return rep, nil
 }
 

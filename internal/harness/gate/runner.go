@@ -154,24 +154,18 @@ func medianOf(xs []float64) float64 {
 // and, when it was slower, every regression (row or profile) no larger
 // than RunnerExplains times its slowdown made INVALID, naming the runner
 // with its figure. Files in which neither side records the control
-// (another tool's output) are compared as before.
-func judgeRunner(rep *Report, base, next *Input) {
-	bv, nv := runnerValues(base), runnerValues(next)
-	switch {
-	case len(bv) == 0 && len(nv) == 0:
-		return
-	case len(bv) == 0:
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the baseline records no runner control (%s; it was recorded before vllmperf measured one), so a slower runner cannot be told from a slower change; re-record the baseline (make baseline) to record it", strings.Join(RunnerUnits, ", ")))
-		return
-	case len(nv) == 0:
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the new results record no runner control (%s), so a slower runner cannot be told from a slower change", strings.Join(RunnerUnits, ", ")))
-		return
-	}
-	if nb, nn := minLen(bv), minLen(nv); nb < RunnerMinRuns || nn < RunnerMinRuns {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results, fewer than %d a side", nb, nn, RunnerMinRuns))
+// (another tool's output) are compared as before. When the sides were
+// interleaved, drift cancels by design: a control that moved between
+// them is reported and explains nothing (interleavedRunner).
+func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
+	if !runnerComparable(rep, base, next) {
 		return
 	}
 	shifts := RunnerShifts(base, next)
+	if interleaved {
+		interleavedRunner(rep, shifts)
+		return
+	}
 	slow, fast := 0.0, 0.0
 	var slower, faster []string
 	for _, s := range shifts {
@@ -197,13 +191,59 @@ func judgeRunner(rep *Report, base, next *Input) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was slower than when the baseline was recorded (%s): %s", strings.Join(slower, "; "), what))
 	}
 	for _, s := range shifts {
-		c := Check{Kind: RunnerCheckKind, Unit: s.Unit, Limit: fmt.Sprintf("within ±%.1f%% (its noise)", 100*s.Noise),
-			Value: 100 * s.Change, Status: CheckPass, Reason: s.Describe()}
+		c := runnerCheck(s)
 		if s.Slower() && explained > 0 {
 			c.Status = CheckInvalid
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
+}
+
+// runnerComparable reports whether both sides record the runner control
+// with enough runs to compare it, and otherwise notes in rep why not.
+func runnerComparable(rep *Report, base, next *Input) bool {
+	bv, nv := runnerValues(base), runnerValues(next)
+	switch {
+	case len(bv) == 0 && len(nv) == 0:
+		return false
+	case len(bv) == 0:
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the baseline records no runner control (%s; it was recorded before vllmperf measured one), so a slower runner cannot be told from a slower change; re-record the baseline (make baseline) to record it", strings.Join(RunnerUnits, ", ")))
+		return false
+	case len(nv) == 0:
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the new results record no runner control (%s), so a slower runner cannot be told from a slower change", strings.Join(RunnerUnits, ", ")))
+		return false
+	}
+	if nb, nn := minLen(bv), minLen(nv); nb < RunnerMinRuns || nn < RunnerMinRuns {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results, fewer than %d a side", nb, nn, RunnerMinRuns))
+		return false
+	}
+	return true
+}
+
+// interleavedRunner reports the control of interleaved sides: its checks
+// pass, and a move is a warning, not an excuse. One runner ran both
+// sides' blocks in turn, so its drift fell on both; a control that still
+// differs between them was moved by the sides themselves (a server on
+// the client's host taking its cores, as an in-process or local
+// simulator does) or by load that happened to fall on one side's blocks,
+// and neither makes the change's own difference the runner's.
+func interleavedRunner(rep *Report, shifts []RunnerShift) {
+	var moved []string
+	for _, s := range shifts {
+		if s.Moved() {
+			moved = append(moved, s.Describe())
+		}
+		rep.Checks = append(rep.Checks, runnerCheck(s))
+	}
+	if len(moved) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner control differed between the interleaved sides (%s): the runner's drift falls on both sides of interleaved blocks, so this is the sides' own load on the client's cores (a server on the same host) or load that fell on one side's blocks; it explains no regression and the comparison stands", strings.Join(moved, "; ")))
+	}
+}
+
+// runnerCheck is the check of one unit's shift, passed.
+func runnerCheck(s RunnerShift) Check {
+	return Check{Kind: RunnerCheckKind, Unit: s.Unit, Limit: fmt.Sprintf("within ±%.1f%% (its noise)", 100*s.Noise),
+		Value: 100 * s.Change, Status: CheckPass, Reason: s.Describe()}
 }
 
 // explainRegressions makes INVALID every regression no larger than

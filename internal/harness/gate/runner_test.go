@@ -55,6 +55,7 @@ func TestRunnerControl(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		base, next  side
+		interleaved bool // gate.Options.Interleaved: the upgrade gate's sides
 		want        Outcome
 		wantRows    Verdict // every TPOT row's verdict, "" for any
 		wantHead    string  // in the headline
@@ -90,6 +91,14 @@ func TestRunnerControl(t *testing.T) {
 			next: side{noControl: true}, want: OutcomePass, wantWarning: "the new results record no runner control"},
 		{name: "two runs a side are too few to compare the runner",
 			base: side{runs: 2}, next: side{code: 0.30, runner: 3, runs: 2}, wantWarning: "fewer than 3 a side", want: OutcomeInconclusive},
+		{name: "interleaved: NEW 50% slower, its control 80% slower (a server on the client's host): still a regression, the control reported",
+			next: side{code: 0.50, runner: 0.80}, interleaved: true, want: OutcomeFail, wantRows: Regression,
+			wantWarning: "differed between the interleaved sides", wantChecks: CheckPass},
+		{name: "interleaved: A/A with the control moved: pass, reported",
+			next: side{runner: 0.30}, interleaved: true, want: OutcomePass,
+			wantWarning: "it explains no regression", wantChecks: CheckPass},
+		{name: "interleaved: a steady control, no warning",
+			next: side{code: 0.10}, interleaved: true, want: OutcomeFail, wantRows: Regression, wantChecks: CheckPass},
 		{name: "neither side records it (another tool's files): compared as before",
 			base: side{noControl: true}, next: side{code: 0.10, noControl: true}, want: OutcomeFail, wantRows: Regression},
 	} {
@@ -97,7 +106,7 @@ func TestRunnerControl(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 3))
 			base := parse(t, "base", runnerBench(rng, tc.base.code, tc.base.runner, tc.base.noControl, tc.base.runs))
 			next := parse(t, "new", runnerBench(rng, tc.next.code, tc.next.runner, tc.next.noControl, tc.next.runs))
-			rep, err := Compare(base, next, nil, Options{})
+			rep, err := Compare(base, next, nil, Options{Interleaved: tc.interleaved})
 			if err != nil {
 				t.Fatal(err)
 			}

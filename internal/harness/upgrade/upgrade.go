@@ -399,7 +399,7 @@ func (r *runner) compare(set *thresholds.Set) (*gate.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gate.Compare(old, nw, set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
+	return gate.Compare(old, nw, set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true, Interleaved: true})
 }
 
 // close stops the servers and closes the files and the sides' results
