@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
+
+	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 )
 
 // grouping sorts both sides' results into benchmarks with benchproc. Both
@@ -16,10 +18,32 @@ type grouping struct {
 	procs *benchproc.Projection // /gomaxprocs
 	scope *benchproc.Projection // /profile,/scenario
 	field struct{ name, procs, profile, scenario *benchproc.Field }
+	// byName holds each distinct result name's projections: every
+	// projection reads the name alone, and a side repeats each name once
+	// a run.
+	byName map[string]projected
+}
+
+// projected is what the grouping's projections make of one result name.
+type projected struct {
+	key                      benchproc.Key
+	profile, scenario, procs string
+}
+
+// project projects r, once per distinct name.
+func (g *grouping) project(r *benchfmt.Result) projected {
+	if p, ok := g.byName[string(r.Name)]; ok {
+		return p
+	}
+	key, scope := g.name.Project(r), g.scope.Project(r)
+	p := projected{key: key, profile: scope.Get(g.field.profile), scenario: scope.Get(g.field.scenario),
+		procs: g.procs.Project(r).Get(g.field.procs)}
+	g.byName[string(r.Name)] = p
+	return p
 }
 
 func newGrouping() (*grouping, error) {
-	g := &grouping{}
+	g := &grouping{byName: map[string]projected{}}
 	// One parser for the name and /gomaxprocs: a key projected on its own
 	// is excluded from .fullname (benchstat's -ignore /gomaxprocs), so a
 	// baseline recorded on a machine with another core count still lines
@@ -66,15 +90,15 @@ type sideData struct {
 func (g *grouping) group(in *Input, configKeys []string) *sideData {
 	s := &sideData{in: in, benches: map[benchproc.Key]*bench{}}
 	for _, r := range in.Results {
-		key := g.name.Project(r)
+		p := g.project(r)
+		key := p.key
 		b := s.benches[key]
 		if b == nil {
-			scope := g.scope.Project(r)
 			b = &bench{
 				key:      key,
 				name:     key.Get(g.field.name),
-				profile:  scope.Get(g.field.profile),
-				scenario: scope.Get(g.field.scenario),
+				profile:  p.profile,
+				scenario: p.scenario,
 				values:   map[string][]float64{},
 				config:   map[string][]string{},
 			}
@@ -93,7 +117,7 @@ func (g *grouping) group(in *Input, configKeys []string) *sideData {
 		for _, k := range configKeys {
 			b.config[k] = addDistinct(b.config[k], r.GetConfig(k))
 		}
-		b.gomaxprocs = addDistinct(b.gomaxprocs, g.procs.Project(r).Get(g.field.procs))
+		b.gomaxprocs = addDistinct(b.gomaxprocs, p.procs)
 	}
 	return s
 }
