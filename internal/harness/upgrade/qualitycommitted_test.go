@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -140,8 +141,29 @@ func profileOf(r *benchfmt.Result) string {
 	return n.Profile
 }
 
-// renamed is r as point copy cp of profile copy pc.
+// renamedKey is one copy of one result.
+type renamedKey struct {
+	r      *benchfmt.Result
+	pc, cp int
+}
+
+// renamedCache holds every copy made: the pools' results are never
+// changed, and the quality tests draw the same copies thousands of times.
+var renamedCache sync.Map // renamedKey → *benchfmt.Result
+
+// renamed is r as point copy cp of profile copy pc (the same result for
+// the same copy, made once).
 func renamed(r *benchfmt.Result, pc, cp int) *benchfmt.Result {
+	k := renamedKey{r, pc, cp}
+	if c, ok := renamedCache.Load(k); ok {
+		return c.(*benchfmt.Result)
+	}
+	c, _ := renamedCache.LoadOrStore(k, rename(r, pc, cp))
+	return c.(*benchfmt.Result)
+}
+
+// rename makes r's copy for renamed.
+func rename(r *benchfmt.Result, pc, cp int) *benchfmt.Result {
 	c := r.Clone()
 	name := procsSuffix.ReplaceAllString(string(c.Name), "")
 	if pc > 0 {
