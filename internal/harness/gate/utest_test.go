@@ -9,8 +9,9 @@ import (
 
 // TestMannWhitneyIsMoremaths: the memoized test gives go-moremath's p and U
 // exactly, tested twice (the second from the memo), on samples with and
-// without ties, of equal and unequal sizes, within and past the exact
-// test's limits, and its errors.
+// without ties (few and many: tiedP's counts), of equal and unequal sizes,
+// within and past the exact test's limits and tiesExactTotal, and its
+// errors.
 func TestMannWhitneyIsMoremaths(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	draw := func(n int, grid float64) []float64 {
@@ -24,12 +25,12 @@ func TestMannWhitneyIsMoremaths(t *testing.T) {
 		return x
 	}
 	alts := []stats.LocationHypothesis{stats.LocationLess, stats.LocationDiffers, stats.LocationGreater}
-	for i := range 600 {
+	for i := range 3000 {
 		n1, n2 := 1+rng.IntN(12), 1+rng.IntN(12)
 		if i%5 == 4 { // past the exact limits: the normal approximation
 			n1, n2 = 20+rng.IntN(40), 20+rng.IntN(40)
 		}
-		grid := []float64{0, 0, 2}[i%3] // a third with ties
+		grid := []float64{0, 0, 2, 1, 0.5, 8}[i%6] // two thirds with ties, from many groups to few
 		x1, x2 := draw(n1, grid), draw(n2, grid)
 		for _, alt := range alts {
 			want, wantErr := stats.MannWhitneyUTest(x1, x2, alt)
@@ -80,6 +81,46 @@ func BenchmarkMannWhitney(b *testing.B) {
 			pr := pairs[i%len(pairs)]
 			if _, _, err := mannWhitney(pr[0], pr[1], stats.LocationLess); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMannWhitneyTies compares go-moremath's exact test with ties
+// with tiedP on samples as the quality measurements draw them: 10 runs a
+// side, each drawn with replacement from 10 recorded values (so most
+// tests have a tie vector of their own, and the memo rarely answers):
+//
+//	go test -run '^$' -bench MannWhitneyTies ./internal/harness/gate/
+func BenchmarkMannWhitneyTies(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	recorded := make([]float64, 10)
+	for i := range recorded {
+		recorded[i] = rng.NormFloat64()
+	}
+	pairs := make([][2][]float64, 256)
+	for i := range pairs {
+		for s := range 2 {
+			pairs[i][s] = make([]float64, 10)
+			for j := range pairs[i][s] {
+				pairs[i][s][j] = recorded[rng.IntN(len(recorded))] + float64(s)*0.3
+			}
+		}
+	}
+	b.Run("moremath", func(b *testing.B) {
+		for i := range b.N {
+			pr := pairs[i%len(pairs)]
+			if _, err := stats.MannWhitneyUTest(pr[0], pr[1], stats.LocationLess); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("counted", func(b *testing.B) {
+		for i := range b.N {
+			pr := pairs[i%len(pairs)]
+			u, groups, _ := uStatistic(pr[0], pr[1])
+			if _, ok := tiedP(len(pr[0]), len(pr[1]), groups, u, stats.LocationLess); !ok {
+				b.Fatal("below the distribution's least U")
 			}
 		}
 	})
