@@ -139,7 +139,9 @@ func TestBenchTelemetry(t *testing.T) {
 
 // perfGateRunner returns a function that runs `make perf-gate` as the
 // perf-gate workflow does, bounded: the simulator image on the container
-// backend, no GPUs, one profile and scenario, 6 runs a point (min_samples,
+// backend, no GPUs, one profile and one scenario of one point
+// (prefix-reuse: 2.5 s a run at quick size, against ttft-tpot's three
+// points and 4.2 s), 6 runs a point (min_samples,
 // and enough for the exact U test to pass Holm's correction over this one
 // profile's headline rows; the workflow's 8 would only take longer), into
 // a baseline store of its own. It returns make's exit status, its output
@@ -155,7 +157,7 @@ func perfGateRunner(t *testing.T) func(res string, extra ...string) (int, string
 	return func(res string, extra ...string) (int, string, string) {
 		t.Helper()
 		res = filepath.Join(dir, res)
-		env := gateEnv(store, res, append([]string{"COUNT=6", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
+		env := gateEnv(store, res, append([]string{"COUNT=6", "VLLMPERF_SCENARIOS=prefix-reuse", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
 		start := time.Now()
 		code, out := runCmd(t, env, "make", "--no-print-directory", "perf-gate")
 		t.Logf("make perf-gate %v: exit %d in %v", extra, code, time.Since(start).Round(time.Second))
