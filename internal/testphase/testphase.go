@@ -91,8 +91,11 @@ const (
 	// every managed container while they run.
 	LaneContainers LaneName = "containers"
 	// LaneSuite is for the suite's own real-time runs: TestPerf (every
-	// profile, minutes, which would hold the other tests up) and the suite
-	// package's longer runs.
+	// profile, minutes, which would hold the other tests up), the suite
+	// package's longer runs, and the diagnosis rules' simulator runs
+	// (TestRulesFire, a minute, built to stay quiet beside 16 busy loops),
+	// which fill the lane while TestPerf runs instead of following the
+	// default lane's longest package.
 	LaneSuite LaneName = "suite"
 )
 

@@ -146,9 +146,10 @@ var healthy = simRun{profile: "basic", simArgs: []string{"--sim-cold-start", "0"
 // rule's condition and finds the rule fired with its evidence; a healthy
 // run keeps every rule quiet. Its simulators run in real time for about a
 // minute (80 s under -race), so make test runs it in the alone phase,
-// without -race.
+// without -race, in the suite lane beside TestPerf.
 func TestRulesFire(t *testing.T) {
 	testphase.Alone(t)
+	testphase.Lane(t, testphase.LaneSuite)
 	for _, tc := range []struct {
 		name string
 		rule string
