@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -59,30 +60,11 @@ func TestMannWhitneyIsMoremaths(t *testing.T) {
 //	go test -run '^$' -bench MannWhitney ./internal/harness/gate/
 func BenchmarkMannWhitney(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	pairs := make([][2][]float64, 64)
-	for i := range pairs {
-		for s := range 2 {
-			pairs[i][s] = make([]float64, 10)
-			for j := range pairs[i][s] {
-				pairs[i][s][j] = rng.NormFloat64()
-			}
-		}
-	}
-	b.Run("moremath", func(b *testing.B) {
-		for i := range b.N {
-			pr := pairs[i%len(pairs)]
-			if _, err := stats.MannWhitneyUTest(pr[0], pr[1], stats.LocationLess); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("memoized", func(b *testing.B) {
-		for i := range b.N {
-			pr := pairs[i%len(pairs)]
-			if _, _, err := mannWhitney(pr[0], pr[1], stats.LocationLess); err != nil {
-				b.Fatal(err)
-			}
-		}
+	pairs := samplePairs(64, rng.NormFloat64)
+	benchPairs(b, "moremath", pairs, moremathP)
+	benchPairs(b, "memoized", pairs, func(x1, x2 []float64) error {
+		_, _, err := mannWhitney(x1, x2, stats.LocationLess)
+		return err
 	})
 }
 
@@ -94,33 +76,46 @@ func BenchmarkMannWhitney(b *testing.B) {
 //	go test -run '^$' -bench MannWhitneyTies ./internal/harness/gate/
 func BenchmarkMannWhitneyTies(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	recorded := make([]float64, 10)
-	for i := range recorded {
-		recorded[i] = rng.NormFloat64()
-	}
-	pairs := make([][2][]float64, 256)
+	recorded := samplePairs(1, rng.NormFloat64)[0][0]
+	pairs := samplePairs(256, func() float64 { return recorded[rng.IntN(len(recorded))] })
+	benchPairs(b, "moremath", pairs, moremathP)
+	benchPairs(b, "counted", pairs, func(x1, x2 []float64) error {
+		u, groups, _ := uStatistic(x1, x2)
+		if _, ok := tiedP(len(x1), len(x2), groups, u, stats.LocationLess); !ok {
+			return errors.New("below the distribution's least U")
+		}
+		return nil
+	})
+}
+
+// samplePairs is n pairs of samples of 10 values from draw, the second
+// of each pair 0.3 higher.
+func samplePairs(n int, draw func() float64) [][2][]float64 {
+	pairs := make([][2][]float64, n)
 	for i := range pairs {
 		for s := range 2 {
 			pairs[i][s] = make([]float64, 10)
 			for j := range pairs[i][s] {
-				pairs[i][s][j] = recorded[rng.IntN(len(recorded))] + float64(s)*0.3
+				pairs[i][s][j] = draw() + 0.3*float64(s)
 			}
 		}
 	}
-	b.Run("moremath", func(b *testing.B) {
+	return pairs
+}
+
+// moremathP is go-moremath's one-sided test.
+func moremathP(x1, x2 []float64) error {
+	_, err := stats.MannWhitneyUTest(x1, x2, stats.LocationLess)
+	return err
+}
+
+// benchPairs times test over pairs, one pair an operation.
+func benchPairs(b *testing.B, name string, pairs [][2][]float64, test func(x1, x2 []float64) error) {
+	b.Run(name, func(b *testing.B) {
 		for i := range b.N {
 			pr := pairs[i%len(pairs)]
-			if _, err := stats.MannWhitneyUTest(pr[0], pr[1], stats.LocationLess); err != nil {
+			if err := test(pr[0], pr[1]); err != nil {
 				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("counted", func(b *testing.B) {
-		for i := range b.N {
-			pr := pairs[i%len(pairs)]
-			u, groups, _ := uStatistic(pr[0], pr[1])
-			if _, ok := tiedP(len(pr[0]), len(pr[1]), groups, u, stats.LocationLess); !ok {
-				b.Fatal("below the distribution's least U")
 			}
 		}
 	})
