@@ -1,5 +1,5 @@
 # vllmperf — see README.md. The two commands a newcomer needs:
-#   make bench   run a short scenario against the embedded simulator and print the summary
+#   make bench   the whole suite on the embedded simulator (quick size), the gate against baselines/sim.txt, the report
 #   make test    every test (Docker and promtool tests run when those are present; CI=true makes them required)
 
 GO        ?= go
