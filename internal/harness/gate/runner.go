@@ -223,10 +223,10 @@ func runnerComparable(rep *Report, base, next *Input) bool {
 // interleavedRunner reports the control of interleaved sides: its checks
 // pass, and a move is a warning, not an excuse. One runner ran both
 // sides' blocks in turn, so its drift fell on both; a control that still
-// differs between them was moved by the sides themselves (a server on
-// the client's host taking its cores, as an in-process or local
-// simulator does) or by load that happened to fall on one side's blocks,
-// and neither makes the change's own difference the runner's.
+// differs between them was moved by the sides themselves (such as a
+// server on the client's host taking its cores) or by load that happened
+// to fall on one side's blocks, and neither makes the change's own
+// difference the runner's.
 func interleavedRunner(rep *Report, shifts []RunnerShift) {
 	var moved []string
 	for _, s := range shifts {
