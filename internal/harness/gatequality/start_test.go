@@ -27,7 +27,7 @@ var startProtocol = protocol{
 
 // TestFiguresGateQualityStart is the second protocol's check
 // (docs/gate.md, "Gate quality with one server start a side"): it
-// regenerates the 600 suite runs from baselines/sim.txt and the seeds and
+// regenerates the 600 suite runs from protocolSource and the seeds and
 // checks them against the recorded digests. Its table, scored once with
 // the rules of a0835b0 (8dc91df), is frozen history in docs/gate.md: the
 // suite-wide test changed after it (any one profile left out), and the

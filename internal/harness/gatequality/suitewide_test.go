@@ -19,7 +19,7 @@ var suiteWideProtocol = protocol{
 }
 
 // TestFiguresGateQualitySuiteWide is the third protocol's measurement: it
-// regenerates its 600 suite runs from baselines/sim.txt and the seeds,
+// regenerates its 600 suite runs from protocolSource and the seeds,
 // checks them against the recorded digests, gates every pair with the
 // shipped thresholds.yaml, checks docs/gate.md's table and fails when a
 // target is missed that suitewide-open-misses.txt does not list.
