@@ -80,18 +80,26 @@ func TestPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
+	quick := sweep.Sizes[Quick]
+	if quick.Waves == 0 || quick.MaxTokens == 0 || quick.Warmup == nil || quick.SamplerInterval == 0 {
+		t.Fatalf("concurrency-sweep's quick size %+v: this test wants waves, max_tokens, warmup and sampler_interval set", quick)
+	}
 	for _, p := range sweep.Points(Quick) {
 		keys = append(keys, p.Key)
-		// Quick: two waves, at least 4 requests, 32 tokens, 50 ms sampling
-		// (the file's own: its points last about a second).
-		if got, want := p.Load.Requests, max(2*p.Load.Concurrency, 2); got != want {
+		// Quick: the file's waves × concurrency (at least min_requests),
+		// its max_tokens, warm-up and sampling interval override the
+		// scenario's.
+		if got, want := p.Load.Requests, max(quick.Waves*p.Load.Concurrency, quick.MinRequests); got != want {
 			t.Errorf("%s: %d requests, want %d", p.Key, got, want)
 		}
-		if got := p.Classes[0].Config.MaxTokens; got != 32 {
-			t.Errorf("%s: max tokens %d, want the quick size's 32", p.Key, got)
+		if got := p.Classes[0].Config.MaxTokens; got != quick.MaxTokens {
+			t.Errorf("%s: max tokens %d, want the quick size's %d", p.Key, got, quick.MaxTokens)
 		}
-		if p.SamplerInterval != 50*time.Millisecond {
-			t.Errorf("%s: sampler interval %v", p.Key, p.SamplerInterval)
+		if got := p.Load.Warmup; got != *quick.Warmup || got == sweep.Warmup {
+			t.Errorf("%s: warm-up %d, want the quick size's %d (the scenario's is %d)", p.Key, got, *quick.Warmup, sweep.Warmup)
+		}
+		if p.SamplerInterval != quick.SamplerInterval {
+			t.Errorf("%s: sampler interval %v, want %v", p.Key, p.SamplerInterval, quick.SamplerInterval)
 		}
 	}
 	if got, want := strings.Join(keys, " "), "conc=1 conc=2 conc=4 conc=8 conc=16 conc=32"; got != want {
