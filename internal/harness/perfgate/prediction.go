@@ -236,7 +236,7 @@ func (pr *Prediction) Compare(key Key, wall time.Duration, bench string) (Predic
 	for _, p := range pr.Profiles {
 		var measured time.Duration
 		for _, pt := range p.Points {
-			measured += pt.Measured + predict.PointOverhead // a point's ns/op: its load and the scrapes, drain and sampler after it
+			measured += pt.Total() // a point's ns/op: its warm-up, its load and the scrapes, drain and sampler after it
 		}
 		rec.Profiles = append(rec.Profiles, ProfileRecord{Profile: p.Name,
 			PredictedSec: measured.Seconds() * float64(pr.Count), ActualSec: actual[p.Name]})

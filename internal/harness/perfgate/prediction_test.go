@@ -92,8 +92,11 @@ func TestPredictionWithoutGPUName(t *testing.T) {
 // The prediction of the embedded simulator's suite against a recorded run
 // of it: baselines/sim.txt (make baseline: 10 runs of every point, quick
 // size, the default preset, on this 2-core machine). Each profile's points'
-// ns/op summed over the runs is within ×1.33 of the prediction either way
-// (measured when this test was written: ×1.03 basic, ×0.82 speculative).
+// ns/op summed over the runs is within ×1.15 of the prediction either way.
+// Measured: ×1.03 basic, ×0.82 speculative when this test was written
+// (bound ×1.33), when the comparison left the warm-ups out and a point's
+// overhead was a guessed half second; ×0.96 basic, ×0.91 speculative
+// since both were fixed, on the baseline recorded without quick warm-ups.
 func TestPredictionMatchesRecordedBaseline(t *testing.T) {
 	cfg := quickConfig()
 	cfg.Profiles = []string{"basic", "speculative"}
@@ -109,8 +112,8 @@ func TestPredictionMatchesRecordedBaseline(t *testing.T) {
 	for _, p := range rec.Profiles {
 		ratio := p.ActualSec / p.PredictedSec
 		t.Logf("%s: predicted %.0f s, recorded %.0f s: ×%.2f", p.Profile, p.PredictedSec, p.ActualSec, ratio)
-		if ratio > 1.33 || ratio < 1/1.33 {
-			t.Errorf("%s: predicted %.0f s, baselines/sim.txt %.0f s: ×%.2f, outside ×1.33 either way", p.Profile, p.PredictedSec, p.ActualSec, ratio)
+		if ratio > 1.15 || ratio < 1/1.15 {
+			t.Errorf("%s: predicted %.0f s, baselines/sim.txt %.0f s: ×%.2f, outside ×1.15 either way", p.Profile, p.PredictedSec, p.ActualSec, ratio)
 		}
 	}
 }
