@@ -21,6 +21,7 @@ func TestLiveChatCarriesReplies(t *testing.T) {
 	sc, err := scenario.Builtin("chat-live")
 	require.NoError(t, err)
 	p := sc.Points(scenario.Quick)[0]
+	p.Load.Warmup = 1 // a warm-up conversation carries replies too (the quick size sends none)
 	fake := &fakeServer{tokensPerWord: 1}
 	res, err := harness.Run(context.Background(), fake.start(t), p, harness.WithoutMetrics())
 	require.NoError(t, err)
