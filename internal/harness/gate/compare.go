@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
@@ -390,7 +391,7 @@ func allFailed(base, next *Input, set *thresholds.Set) *Report {
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 	seen := map[string]bool{}
 	for _, r := range base.Results {
-		name := benchname.Bench + "/" + benchname.Short(procsSuffix.ReplaceAllString(string(r.Name), ""))
+		name := benchmarkName(r)
 		if !seen[name] {
 			seen[name] = true
 			rep.OnlyBaseline = append(rep.OnlyBaseline, name)
@@ -403,3 +404,9 @@ func allFailed(base, next *Input, set *thresholds.Set) *Report {
 
 // procsSuffix is go test's -N GOMAXPROCS suffix of a benchmark name.
 var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+// benchmarkName is r's benchmark as the gate names it: Perf/… without
+// the -N suffix.
+func benchmarkName(r *benchfmt.Result) string {
+	return benchname.Bench + "/" + benchname.Short(procsSuffix.ReplaceAllString(string(r.Name), ""))
+}

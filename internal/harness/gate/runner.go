@@ -77,10 +77,14 @@ func (s RunnerShift) Describe() string {
 		how, s.Unit, units.FormatValue(s.Unit, s.Baseline), units.FormatValue(s.Unit, s.New), 100*s.Change, 100*s.Noise, s.NBaseline, s.NNew)
 }
 
-// runnerValues are an input's runner control values by unit.
-func runnerValues(in *Input) map[string][]float64 {
+// runnerValues are an input's runner control values by unit, from the
+// runs of the benchmarks in only (every benchmark when only is nil).
+func runnerValues(in *Input, only map[string]bool) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, r := range in.Results {
+		if only != nil && !only[benchmarkName(r)] {
+			continue
+		}
 		for _, v := range r.Values {
 			if u, x := measurement(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
 				out[u] = append(out[u], x)
@@ -102,9 +106,14 @@ func minLen(vs map[string][]float64) int {
 }
 
 // RunnerShifts compares the runner control of the two sides: one shift
-// per unit both record.
+// per unit both record, over the runs of the benchmarks both sides ran.
+// The control's level differs from point to point (baselines/sim.txt:
+// point medians from 1.84 to 2.12 µs a block), so a side that ran only
+// some of the other's points would otherwise read as a slower or faster
+// runner.
 func RunnerShifts(base, next *Input) []RunnerShift {
-	bv, nv := runnerValues(base), runnerValues(next)
+	shared := sharedBenchmarks(base, next)
+	bv, nv := runnerValues(base, shared), runnerValues(next, shared)
 	var out []RunnerShift
 	for _, u := range RunnerUnits {
 		b, n := bv[u], nv[u]
@@ -202,7 +211,7 @@ func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
 // runnerComparable reports whether both sides record the runner control
 // with enough runs to compare it, and otherwise notes in rep why not.
 func runnerComparable(rep *Report, base, next *Input) bool {
-	bv, nv := runnerValues(base), runnerValues(next)
+	bv, nv := runnerValues(base, nil), runnerValues(next, nil)
 	switch {
 	case len(bv) == 0 && len(nv) == 0:
 		return false
@@ -213,8 +222,10 @@ func runnerComparable(rep *Report, base, next *Input) bool {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: the new results record no runner control (%s), so a slower runner cannot be told from a slower change", strings.Join(RunnerUnits, ", ")))
 		return false
 	}
+	shared := sharedBenchmarks(base, next)
+	bv, nv = runnerValues(base, shared), runnerValues(next, shared)
 	if nb, nn := minLen(bv), minLen(nv); nb < RunnerMinRuns || nn < RunnerMinRuns {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results, fewer than %d a side", nb, nn, RunnerMinRuns))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner could not be compared: its control was recorded by %d run(s) in the baseline and %d in the new results of the benchmarks both ran, fewer than %d a side", nb, nn, RunnerMinRuns))
 		return false
 	}
 	return true
@@ -293,4 +304,20 @@ func (r *Report) runnerWords() string {
 		return ""
 	}
 	return "slower runner: " + strings.Join(parts, ", ")
+}
+
+// sharedBenchmarks are the benchmarks (without go test's -N suffix) that
+// both sides ran.
+func sharedBenchmarks(base, next *Input) map[string]bool {
+	inBase := map[string]bool{}
+	for _, r := range base.Results {
+		inBase[benchmarkName(r)] = true
+	}
+	shared := map[string]bool{}
+	for _, r := range next.Results {
+		if n := benchmarkName(r); inBase[n] {
+			shared[n] = true
+		}
+	}
+	return shared
 }

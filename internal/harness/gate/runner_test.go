@@ -190,6 +190,54 @@ func TestRunnerShifts(t *testing.T) {
 	}
 }
 
+// TestRunnerShiftsMatchBenchmarks: the control is compared over the
+// benchmarks both sides ran. Its level differs from point to point, so
+// new results of only the slower-reading point against a baseline of
+// both would read as a runner 13% slower (the median of 100s and 130s
+// against 130s).
+func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
+	t.Parallel()
+	lines := func(points map[string]float64, runs int) string {
+		var b strings.Builder
+		for range runs {
+			for _, p := range []string{"conc=1", "conc=32"} {
+				if v, ok := points[p]; ok {
+					fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/%s-2 1 1 tpot-p50-ns %g runner-cpu-ns\n", p, v)
+				}
+			}
+		}
+		return b.String()
+	}
+	base := parse(t, "base", lines(map[string]float64{"conc=1": 100, "conc=32": 130}, 4))
+	for _, tc := range []struct {
+		name       string
+		next       map[string]float64
+		wantChange float64
+		wantMoved  bool
+	}{
+		{"the busy point alone, as busy as in the baseline", map[string]float64{"conc=32": 130}, 0, false},
+		{"the quiet point alone, 10% slower", map[string]float64{"conc=1": 110}, 0.10, true},
+		{"both points, as in the baseline", map[string]float64{"conc=1": 100, "conc=32": 130}, 0, false},
+	} {
+		s := RunnerShifts(base, parse(t, "new", lines(tc.next, 4)))
+		if len(s) != 1 {
+			t.Fatalf("%s: %d shifts, want 1", tc.name, len(s))
+		}
+		if got := s[0]; math.Abs(got.Change-tc.wantChange) > 1e-9 || got.Moved() != tc.wantMoved {
+			t.Errorf("%s: %+v (moved %v), want change %g, moved %v", tc.name, got, got.Moved(), tc.wantChange, tc.wantMoved)
+		}
+	}
+	// Too few runs of the shared benchmarks: not compared, said why.
+	next := parse(t, "new", lines(map[string]float64{"conc=32": 200}, 2))
+	rep, err := Compare(base, next, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "of the benchmarks both ran, fewer than 3 a side") {
+		t.Errorf("warnings %q, want the runner not compared on too few shared runs", w)
+	}
+}
+
 // TestFailedLaterRepetition: go test -count N writes a later repetition's
 // failure after the benchmark's name, on its line; the file is read (not
 // malformed), each failed run's checks once, under the benchmark's name
