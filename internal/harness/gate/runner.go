@@ -107,8 +107,8 @@ func minLen(vs map[string][]float64) int {
 
 // RunnerShifts compares the runner control of the two sides: one shift
 // per unit both record, over the runs of the benchmarks both sides ran.
-// The control's level differs from point to point (baselines/sim.txt:
-// point medians from 1.84 to 2.12 µs a block), so a side that ran only
+// The control's level differs from point to point (in baselines/sim.txt
+// the short points read slower), so a side that ran only
 // some of the other's points would otherwise read as a slower or faster
 // runner.
 func RunnerShifts(base, next *Input) []RunnerShift {
