@@ -125,10 +125,7 @@ func TestMergeIsOneProcess(t *testing.T) {
 func withoutRunnerControl(in *gate.Input) {
 	for _, r := range in.Results {
 		r.Values = slices.DeleteFunc(r.Values, func(v benchfmt.Value) bool {
-			unit := v.Unit
-			if v.OrigUnit != "" { // benchfmt tidied it: runner-cpu-ns is sec/runner-cpu
-				unit = v.OrigUnit
-			}
+			unit, _ := gate.AsWritten(v)
 			return slices.Contains(gate.RunnerUnits, unit)
 		})
 	}

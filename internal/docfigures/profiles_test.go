@@ -12,6 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/units"
 )
 
@@ -87,10 +88,7 @@ func readMedians(t *testing.T, file string) medians {
 			m.profiles = append(m.profiles, name.Profile)
 		}
 		for _, v := range res.Values {
-			unit, value := v.OrigUnit, v.OrigValue // as written, before benchfmt tidies the unit
-			if unit == "" {
-				unit, value = v.Unit, v.Value
-			}
+			unit, value := gate.AsWritten(v)
 			key := benchname.Short(full) + "|" + unit
 			m.values[key] = append(m.values[key], value)
 		}

@@ -108,7 +108,7 @@ func (g *grouping) group(in *Input, configKeys []string) *sideData {
 		}
 		b.nResult++
 		for _, v := range r.Values {
-			unit, value := measurement(v)
+			unit, value := AsWritten(v)
 			if _, seen := b.values[unit]; !seen {
 				b.units = append(b.units, unit)
 			}

@@ -135,10 +135,10 @@ func sortedMetadata(meta benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
 	return out
 }
 
-// measurement returns a value as the file wrote it: benchfmt converts
+// AsWritten returns a value as the file wrote it: benchfmt converts
 // units containing "ns" to seconds ("ttft-p99-ns" → "ttft-p99-sec"); the
 // gate keeps the original unit, the one thresholds.yaml names.
-func measurement(v benchfmt.Value) (unit string, value float64) {
+func AsWritten(v benchfmt.Value) (unit string, value float64) {
 	if v.OrigUnit != "" {
 		return v.OrigUnit, v.OrigValue
 	}

@@ -86,7 +86,7 @@ func runnerValues(in *Input, only map[string]bool) map[string][]float64 {
 			continue
 		}
 		for _, v := range r.Values {
-			if u, x := measurement(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
+			if u, x := AsWritten(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
 				out[u] = append(out[u], x)
 			}
 		}

@@ -152,10 +152,7 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 		for range runs {
 			r := pt.runs[rng.IntN(len(pt.runs))].Clone()
 			for i, v := range r.Values {
-				unit := v.Unit
-				if v.OrigUnit != "" { // benchfmt tidies -ns to -sec; the file's unit is OrigUnit
-					unit = v.OrigUnit
-				}
+				unit, _ := gate.AsWritten(v)
 				f := timing(unit, start[pt.profile])
 				if sp.Tie > 0 {
 					f *= math.Exp(sp.Tie * rng.NormFloat64())

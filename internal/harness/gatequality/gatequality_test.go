@@ -27,11 +27,8 @@ func fixture(t *testing.T) *Source {
 func value(t *testing.T, in *gate.Input, i int, unit string) float64 {
 	t.Helper()
 	for _, v := range in.Results[i].Values {
-		if v.Unit == unit || v.OrigUnit == unit {
-			if v.OrigUnit != "" {
-				return v.OrigValue
-			}
-			return v.Value
+		if u, x := gate.AsWritten(v); u == unit {
+			return x
 		}
 	}
 	t.Fatalf("result %d has no %s", i, unit)

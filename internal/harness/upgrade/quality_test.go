@@ -445,8 +445,8 @@ func spread(in *gate.Input, unit string) float64 {
 	var vs []float64
 	for _, r := range in.Results {
 		for _, v := range r.Values {
-			if v.OrigUnit == unit || (v.OrigUnit == "" && v.Unit == unit) {
-				vs = append(vs, v.Value)
+			if u, x := gate.AsWritten(v); u == unit {
+				vs = append(vs, x)
 			}
 		}
 	}
