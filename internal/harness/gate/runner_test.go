@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -271,14 +272,25 @@ func TestFailedLaterRepetition(t *testing.T) {
 	}
 }
 
-// TestFiguresRunner computes docs/gate.md's table of the runner
-// experiment from its recorded bench files (testdata/runner, recorded
-// with record.sh on the shared 2-core machine): the baseline A against
-// an unchanged run B, a run under 8 busy loops C and a run with
-// --sim-slowdown 1.10 D.
+// TestFiguresRunner computes docs/gate.md's tables of the runner
+// experiment from its recorded bench files (testdata/runner/quiet on the
+// idle 2-core machine, testdata/runner/busy on it shared with other
+// builds; recorded with record.sh): the baseline A against an unchanged
+// run B, a run with --sim-slowdown 1.10 D and a run under 8 busy loops C.
 func TestFiguresRunner(t *testing.T) {
 	t.Parallel()
-	base, err := ReadFile("testdata/runner/A.txt")
+	for _, rec := range []struct{ dir, marker string }{
+		{"testdata/runner/quiet", "gate-runner"},
+		{"testdata/runner/busy", "gate-runner-busy"},
+	} {
+		docfigures.Sync(t, "docs/gate.md", rec.marker, runnerTable(t, rec.dir))
+	}
+}
+
+// runnerTable is the runner experiment's table of the recording in dir.
+func runnerTable(t *testing.T, dir string) string {
+	t.Helper()
+	base, err := ReadFile(filepath.Join(dir, "A.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +301,7 @@ func TestFiguresRunner(t *testing.T) {
 		{"D.txt", "`--sim-slowdown 1.10`"},
 		{"C.txt", "unchanged, 8 busy loops (`timeout 120 sh -c 'while :; do :; done'` ×8)"},
 	} {
-		next, err := ReadFile("testdata/runner/" + side.file)
+		next, err := ReadFile(filepath.Join(dir, side.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +311,7 @@ func TestFiguresRunner(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", side.what, runnerCell(RunnerShifts(base, next)), verdictCell(rep))
 	}
-	docfigures.Sync(t, "docs/gate.md", "gate-runner", b.String())
+	return b.String()
 }
 
 // runnerCell is the serial control's move: "+18.2% (noise ±27.0%): within".
