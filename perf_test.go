@@ -129,6 +129,11 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 		// timer's (the start happens before the loop, for every profile).
 		b.ReportMetric(runs[len(runs)-1].Metrics[units.Ready], "ns/op")
 	})
+	// The points run on the last start: its own line (the startup
+	// point's repetitions, each a start, carry the first's, as the gate
+	// counted them before it read the line). Printed here, between
+	// benchmarks: a line printed within one would split its result line.
+	printConfig(ss.StartLines(), false)
 	for _, scName := range s.Config().Scenarios {
 		sc, err := ss.Scenario(scName)
 		if err != nil {

@@ -222,6 +222,9 @@ type test struct {
 	// pStart is the row's start-aware p (rowStart; 0 where the runs are
 	// judged as independent).
 	pStart float64
+	// baseStarts and nextStarts are the server starts each side's runs
+	// were measured on (ServerStartKey).
+	baseStarts, nextStarts int
 }
 
 // buildRow compares one unit of one benchmark. It returns the row and,
@@ -263,7 +266,7 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		return row, nil
 	}
 	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
-	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv}
+	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.starts), nextStarts: len(nb.starts)}
 	if !gated {
 		row.Verdict = NotGated
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"

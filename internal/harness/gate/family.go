@@ -76,6 +76,9 @@ type ProfileTest struct {
 	// StartSpread the start_spread setting, StartRows the rows scored.
 	PStart, Shift, StartSD, StartSpread float64
 	StartRows                           int
+	// BaseStarts and NextStarts are the server starts the start-aware
+	// test allowed for on each side (ServerStartKey).
+	BaseStarts, NextStarts int
 	// LeftOut, PLeaveOut and LeaveOutShift are the suite-wide test's
 	// weakest leave-one-out test (start.go's leaveOut): the profile it
 	// left out, its p (below Alpha for a regression: no one profile

@@ -343,6 +343,10 @@ type JSONProfile struct {
 	ShiftPct       *float64 `json:"shift_pct,omitempty"`
 	StartSDPct     *float64 `json:"start_sd_pct,omitempty"`
 	StartSpreadPct *float64 `json:"start_spread_pct,omitempty"`
+	// BaseStarts and NewStarts are the server starts it allowed for on
+	// each side.
+	BaseStarts int `json:"base_starts,omitempty"`
+	NewStarts  int `json:"new_starts,omitempty"`
 	// The suite-wide test's weakest leave-one-out test: the profile it
 	// left out, its p and the other profiles' mean shift.
 	LeftOut          string   `json:"left_out,omitempty"`

@@ -76,6 +76,7 @@ type bench struct {
 	values             map[string][]float64 // unit (as written) → one value per run, file order
 	config             map[string][]string  // config key → distinct values, first-seen order
 	gomaxprocs         []string             // distinct values
+	starts             []string             // distinct ServerStartKey values ("" for a result without it)
 	firstFile          string
 	firstLine, nResult int
 }
@@ -118,6 +119,7 @@ func (g *grouping) group(in *Input, configKeys []string) *sideData {
 			b.config[k] = addDistinct(b.config[k], r.GetConfig(k))
 		}
 		b.gomaxprocs = addDistinct(b.gomaxprocs, p.procs)
+		b.starts = addDistinct(b.starts, r.GetConfig(ServerStartKey))
 	}
 	return s
 }

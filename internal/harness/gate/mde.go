@@ -35,7 +35,8 @@ const MDEReference = 0.05
 // the exact test must be able to go below Level at all (1/C(2n, n)).
 // Where the runs of a side share one server start (the suite), the test
 // must also pass its start-aware part (start.go), which sees a shift of
-// (z(1−Level) + z(MDEPower))·√(2·StartSpread² + 2·RunSpread²/n): the
+// (z(1−Level) + z(MDEPower))·√(share·StartSpread² + 2·RunSpread²/n)
+// (share 1/BaseStarts + 1/NewStarts: 2 with one start a side): the
 // effect is the larger of the two, and never under the start floor
 // (StartFloor), however many runs.
 type MDE struct {
@@ -61,6 +62,9 @@ type MDE struct {
 	// baseline's runs of the run's mean log value over the points (the
 	// start-aware test's sampling part).
 	StartSpread, RunSpread float64
+	// BaseStarts and NewStarts are the server starts of each side
+	// (ServerStartKey; a plan's new run is one process: one start).
+	BaseStarts, NewStarts int
 
 	minSamples int
 	startAware bool
@@ -75,7 +79,7 @@ func (m MDE) At(n int) float64 {
 		if math.IsNaN(rs) {
 			rs = m.Spread
 		}
-		e = max(e, math.Expm1(m.z()*math.Sqrt(2*m.StartSpread*m.StartSpread+2*rs*rs/float64(n))))
+		e = max(e, math.Expm1(m.z()*math.Sqrt(m.startShare()*m.StartSpread*m.StartSpread+2*rs*rs/float64(n))))
 	}
 	return e
 }
@@ -91,25 +95,32 @@ func (m MDE) Within(n int) float64 {
 }
 
 // StartFloor is the smallest change the start-aware test sees with
-// MDEPower at any count: two starts' difference alone (0 where the runs
+// MDEPower at any count: the starts' difference alone (0 where the runs
 // do not share a start). A smaller change needs more server starts, not
 // more runs.
 func (m MDE) StartFloor() float64 {
 	if !m.startAware {
 		return 0
 	}
-	return math.Expm1(m.z() * math.Sqrt2 * m.StartSpread)
+	return math.Expm1(m.z() * math.Sqrt(m.startShare()) * m.StartSpread)
 }
+
+func (m MDE) startShare() float64 { return startShare(m.BaseStarts, m.NewStarts) }
+
+// Starts says the sides' server starts in words ("one server start a
+// side").
+func (m MDE) Starts() string { return startsPhrase(m.BaseStarts, m.NewStarts, "server start") }
 
 func (m MDE) z() float64 {
 	return stats.StdNormal.InvCDF(1-m.Level) + stats.StdNormal.InvCDF(MDEPower)
 }
 
 // RunsForWords says RunsFor(effect) in words: "34", "> 100", or "not
-// with one server start a side" where effect is under the start floor.
+// with one server start a side" (Starts) where effect is under the
+// start floor.
 func (m MDE) RunsForWords(effect float64) string {
 	if effect <= m.StartFloor() {
-		return "not with one server start a side"
+		return "not with " + m.Starts()
 	}
 	return fmtRunsFor(m.RunsFor(effect))
 }
@@ -139,6 +150,14 @@ func (m MDE) runsWithin(effect float64) int {
 	return -1
 }
 
+// fewestStarts is the smaller of n (0: none yet) and b's server starts.
+func fewestStarts(n int, b *bench) int {
+	if k := max(1, len(b.starts)); n == 0 || k < n {
+		return k
+	}
+	return n
+}
+
 func lchoose(n, k int) float64 {
 	a, _ := math.Lgamma(float64(n + 1))
 	b, _ := math.Lgamma(float64(k + 1))
@@ -160,6 +179,7 @@ func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) 
 	}
 	ms := spreads(g.group(base, nil), set, true)
 	for i := range ms {
+		ms[i].NewStarts = 1
 		ms[i].setRuns(count)
 	}
 	return ms, nil
@@ -175,6 +195,7 @@ func minimumEffects(bs, ns *sideData, set *thresholds.Set, starts bool) []MDE {
 		for _, k := range ns.order {
 			if b := ns.benches[k]; b.profile == ms[i].Profile && len(b.values[ms[i].Unit]) > 0 {
 				lens = append(lens, len(b.values[ms[i].Unit]))
+				ms[i].NewStarts = fewestStarts(ms[i].NewStarts, b)
 			}
 		}
 		ms[i].setRuns(modeInt(lens))
@@ -202,6 +223,7 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 	type key struct{ profile, unit string }
 	var keys []key
 	points := map[key][][]float64{}
+	startsOf := map[key]int{}
 	for _, k := range s.order {
 		b := s.benches[k]
 		for _, u := range b.units {
@@ -213,6 +235,7 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 				keys = append(keys, kk)
 			}
 			points[kk] = append(points[kk], b.values[u])
+			startsOf[kk] = fewestStarts(startsOf[kk], b)
 		}
 	}
 	tails, headline := map[string]int{}, map[string]bool{}
@@ -244,6 +267,7 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
 			Level: g.Alpha / float64(hypotheses) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
 		m.RunSpread, m.Points = runSpread(points[kk])
+		m.BaseStarts = startsOf[kk]
 		if !isTail(kk.unit) {
 			m.Spread, m.Points = pointSpread(points[kk])
 		} else {
@@ -396,13 +420,14 @@ func writeMDE(ew *ErrWriter, ms []MDE) {
 		ew.Printf("  (—: with so few runs the exact test cannot reach the level the correction asks for)\n")
 	}
 	if m := ms[0]; m.startAware && m.StartSpread > 0 {
-		ew.Printf("  (one server start a side, start_spread %g%%: a change of a whole profile under about %s cannot be told from a start, whatever the count; docs/gate.md)\n",
-			100*m.StartSpread, fmtMDE(m.StartFloor()))
+		ew.Printf("  (%s, start_spread %g%%: a change of a whole profile under about %s cannot be told from a start, whatever the count; docs/gate.md)\n",
+			m.Starts(), 100*m.StartSpread, fmtMDE(m.StartFloor()))
 	}
 }
 
 // runsWords is the runs a side that see MDEReference, in words: "from 34
-// runs", "from > 100 runs", or "not with one server start a side".
+// runs", "from > 100 runs", or "not with one server start a side"
+// (Starts).
 func runsWords(m MDE) string {
 	if w := m.RunsForWords(MDEReference); w != fmtRunsFor(m.RunsFor5) {
 		return w
@@ -427,6 +452,10 @@ type JSONMDE struct {
 	// start-aware test sees at any count (MDE.StartFloor).
 	StartSpreadPct float64 `json:"start_spread_pct"`
 	StartFloorPct  float64 `json:"start_floor_pct"`
+	// BaseStarts and NewStarts are the server starts of each side the
+	// floor is for (a plan's new run: one).
+	BaseStarts int `json:"base_starts"`
+	NewStarts  int `json:"new_starts"`
 }
 
 func jsonMDEs(ms []MDE) []JSONMDE {
@@ -434,7 +463,8 @@ func jsonMDEs(ms []MDE) []JSONMDE {
 	for _, m := range ms {
 		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
 			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy,
-			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor()}
+			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor(),
+			BaseStarts: max(1, m.BaseStarts), NewStarts: max(1, m.NewStarts)}
 		if n := m.RunsFor5; n > 0 {
 			j.RunsFor5Pct = &n
 		}

@@ -17,8 +17,9 @@ const SuiteProfile = "every profile"
 // start a side"): go test -count runs every repetition of a profile's
 // points on one server start, so the runs of a side are not independent
 // draws of the profile's level: a start shifts them all. The shift the
-// test measures between the sides is judged against two starts'
-// difference (variance 2·σ_s², σ_s the start_spread setting) plus its own
+// test measures between the sides is judged against the starts'
+// difference (variance σ_s²·(1/k_b + 1/k_n), σ_s the start_spread setting,
+// k the starts of each side: 2σ_s² with one start a side) plus its own
 // sampling variance, not against the runs' spread alone.
 type startTest struct {
 	// Shift is the mean over the sides' runs of the run's score, NEW's
@@ -26,10 +27,13 @@ type startTest struct {
 	// rows, of the log value in the bad direction (a rise of a
 	// lower-is-better metric, a fall of a higher-is-better one).
 	Shift float64
-	// SD is Shift's standard deviation when nothing changed: √(2σ_s² +
-	// the sampling variance within the starts, the run scores' variance
-	// over the runs, each side's, added).
+	// SD is Shift's standard deviation when nothing changed: √(σ_s²·
+	// startShare + the sampling variance within the starts, the run
+	// scores' variance over the runs, each side's, added).
 	SD float64
+	// BaseStarts and NextStarts are the server starts of each side (the
+	// fewest of the rows scored).
+	BaseStarts, NextStarts int
 	// Spread is σ_s; Rows the rows scored (runs lined up, values
 	// positive); DF the degrees of freedom of SD² (Welch-Satterthwaite:
 	// the starts' part is known, the runs' part has each side's runs
@@ -48,7 +52,7 @@ type startTest struct {
 // run of every row is one run of the suite) and tests the shift between
 // the sides against spread.
 func startShift(rep *Report, tests []*test, spread float64) startTest {
-	st := startTest{Spread: spread, P: 1}
+	st := startTest{Spread: spread, P: 1, BaseStarts: math.MaxInt, NextStarts: math.MaxInt}
 	nb, nn := modeLen(tests, func(t *test) []float64 { return t.baseRuns }), modeLen(tests, func(t *test) []float64 { return t.nextRuns })
 	if nb < 2 || nn < 2 {
 		return st
@@ -63,6 +67,7 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 			sign = -1
 		}
 		st.Rows++
+		st.BaseStarts, st.NextStarts = min(st.BaseStarts, t.baseStarts), min(st.NextStarts, t.nextStarts)
 		for i, v := range t.baseRuns {
 			bs[i] += sign * math.Log(v)
 		}
@@ -71,6 +76,7 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 		}
 	}
 	if st.Rows == 0 {
+		st.BaseStarts, st.NextStarts = 1, 1
 		return st
 	}
 	for i := range bs {
@@ -80,13 +86,13 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 		ns[i] /= float64(st.Rows)
 	}
 	st.Shift = stats.Mean(ns) - stats.Mean(bs)
-	st.SD, st.DF, st.satt = startSD(spread, bs, ns)
+	st.SD, st.DF, st.satt = startSD(spread, startShare(st.BaseStarts, st.NextStarts), bs, ns)
 	st.P = startP(st.Shift, st.SD, st.DF)
 	return st
 }
 
 // rowStart is one row's start-aware p: the change of its mean log value
-// in the bad direction against two starts' difference and the row's own
+// in the bad direction against the sides' starts' difference and the row's own
 // sampling variance (each side's variance of the log values over its
 // runs); 1 where the values are not all positive (no relative change).
 func rowStart(rep *Report, t *test, spread float64) float64 {
@@ -106,19 +112,21 @@ func rowStart(rep *Report, t *test, spread float64) float64 {
 	if rep.Rows[t.row].Direction == units.Higher {
 		shift = -shift
 	}
-	sd, df, _ := startSD(spread, b, n)
+	sd, df, _ := startSD(spread, startShare(t.baseStarts, t.nextStarts), b, n)
 	return startP(shift, sd, df)
 }
 
 // startSD is the standard deviation of the shift between two sides' mean
-// log values (or run scores) b and n with nothing changed, each side on
-// one start of spread σ_s: √(2σ_s² + var(b)/|b| + var(n)/|n|), with its
-// Welch-Satterthwaite degrees of freedom (the starts' part known: where
-// it dominates, the t distribution is about the normal) and the sum
-// (variance)²/df of the estimated parts.
-func startSD(spread float64, b, n []float64) (sd, df, satt float64) {
+// log values (or run scores) b and n with nothing changed, the sides on
+// starts of spread σ_s (share: startShare of their counts):
+// √(σ_s²·share + var(b)/|b| + var(n)/|n|), with its Welch-Satterthwaite
+// degrees of freedom (the starts' part known: where it dominates, the t
+// distribution is about the normal) and the sum (variance)²/df of the
+// estimated parts. With several starts a side the runs' variance already
+// holds part of the starts' spread, so the sd errs on the large side.
+func startSD(spread, share float64, b, n []float64) (sd, df, satt float64) {
 	vb, vn := stats.Variance(b)/float64(len(b)), stats.Variance(n)/float64(len(n))
-	total := 2*spread*spread + vb + vn
+	total := share*spread*spread + vb + vn
 	satt = vb*vb/float64(len(b)-1) + vn*vn/float64(len(n)-1)
 	return math.Sqrt(total), satDF(total, satt), satt
 }
@@ -144,8 +152,8 @@ func startRows(rep *Report, tests []*test) {
 			continue
 		}
 		row.Verdict = NoRegression
-		row.Reason = fmt.Sprintf("%s; not a regression: a server start could explain it (start_spread %g%%, one start a side: its start-aware p=%.3g ≥ α %g)",
-			row.Reason, 100*row.Settings.StartSpread, t.pStart, row.Settings.Alpha)
+		row.Reason = fmt.Sprintf("%s; not a regression: a server start could explain it (start_spread %g%%, %s: its start-aware p=%.3g ≥ α %g)",
+			row.Reason, 100*row.Settings.StartSpread, startsPhrase(t.baseStarts, t.nextStarts, "start"), t.pStart, row.Settings.Alpha)
 	}
 }
 
@@ -209,6 +217,12 @@ func meanShift(fs familySet, skip int) (st startTest, pWithin float64) {
 			continue
 		}
 		s := f.start
+		if st.BaseStarts == 0 || s.BaseStarts < st.BaseStarts {
+			st.BaseStarts = s.BaseStarts
+		}
+		if st.NextStarts == 0 || s.NextStarts < st.NextStarts {
+			st.NextStarts = s.NextStarts
+		}
 		shift += s.Shift
 		variance += s.SD * s.SD
 		st.Rows += s.Rows
@@ -248,8 +262,8 @@ func (p ProfileTest) startWords() string {
 	if p.StartRows == 0 {
 		return "; no row could be scored against the server starts (runs not lined up, or values not positive): no regression can be called"
 	}
-	s := fmt.Sprintf("; against server starts (start_spread %g%%): shift %+.2f%%, sd %.2f%% with one start a side, p=%.2g",
-		100*p.StartSpread, 100*math.Expm1(p.Shift), 100*p.StartSD, p.PStart)
+	s := fmt.Sprintf("; against server starts (start_spread %g%%): shift %+.2f%%, sd %.2f%% with %s, p=%.2g",
+		100*p.StartSpread, 100*math.Expm1(p.Shift), 100*p.StartSD, startsPhrase(p.BaseStarts, p.NextStarts, "start"), p.PStart)
 	if !p.Regression && p.PWorse < p.Alpha && p.PStart > p.PWorse {
 		s += fmt.Sprintf(" (a shift under about %.1f%% cannot be told from a server start: run more starts, or measure start_spread)", 100*math.Expm1(3*p.StartSD))
 	}
@@ -282,6 +296,7 @@ func withStart(p ProfileTest, st startTest) ProfileTest {
 		return p
 	}
 	p.PStart, p.Shift, p.StartSD, p.StartSpread, p.StartRows = st.P, st.Shift, st.SD, st.Spread, st.Rows
+	p.BaseStarts, p.NextStarts = st.BaseStarts, st.NextStarts
 	return p
 }
 

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +232,121 @@ func TestStartMDE(t *testing.T) {
 	own.startAware = false
 	if own.At(10) != own.Within(10) || own.StartFloor() != 0 {
 		t.Errorf("without starts: %.3g, %.3g, floor %.3g", own.At(10), own.Within(10), own.StartFloor())
+	}
+}
+
+// startsPair is a baseline and a new side of one profile (6 points of
+// the shape's units, 10 runs a side, 1% noise a value) measured on
+// starts server starts a side, 10/starts runs on each: a start moves its
+// runs together by exp(2%·z), and each start's runs follow its own
+// server-start line (one process a start, the outputs concatenated). The
+// new side is slower by slow.
+func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *Input) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	side := func(name string, f float64) *Input {
+		var b strings.Builder
+		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n")
+		for s := range starts {
+			fmt.Fprintf(&b, "%s: %s-%d\n", ServerStartKey, name, s)
+			start := 0.02 * rng.NormFloat64()
+			for range 10 / starts {
+				for c := range 6 {
+					fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=concurrency-sweep/conc=%d-2 1", 1<<c)
+					for _, u := range shapeUnits {
+						k, v := f*math.Exp(start+0.01*rng.NormFloat64()), typical(u, 1<<c)
+						if u == units.TokPerSec {
+							k = 1 / k
+						}
+						fmt.Fprintf(&b, " %g %s", v*k, u)
+					}
+					b.WriteString(" 0 err-%\n")
+				}
+			}
+		}
+		in, err := Read(strings.NewReader(b.String()), name+".txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	return side("base", 1), side("new", slow)
+}
+
+// TestMoreStarts: the gate counts each side's server starts by their
+// server-start lines, and the start-aware tests allow for the starts'
+// difference by that count. A profile 6% slower is under what one start a
+// side tells from a start with 80% power (its floor about 7.3% here), and
+// is found in nearly every pair with 5 starts a side (floor about 3.3%),
+// where unchanged code still passes; 40 generated pairs a case (measured:
+// unchanged 1 and 0 fail, 6% slower 20 and 37).
+func TestMoreStarts(t *testing.T) {
+	t.Parallel()
+	const pairs = 40
+	for _, tc := range []struct {
+		name           string
+		starts         int
+		slow           float64
+		minF, maxF     int // fails out of pairs
+		floorLo, floor float64
+	}{
+		{"unchanged, one start a side", 1, 1, 0, 2, 0.06, 0.09},
+		{"unchanged, 5 starts a side", 5, 1, 0, 2, 0.025, 0.045},
+		{"6% slower, one start a side", 1, 1.06, 0, 28, 0.06, 0.09},
+		{"6% slower, 5 starts a side", 5, 1.06, 34, pairs, 0.025, 0.045},
+	} {
+		fails := 0
+		for seed := range uint64(pairs) {
+			base, next := startsPair(t, 1000+seed, tc.starts, tc.slow)
+			rep, err := Compare(base, next, thresholds.Default(), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := rep.Profiles[0]
+			if p.BaseStarts != tc.starts || p.NextStarts != tc.starts {
+				t.Fatalf("%s: %d + %d starts counted, want %d a side", tc.name, p.BaseStarts, p.NextStarts, tc.starts)
+			}
+			if want := startsPhrase(tc.starts, tc.starts, "start"); !strings.Contains(p.Describe(), want) {
+				t.Fatalf("%s: the profile's line does not say %q: %s", tc.name, want, p.Describe())
+			}
+			if f := rep.MinimumEffects[0].StartFloor(); f < tc.floorLo || f > tc.floor {
+				t.Fatalf("%s: start floor %.3g, want %.3g–%.3g", tc.name, f, tc.floorLo, tc.floor)
+			}
+			switch rep.Outcome() {
+			case OutcomeFail:
+				fails++
+			case OutcomePass:
+			default:
+				t.Fatalf("%s, seed %d: %s", tc.name, seed, rep.Headline())
+			}
+		}
+		t.Logf("%s: %d of %d fail", tc.name, fails, pairs)
+		if fails < tc.minF || fails > tc.maxF {
+			t.Errorf("%s: %d of %d pairs fail, want %d–%d", tc.name, fails, pairs, tc.minF, tc.maxF)
+		}
+	}
+}
+
+func TestStartsPhrase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		base, next int
+		want       string
+	}{
+		{1, 1, "one start a side"},
+		{0, 1, "one start a side"},
+		{3, 3, "3 starts a side"},
+		{1, 2, "1 start in the baseline and 2 in the new results"},
+		{4, 1, "4 starts in the baseline and 1 in the new results"},
+	} {
+		if got := startsPhrase(tc.base, tc.next, "start"); got != tc.want {
+			t.Errorf("%d, %d: %q, want %q", tc.base, tc.next, got, tc.want)
+		}
+	}
+	if got, want := startShare(1, 1), 2.0; got != want {
+		t.Errorf("share of one start a side: %g, want %g", got, want)
+	}
+	if got, want := startShare(5, 5), 0.4; math.Abs(got-want) > 1e-12 {
+		t.Errorf("share of 5 starts a side: %g, want %g", got, want)
 	}
 }

@@ -344,8 +344,8 @@ func oneAlphaRows(rep *Report) {
 		row.Reason = fmt.Sprintf("%s; not a regression: its profile's one-sided test for the worse (the gate's one α) has p=%.3g ≥ α %g",
 			row.Reason, tests[j].PWorseHolm, row.Settings.Alpha)
 		if p := tests[j]; p.PStart > p.PWorse {
-			row.Reason += fmt.Sprintf(" (against server starts: its profile's shift %+.2f%% has sd %.2f%% with one start a side, start_spread %g%%)",
-				100*math.Expm1(p.Shift), 100*p.StartSD, 100*p.StartSpread)
+			row.Reason += fmt.Sprintf(" (against server starts: its profile's shift %+.2f%% has sd %.2f%% with %s, start_spread %g%%)",
+				100*math.Expm1(p.Shift), 100*p.StartSD, startsPhrase(p.BaseStarts, p.NextStarts, "start"), 100*p.StartSpread)
 		}
 	}
 }
@@ -443,6 +443,7 @@ func jsonProfiles(tests []ProfileTest) []JSONProfile {
 		if f.StartSD > 0 || f.PStart > 0 {
 			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
 			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
+			j.BaseStarts, j.NewStarts = f.BaseStarts, f.NextStarts
 		}
 		if f.LeftOut != "" {
 			j.LeftOut, j.PLeaveOut, j.LeaveOutShiftPct = f.LeftOut, finite(f.PLeaveOut), finite(100*math.Expm1(f.LeaveOutShift))

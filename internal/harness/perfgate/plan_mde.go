@@ -61,7 +61,7 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 		return err
 	}
 	if m := ms[0]; m.StartSpread > 0 {
-		if _, err := fmt.Fprintf(w, "plan: one server start a side (start_spread %g%%): a change of a whole profile under about %s cannot be told from a start at any count (docs/gate.md)\n", 100*m.StartSpread, planPct(m.StartFloor())); err != nil {
+		if _, err := fmt.Fprintf(w, "plan: %s (start_spread %g%%): a change of a whole profile under about %s cannot be told from a start at any count (docs/gate.md)\n", m.Starts(), 100*m.StartSpread, planPct(m.StartFloor())); err != nil {
 			return err
 		}
 	}
@@ -80,7 +80,8 @@ func planPct(e float64) string {
 }
 
 // planRuns says the count that sees 5%: "5% from 34", "5% from > 100",
-// or "5%: not with one server start a side" under the start floor.
+// or "5%: not with one server start a side" (gate.MDE.Starts) under the
+// start floor.
 func planRuns(m gate.MDE) string {
 	if m.StartFloor() >= gate.MDEReference {
 		return "5%: " + m.RunsForWords(gate.MDEReference)

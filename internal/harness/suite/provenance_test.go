@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
@@ -54,5 +55,35 @@ func TestConfigLinesCarryProvenance(t *testing.T) {
 	env := got[suite.KeyServerEnv]
 	if !strings.Contains(env, "OMP_NUM_THREADS=3") || !strings.Contains(env, "VLLM_TEST_API_KEY=[REDACTED]") || strings.Contains(env, "sk-must-not-show") {
 		t.Errorf("server-env = %q, want OMP_NUM_THREADS=3 and the key masked", env)
+	}
+}
+
+// TestEveryStartNamesItself: a session's configuration lines end with its
+// server-start line, and two starts of one profile carry different ids
+// (the gate counts a side's starts by them).
+func TestEveryStartNamesItself(t *testing.T) {
+	s, err := suite.New(suite.Config{Server: []server.Option{server.WithBackend(server.KindSim)}, Size: scenario.Quick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var ids []string
+	for range 2 {
+		ss, err := s.Start(ctx, "basic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Close(context.WithoutCancel(ctx)); err != nil {
+			t.Error(err)
+		}
+		last := ss.ConfigLines[len(ss.ConfigLines)-1]
+		if lines := ss.StartLines(); len(lines) != 1 || last != lines[0] || last[0] != gate.ServerStartKey || len(ss.StartID) != 16 {
+			t.Errorf("last configuration line %q, start lines %q: want one, %s: <16 hex digits>", last, lines, gate.ServerStartKey)
+		}
+		ids = append(ids, ss.StartID)
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("two starts share the id %s", ids[0])
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
 	"github.com/vllmperf/vllmperf/internal/harness/capacity"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
+	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/knee"
 	"github.com/vllmperf/vllmperf/internal/harness/load"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
@@ -83,10 +84,15 @@ type Session struct {
 	// is the cold TTFT.
 	Startup *Run
 	// ConfigLines are the benchfmt file-level configuration of the
-	// session, in order: backend, gpu, model, vllm-version, image.
+	// session, in order: backend, gpu, model, vllm-version, image, …, and
+	// last the start's own line (StartLines).
 	ConfigLines [][2]string
-	scenarios   map[string]*scenario.Scenario
-	gpu         gpuWatch
+	// StartID names this start of the server, a new one at every start
+	// the suite makes ("" for a deployment it did not start): the gate
+	// counts a side's server starts by it (gate.ServerStartKey).
+	StartID   string
+	scenarios map[string]*scenario.Scenario
+	gpu       gpuWatch
 }
 
 // Run is one point's run with its checks and metrics.
@@ -152,6 +158,9 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		return nil, err
 	}
 	ss := &Session{suite: s, Profile: p, Server: srv, scenarios: map[string]*scenario.Scenario{}}
+	if !p.Deployment {
+		ss.StartID = fmt.Sprintf("%016x", rand.Uint64())
+	}
 	ss.gpu = s.watch(ctx, srv.Describe(), before)
 	ss.Startup, err = ss.run(ctx, startupPoint(), benchname.StartupScenario)
 	if err != nil {
@@ -398,7 +407,18 @@ func (s *Suite) configLines(ctx context.Context, ss *Session) [][2]string {
 		{"image", d.Image},
 		{"size", string(s.cfg.Size)},
 		{"flags", flagsLine(ss.Profile)},
-	}, provenanceLines(ctx, d)...)
+	}, append(provenanceLines(ctx, d), ss.StartLines()...)...)
+}
+
+// StartLines are the configuration line that names this start
+// (gate.ServerStartKey), printed again before the points that run on it;
+// none for a deployment the suite did not start, whose runs of several
+// processes share its one start (the gate then counts one).
+func (ss *Session) StartLines() [][2]string {
+	if ss.StartID == "" {
+		return nil
+	}
+	return [][2]string{{gate.ServerStartKey, ss.StartID}}
 }
 
 // flagsLine says whose flags the server runs with: the profile's (the
