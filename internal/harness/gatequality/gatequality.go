@@ -74,12 +74,17 @@ func NewSource(in *gate.Input) (*Source, error) {
 }
 
 // Spread is a side's noise beyond the recorded runs: Start, the sd of the
-// log start factor each profile draws once per side; Tie, when above 0,
-// the sd of a log factor drawn for every value (it breaks the ties that
-// drawing from few recorded runs makes between sides: a diagnostic, not
-// the protocol's design).
+// log start factor each profile draws once per server start; Tie, when
+// above 0, the sd of a log factor drawn for every value (it breaks the
+// ties that drawing from few recorded runs makes between sides: a
+// diagnostic, not the protocol's design); Starts, when above 1, the
+// server starts of a side: each profile draws that many start factors
+// and run r of every point (of runs) is on start ⌊r·Starts/runs⌋, its
+// result carrying that start's server-start line, as Starts processes of
+// the suite concatenated write them.
 type Spread struct {
 	Start, Tie float64
+	Starts     int
 }
 
 // trimProcs drops go test's -GOMAXPROCS suffix.
@@ -144,16 +149,23 @@ func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *gat
 // factor that breaks ties.
 func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change, sp Spread) *gate.Input {
 	out := &gate.Input{Name: name, Units: s.in.Units}
-	start := map[string]float64{}
+	starts := max(1, sp.Starts)
+	start := map[string][]float64{}
 	for _, p := range s.profiles {
-		start[p] = math.Exp(sp.Start * rng.NormFloat64())
+		for range starts {
+			start[p] = append(start[p], math.Exp(sp.Start*rng.NormFloat64()))
+		}
 	}
 	for _, pt := range s.points {
-		for range runs {
+		for run := range runs {
 			r := pt.runs[rng.IntN(len(pt.runs))].Clone()
+			on := run * starts / runs
+			if starts > 1 {
+				setStart(r, fmt.Sprintf("%s/%s/start%d", name, pt.profile, on))
+			}
 			for i, v := range r.Values {
 				unit, _ := gate.AsWritten(v)
-				f := timing(unit, start[pt.profile])
+				f := timing(unit, start[pt.profile][on])
 				if sp.Tie > 0 {
 					f *= math.Exp(sp.Tie * rng.NormFloat64())
 				}
@@ -173,12 +185,16 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 }
 
 // Digest is the SHA-256 of a generated side's results (names and value
-// bits, in order): the record that the side was generated as it was.
+// bits, in order; and the server-start line where a side has several
+// starts): the record that the side was generated as it was.
 func Digest(in *gate.Input) string {
 	h := sha256.New()
 	var b [8]byte
 	for _, r := range in.Results {
 		h.Write(r.Name)
+		if id := r.GetConfig(gate.ServerStartKey); id != "" {
+			h.Write([]byte(gate.ServerStartKey + ": " + id))
+		}
 		for _, v := range r.Values {
 			h.Write([]byte(v.Unit + v.OrigUnit))
 			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v.Value))
@@ -209,4 +225,16 @@ func Interval(rng *rand.Rand, outcomes []bool, resamples int) (lo, hi float64) {
 	}
 	sort.Float64s(rates)
 	return rates[int(0.025*float64(resamples))], rates[min(resamples-1, int(0.975*float64(resamples)))]
+}
+
+// setStart sets r's server-start line to id (replacing one it has), in a
+// slice of its own: a clone may share its configuration with the source.
+func setStart(r *benchfmt.Result, id string) {
+	cfg := make([]benchfmt.Config, 0, len(r.Config)+1)
+	for _, c := range r.Config {
+		if c.Key != gate.ServerStartKey {
+			cfg = append(cfg, c)
+		}
+	}
+	r.Config = append(cfg, benchfmt.Config{Key: gate.ServerStartKey, Value: []byte(id), File: true})
 }

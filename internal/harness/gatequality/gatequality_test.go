@@ -50,11 +50,6 @@ func TestSourcePoints(t *testing.T) {
 // units it names and nothing else.
 func TestSideChanges(t *testing.T) {
 	s := fixture(t)
-	recorded := map[string][]float64{"basic/1": {100, 110, 120}, "basic/2": {200, 210}, "chat/1": {300, 310}}
-	pointOf := func(name []byte) string {
-		n := string(name)
-		return map[bool]string{true: "basic", false: "chat"}[strings.Contains(n, "basic")] + "/" + n[strings.Index(n, "conc=")+5:strings.Index(n, "conc=")+6]
-	}
 	for _, tc := range []struct {
 		name       string
 		change     Change
@@ -90,12 +85,7 @@ func TestSideChanges(t *testing.T) {
 					t.Errorf("%s: prefix-hit-%% %g changed to %g: a share is not a time", r.Name, want, got)
 				}
 				// The base side's run is a recorded run of its point times its profile's start factor.
-				v := value(t, base, i, "ttft-p99-ns")
-				var ks []float64
-				for _, rec := range recorded[pointOf(r.Name)] {
-					ks = append(ks, v/rec)
-				}
-				cands[profile] = append(cands[profile], ks)
+				cands[profile] = append(cands[profile], factors(value(t, base, i, "ttft-p99-ns"), r.Name))
 			}
 			for profile, runs := range cands {
 				if !commonFactor(runs) {
@@ -104,6 +94,69 @@ func TestSideChanges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSideStarts: a side of several starts gives each profile's runs in
+// blocks their own server-start line, and the runs of one start share a
+// start factor; the gate counts the starts; the source is untouched.
+func TestSideStarts(t *testing.T) {
+	s := fixture(t)
+	side := s.SideSpread(rand.New(rand.NewPCG(7, 1)), 4, "new", Change{}, Spread{Start: StartSpread, Starts: 2})
+	ids := map[string][]string{} // profile → the id of each run, in order
+	for _, r := range side.Results {
+		profile := map[bool]string{true: "basic", false: "chat"}[strings.Contains(string(r.Name), "profile=basic")]
+		ids[profile] = append(ids[profile], r.GetConfig(gate.ServerStartKey))
+	}
+	// basic: 2 points × 4 runs, runs 0-1 on start 0 and 2-3 on start 1, point after point.
+	want := []string{"new/basic/start0", "new/basic/start0", "new/basic/start1", "new/basic/start1"}
+	if got := ids["basic"]; !slices.Equal(got[:4], want) || !slices.Equal(got[4:], want) {
+		t.Errorf("basic's server-start lines %q, want %q for each point", got, want)
+	}
+	for i, r := range side.Results {
+		for j := i + 1; j < len(side.Results); j++ {
+			o := side.Results[j]
+			if r.GetConfig(gate.ServerStartKey) == o.GetConfig(gate.ServerStartKey) && string(r.Name) == string(o.Name) {
+				// Two runs of one point on one start: their factors (value over a recorded run) share a candidate.
+				a, b := value(t, side, i, "ttft-p99-ns"), value(t, side, j, "ttft-p99-ns")
+				if !commonFactor([][]float64{factors(a, r.Name), factors(b, o.Name)}) {
+					t.Errorf("%s runs %d and %d: one start, no common start factor", r.Name, i, j)
+				}
+			}
+		}
+	}
+	for _, r := range s.points[0].runs {
+		if id := r.GetConfig(gate.ServerStartKey); id != "" {
+			t.Errorf("the source's run carries %q: a side changed it", id)
+		}
+	}
+	base := s.SideSpread(rand.New(rand.NewPCG(7, 2)), 4, "base", Change{}, Spread{Start: StartSpread, Starts: 2})
+	rep, err := gate.Compare(base, side, nil, gate.Options{ConfigKeys: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Profiles {
+		if p.BaseStarts != 2 || p.NextStarts != 2 {
+			t.Errorf("%s: the gate counted %d + %d starts, want 2 a side", p.Profile, p.BaseStarts, p.NextStarts)
+		}
+	}
+	one := s.SideSpread(rand.New(rand.NewPCG(7, 1)), 4, "new", Change{}, Spread{Start: StartSpread, Starts: 1})
+	if Digest(one) != Digest(s.SideSpread(rand.New(rand.NewPCG(7, 1)), 4, "new", Change{}, Spread{Start: StartSpread})) {
+		t.Error("Starts 1 is not the one-start side")
+	}
+}
+
+// factors are the start factors a ttft-p99-ns value of the fixture's
+// point called name allows: its value over each recorded run of the point
+// (testdata/source.txt).
+func factors(v float64, name []byte) []float64 {
+	recorded := map[string][]float64{"basic/1": {100, 110, 120}, "basic/2": {200, 210}, "chat/1": {300, 310}}
+	n := string(name)
+	key := map[bool]string{true: "basic", false: "chat"}[strings.Contains(n, "basic")] + "/" + n[strings.Index(n, "conc=")+5:strings.Index(n, "conc=")+6]
+	var out []float64
+	for _, rec := range recorded[key] {
+		out = append(out, v/rec)
+	}
+	return out
 }
 
 // commonFactor: some factor within 5 start spreads of 1 is among every

@@ -38,6 +38,8 @@ const (
 type protocol struct {
 	seedTop, bootSeed uint64
 	conditions        []condition
+	// starts are the server starts per profile of each side (0: one).
+	starts int
 	// digests records the sides' SHA-256; openMisses the targets the
 	// scored rule misses; figure the docs/gate.md table; test the test
 	// that writes it.
@@ -99,7 +101,7 @@ type decision struct {
 func (pr protocol) pair(src *Source, c, i int) (base, next *gate.Input, profile, unit string) {
 	cond := pr.conditions[c]
 	ch, profile, unit := cond.change(src, i)
-	spread := Spread{Start: StartSpread}
+	spread := Spread{Start: StartSpread, Starts: pr.starts}
 	if cond.startSpread > 0 {
 		spread.Start = cond.startSpread
 	}

@@ -118,8 +118,12 @@ func tabulate(pr protocol, ds []decision, src *Source) []row {
 // suiteTable writes the rows as docs/gate.md's table.
 func suiteTable(pr protocol, rows []row, src *Source) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nEach decision: two generated runs of the whole suite (%d points in %d profiles, %d runs a side, one server start per profile per side) from `baselines/sim.txt` as recorded in 48c0c24 (the copy `internal/harness/gatequality/%s`), gated with the shipped thresholds.yaml; rates with 95%% bootstrap intervals over the row's decisions (`go test -run %s ./internal/harness/gatequality`):\n\n",
-		src.Points(), len(src.Profiles()), suiteRuns, protocolSource, pr.test)
+	starts := "one server start per profile per side"
+	if pr.starts > 1 {
+		starts = fmt.Sprintf("%d server starts per profile per side, %d runs on each", pr.starts, suiteRuns/pr.starts)
+	}
+	fmt.Fprintf(&b, "\nEach decision: two generated runs of the whole suite (%d points in %d profiles, %d runs a side, %s) from `baselines/sim.txt` as recorded in 48c0c24 (the copy `internal/harness/gatequality/%s`), gated with the shipped thresholds.yaml; rates with 95%% bootstrap intervals over the row's decisions (`go test -run %s ./internal/harness/gatequality`):\n\n",
+		src.Points(), len(src.Profiles()), suiteRuns, starts, protocolSource, pr.test)
 	b.WriteString("| true change | decisions | independent suite runs | passes (exit 0) | fails (exit 1) | exit 2 or 3 | fails naming the change |\n|---|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		named := "—"
