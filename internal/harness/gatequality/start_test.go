@@ -1,7 +1,6 @@
 package gatequality
 
 import (
-	"os"
 	"slices"
 	"testing"
 
@@ -38,13 +37,5 @@ var startProtocol = protocol{
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityStart ./internal/harness/gatequality  # the recording (digests only; done, never again)
 func TestFiguresGateQualityStart(t *testing.T) {
 	testphase.Measured(t)
-	if raceEnabled {
-		t.Skip("a check of some 10 seconds on 2 cores (600 generated whole-suite runs hashed), far longer under the race detector: make test runs it without -race, in the measured phase")
-	}
-	src, set := loadSuite(t)
-	if os.Getenv(envRecord) == "1" {
-		startProtocol.record(t, src, set)
-		return
-	}
-	startProtocol.history(t, src, set)
+	startProtocol.run(t, false)
 }

@@ -1,7 +1,6 @@
 package gatequality
 
 import (
-	"os"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -28,13 +27,5 @@ var startsProtocol = protocol{
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityStarts ./internal/harness/gatequality  # the recording (digests only; once)
 func TestFiguresGateQualityStarts(t *testing.T) {
 	testphase.Measured(t)
-	if raceEnabled {
-		t.Skip("a measurement of about a minute on 2 cores (300 whole-suite gate decisions), far longer under the race detector: make test runs it without -race, in the measured phase")
-	}
-	src, set := loadSuite(t)
-	if os.Getenv(envRecord) == "1" {
-		startsProtocol.record(t, src, set)
-		return
-	}
-	startsProtocol.score(t, src, set)
+	startsProtocol.run(t, true)
 }

@@ -250,16 +250,30 @@ func digestLine(d decision) string {
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualitySuite ./internal/harness/gatequality  # the recording (digests only; done, never again)
 func TestFiguresGateQualitySuite(t *testing.T) {
 	testphase.Measured(t)
+	firstProtocol.run(t, false)
+}
+
+// run is a protocol's test, after its testphase.Measured (skipped under
+// -race): with VLLMPERF_RECORD_SUITE_QUALITY=1 the recording of its
+// digests (once); else its score when scored, or the check of its table
+// as history.
+func (pr protocol) run(t *testing.T, scored bool) {
 	if raceEnabled {
-		t.Skip("a check of some 10 seconds on 2 cores (500 generated whole-suite runs hashed), far longer under the race detector: make test runs it without -race, in the measured phase")
+		what := "a check of some 10 seconds on 2 cores (its generated whole-suite runs hashed)"
+		if scored {
+			what = "a measurement of about a minute on 2 cores (300 whole-suite gate decisions)"
+		}
+		t.Skip(what + ", far longer under the race detector: make test runs it without -race, in the measured phase")
 	}
 	src, set := loadSuite(t)
-	pr := firstProtocol
-	if os.Getenv(envRecord) == "1" {
+	switch {
+	case os.Getenv(envRecord) == "1":
 		pr.record(t, src, set)
-		return
+	case scored:
+		pr.score(t, src, set)
+	default:
+		pr.history(t, src, set)
 	}
-	pr.history(t, src, set)
 }
 
 // history is the check of a protocol whose table is history (scored

@@ -1,7 +1,6 @@
 package gatequality
 
 import (
-	"os"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -27,13 +26,5 @@ var suiteWideProtocol = protocol{
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualitySuiteWide ./internal/harness/gatequality  # the recording (digests only; once)
 func TestFiguresGateQualitySuiteWide(t *testing.T) {
 	testphase.Measured(t)
-	if raceEnabled {
-		t.Skip("a measurement of about a minute on 2 cores (300 whole-suite gate decisions), far longer under the race detector: make test runs it without -race, in the measured phase")
-	}
-	src, set := loadSuite(t)
-	if os.Getenv(envRecord) == "1" {
-		suiteWideProtocol.record(t, src, set)
-		return
-	}
-	suiteWideProtocol.score(t, src, set)
+	suiteWideProtocol.run(t, true)
 }
