@@ -219,6 +219,8 @@ var (
 		Doc: "suite runs the suite into RESULTS and stops (a matrix part); gate gates RESULTS as it is (default: both)"}
 	Sequential = Setting{Name: "VLLMPERF_SEQUENTIAL",
 		Doc: "pocock or obrien-fleming: the sequential count's spending function, COUNT its cap (default: the fixed count)"}
+	Starts = Setting{Name: "VLLMPERF_STARTS", Default: "1",
+		Doc: "server starts a profile's runs are spread over: COUNT/VLLMPERF_STARTS runs in each of that many go test processes, so the gate allows less for two starts' difference (COUNT is rounded up to a multiple)"}
 	GPUSets = Setting{Name: "VLLMPERF_GPU_SETS",
 		Doc: "GPU sets to run profiles on at once: 0,1;2,3 (; between sets), or auto (VLLMPERF_GPUS cut into sets as wide as the widest profile's server)"}
 )
@@ -236,5 +238,5 @@ func All() []Setting {
 		Telemetry, DCGMURL,
 		Size, Profiles, Scenarios, Thresholds, Results, SimArgs, GPUName, Label, Strict, TorchProfile, TorchProfileDir, History,
 		Runner,
-		Gate, Count, Budget, GateResults, Baseline, BaselineRefresh, BaselineStore, AllowInconclusive, GateBase, GateLabels, GateStep, Sequential, GPUSets}
+		Gate, Count, Budget, GateResults, Baseline, BaselineRefresh, BaselineStore, AllowInconclusive, GateBase, GateLabels, GateStep, Sequential, Starts, GPUSets}
 }

@@ -166,10 +166,10 @@ func lchoose(n, k int) float64 {
 }
 
 // MinimumEffects are the minimum detectable effects of base's judged
-// metrics (headline and tail) per profile at count runs a side, with
-// set's α and min_effect: what `vllmperf plan` shows for a run of the
-// suite at count.
-func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) {
+// metrics (headline and tail) per profile at count runs a side on starts
+// server starts (go test processes; at least one), with set's α and
+// min_effect: what `vllmperf plan` shows for a run of the suite at count.
+func MinimumEffects(base *Input, set *thresholds.Set, count, starts int) ([]MDE, error) {
 	if set == nil {
 		set = thresholds.Empty()
 	}
@@ -179,7 +179,7 @@ func MinimumEffects(base *Input, set *thresholds.Set, count int) ([]MDE, error) 
 	}
 	ms := spreads(g.group(base, nil), set, true)
 	for i := range ms {
-		ms[i].NewStarts = 1
+		ms[i].NewStarts = max(1, starts)
 		ms[i].setRuns(count)
 	}
 	return ms, nil

@@ -128,7 +128,7 @@ func TestFiguresTailMDE(t *testing.T) {
 		t.Fatal(err)
 	}
 	const count = 10
-	ms, err := MinimumEffects(sim, thresholds.Default(), count)
+	ms, err := MinimumEffects(sim, thresholds.Default(), count, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,10 @@ type Plan struct {
 	Points, Starts, Runs, Count int
 	// MinCount is the fewest runs a point needs for the gate to decide.
 	MinCount int
+	// Processes are the go test processes the suite runs as
+	// (VLLMPERF_STARTS; 0 or 1: one): each profile's runs on that many
+	// server starts, as the minimum detectable effects assume.
+	Processes int
 	// Estimate is the time of the runs the history knows; Unknown counts
 	// the points and starts it does not (no history: all of them).
 	Estimate time.Duration

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
@@ -23,7 +24,7 @@ func (p *Plan) minimumEffects(set *thresholds.Set) error {
 	if err != nil {
 		return fmt.Errorf("the plan's history: %w", err)
 	}
-	if p.MinimumEffects, err = gate.MinimumEffects(in, set, p.Count); err != nil {
+	if p.MinimumEffects, err = gate.MinimumEffects(in, set, p.Count, p.Processes); err != nil {
 		return fmt.Errorf("the plan's history: %w", err)
 	}
 	return nil
@@ -90,4 +91,21 @@ func planRuns(m gate.MDE) string {
 		return fmt.Sprintf("5%% from %d", n)
 	}
 	return fmt.Sprintf("5%% from > %d", gate.MaxRunsEstimate)
+}
+
+// spreadOverStarts plans the suite as starts go test processes
+// (VLLMPERF_STARTS): the count rounded up to a multiple of them (every
+// process runs the same count), and the minimum detectable effects
+// recomputed for that many starts of the new side.
+func (p *Plan) spreadOverStarts(starts int, set *thresholds.Set) error {
+	if starts <= 1 {
+		return nil
+	}
+	p.Processes = starts
+	if r := p.Count % starts; r != 0 {
+		p.Note = strings.TrimPrefix(p.Note+fmt.Sprintf("; count %d rounded up to %d, a multiple of %s=%d", p.Count, p.Count+starts-r, envvar.Starts.Name, starts), "; ")
+		p.SetCount(p.Count + starts - r)
+	}
+	p.Note = strings.TrimPrefix(p.Note+fmt.Sprintf("; %d go test processes of count %d: every profile's runs on %d server starts (docs/gate.md, \"More starts a side\")", starts, p.Count/starts, starts), "; ")
+	return p.minimumEffects(set)
 }

@@ -50,7 +50,7 @@ func (p *Plan) priorEffects(set *thresholds.Set) error {
 		return nil
 	}
 	in.Results = kept
-	if p.MinimumEffects, err = gate.MinimumEffects(in, set, p.Count); err != nil {
+	if p.MinimumEffects, err = gate.MinimumEffects(in, set, p.Count, p.Processes); err != nil {
 		return fmt.Errorf("the plan's prior spread: %w", err)
 	}
 	p.SpreadFrom = fmt.Sprintf("the simulator baseline's spread (%s: %s, %s size); no run on this key yet", vllmperf.SimBaselineFile, gpu, size)

@@ -46,6 +46,11 @@ type Options struct {
 	// Sequential, when set (VLLMPERF_SEQUENTIAL), gates a run that has a
 	// baseline with a sequential count up to Count (seqcount.go).
 	Sequential string
+	// Starts (VLLMPERF_STARTS, default 1) runs the suite as that many go
+	// test processes of Count/Starts runs each: every profile's runs on
+	// that many server starts, which the gate counts (docs/gate.md, "More
+	// starts a side"). The server starts as often as with one process.
+	Starts int
 	// Event is GITHUB_EVENT_NAME ("" outside Actions); StepSummary is
 	// $GITHUB_STEP_SUMMARY; Annotate writes ::notice:: lines.
 	Event, StepSummary string
@@ -92,6 +97,11 @@ func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
 	}
 	o.Change = Change{Base: envvar.GateBase.Get(), Labels: strings.Split(envvar.GateLabels.Get(), ",")}
 	if o.Sequential, err = sequentialFromEnv(); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Starts, err = envvar.Starts.Int(1); err != nil {
+		errs = append(errs, err)
+	} else if err := o.checkStarts(); err != nil {
 		errs = append(errs, err)
 	}
 	return o, errors.Join(errs...)
@@ -190,6 +200,9 @@ func (o Options) plan(cfg suite.Config, key Key, basePath string, hasBase bool) 
 		return nil, err
 	}
 	plan.ApplyBudget(o.Budget)
+	if err := plan.spreadOverStarts(o.Starts, cfg.Thresholds); err != nil {
+		return nil, err
+	}
 	if plan.Unknown > 0 {
 		plan.Prediction = NewPrediction(cfg, key, plan.Count, plan.History)
 	}
@@ -210,9 +223,35 @@ func (o Options) history(key Key, basePath string, hasBase bool) string {
 }
 
 // bench runs the suite into the results folder and returns bench.txt's
-// path and go test's exit status (0, or 1 for a failed check).
+// path and go test's exit status (0, or 1 for a failed check): one go
+// test process, or Starts of them, the later ones appending to bench.txt
+// and writing their folders under start-N/.
 func (o Options) bench(ctx context.Context, count int) (string, int, error) {
-	return o.benchWith(ctx, count, "Perf", o.Results, "")
+	starts := max(1, o.Starts)
+	if count%starts != 0 {
+		return "", 0, fmt.Errorf("%s=%d: COUNT=%d is not a multiple of it (every start runs the same count): make COUNT a multiple, or VLLMPERF_STARTS a divisor", envvar.Starts.Name, starts, count)
+	}
+	path, code, err := o.benchWith(ctx, count/starts, "Perf", o.Results, "")
+	for i := 2; i <= starts && err == nil; i++ {
+		var c int
+		_, c, err = o.benchWith(ctx, count/starts, "Perf", filepath.Join(o.Results, fmt.Sprintf("start-%d", i)), path)
+		code = worst(code, c)
+	}
+	return path, code, err
+}
+
+// checkStarts refuses Starts with what runs the suite otherwise: the
+// sequential count's later looks and the GPU sets' processes.
+func (o Options) checkStarts() error {
+	switch {
+	case o.Starts < 1:
+		return fmt.Errorf("%s=%d: want at least 1", envvar.Starts.Name, o.Starts)
+	case o.Starts > 1 && o.Sequential != "":
+		return fmt.Errorf("%s=%d with %s: the sequential count runs its own processes; set one of them", envvar.Starts.Name, o.Starts, envvar.Sequential.Name)
+	case o.Starts > 1 && os.Getenv(envvar.GPUSets.Name) != "":
+		return fmt.Errorf("%s=%d with %s: the GPU sets run a process a profile; set one of them", envvar.Starts.Name, o.Starts, envvar.GPUSets.Name)
+	}
+	return nil
 }
 
 // benchWith runs the benchmarks pattern selects (go test -bench) count
