@@ -10,6 +10,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestRunSimulator runs the gate end to end on the embedded simulator:
@@ -18,6 +19,7 @@ import (
 // and results folders written. Both sides run at a quarter of the preset's
 // step time (the later --sim-slowdown wins), to keep the test short.
 func TestRunSimulator(t *testing.T) {
+	testphase.Alone(t) // real-time servers: under -race beside the race phase they fall behind (sim_real_time) and the verdict is the host's
 	t.Parallel()
 	var log bytes.Buffer
 	dir := t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
+	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestRunSimulatorTraces: with TorchProfile, a DIFFERENT verdict is
@@ -20,6 +21,7 @@ import (
 // whose Chrome traces land in traces/old and traces/new, listed in
 // traces/index.md.
 func TestRunSimulatorTraces(t *testing.T) {
+	testphase.Alone(t) // real-time servers: under -race beside the race phase they fall behind (sim_real_time) and the verdict is the host's
 	t.Parallel()
 	var log bytes.Buffer
 	dir := t.TempDir()
