@@ -276,7 +276,11 @@ func (o Options) benchWith(ctx context.Context, count int, pattern, dir, appendT
 	}
 	defer f.Close()
 	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", "1x", "-count", strconv.Itoa(count), "-timeout", o.Timeout.String(), "."}
-	fmt.Fprintf(o.Stdout, "perf-gate: %s %s > %s\n", o.Go, strings.Join(args, " "), path)
+	redirect := ">"
+	if appendTo != "" {
+		redirect = ">>"
+	}
+	fmt.Fprintf(o.Stdout, "perf-gate: %s %s %s %s\n", o.Go, strings.Join(args, " "), redirect, path)
 	cmd := exec.CommandContext(ctx, o.Go, args...)
 	cmd.Dir = o.Dir
 	cmd.Env = append(os.Environ(), suite.EnvResults+"="+abs, server.EnvJob+"="+server.Job())

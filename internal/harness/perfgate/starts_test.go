@@ -36,6 +36,9 @@ func TestBenchOverStarts(t *testing.T) {
 	if err != nil || code != 0 {
 		t.Fatalf("bench: code %d, %v", code, err)
 	}
+	if out := o.Stdout.(*bytes.Buffer).String(); strings.Count(out, " >> "+path) != 4 {
+		t.Errorf("the later processes' lines do not say they append to %s:\n%s", path, out)
+	}
 	data, err := os.ReadFile(calls)
 	if err != nil {
 		t.Fatal(err)
