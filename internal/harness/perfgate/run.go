@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/report"
 	"github.com/vllmperf/vllmperf/internal/harness/results"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
@@ -222,11 +223,12 @@ func (o Options) history(key Key, basePath string, hasBase bool) string {
 	return ""
 }
 
-// bench runs the suite into the results folder and returns bench.txt's
-// path and go test's exit status (0, or 1 for a failed check): one go
-// test process, or Starts of them, the later ones appending to bench.txt
-// and writing their folders under start-N/.
-func (o Options) bench(ctx context.Context, count int) (string, int, error) {
+// bench runs the suite (of profiles; nil: every profile) into the
+// results folder and returns bench.txt's path and go test's exit status
+// (0, or 1 for a failed check): one go test process, or Starts of them,
+// the later ones appending to bench.txt and writing their folders inside
+// it (startDir).
+func (o Options) bench(ctx context.Context, count int, profiles []string) (string, int, error) {
 	starts := max(1, o.Starts)
 	if count%starts != 0 {
 		return "", 0, fmt.Errorf("%s=%d: COUNT=%d is not a multiple of it (every start runs the same count): make COUNT a multiple, or VLLMPERF_STARTS a divisor", envvar.Starts.Name, starts, count)
@@ -234,10 +236,21 @@ func (o Options) bench(ctx context.Context, count int) (string, int, error) {
 	path, code, err := o.benchWith(ctx, count/starts, "Perf", o.Results, "")
 	for i := 2; i <= starts && err == nil; i++ {
 		var c int
-		_, c, err = o.benchWith(ctx, count/starts, "Perf", filepath.Join(o.Results, fmt.Sprintf("start-%d", i)), path)
+		_, c, err = o.benchWith(ctx, count/starts, "Perf", filepath.Join(o.Results, startDir(i, profiles)), path)
 		code = worst(code, c)
 	}
 	return path, code, err
+}
+
+// startDir is the results folder of the i-th process of a side spread
+// over starts: start-I, and the profiles it ran (start-2-basic) when the
+// suite ran some only, so that the matrix's parts, a profile each, merge
+// without two of them holding one path (vllmperf merge refuses that).
+func startDir(i int, profiles []string) string {
+	if len(profiles) == 0 || len(profiles) >= len(profile.Names()) {
+		return fmt.Sprintf("start-%d", i)
+	}
+	return fmt.Sprintf("start-%d-%s", i, strings.Join(profiles, "+"))
 }
 
 // checkStarts refuses Starts with what runs the suite otherwise: the

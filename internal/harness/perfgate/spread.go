@@ -69,7 +69,7 @@ func (o Options) benchOrSpread(ctx context.Context, cfg suite.Config, count int)
 		return "", 0, err
 	}
 	if len(sets) < 2 {
-		return o.bench(ctx, count)
+		return o.bench(ctx, count, cfg.Profiles)
 	}
 	abs, err := filepath.Abs(o.Results)
 	if err != nil {

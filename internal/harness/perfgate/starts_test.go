@@ -12,6 +12,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
@@ -32,7 +33,7 @@ func TestBenchOverStarts(t *testing.T) {
 	t.Setenv("SEED", "3")
 	results := filepath.Join(dir, "results")
 	o := Options{Go: goCmd, Dir: dir, Timeout: time.Minute, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Results: results, Starts: 5}
-	path, code, err := o.bench(context.Background(), 10)
+	path, code, err := o.bench(context.Background(), 10, []string{"basic"})
 	if err != nil || code != 0 {
 		t.Fatalf("bench: code %d, %v", code, err)
 	}
@@ -60,11 +61,11 @@ func TestBenchOverStarts(t *testing.T) {
 		t.Errorf("bench.txt holds %d results, want 20 (2 points × 10 runs)", len(in.Results))
 	}
 	for i := 2; i <= 5; i++ {
-		if _, err := os.Stat(filepath.Join(results, fmt.Sprintf("start-%d", i))); err != nil {
+		if _, err := os.Stat(filepath.Join(results, fmt.Sprintf("start-%d-basic", i))); err != nil {
 			t.Errorf("start %d's folder: %v", i, err)
 		}
 	}
-	if _, _, err := o.bench(context.Background(), 12); err == nil || !strings.Contains(err.Error(), envvar.Starts.Name) {
+	if _, _, err := o.bench(context.Background(), 12, nil); err == nil || !strings.Contains(err.Error(), envvar.Starts.Name) {
 		t.Errorf("count 12 over 5 starts: %v, want an error naming %s", err, envvar.Starts.Name)
 	}
 }
@@ -126,6 +127,26 @@ func TestPlanOverStarts(t *testing.T) {
 	for i, m := range five.MinimumEffects {
 		if m.NewStarts != 5 || m.StartFloor() >= one.MinimumEffects[i].StartFloor() {
 			t.Errorf("%s %s: %d new starts, floor %.3g against one process's %.3g", m.Profile, m.Unit, m.NewStarts, m.StartFloor(), one.MinimumEffects[i].StartFloor())
+		}
+	}
+}
+
+// TestStartDir: a later process's folder names the profiles of a part
+// (the matrix's parts then merge without two holding one path), and
+// nothing for the whole suite.
+func TestStartDir(t *testing.T) {
+	for _, tc := range []struct {
+		i        int
+		profiles []string
+		want     string
+	}{
+		{2, nil, "start-2"},
+		{3, []string{"basic"}, "start-3-basic"},
+		{2, []string{"basic", "low-latency"}, "start-2-basic+low-latency"},
+		{2, profile.Names(), "start-2"},
+	} {
+		if got := startDir(tc.i, tc.profiles); got != tc.want {
+			t.Errorf("startDir(%d, %q) = %q, want %q", tc.i, tc.profiles, got, tc.want)
 		}
 	}
 }
