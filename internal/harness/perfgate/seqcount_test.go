@@ -35,22 +35,31 @@ for ((i = 0; i < count; i++)); do
 done
 `
 
+// fakeGoCommand writes fakeGo into a new folder and sets its SEED, SLOW
+// and NOISE_B; it returns the folder and the command's path (CALLS is
+// the caller's).
+func fakeGoCommand(t *testing.T, seed, slow, noiseB string) (dir, goCmd string) {
+	t.Helper()
+	dir = t.TempDir()
+	goCmd = filepath.Join(dir, "go")
+	if err := os.WriteFile(goCmd, []byte(fakeGo), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SEED", seed)
+	t.Setenv("SLOW", slow)
+	t.Setenv("NOISE_B", noiseB)
+	return dir, goCmd
+}
+
 // TestSequentialCount drives the sequential count through a fake go
 // command: a clear slowdown is decided at the first look (min_samples
 // runs, one go test), and a noisy point alone runs on when nothing
 // changed, its runs appended to bench.txt and the gate's α that of the
 // last look.
 func TestSequentialCount(t *testing.T) {
-	dir := t.TempDir()
-	goCmd := filepath.Join(dir, "go")
-	if err := os.WriteFile(goCmd, []byte(fakeGo), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, goCmd := fakeGoCommand(t, "1", "0", "12")
 	baseDir := filepath.Join(dir, "base")
 	t.Setenv("CALLS", filepath.Join(dir, "base-calls"))
-	t.Setenv("SLOW", "0")
-	t.Setenv("NOISE_B", "12")
-	t.Setenv("SEED", "1")
 	o := Options{Go: goCmd, Dir: dir, Timeout: time.Minute, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 	base, _, err := o.benchWith(context.Background(), 10, "Perf", baseDir, "")
 	if err != nil {

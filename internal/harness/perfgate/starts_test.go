@@ -21,16 +21,9 @@ import (
 // and keeping their folders under start-N/; a count that is no multiple
 // is refused before anything runs.
 func TestBenchOverStarts(t *testing.T) {
-	dir := t.TempDir()
-	goCmd := filepath.Join(dir, "go")
-	if err := os.WriteFile(goCmd, []byte(fakeGo), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, goCmd := fakeGoCommand(t, "3", "0", "1")
 	calls := filepath.Join(dir, "calls")
 	t.Setenv("CALLS", calls)
-	t.Setenv("SLOW", "0")
-	t.Setenv("NOISE_B", "1")
-	t.Setenv("SEED", "3")
 	results := filepath.Join(dir, "results")
 	o := Options{Go: goCmd, Dir: dir, Timeout: time.Minute, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Results: results, Starts: 5}
 	path, code, err := o.bench(context.Background(), 10, []string{"basic"})
