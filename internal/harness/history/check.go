@@ -37,6 +37,9 @@ type CheckOptions struct {
 	Seed uint64
 	// Around is how many runs before and after a change its report lists.
 	Around int
+	// benchmarksOnly leaves the profile series out: the rules of the
+	// first quality protocol (docs/history.md), which its test measures.
+	benchmarksOnly bool
 }
 
 // DefaultCheck are the defaults of the command's flags.
@@ -117,6 +120,13 @@ type Change struct {
 	P            float64
 	Permutations int
 	PBound       bool
+	// Via names the profile series whose change point this benchmark's
+	// change was tested at (ProfileBenchmark); "" when the benchmark's
+	// own series found it.
+	Via string
+	// Members are the benchmarks whose geometric mean a profile series
+	// is (profileSeries); nil for a benchmark's change.
+	Members []string
 	// Events are the known events within one run of the change.
 	Events []Event
 	// Around are the runs around the change.
@@ -148,11 +158,12 @@ type KeySummary struct {
 	Runs  int
 	First RunRef
 	Last  RunRef
-	// Tested counts the series tested; Constant those with one value
-	// throughout, Short those with fewer than 2·MinSize runs, NotGated
-	// those without a direction (none is tested).
-	Tested, Constant, Short, NotGated int
-	Events                            []Event
+	// Tested counts the series tested, Profiles of them profile series
+	// (profileSeries); Constant those with one value throughout, Short
+	// those with fewer than 2·MinSize runs, NotGated those without a
+	// direction (none is tested).
+	Tested, Profiles, Constant, Short, NotGated int
+	Events                                      []Event
 }
 
 // CheckReport is the outcome of Check.
@@ -204,6 +215,7 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	var ts []*tested
 	for _, kh := range khs {
 		ks := KeySummary{Key: kh.Key, Runs: len(kh.Runs), First: ref(kh, 0), Last: ref(kh, len(kh.Runs)-1), Events: kh.Events}
+		var own []*Series
 		for _, s := range kh.Series {
 			switch {
 			case !s.Gated():
@@ -218,6 +230,15 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 				continue
 			}
 			ks.Tested++
+			ts = append(ts, &tested{kh: kh, s: s})
+			own = append(own, s)
+		}
+		if o.benchmarksOnly {
+			own = nil
+		}
+		for _, s := range profileSeries(kh.Key, own) {
+			ks.Tested++
+			ks.Profiles++
 			ts = append(ts, &tested{kh: kh, s: s})
 		}
 		rep.Keys = append(rep.Keys, ks)
@@ -258,6 +279,7 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	for _, t := range ts {
 		rep.Changes = append(rep.Changes, t.changes(o)...)
 	}
+	rep.Changes = membersOfProfiles(ts, rep.Changes, o, rep.Options.Permutations)
 	slices.SortStableFunc(rep.Changes, func(a, b Change) int {
 		return cmp.Compare(math.Abs(b.ChangePct), math.Abs(a.ChangePct))
 	})
@@ -265,54 +287,85 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 }
 
 // firstSplits proposes every series' first split and returns Benjamini
-// and Hochberg's cutoff over their p-values, running no more permutations
-// than that cutoff needs. Each test starts with firstPermutations (or
-// ends sooner, Besag and Clifford's stop); then the cutoff is computed
-// twice, from every p's upper bound and from its lower bound
-// (changepoint.Candidate.Bounds). Lowering p-values never shrinks what
-// the procedure rejects, so when the two agree, the p-values of the whole
-// tests would give that cutoff too; when they do not, the tests of the
-// series on which they disagree run until each is certain on which side
-// of the lower bounds' cutoff it is, and so on until they agree (at the latest when those tests are done). The cutoff
-// is the one every test run to its end would give, often for a fraction
-// of the permutations: a clear change needs about Exceedances/cutoff of
-// them, not all R.
+// and Hochberg's cutoff over their p-values (bhSequential).
 func firstSplits(ts []*tested, alpha float64) float64 {
 	parallel(ts, func(t *tested) {
 		if t.first, t.proposed = t.det.Propose(); t.proposed {
 			t.det.Extend(&t.first, firstPermutations)
 		}
 	})
+	seq := make([]sequential, len(ts))
+	for i, t := range ts {
+		seq[i] = firstSplit{t}
+	}
+	return bhSequential(seq, alpha)
+}
+
+// sequential is a permutation test that can run further: a series' first
+// split, or a benchmark's test at its profile's change point.
+type sequential interface {
+	// bounds are the least and most p the whole test can still give.
+	bounds() (lo, hi float64)
+	done() bool
+	// decide runs it until it is certain on which side of cutoff its p is.
+	decide(cutoff float64)
+}
+
+// bhSequential returns Benjamini and Hochberg's cutoff over the tests'
+// p-values, running no more permutations than that cutoff needs. Each
+// test has run some permutations already (firstPermutations, or fewer
+// when Besag and Clifford's stop ended it); the cutoff is computed twice,
+// from every p's upper bound and from its lower bound
+// (changepoint.Candidate.Bounds). Lowering p-values never shrinks what
+// the procedure rejects, so when the two agree, the p-values of the whole
+// tests would give that cutoff too; when they do not, the tests on which
+// they disagree run until each is certain on which side of the lower
+// bounds' cutoff it is, and so on until they agree (at the latest when
+// those tests are done). The cutoff is the one every test run to its end
+// would give, often for a fraction of the permutations: a clear change
+// needs about Exceedances/cutoff of them, not all R.
+func bhSequential(ts []sequential, alpha float64) float64 {
 	for {
 		low, high := make([]float64, len(ts)), make([]float64, len(ts))
 		for i, t := range ts {
-			low[i], high[i] = 1, 1
-			if t.proposed {
-				low[i], high[i] = t.first.Bounds()
-			}
+			low[i], high[i] = t.bounds()
 		}
 		cutLow, cutHigh := bhCutoff(low, alpha), bhCutoff(high, alpha)
 		if cutLow == cutHigh {
 			return cutHigh
 		}
-		var more []*tested
+		var more []sequential
 		for i, t := range ts {
-			if low[i] <= cutLow && high[i] > cutHigh && !t.first.Done {
+			if low[i] <= cutLow && high[i] > cutHigh && !t.done() {
 				more = append(more, t)
 			}
 		}
 		if len(more) == 0 {
-			// Cannot happen (the series on which the cutoffs disagree
-			// are never all done); the upper bounds' cutoff is the safe
-			// side.
+			// Cannot happen (the tests on which the cutoffs disagree are
+			// never all done); the upper bounds' cutoff is the safe side.
 			return cutHigh
 		}
 		// Each runs until it is certain on which side of the lower
 		// bounds' cutoff it is: then the two cutoffs agree, or the next
 		// round asks about a smaller one.
-		parallel(more, func(t *tested) { t.det.Decide(&t.first, cutLow) })
+		parallel(more, func(t sequential) { t.decide(cutLow) })
 	}
 }
+
+// firstSplit is a series' first split as a sequential test; a series
+// with no split to propose has p 1.
+type firstSplit struct{ t *tested }
+
+func (f firstSplit) bounds() (lo, hi float64) {
+	if !f.t.proposed {
+		return 1, 1
+	}
+	return f.t.first.Bounds()
+}
+
+func (f firstSplit) done() bool { return !f.t.proposed || f.t.first.Done }
+
+func (f firstSplit) decide(cutoff float64) { f.t.det.Decide(&f.t.first, cutoff) }
 
 // firstPermutations is how many permutations every first split's test
 // runs before firstSplits looks at the bounds.
@@ -335,9 +388,9 @@ func bhCutoff(ps []float64, alpha float64) float64 {
 	return cut
 }
 
-// parallel runs fn on every series, on GOMAXPROCS goroutines.
-func parallel(ts []*tested, fn func(*tested)) {
-	work := make(chan *tested)
+// parallel runs fn on every element of ts, on GOMAXPROCS goroutines.
+func parallel[T any](ts []T, fn func(T)) {
+	work := make(chan T)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(ts)) {
 		wg.Add(1)
@@ -368,6 +421,18 @@ func seriesSeed(seed uint64, s *Series) uint64 {
 // changes turns the series' splits into changes, dropping those smaller
 // than MinChange (the smallest first, merging its segments).
 func (t *tested) changes(o CheckOptions) []Change {
+	splits := t.kept(o)
+	var out []Change
+	for i, c := range splits {
+		lo, hi := segmentBounds(len(t.s.Points), splits, i)
+		out = append(out, t.change(c, lo, hi, o))
+	}
+	return out
+}
+
+// kept are the series' splits in order, less those smaller than
+// MinChange (the smallest dropped first, its segments merged).
+func (t *tested) kept(o CheckOptions) []changepoint.Candidate {
 	splits := slices.Clone(t.splits)
 	slices.SortFunc(splits, func(a, b changepoint.Candidate) int { return a.Index - b.Index })
 	meds := t.s.Medians()
@@ -384,27 +449,32 @@ func (t *tested) changes(o CheckOptions) []Change {
 		}
 		splits = slices.Delete(splits, smallest, smallest+1)
 	}
-	var out []Change
-	for i, c := range splits {
-		before, after := segmentMedians(meds, splits, i)
-		lo, hi := segmentBounds(len(meds), splits, i)
-		run := t.s.Points[c.Index].Run
-		ch := Change{
-			Key: t.kh.Key, Benchmark: t.s.Benchmark, Profile: t.s.Profile, Scenario: t.s.Scenario, Unit: t.s.Unit,
-			Direction: t.s.Direction, Run: ref(t.kh, run),
-			Before: before, After: after, BeforeRuns: c.Index - lo, AfterRuns: hi - c.Index,
-			ChangePct: 100 * relChange(before, after), P: c.P, Permutations: c.Permutations, PBound: !c.Done,
-		}
-		ch.Regression = (ch.Direction == units.Lower && after > before) || (ch.Direction == units.Higher && after < before)
-		for _, e := range t.kh.Events {
-			if e.Run >= run-1 && e.Run <= run+1 {
-				ch.Events = append(ch.Events, e)
-			}
-		}
-		ch.Around = t.around(run, o.Around)
-		out = append(out, ch)
+	return splits
+}
+
+// change is the change at split c, between the segment of points [lo,
+// c.Index) before it and [c.Index, hi) after it.
+func (t *tested) change(c changepoint.Candidate, lo, hi int, o CheckOptions) Change {
+	meds := t.s.Medians()
+	before, after := median(meds[lo:c.Index]), median(meds[c.Index:hi])
+	run := t.s.Points[c.Index].Run
+	ch := Change{
+		Key: t.kh.Key, Benchmark: t.s.Benchmark, Profile: t.s.Profile, Scenario: t.s.Scenario, Unit: t.s.Unit,
+		Direction: t.s.Direction, Run: ref(t.kh, run),
+		Before: before, After: after, BeforeRuns: c.Index - lo, AfterRuns: hi - c.Index,
+		ChangePct: 100 * relChange(before, after), P: c.P, Permutations: c.Permutations, PBound: !c.Done,
 	}
-	return out
+	ch.Regression = (ch.Direction == units.Lower && after > before) || (ch.Direction == units.Higher && after < before)
+	for _, m := range t.s.Members {
+		ch.Members = append(ch.Members, m.Benchmark)
+	}
+	for _, e := range t.kh.Events {
+		if e.Run >= run-1 && e.Run <= run+1 {
+			ch.Events = append(ch.Events, e)
+		}
+	}
+	ch.Around = t.around(run, o.Around)
+	return ch
 }
 
 // segmentBounds are the point indices [lo, hi) of the segments on either

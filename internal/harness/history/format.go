@@ -62,7 +62,11 @@ func plural(n int, one, many string) string {
 // Method describes the test in one sentence, with its numbers.
 func (r *CheckReport) Method() string {
 	o := r.Options
-	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series", o.Permutations, plainPct(o.Alpha), r.Tested)
+	profiles := 0
+	for _, k := range r.Keys {
+		profiles += k.Profiles
+	}
+	s := fmt.Sprintf("E-divisive means over each gated unit's series of run medians and each profile's geometric mean of them; permutation test (at most %d permutations); Benjamini-Hochberg at %s over %d series (%d of them profiles')", o.Permutations, plainPct(o.Alpha), r.Tested, profiles)
 	if r.Tested > 0 {
 		if r.Cutoff > 0 {
 			s += fmt.Sprintf(": significant at p ≤ %s", FormatP(r.Cutoff))
@@ -70,7 +74,7 @@ func (r *CheckReport) Method() string {
 			s += fmt.Sprintf(": nothing significant (the first step needs p ≤ %s)", FormatP(r.FirstStep))
 		}
 	}
-	return s + fmt.Sprintf("; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
+	return s + fmt.Sprintf("; a profile's benchmarks tested at its change points; changes under %s dropped; at least %d runs a side", plainPct(o.MinChange), o.MinSize)
 }
 
 // WriteText writes the report for a terminal.
@@ -78,8 +82,8 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("history check: %s\n", r.Method())
 	for _, k := range r.Keys {
-		ew.Printf("  %s: %d runs, %s … %s; %d series tested, %d constant, %d too short, %d without a direction\n",
-			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Constant, k.Short, k.NotGated)
+		ew.Printf("  %s: %d runs, %s … %s; %d series tested (%d of them profiles'), %d constant, %d too short, %d without a direction\n",
+			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Profiles, k.Constant, k.Short, k.NotGated)
 		for _, e := range k.Events {
 			ew.Printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
 		}
@@ -87,10 +91,10 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 	if len(r.Changes) > 0 {
 		ew.Printf("\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tevents")
+		fmt.Fprintln(tw, "change\tsize\tunit\tbenchmark\tbefore → after\tfrom run\tp\tconfidence\tfound by\tevents")
 		for _, c := range r.Changes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
-				c.Levels(), c.Run.Index+1, c.Run.ID, c.PText(), c.ConfidenceText(), c.EventText())
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d %s\t%s\t%s\t%s\t%s\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark,
+				c.Levels(), c.Run.Index+1, c.Run.ID, c.PText(), c.ConfidenceText(), c.FoundBy(), c.EventText())
 		}
 		if err := tw.Flush(); err != nil && ew.Err == nil {
 			ew.Err = err
@@ -122,7 +126,7 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 	}
 	ew.Printf("%s (docs/history.md).\n\n", mdCell(r.Method()))
 	for _, k := range r.Keys {
-		ew.Printf("- `%s`: %d runs, `%s` … `%s`, %d series tested\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested)
+		ew.Printf("- `%s`: %d runs, `%s` … `%s`, %d series tested (%d of them profiles')\n", k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Profiles)
 		for _, e := range k.Events {
 			ew.Printf("  - event at run %d (`%s`): %s\n", e.Run+1, e.RunID, mdCell(e.Text))
 		}
@@ -130,10 +134,10 @@ func (r *CheckReport) WriteMarkdown(w io.Writer) error {
 	if len(r.Changes) == 0 {
 		return ew.Err
 	}
-	ew.Printf("\n| change | size | unit | benchmark | before → after | from run | p | events |\n|---|--:|---|---|---|---|--:|---|\n")
+	ew.Printf("\n| change | size | unit | benchmark | before → after | from run | p | found by | events |\n|---|--:|---|---|---|---|--:|---|---|\n")
 	for _, c := range r.Changes {
-		ew.Printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
-			c.Run.Index+1, c.Run.ID, c.PText(), mdCell(c.EventText()))
+		ew.Printf("| %s | %s | `%s` | `%s` | %s | %d `%s` | %s | %s | %s |\n", c.Kind(), fmtPct(c.ChangePct), c.Unit, c.Benchmark, mdCell(c.Levels()),
+			c.Run.Index+1, c.Run.ID, c.PText(), mdCell(c.FoundBy()), mdCell(c.EventText()))
 	}
 	for i, c := range r.Changes {
 		if i == MarkdownDetails {
@@ -169,6 +173,19 @@ func (c Change) Kind() string {
 // Levels is "19.95ms → 20.79ms (8 | 8 runs)".
 func (c Change) Levels() string {
 	return fmt.Sprintf("%s → %s (%d | %d runs)", fmtValue(c.Unit, c.Before), fmtValue(c.Unit, c.After), c.BeforeRuns, c.AfterRuns)
+}
+
+// FoundBy says which series found the change: "its series", "the
+// profile's series" for a profile series' own, or "its profile's change"
+// for a benchmark tested at its profile's change point.
+func (c Change) FoundBy() string {
+	switch {
+	case c.Via != "":
+		return "its profile's change"
+	case len(c.Members) > 0:
+		return "the profile's series"
+	}
+	return "its series"
 }
 
 // EventText lists the known events near the change, "" for none.
@@ -231,6 +248,7 @@ type jsonKey struct {
 	First    RunRef      `json:"first"`
 	Last     RunRef      `json:"last"`
 	Tested   int         `json:"series_tested"`
+	Profiles int         `json:"series_of_profiles"`
 	Constant int         `json:"series_constant"`
 	Short    int         `json:"series_short"`
 	NotGated int         `json:"series_not_gated"`
@@ -260,6 +278,9 @@ type jsonChange struct {
 	Confidence float64     `json:"confidence"`
 	Perms      int         `json:"permutations"`
 	PBound     bool        `json:"p_is_bound"`
+	FoundBy    string      `json:"found_by"`
+	Via        string      `json:"via,omitempty"`
+	Members    []string    `json:"members,omitempty"`
 	Events     []jsonEvent `json:"events"`
 	Around     []jsonRun   `json:"around"`
 }
@@ -298,13 +319,13 @@ func (r *CheckReport) WriteJSON(w io.Writer) error {
 	j.Method.Alpha, j.Method.MinChange, j.Method.MinSize, j.Method.Permutations, j.Method.Seed = o.Alpha, o.MinChange, o.MinSize, o.Permutations, o.Seed
 	j.Method.Tested, j.Method.Cutoff, j.Method.FirstStep = r.Tested, r.Cutoff, r.FirstStep
 	for _, k := range r.Keys {
-		j.Keys = append(j.Keys, jsonKey{Key: k.Key, Runs: k.Runs, First: k.First, Last: k.Last, Tested: k.Tested, Constant: k.Constant,
+		j.Keys = append(j.Keys, jsonKey{Key: k.Key, Runs: k.Runs, First: k.First, Last: k.Last, Tested: k.Tested, Profiles: k.Profiles, Constant: k.Constant,
 			Short: k.Short, NotGated: k.NotGated, Events: jsonEvents(k.Events)})
 	}
 	for _, c := range r.Changes {
 		jc := jsonChange{Kind: c.Kind(), Key: c.Key, Benchmark: c.Benchmark, Unit: c.Unit, Better: c.Direction.String(), Run: c.Run,
 			Before: c.Before, After: c.After, BeforeRuns: c.BeforeRuns, AfterRuns: c.AfterRuns, ChangePct: finite(c.ChangePct),
-			P: c.P, Confidence: c.Confidence(), Perms: c.Permutations, PBound: c.PBound, Events: jsonEvents(c.Events), Around: []jsonRun{}}
+			P: c.P, Confidence: c.Confidence(), Perms: c.Permutations, PBound: c.PBound, FoundBy: c.FoundBy(), Via: c.Via, Members: c.Members, Events: jsonEvents(c.Events), Around: []jsonRun{}}
 		for _, a := range c.Around {
 			jc.Around = append(jc.Around, jsonRun{Run: a.Index + 1, ID: a.ID, Date: a.Date, Commit: a.Commit, Image: a.Image,
 				VLLMVersion: a.VLLMVersion, Value: finite(a.Value), After: a.After})

@@ -3,9 +3,11 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -98,9 +100,13 @@ func syntheticStore(t *testing.T, n, reps int, series map[string]map[string]step
 	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	for run := 1; run <= n; run++ {
 		values := map[string]map[string][]float64{}
-		for b, units := range series {
+		// Sorted: the same values for the same series on every run of
+		// the test (a map's order is random).
+		for _, b := range slices.Sorted(maps.Keys(series)) {
+			units := series[b]
 			values[b] = map[string][]float64{}
-			for u, st := range units {
+			for _, u := range slices.Sorted(maps.Keys(units)) {
+				st := units[u]
 				for range reps {
 					v := st.level * (1 + st.noise*rng.NormFloat64())
 					if st.at > 0 && run >= st.at {

@@ -153,6 +153,9 @@ type Series struct {
 	DirectionFrom string
 	// Points are the runs that measured the unit, oldest first.
 	Points []Point
+	// Members are the benchmarks' series of a profile series (its points
+	// their geometric mean, profileSeries); nil for a benchmark's own.
+	Members []*Series
 }
 
 // Gated reports whether the series has a direction, so that a change can

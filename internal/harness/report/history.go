@@ -215,7 +215,9 @@ func historyRuns(kh *history.KeyHistory) []HistoryRun {
 func drawOrder(kh *history.KeyHistory, changes []history.Change) []string {
 	var out []string
 	for _, c := range changes {
-		if !slices.Contains(out, c.Benchmark) {
+		// A profile series' change has no chart of its own: its
+		// benchmarks' changes, tested at it, are drawn on theirs.
+		if len(c.Members) == 0 && !slices.Contains(out, c.Benchmark) {
 			out = append(out, c.Benchmark)
 		}
 	}

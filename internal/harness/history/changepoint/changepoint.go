@@ -227,14 +227,7 @@ func (d *Detector) extend(c *Candidate, stop func() bool) {
 		if _, q := d.best(d.buf, c.segs); q >= reach {
 			c.Exceeded++
 		}
-		switch {
-		case c.Exceeded == c.h:
-			c.P, c.Done = float64(c.Exceeded)/float64(c.Permutations), true
-		case c.Permutations == c.limit:
-			c.P, c.Done = float64(c.Exceeded+1)/float64(c.Permutations+1), true
-		default:
-			_, c.P = c.Bounds()
-		}
+		c.settle()
 	}
 }
 
@@ -319,19 +312,116 @@ func (s *pairSums) bestSplit(lo, hi, minSize int) (int, int, float64) {
 	}
 	bestTau, bestKappa, bestQ := -1, -1, math.Inf(-1)
 	for tau := lo + minSize; tau <= hi-minSize; tau++ {
-		m := float64(tau - lo)
-		wx := s.block(lo, tau, lo, tau) / 2 / (m * (m - 1) / 2)
 		for kappa := tau + minSize; kappa <= hi; kappa++ {
-			n := float64(kappa - tau)
-			cross := s.block(lo, tau, tau, kappa)
-			wy := s.block(tau, kappa, tau, kappa) / 2
-			e := 2*cross/(m*n) - wx - wy/(n*(n-1)/2)
-			if q := m * n / (m + n) * e; q > bestQ {
+			if q := s.q(lo, tau, kappa); q > bestQ {
 				bestTau, bestKappa, bestQ = tau, kappa, q
 			}
 		}
 	}
 	return bestTau, bestKappa, bestQ
+}
+
+// q is Q̂ of the split X = [lo, τ), Y = [τ, κ).
+func (s *pairSums) q(lo, tau, kappa int) float64 {
+	m, n := float64(tau-lo), float64(kappa-tau)
+	wx := s.block(lo, tau, lo, tau) / 2 / (m * (m - 1) / 2)
+	wy := s.block(tau, kappa, tau, kappa) / 2 / (n * (n - 1) / 2)
+	e := 2*s.block(lo, tau, tau, kappa)/(m*n) - wx - wy
+	return m * n / (m + n) * e
+}
+
+// Fixed is the test of one given split of a series, X = xs[:τ] and
+// Y = xs[τ:], without searching for it: Q̂ of that split against the Q̂
+// of the same split of randomly permuted xs (Besag and Clifford's
+// sequential test, as a Detector's). It is the test for a change at a
+// place another series chose (package history: a profile's change point,
+// tested on each of its benchmarks); with no search its p-value is
+// smaller than a searched split's for the same data.
+type Fixed struct {
+	xs, buf []float64
+	sums    pairSums
+	c       Candidate
+}
+
+// NewFixed starts the test of the split of xs (copied) at tau; each side
+// needs MinSize observations.
+func NewFixed(xs []float64, tau int, opts Options) (*Fixed, error) {
+	opts = opts.withDefaults()
+	switch {
+	case opts.MinSize < 2 || tau < opts.MinSize || len(xs)-tau < opts.MinSize:
+		return nil, fmt.Errorf("changepoint: split %d of %d observations: each side needs at least %d (MinSize)", tau, len(xs), max(2, opts.MinSize))
+	case opts.Permutations < 1 || opts.Exceedances < 1:
+		return nil, fmt.Errorf("changepoint: Permutations %d, Exceedances %d: want at least 1 each", opts.Permutations, opts.Exceedances)
+	}
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("changepoint: observation %d is %v", i, x)
+		}
+	}
+	f := &Fixed{xs: slices.Clone(xs), buf: slices.Clone(xs)}
+	f.sums.reset(f.xs)
+	f.c = Candidate{Index: tau, Stat: f.sums.q(0, tau, len(xs)), P: 1, limit: opts.Permutations, h: opts.Exceedances,
+		rng: rand.New(rand.NewPCG(opts.Seed, 0x9e3779b97f4a7c15))}
+	return f, nil
+}
+
+// FixedSplit runs the whole test of the split of xs at tau (NewFixed,
+// then every permutation it needs).
+func FixedSplit(xs []float64, tau int, opts Options) (Candidate, error) {
+	f, err := NewFixed(xs, tau, opts)
+	if err != nil {
+		return Candidate{}, err
+	}
+	f.Extend(math.MaxInt)
+	return f.Candidate(), nil
+}
+
+// Candidate is the split with the test's state: P, Bounds, Done.
+func (f *Fixed) Candidate() Candidate { return f.c }
+
+// Extend runs permutations until upto of them have run or the test is
+// done.
+func (f *Fixed) Extend(upto int) {
+	f.extend(func() bool { return f.c.Permutations >= upto })
+}
+
+// Decide runs permutations until it is certain whether the test's p is at
+// most cutoff, and says whether it is (as Detector.Decide).
+func (f *Fixed) Decide(cutoff float64) bool {
+	f.extend(func() bool {
+		lo, hi := f.c.Bounds()
+		return hi <= cutoff || lo > cutoff
+	})
+	_, hi := f.c.Bounds()
+	return hi <= cutoff
+}
+
+func (f *Fixed) extend(stop func() bool) {
+	c := &f.c
+	n := len(f.xs)
+	reach := c.Stat - 1e-9*math.Abs(c.Stat)
+	for !c.Done && !stop() {
+		c.rng.Shuffle(n, func(i, j int) { f.buf[i], f.buf[j] = f.buf[j], f.buf[i] })
+		f.sums.reset(f.buf)
+		c.Permutations++
+		if f.sums.q(0, c.Index, n) >= reach {
+			c.Exceeded++
+		}
+		c.settle()
+	}
+}
+
+// settle ends the test when it has reached its Exceedances or run every
+// permutation, and otherwise keeps P at its upper bound.
+func (c *Candidate) settle() {
+	switch {
+	case c.Exceeded == c.h:
+		c.P, c.Done = float64(c.Exceeded)/float64(c.Permutations), true
+	case c.Permutations == c.limit:
+		c.P, c.Done = float64(c.Exceeded+1)/float64(c.Permutations+1), true
+	default:
+		_, c.P = c.Bounds()
+	}
 }
 
 // Segment finds the change points of xs at significance level alpha: the

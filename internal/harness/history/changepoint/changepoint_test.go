@@ -276,3 +276,56 @@ func BenchmarkBestSplit(b *testing.B) {
 		sums.bestSplit(0, len(xs), DefaultMinSize)
 	}
 }
+
+// TestFixedSplit: the test of a given split holds its level on series
+// without a change, and finds a 2σ step at the split more often than the
+// search over every split does (it need not pay for the search).
+func TestFixedSplit(t *testing.T) {
+	const n = 300
+	null, fixed, searched := 0, 0, 0
+	for i := range n {
+		c, err := FixedSplit(series(uint64(2000+i), 16, 0, 0), 8, Options{Seed: uint64(i), Permutations: 399})
+		require.NoError(t, err)
+		require.Equal(t, 8, c.Index)
+		require.True(t, c.Done)
+		if c.P <= 0.05 {
+			null++
+		}
+		step := series(uint64(3000+i), 16, 8, 2)
+		if c, err = FixedSplit(step, 8, Options{Seed: uint64(i), Permutations: 399}); err == nil && c.P <= 0.05 {
+			fixed++
+		}
+		d, err := New(step, Options{Seed: uint64(i), Permutations: 399})
+		require.NoError(t, err)
+		if c, _ := d.Next(); c.P <= 0.05 && c.Index >= 7 && c.Index <= 9 {
+			searched++
+		}
+	}
+	rate := float64(null) / n
+	t.Logf("no change: %d of %d significant at 5%% (%.1f%%); 2σ step at the split: %d of %d found, %d by the search at 8±1", null, n, 100*rate, fixed, n, searched)
+	assert.InDelta(t, 0.05, rate, 0.03, "false alarms at 5%")
+	assert.Greater(t, fixed, n*85/100, "a 2σ step at the split is found")
+	assert.Greater(t, fixed, searched, "more often than by searching for it")
+}
+
+func TestFixedSplitRejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		tau  int
+		opts Options
+		want string
+	}{
+		{"too few before", []float64{1, 2, 3, 4, 5, 6}, 2, Options{}, "split 2 of 6 observations: each side needs at least 3"},
+		{"too few after", []float64{1, 2, 3, 4, 5, 6}, 4, Options{}, "each side needs at least 3"},
+		{"segment of one", []float64{1, 2, 3, 4}, 2, Options{MinSize: 1}, "each side needs at least 2"},
+		{"no permutations", []float64{1, 2, 3, 4, 5, 6}, 3, Options{Permutations: -1}, "Permutations -1"},
+		{"NaN", []float64{1, 2, 3, math.NaN(), 5, 6}, 3, Options{}, "observation 3 is NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FixedSplit(tc.xs, tc.tau, tc.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
