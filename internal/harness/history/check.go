@@ -279,7 +279,9 @@ func Check(khs []*KeyHistory, o CheckOptions) (*CheckReport, error) {
 	for _, t := range ts {
 		rep.Changes = append(rep.Changes, t.changes(o)...)
 	}
-	rep.Changes = membersOfProfiles(ts, rep.Changes, o, rep.Options.Permutations)
+	var perms int
+	rep.Changes, perms = membersOfProfiles(ts, rep.Changes, o, rep.Options.Permutations)
+	rep.permutations += perms
 	slices.SortStableFunc(rep.Changes, func(a, b Change) int {
 		return cmp.Compare(math.Abs(b.ChangePct), math.Abs(a.ChangePct))
 	})

@@ -85,7 +85,7 @@ func mean(vs []float64) float64 {
 // only as far as the decision needs); a member that passes it with a
 // change of at least MinChange is reported as a change of its own, Via
 // the profile series.
-func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float64, o CheckOptions, perms int) []Change {
+func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float64, o CheckOptions, perms int) (changes []Change, permutations int) {
 	runLo, runAt, runHi := t.s.Points[lo].Run, t.s.Points[c.Index].Run, t.s.Points[hi-1].Run+1
 	var tests []*memberTest
 	for _, m := range t.s.Members {
@@ -115,7 +115,9 @@ func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float6
 	cut := bhSequential(seq, level)
 	var out []Change
 	for _, mt := range tests {
-		if cut == 0 || !mt.f.Decide(cut) {
+		pass := cut > 0 && mt.f.Decide(cut)
+		permutations += mt.f.Candidate().Permutations
+		if !pass {
 			continue
 		}
 		split := mt.f.Candidate()
@@ -130,7 +132,7 @@ func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float6
 		ch.Via = t.s.Benchmark
 		out = append(out, ch)
 	}
-	return out
+	return out, permutations
 }
 
 // memberTest is a member's test at its profile's change: the member's
@@ -146,7 +148,8 @@ func (m *memberTest) done() bool               { return m.f.Candidate().Done }
 func (m *memberTest) decide(cutoff float64)    { m.f.Decide(cutoff) }
 
 // membersOfProfiles tests the members of every profile series at each of
-// its change points (memberChanges) and returns found with their changes.
+// its change points (memberChanges) and returns found with their changes,
+// and how many permutations the tests ran.
 // The level is Benjamini and Bogomolov's for families selected by a screen
 // ("Selective inference on multiple families of hypotheses", JRSS B 76(1),
 // 2014): α times the share of profile series with a change, which keeps
@@ -154,7 +157,7 @@ func (m *memberTest) decide(cutoff float64)    { m.f.Decide(cutoff) }
 // selected, at most α. A member's change replaces its own series' change
 // fewer than MinSize runs away but not at the same run: the same step,
 // placed where the profile's less noisy series puts it.
-func membersOfProfiles(ts []*tested, found []Change, o CheckOptions, perms int) []Change {
+func membersOfProfiles(ts []*tested, found []Change, o CheckOptions, perms int) ([]Change, int) {
 	var profiles, selected []*tested
 	for _, t := range ts {
 		if t.s.Members == nil {
@@ -166,14 +169,17 @@ func membersOfProfiles(ts []*tested, found []Change, o CheckOptions, perms int) 
 		}
 	}
 	if len(selected) == 0 {
-		return found
+		return found, 0
 	}
 	level := o.Alpha * float64(len(selected)) / float64(len(profiles))
+	permutations := 0
 	for _, t := range selected {
 		splits := t.kept(o)
 		for i, c := range splits {
 			lo, hi := segmentBounds(len(t.s.Points), splits, i)
-			for _, mc := range t.memberChanges(c, lo, hi, level, o, perms) {
+			changes, n := t.memberChanges(c, lo, hi, level, o, perms)
+			permutations += n
+			for _, mc := range changes {
 				near := func(f Change, runs int) bool {
 					return f.Key == mc.Key && f.Benchmark == mc.Benchmark && f.Unit == mc.Unit && abs(f.Run.Index-mc.Run.Index) < runs
 				}
@@ -185,7 +191,7 @@ func membersOfProfiles(ts []*tested, found []Change, o CheckOptions, perms int) 
 			}
 		}
 	}
-	return found
+	return found, permutations
 }
 
 func abs(n int) int {

@@ -195,20 +195,32 @@ func TestPValuesCalibrated(t *testing.T) {
 	assert.Greater(t, found, n*85/100, "a 3σ step is found")
 }
 
+// TestNewRejectsBadInput: New, and NewFixed for the cases with a split.
 func TestNewRejectsBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		xs   []float64
+		tau  int // > 0: NewFixed's split
 		opts Options
 		want string
 	}{
-		{"NaN", []float64{1, math.NaN(), 3}, Options{}, "observation 1 is NaN"},
-		{"infinity", []float64{1, 2, math.Inf(1)}, Options{}, "observation 2 is +Inf"},
-		{"segment of one", []float64{1, 2, 3}, Options{MinSize: 1}, "at least 2"},
-		{"no permutations", []float64{1, 2, 3}, Options{Permutations: -1}, "want at least 1"},
+		{"NaN", []float64{1, math.NaN(), 3}, 0, Options{}, "observation 1 is NaN"},
+		{"infinity", []float64{1, 2, math.Inf(1)}, 0, Options{}, "observation 2 is +Inf"},
+		{"segment of one", []float64{1, 2, 3}, 0, Options{MinSize: 1}, "at least 2"},
+		{"no permutations", []float64{1, 2, 3}, 0, Options{Permutations: -1}, "want at least 1"},
+		{"split: too few before", []float64{1, 2, 3, 4, 5, 6}, 2, Options{}, "split 2 of 6 observations: each side needs at least 3"},
+		{"split: too few after", []float64{1, 2, 3, 4, 5, 6}, 4, Options{}, "each side needs at least 3"},
+		{"split: segment of one", []float64{1, 2, 3, 4}, 2, Options{MinSize: 1}, "each side needs at least 2"},
+		{"split: no permutations", []float64{1, 2, 3, 4, 5, 6}, 3, Options{Permutations: -1}, "Permutations -1"},
+		{"split: NaN", []float64{1, 2, 3, math.NaN(), 5, 6}, 3, Options{}, "observation 3 is NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.xs, tc.opts)
+			var err error
+			if tc.tau > 0 {
+				_, err = NewFixed(tc.xs, tc.tau, tc.opts)
+			} else {
+				_, err = New(tc.xs, tc.opts)
+			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
@@ -277,6 +289,23 @@ func BenchmarkBestSplit(b *testing.B) {
 	}
 }
 
+// BenchmarkFixedPermutation times one permutation of the test of a
+// given split at n = 300 (a shuffle and two sorts), beside
+// BenchmarkBestSplit's search.
+func BenchmarkFixedPermutation(b *testing.B) {
+	rng := rand.New(rand.NewPCG(20261205, 8))
+	xs := make([]float64, 300)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	f, err := NewFixed(xs, 200, Options{Permutations: math.MaxInt32, Exceedances: math.MaxInt32})
+	require.NoError(b, err)
+	b.ResetTimer()
+	for range b.N {
+		f.Extend(f.Candidate().Permutations + 1)
+	}
+}
+
 // TestFixedSplit: the test of a given split holds its level on series
 // without a change, and finds a 2σ step at the split more often than the
 // search over every split does (it need not pay for the search).
@@ -308,24 +337,20 @@ func TestFixedSplit(t *testing.T) {
 	assert.Greater(t, fixed, searched, "more often than by searching for it")
 }
 
-func TestFixedSplitRejectsBadInput(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		xs   []float64
-		tau  int
-		opts Options
-		want string
-	}{
-		{"too few before", []float64{1, 2, 3, 4, 5, 6}, 2, Options{}, "split 2 of 6 observations: each side needs at least 3"},
-		{"too few after", []float64{1, 2, 3, 4, 5, 6}, 4, Options{}, "each side needs at least 3"},
-		{"segment of one", []float64{1, 2, 3, 4}, 2, Options{MinSize: 1}, "each side needs at least 2"},
-		{"no permutations", []float64{1, 2, 3, 4, 5, 6}, 3, Options{Permutations: -1}, "Permutations -1"},
-		{"NaN", []float64{1, 2, 3, math.NaN(), 5, 6}, 3, Options{}, "observation 3 is NaN"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := FixedSplit(tc.xs, tc.tau, tc.opts)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-		})
+// TestFixedStatMatchesDefinition: the test of a given split computes its
+// Q̂ from sorted sums; it is the definition's.
+func TestFixedStatMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, n := range []int{6, 17, 64} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64() * 3
+		}
+		v[n/2] = v[1] // a tie
+		for tau := 3; tau <= n-3; tau++ {
+			f, err := NewFixed(v, tau, Options{})
+			require.NoError(t, err)
+			assert.InDelta(t, qDirect(v, tau, n), f.Candidate().Stat, 1e-9*math.Max(1, math.Abs(qDirect(v, tau, n))), "n %d τ %d", n, tau)
+		}
 	}
 }
