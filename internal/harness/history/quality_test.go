@@ -69,7 +69,6 @@ var firstProtocol = protocol{
 	rules: func() CheckOptions { o := DefaultCheck; o.benchmarksOnly = true; return o }(),
 	seed:  [2]uint64{20261205, 33},
 	begin: "<!-- history quality: begin -->", end: "<!-- history quality: end -->",
-	readme: true,
 	misses: []string{tgtAllSix, tgtPerSeries},
 }
 
@@ -183,7 +182,7 @@ func measure(t *testing.T, p protocol) quality {
 	return q
 }
 
-// Target names, as the table and recordedMisses name them.
+// Target names, as the tables and the protocols' misses name them.
 const (
 	tgtFalseAlarms = "false alarms"
 	tgtAllSix      = "all six at run 9 ± 1"
@@ -224,6 +223,27 @@ func wilson(k, n int) string {
 }
 
 func pct(n, of int) string { return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of)) }
+
+// profilesProtocol is docs/history.md's second protocol: the check's
+// defaults, profile series included (commit e1f9217), on
+// testdata/sim-seeded, a store recorded with a simulator seed per run.
+var profilesProtocol = protocol{
+	store: "testdata/sim-seeded",
+	rules: DefaultCheck,
+	seed:  [2]uint64{20261206, 34},
+	begin: "<!-- history quality profiles: begin -->", end: "<!-- history quality profiles: end -->",
+	readme: true,
+	misses: []string{tgtAllSix, tgtPerSeries},
+}
+
+// TestHistoryQualityProfiles scores the second protocol (docs/history.md,
+// "The second protocol"): the check as it is, on the store recorded for
+// it.
+func TestHistoryQualityProfiles(t *testing.T) {
+	testphase.Measured(t)
+	skipMeasurement(t)
+	profilesProtocol.score(t)
+}
 
 // TestHistoryQuality measures, under the first protocol's rules (the
 // benchmarks' series only), the check's false alarms and its detection of
