@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vllmperf/vllmperf/internal/harness/history/changepoint"
+	"github.com/vllmperf/vllmperf/internal/harness/stats"
 )
 
 // profileSeries are the profile series of one key's tested series: for
@@ -45,9 +46,11 @@ func profileSeries(key string, tested []*Series) []*Series {
 				logs[p.Run] = append(logs[p.Run], math.Log(p.Median))
 			}
 		}
-		for run := range slices.Max(ms[0].runs()) + 1 {
-			if l := logs[run]; len(l) == len(ms) {
-				agg.Points = append(agg.Points, Point{Run: run, Median: math.Exp(mean(l))})
+		// A run the first member lacks is not in the mean: its runs, in
+		// order, are the candidates.
+		for _, p := range ms[0].Points {
+			if l := logs[p.Run]; len(l) == len(ms) {
+				agg.Points = append(agg.Points, Point{Run: p.Run, Median: math.Exp(stats.Mean(l))})
 			}
 		}
 		out = append(out, agg)
@@ -59,22 +62,6 @@ func profileSeries(key string, tested []*Series) []*Series {
 // benchmarks)".
 func ProfileBenchmark(profile string, members int) string {
 	return fmt.Sprintf("Perf/profile=%s (%d benchmarks)", profile, members)
-}
-
-func (s *Series) runs() []int {
-	out := make([]int, len(s.Points))
-	for i, p := range s.Points {
-		out[i] = p.Run
-	}
-	return out
-}
-
-func mean(vs []float64) float64 {
-	sum := 0.0
-	for _, v := range vs {
-		sum += v
-	}
-	return sum / float64(len(vs))
 }
 
 // memberChanges tests each member of a profile series at the profile's
@@ -110,8 +97,8 @@ func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float6
 	for i, mt := range tests {
 		seq[i] = mt
 	}
-	// Every member is tested, so a profile with no testable member has
-	// none to report.
+	// With no member testable (none has MinSize runs on each side), the
+	// cutoff is 0 and nothing is reported.
 	cut := bhSequential(seq, level)
 	var out []Change
 	for _, mt := range tests {
@@ -121,14 +108,11 @@ func (t *tested) memberChanges(c changepoint.Candidate, lo, hi int, level float6
 			continue
 		}
 		split := mt.f.Candidate()
-		split.Index = mt.at - mt.first
-		member := &tested{kh: t.kh, s: &Series{Key: mt.s.Key, Benchmark: mt.s.Benchmark, Profile: mt.s.Profile, Scenario: mt.s.Scenario,
-			Unit: mt.s.Unit, Direction: mt.s.Direction, DirectionFrom: mt.s.DirectionFrom, Points: mt.s.Points[mt.first:mt.end]}}
-		ch := member.change(split, 0, mt.end-mt.first, o)
+		split.Index = mt.at // in the member's points, as the segments [first, end)
+		ch := (&tested{kh: t.kh, s: mt.s}).change(split, mt.first, mt.end, o)
 		if math.Abs(ch.ChangePct) < 100*o.MinChange {
 			continue
 		}
-		ch.Around = (&tested{kh: t.kh, s: mt.s}).around(ch.Run.Index, o.Around)
 		ch.Via = t.s.Benchmark
 		out = append(out, ch)
 	}
