@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 )
 
@@ -26,15 +25,13 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitstatus.Usage(fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
-	})
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	root.AddCommand(newBisectCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
 	root.AddCommand(newCapacityCommand(stdout, stderr))
 	root.AddCommand(newMergeCommand(stdout))
 	root.AddCommand(gatecli.StartSpread(stdout))
+	cliflags.EnforceUsage(root)
 	return root
 }
 
