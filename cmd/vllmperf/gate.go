@@ -17,7 +17,7 @@ const StepSummaryEnv = verdict.StepSummaryEnv
 func newGateCommand(stdout, stderr io.Writer) *cobra.Command {
 	o := &gate.Flags{}
 	cmd := &cobra.Command{
-		Use:   "gate --baseline FILE --new FILE",
+		Use:   "gate OLD NEW | gate --baseline OLD --new NEW",
 		Short: "Compare benchmark results with a baseline and fail on a regression",
 		Long: `Gate compares two files of "go test -bench Perf" output (the suite's results,
 docs/bench-format.md) the way benchstat does (median, confidence interval,
@@ -31,10 +31,11 @@ max_error_rate are checked on the new results. See docs/gate.md.
 Exit status: 0 pass, 1 regression, breached limit or failed check, 2 bad
 input or an INVALID run (throttled or shared GPU), 3 inconclusive (run more: the report says how many). The markdown report is
 also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
-		Example: `  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
+		Example: `  vllmperf gate baselines/sim.txt results/bench.txt            # as benchstat OLD NEW
+  vllmperf gate --baseline baselines/sim.txt --new results/bench.txt
   vllmperf gate --baseline old.txt --new new.txt --format json | jq '.rows[] | select(.verdict == "REGRESSION")'
   vllmperf gate --baseline baselines/sim.txt --new results/X/bench.txt --json results/X/gate.json`,
-		Args: cobra.NoArgs,
+		Args: cliflags.GateArgs(o),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.Run(stdout, stderr)
 		},

@@ -95,10 +95,18 @@ func TestGateExitCodes(t *testing.T) {
 			2, "", "gate needs --baseline FILE and --new FILE", ""},
 		// An unknown format.
 		{"bad format", []string{"--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--format", "html"},
-			2, "", `--format "html": want one of text, summary, markdown, json`, ""},
-		// A misspelt flag.
+			2, "", `--format "html": want one of text, full, summary, markdown, json`, ""},
+		// A misspelt flag, with the flag meant.
 		{"unknown flag", []string{"--baseline", benchFile("base.txt"), "--nwe", benchFile("noise.txt")},
-			2, "", "unknown flag: --nwe", ""},
+			2, "", "unknown flag: --nwe: did you mean --new?", ""},
+		// benchstat's form: OLD NEW, the baseline first.
+		{"positional", []string{benchFile("base.txt"), benchFile("regression.txt"), "--thresholds", thr},
+			1, "vs " + benchFile("regression.txt") + " (new)", "vllmperf: FAIL: 4 regressions", ""},
+		// One positional file, or files given both ways, are refused.
+		{"one positional", []string{benchFile("base.txt")},
+			2, "", "gate got one file", ""},
+		{"positional and flags", []string{benchFile("base.txt"), benchFile("noise.txt"), "--new", benchFile("noise.txt")},
+			2, "", "give them one way", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
