@@ -14,6 +14,7 @@ type Flags struct {
 	New        string
 	Thresholds string
 	Force      bool
+	Filter     string // benchstat's benchproc query; "" gates everything
 	JSON       string
 	Output     Output
 }
@@ -58,5 +59,13 @@ func (o *Flags) compare() (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compare(base, next, set, Options{Force: o.Force})
+	sel, err := o.selectBoth(base, next)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Compare(base, next, set, Options{Force: o.Force})
+	if rep != nil {
+		rep.Selection = sel
+	}
+	return rep, err
 }

@@ -16,13 +16,14 @@ import (
 
 // Formats are the ways the report is written.
 func (r *Report) Formats() []Format {
-	return []Format{{Name: "text", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
+	return []Format{{Name: "text", Write: r.WriteBrief}, {Name: "full", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
 
 // Formats lists the names of the report's formats.
 var Formats = FormatNames((&Report{}).Formats())
 
-// WriteFormat writes the report in format: text, summary, markdown or json.
+// WriteFormat writes the report in format: text (brief), full, summary,
+// markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
 	return WriteAs(w, format, r.Formats())
 }
@@ -115,7 +116,11 @@ func (row *Row) cells() cells {
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &ErrWriter{W: w}
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
-	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.testsWords(), ciWords(r))
+	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n", r.testsWords(), ciWords(r))
+	if r.Selection != nil {
+		ew.Printf("%s\n", r.Selection)
+	}
+	ew.Printf("\n")
 
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
@@ -173,13 +178,17 @@ func (r *Report) writeTail(ew *ErrWriter) {
 
 // WriteMarkdown writes the report for a pull request or
 // $GITHUB_STEP_SUMMARY: the verdict, the rows that need attention, failed
-// limits, and every row in a collapsed table.
+// limits, and counts of the other rows (a step summary stays short:
+// --format full and the JSON report have every row).
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew := &ErrWriter{W: w}
 	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
 	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
+	if r.Selection != nil {
+		ew.Printf("%s\n\n", mdCell(r.Selection.String()))
+	}
 
 	for _, p := range r.allTests() {
 		if p.Regression {
@@ -188,12 +197,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	var attention []*Row
 	for i := range r.Rows {
-		if v := r.Rows[i].Verdict; v != NoChange && v != NotGated && v != NoRegression {
+		if r.Rows[i].needsAttention() {
 			attention = append(attention, &r.Rows[i])
 		}
 	}
 	if len(attention) > 0 {
-		mdRows(ew, attention, true)
+		mdRows(ew, attention[:min(len(attention), briefRows)])
+		if n := len(attention) - briefRows; n > 0 {
+			ew.Printf("\n… %d more rows that changed, failed or are undecided: `vllmperf gate --format full`\n", n)
+		}
 		ew.Printf("\n")
 	}
 	if bad := r.problemChecks(); len(bad) > 0 {
@@ -212,29 +224,16 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, warn := range r.Warnings {
 		ew.Printf("> **warning**: %s\n\n", mdCell(warn))
 	}
-	ew.Printf("<details><summary>All %d rows, %d limits checked</summary>\n\n", len(r.Rows), len(r.Checks))
-	all := make([]*Row, len(r.Rows))
-	for i := range r.Rows {
-		all[i] = &r.Rows[i]
-	}
-	mdRows(ew, all, false)
-	ew.Printf("\n</details>\n")
+	ew.Printf("%s; every row: `vllmperf gate --format full` or the JSON report.\n", mdCell(r.restWords()))
 	return ew.Err
 }
 
-func mdRows(ew *ErrWriter, rows []*Row, withWhy bool) {
-	if withWhy {
-		ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
-	} else {
-		ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict |\n|---|---|---|---|--:|--:|---|\n")
-	}
+// mdRows writes rows as a markdown table, each with why it got its verdict.
+func mdRows(ew *ErrWriter, rows []*Row) {
+	ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
 	for _, row := range rows {
 		c := row.cells()
-		ew.Printf("| %s | %s | %s | %s | %s | %s (%s) | %s |", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict)
-		if withWhy {
-			ew.Printf(" %s |", mdCell(row.Reason))
-		}
-		ew.Printf("\n")
+		ew.Printf("| %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict, mdCell(row.Reason))
 	}
 }
 

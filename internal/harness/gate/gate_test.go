@@ -114,7 +114,7 @@ func TestGolden(t *testing.T) {
 				if err := rep.WriteFormat(&buf, format); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, tc.name+"."+map[string]string{"text": "txt", "summary": "summary.txt", "markdown": "md", "json": "json"}[format], buf.Bytes())
+				golden(t, tc.name+"."+map[string]string{"text": "brief.txt", "full": "txt", "summary": "summary.txt", "markdown": "md", "json": "json"}[format], buf.Bytes())
 			}
 		})
 	}

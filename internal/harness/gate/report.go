@@ -165,6 +165,8 @@ type Report struct {
 	MinimumEffects []MDE
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
+	// Selection is what --filter kept of the inputs; nil without one.
+	Selection *Selection
 	// Warnings are notes on the comparison (forced configuration
 	// differences, benchmarks the new results lack, GOMAXPROCS).
 	Warnings []string

@@ -119,7 +119,7 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 	if err := res.writeParity(filepath.Join(dir, ParityFile)); err != nil {
 		return err
 	}
-	for name, format := range map[string]string{ReportText: "text", ReportJSON: "json"} {
+	for name, format := range map[string]string{ReportText: "full", ReportJSON: "json"} {
 		if err := res.Report.WriteFile(filepath.Join(dir, name), format); err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ func Gate(f *pflag.FlagSet, o *gate.Flags) {
 	f.StringVar(&o.New, "new", "", "the results to judge (benchfmt)")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")
 	f.BoolVar(&o.Force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
+	f.StringVar(&o.Filter, "filter", "", "gate only the benchmarks this benchstat (benchproc) query selects, on both sides, e.g. '/profile:basic /scenario:ttft-tpot'; the report says how many were left out")
 	f.StringVar(&o.JSON, "json", "", "also write the JSON report to this file, whatever --format says (make bench writes gate.json into the results folder)")
 	Output(f, &o.Output, gate.Formats)
 }

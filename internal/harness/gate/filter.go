@@ -1,0 +1,98 @@
+package gate
+
+import (
+	"fmt"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
+)
+
+// Selection is what --filter kept of the two sides: benchstat's benchproc
+// query and how many benchmark lines (runs) it left out of each.
+type Selection struct {
+	Query                   string
+	LeftOutBase, LeftOutNew int
+}
+
+// String says what was left out: "--filter '/profile:basic': 1020 of
+// 1050 baseline lines and 0 of 30 new lines left out".
+func (s *Selection) String() string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("--filter '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", s.Query, s.LeftOutBase, s.LeftOutNew)
+}
+
+// NewSelection parses query in benchstat's filter syntax
+// (golang.org/x/perf/benchproc: "/profile:basic /scenario:ttft-tpot",
+// "-/scenario:startup", ".unit:(tok/s OR ttft-p99-ns)").
+func NewSelection(query string) (*benchproc.Filter, error) {
+	f, err := benchproc.NewFilter(query)
+	if err != nil {
+		return nil, fmt.Errorf("--filter %q: %w (the syntax is benchstat's: /profile:basic /scenario:ttft-tpot; see 'go doc golang.org/x/perf/benchproc/syntax')", query, err)
+	}
+	return f, nil
+}
+
+// Keep drops the results f does not select, and the values of the units
+// it does not select, from in; it returns how many result lines it
+// dropped. A failed benchmark's checks (RunChecks) are kept when f selects
+// its name under the configuration of the side's first result (a failed
+// benchmark has no values, so a query on .unit alone drops them).
+func (in *Input) Keep(f *benchproc.Filter) (int, error) {
+	kept := in.Results[:0]
+	dropped := 0
+	for _, res := range in.Results {
+		m, err := f.Match(res)
+		if err != nil {
+			return 0, fmt.Errorf("%s: --filter: %w", in.Name, err)
+		}
+		if !m.Apply(res) {
+			dropped++
+			continue
+		}
+		kept = append(kept, res)
+	}
+	in.Results = kept
+	var checks []RunCheck
+	for _, c := range in.RunChecks {
+		probe := &benchfmt.Result{Name: benchfmt.Name(c.Benchmark)}
+		if len(in.Results) > 0 {
+			probe.Config = in.Results[0].Config
+		}
+		m, err := f.Match(probe)
+		if err != nil {
+			return 0, fmt.Errorf("%s: --filter: %w", in.Name, err)
+		}
+		if m.Any() {
+			checks = append(checks, c)
+		}
+	}
+	in.RunChecks = checks
+	return dropped, nil
+}
+
+// selectBoth applies --filter to both sides, nil without one; a side it
+// leaves empty is an error naming the query.
+func (o *Flags) selectBoth(base, next *Input) (*Selection, error) {
+	if o.Filter == "" {
+		return nil, nil
+	}
+	f, err := NewSelection(o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	sel := &Selection{Query: o.Filter}
+	for _, side := range []struct {
+		in      *Input
+		leftOut *int
+	}{{base, &sel.LeftOutBase}, {next, &sel.LeftOutNew}} {
+		if *side.leftOut, err = side.in.Keep(f); err != nil {
+			return nil, err
+		}
+		if len(side.in.Results) == 0 && len(side.in.RunChecks) == 0 {
+			return nil, fmt.Errorf("--filter '%s' selects no benchmark of %s (%d lines left out): check the keys against its names, e.g. /profile:basic /scenario:ttft-tpot", o.Filter, side.in.Name, *side.leftOut)
+		}
+	}
+	return sel, nil
+}
