@@ -70,7 +70,7 @@ func TestRunDatasetBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--concurrency", "1", "--requests", "1", "--num-prompts", "3"}, "--num-prompts selects from a data set: add --dataset FILE"},
+		{[]string{"--concurrency", "1", "--requests", "1", "--num-prompts", "3"}, "--num-prompts is vLLM's name for --requests without a data set: give one of them"},
 		{[]string{"--dataset", "sharegpt.json"}, "--dataset sharegpt.json: it has no timestamps to replay: say how to load the server"},
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--prompt-tokens", "64"}, "--prompt-tokens makes synthetic prompts"},
 		{[]string{"--dataset", "sharegpt.json", "--concurrency", "1", "--num-prompts", "50"}, "50 prompts asked for, but only 10"},

@@ -15,6 +15,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness"
 	"github.com/vllmperf/vllmperf/internal/harness/check"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/harness/suite"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/progress"
@@ -24,8 +25,8 @@ import (
 // and the verdict's and output files' own.
 type runOptions struct {
 	runflags.Flags
-	errorRate     string
-	json, samples string
+	errorRate string
+	samples   string
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -59,7 +60,7 @@ stop it with partial results (exit 130 or 143).`,
 	o.Register(f)
 	cliflags.ErrorRate(f, &o.errorRate)
 	f.SetOutput(stderr) // pflag's notices (a deprecated flag), never on the summary's stdout
-	f.StringVar(&o.json, "json", "", "write the summary as vLLM --save-result JSON to this file")
+	f.StringVar(&o.JSON, "json", "", "write the summary as vLLM --save-result JSON to this file")
 	f.StringVar(&o.samples, "samples", "", "write every request's record as JSON lines to this file")
 	return cmd
 }
@@ -73,12 +74,17 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if limits.MaxErrorRate, err = cliflags.ParseErrorRate(flags, o.errorRate); err != nil {
 		return exitstatus.Usage(err)
 	}
-	outs, err := outfile.OpenSet("--json", o.json, "--samples", o.samples)
+	outs, err := outfile.OpenSet(in.ResultFlag, in.ResultPath, "--samples", o.samples)
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
 	defer outs.Discard()
 	limits.Saved = outs.Paths()
+	folder, err := suite.CreateRunFolder(o.Results)
+	if err != nil {
+		return exitstatus.Usage(err)
+	}
+	defer folder.Discard()
 	srv, err := server.Run(ctx, in.Profile, in.Servers...)
 	if err != nil {
 		return exitstatus.Interrupted(ctx, o.Explain(err))
@@ -101,6 +107,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	problems := []error{
 		outs[0].Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, res.Summary, res.ReportMeta()) }),
 		outs[1].Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }),
+		folder.Record(ctx, srv, in.Profile, res),
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "vllmperf: warning: %v\n", w)

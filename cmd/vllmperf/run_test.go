@@ -54,7 +54,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		// both loop kinds at once
 		{"both loops", []string{"run", "--concurrency", "2", "--rate", "3", "--requests", "5"}, "exclude each other"},
 		// unbounded run
-		{"unbounded", []string{"run", "--concurrency", "2"}, "--requests N and/or --duration D"},
+		{"unbounded", []string{"run", "--concurrency", "2"}, "--requests N (vLLM's --num-prompts) and/or --duration D"},
 		// rate that is not a number
 		{"bad rate", []string{"run", "--rate", "fast", "--requests", "5"}, `--rate "fast"`},
 		// negative rate

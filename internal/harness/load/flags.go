@@ -77,7 +77,7 @@ func (o *Flags) checkBounds(set func(string) bool, rate float64) error {
 	case set("duration") && o.Duration <= 0:
 		return fmt.Errorf("--duration %s: want a positive duration such as 30s (leave it out to bound the run by --requests alone)", o.Duration)
 	case o.Requests == 0 && o.Duration == 0 && !o.Dataset:
-		return fmt.Errorf("bound the run: --requests N and/or --duration D")
+		return fmt.Errorf("bound the run: --requests N (vLLM's --num-prompts) and/or --duration D")
 	case math.IsInf(rate, 1) && o.Requests == 0:
 		return fmt.Errorf("--rate inf sends every request at once: add --requests N to bound how many")
 	case o.Warmup < 0:

@@ -36,7 +36,7 @@ func TestLoadRefuse(t *testing.T) {
 		{[]string{"--rate", "fast", "--requests", "5"}, `--rate "fast"`},                                                 // not a number
 		{[]string{"--rate", "NaN", "--requests", "5"}, `--rate "NaN"`},                                                   // not a rate
 		{[]string{"--concurrency", "2", "--rate", "3", "--requests", "5"}, "exclude each other"},                         // both loops
-		{[]string{"--concurrency", "2"}, "--requests N and/or --duration D"},                                             // unbounded
+		{[]string{"--concurrency", "2"}, "bound the run: --requests N (vLLM's --num-prompts)"},                           // unbounded
 		{[]string{"--rate", "inf", "--duration", "10s"}, "--rate inf sends every request at once"},                       // inf needs a count
 		{[]string{"--concurrency", "2", "--requests", "0"}, "--requests 0: want at least 1"},                             // no requests
 		{[]string{"--concurrency", "2", "--duration", "-1s"}, "--duration -1s"},                                          // negative duration

@@ -26,12 +26,12 @@ type DatasetFlags struct {
 }
 
 // datasetOnly are the flags that select from a data set.
-var datasetOnly = []string{"num-prompts", "min-prompt-len", "max-prompt-len", "min-output-len", "max-output-len", "trace-speed"}
+var datasetOnly = []string{"min-prompt-len", "max-prompt-len", "min-output-len", "max-output-len", "trace-speed"}
 
 // Register defines the flags on f, with the CLI's defaults.
 func (d *DatasetFlags) Register(f *pflag.FlagSet) {
 	f.StringVar(&d.File, "dataset", "", "send a data set's prompts: a ShareGPT .json, a JSONL of {prompt|messages, output_len}, or a trace (JSONL with timestamp, replayed at its pace without --rate/--concurrency); a path or a built-in name (sharegpt.json, prompts.jsonl, trace.jsonl)")
-	f.IntVar(&d.NumPrompts, "num-prompts", 0, "with --dataset: how many entries to sample with --seed (0: all that pass the length filters)")
+	f.IntVar(&d.NumPrompts, "num-prompts", 0, "with --dataset: how many entries to sample with --seed (0: all that pass the length filters); without, vLLM's name for --requests (vLLM's default 1000 is not taken: a run is bounded on purpose)")
 	f.IntVar(&d.Filter.MinPrompt, "min-prompt-len", 0, "with --dataset: drop entries whose prompt has fewer words (ShareGPT default 4)")
 	f.IntVar(&d.Filter.MaxPrompt, "max-prompt-len", 0, "with --dataset: drop entries whose prompt has more words (ShareGPT default 1024)")
 	f.IntVar(&d.Filter.MinOutput, "min-output-len", 0, "with --dataset: drop entries asking for fewer output tokens (ShareGPT default 4)")

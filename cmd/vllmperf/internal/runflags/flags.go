@@ -35,6 +35,9 @@ type Flags struct {
 	SamplerInterval time.Duration
 	Quiet           bool
 	TorchProfile    TorchProfileFlags
+	VLLM            VLLMFlags // vllm bench serve's names (vllmnames.go)
+	JSON            string    // --json, bound by the command
+	Results         string
 }
 
 // Register defines the flags on fs, with the CLI's defaults.
@@ -45,9 +48,11 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	cliflags.Client(f, &o.Client)
 	o.Data.Register(f)
 	o.TorchProfile.Register(f)
-	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
+	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS tpot:MS e2el:MS (space- or comma-separated)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
+	f.StringVar(&o.Results, "results", "", "also write a results folder here, as the suite writes one (summary.json, samples.jsonl, bench.txt, report.html): for vllmperf report, gate and history add")
+	o.registerVLLM(f)
 }
 
 // Input is the run the flags describe, checked.
@@ -59,12 +64,18 @@ type Input struct {
 	Goodput stats.SLO
 	// TorchProfile is --torch-profile's capture (nil when off).
 	TorchProfile *torchprof.Settings
+	// ResultFlag and ResultPath are the result JSON's flag (--json or
+	// --save-result) and file ("" for none).
+	ResultFlag, ResultPath string
 }
 
 // Parse checks every flag (fs says which were given); each error names
 // the flag and the fix. Notes (a --target cut back to its base URL) go to
 // stderr, and so does the server's log unless Quiet.
 func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
+	if err := o.applyVLLM(fs); err != nil {
+		return nil, err
+	}
 	o.Load.Dataset = o.Data.File != ""
 	cfg, err := o.Load.Parse(fs.Changed)
 	if err != nil {
@@ -100,7 +111,8 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 		return in, err
 	}
 	in.Servers = append(in.Servers, traceOpts...)
-	return in, nil
+	in.ResultFlag, in.ResultPath, err = o.resultFile(in, time.Now())
+	return in, err
 }
 
 // Options are Run's options for in against srv, with progress called
