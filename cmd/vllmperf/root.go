@@ -22,6 +22,7 @@ Without --target it starts a server itself: the embedded simulator (default),
 or a vLLM container on this machine's GPUs (--backend container).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       cliflags.Version(),
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -94,3 +94,16 @@ func TestUsageSuggests(t *testing.T) {
 		})
 	}
 }
+
+// TestVersion checks `vllmperf --version`: exit 0, the module's version,
+// the commit (or why none is known) and the Go version on stdout.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), &out, &errOut, []string{"--version"}); err != nil {
+		t.Fatalf("vllmperf --version: %v", err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "vllmperf version ") || !strings.Contains(got, "commit ") || !strings.Contains(got, ", go1.") {
+		t.Errorf("vllmperf --version printed %q, want \"vllmperf version V, commit C, goX\"", got)
+	}
+}
