@@ -175,16 +175,16 @@ func recordFirst(t *testing.T, perfGate func(string, ...string) (int, string, st
 	}
 }
 
-// TestPerfGateFirstRun is the issue's done-when: in a store with no
+// TestCIGateFirstRun is the issue's done-when: in a store with no
 // baseline `make perf-gate` records one (exit 0 and a notice); again: a
-// verdict (TestPerfGateSlowerFails has the third run, on a slowed
+// verdict (TestCIGateSlowerFails has the third run, on a slowed
 // simulator). The second run is an A/A comparison in real time of two
 // runs minutes apart: it runs in make test's timed phase, with nothing
 // else on the machine (beside the alone phase's lanes, a busier machine
 // during the second run moved ITL P99 by 8–33% and failed it: the runner
 // control times CPU work, not the late wake-ups that move a real-time
 // server's tails).
-func TestPerfGateFirstRun(t *testing.T) {
+func TestCIGateFirstRun(t *testing.T) {
 	testphase.Timed(t)
 	if testing.Short() {
 		t.Skip("runs make perf-gate twice")
@@ -205,12 +205,12 @@ func TestPerfGateFirstRun(t *testing.T) {
 	}
 }
 
-// TestPerfGateSlowerFails: after `make perf-gate` recorded the baseline,
+// TestCIGateSlowerFails: after `make perf-gate` recorded the baseline,
 // the same on a simulator slowed by 30% fails (exit 1) with REGRESSION
 // rows. A 30% slowdown stands clear of a busy machine (the runner
 // control would have to see the runner 20% slower to call it INVALID),
 // so it runs in the alone phase's containers lane.
-func TestPerfGateSlowerFails(t *testing.T) {
+func TestCIGateSlowerFails(t *testing.T) {
 	testphase.Alone(t)
 	testphase.Lane(t, testphase.LaneContainers)
 	if testing.Short() {
