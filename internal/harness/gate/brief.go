@@ -53,7 +53,7 @@ func (r *Report) WriteBrief(w io.Writer) error {
 	}
 	moreLine(ew, len(r.Warnings)-briefWarnings, "warnings")
 	ew.Printf("\n%s\n", r.restWords())
-	ew.Printf("every row, the profiles' tests and the detectable effects: --format full; what the words mean: docs/gate.md\n")
+	ew.Printf("every row, the profiles' tests and the detectable effects: --format full; what the words mean: docs/verdict.md\n")
 	ew.Printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
 	return ew.Err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 )
 
 // simBaseline is the shipped simulator baseline's path.
@@ -97,4 +98,30 @@ func TestFilterGatesASubset(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFiguresBrief computes docs/verdict.md's example of the default
+// report: the shipped baseline against itself, with the shipped
+// thresholds (make figures rewrites it).
+func TestFiguresBrief(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(simBaseline(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sim, err := Read(f, "baselines/sim.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Compare(sim, sim, thresholds.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Thresholds = "thresholds.yaml"
+	var b bytes.Buffer
+	if err := rep.WriteBrief(&b); err != nil {
+		t.Fatal(err)
+	}
+	docfigures.Sync(t, "docs/verdict.md", "gate-brief", "\n```\n$ vllmperf gate baselines/sim.txt baselines/sim.txt\n"+b.String()+"```\n")
 }
