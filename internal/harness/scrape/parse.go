@@ -595,13 +595,14 @@ func (b *builder) dedupe(fams []*family) []*family {
 	var out []*family
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		group := byName[name]
-		// The family exposed under the canonical name sorts first.
-		slices.SortStableFunc(group, func(x, y *family) int {
-			return cmpBool(x.exposed != b.fam.Metrics.Prefix+name, y.exposed != b.fam.Metrics.Prefix+name)
-		})
+		// The family exposed under the canonical name sorts first: the
+		// prefixed one, or a family outside the prefix under its own name
+		// (the simulator's vllmperf_sim_*), which is no rename.
+		current := func(f *family) bool { return f.exposed == b.fam.Metrics.Prefix+name || f.exposed == name }
+		slices.SortStableFunc(group, func(x, y *family) int { return cmpBool(!current(x), !current(y)) })
 		kept := group[0]
 		out = append(out, kept)
-		if kept.exposed != b.fam.Metrics.Prefix+name {
+		if !current(kept) {
 			b.snap.Renamed = append(b.snap.Renamed, Rename{Canonical: name, Found: kept.exposed})
 		}
 		for _, f := range group[1:] {
