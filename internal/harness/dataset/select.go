@@ -58,6 +58,27 @@ func (f Filter) Validate() error {
 	return errors.Join(errs...)
 }
 
+// String words the filter's bounds: "prompt 4 to 1024 words, output at
+// least 4 tokens, prompt + output at most 2048"; a zero bound is none.
+func (f Filter) String() string {
+	bounds := func(what, unit string, lo, hi int) string {
+		switch {
+		case lo > 0 && hi > 0:
+			return fmt.Sprintf("%s %d to %d %s", what, lo, hi, unit)
+		case lo > 0:
+			return fmt.Sprintf("%s at least %d %s", what, lo, unit)
+		case hi > 0:
+			return fmt.Sprintf("%s at most %d %s", what, hi, unit)
+		}
+		return what + " any length"
+	}
+	s := bounds("prompt", "words", f.MinPrompt, f.MaxPrompt) + ", " + bounds("output", "tokens", f.MinOutput, f.MaxOutput)
+	if f.MaxTotal > 0 {
+		s += fmt.Sprintf(", prompt + output at most %d", f.MaxTotal)
+	}
+	return s
+}
+
 // withDefaults fills f's zero fields from d.
 func (f Filter) withDefaults(d Filter) Filter {
 	for _, p := range []struct{ f, d *int }{{&f.MinPrompt, &d.MinPrompt}, {&f.MaxPrompt, &d.MaxPrompt}, {&f.MinOutput, &d.MinOutput}, {&f.MaxOutput, &d.MaxOutput}, {&f.MaxTotal, &d.MaxTotal}} {
@@ -107,7 +128,7 @@ func (f *File) Select(o Options) (*Set, error) {
 	}
 	switch {
 	case len(picked) == 0:
-		return nil, fmt.Errorf("dataset %s: none of its %d entries passes the length filters (%+v, in words): widen them", f.Name, len(f.Entries), filter)
+		return nil, fmt.Errorf("dataset %s: none of its %d entries passes the length filters (%s): widen them", f.Name, len(f.Entries), filter)
 	case o.NumPrompts > len(picked):
 		return nil, fmt.Errorf("dataset %s: %d prompts asked for, but only %d of its %d entries pass the length filters (%+v, in words): lower the number or widen the filters", f.Name, o.NumPrompts, len(picked), len(f.Entries), filter)
 	}
