@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/perfgate"
 )
@@ -16,8 +17,8 @@ import (
 func newPerfGateCommands(stdout, stderr io.Writer) []*cobra.Command {
 	gateCmd := &cobra.Command{
 		Use:   "perf-gate",
-		Short: "What perf-gate.yml runs: plan, go test -bench Perf, gate against the key's baseline or record it (docs/gate.md; exit 0 pass, 1 fail, 2 INVALID, 3 inconclusive)",
-		Args:  cobra.NoArgs,
+		Short: "What perf-gate.yml runs: plan, go test -bench Perf, gate against the key's baseline or record it (docs/gate.md; exit 0 pass, 1 fail, 2 INVALID, 3 inconclusive)", Long: cliflags.EnvHelp(cliflags.PerfGateLong, perfgate.Settings, cliflags.PerfGateMore),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := perfgate.OptionsFromEnv(stdout, stderr)
 			if err != nil {
@@ -28,8 +29,8 @@ func newPerfGateCommands(stdout, stderr io.Writer) []*cobra.Command {
 	}
 	planCmd := &cobra.Command{
 		Use:   "plan",
-		Short: "State what make perf-gate would run: server starts, points, runs, and its time from the last run on the same key, or predicted on the simulator preset of the GPU (VLLMPERF_GPU_NAME)",
-		Args:  cobra.NoArgs,
+		Short: "State what make perf-gate would run: server starts, points, runs, and its time from the last run on the same key, or predicted on the simulator preset of the GPU (VLLMPERF_GPU_NAME)", Long: cliflags.EnvHelp(cliflags.PlanLong, perfgate.Settings, cliflags.PerfGateMore),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := perfgate.OptionsFromEnv(stdout, stderr)
 			if err != nil {

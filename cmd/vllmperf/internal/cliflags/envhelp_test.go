@@ -1,0 +1,24 @@
+package cliflags
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
+)
+
+func TestEnvHelp(t *testing.T) {
+	t.Parallel()
+	got := EnvHelp("Intro.", []envvar.Setting{
+		{Name: "VLLMPERF_A", Doc: "the a", Default: "1"},
+		{Name: "VLLMPERF_B", Doc: "the b (default: its own rule)", Default: "x"},
+		{Name: "VLLMPERF_C", Doc: "the c"},
+	}, "More.\n")
+	want := "Intro.\n\nEnvironment:\n  VLLMPERF_A: the a (default 1)\n  VLLMPERF_B: the b (default: its own rule)\n  VLLMPERF_C: the c\n\nMore.\n"
+	if got != want {
+		t.Errorf("EnvHelp =\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(EnvHelp(PlanLong, nil, PerfGateMore), "docs/settings.md") {
+		t.Error("the perf gate's help does not point to docs/settings.md")
+	}
+}
