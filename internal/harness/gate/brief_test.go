@@ -125,3 +125,17 @@ func TestFiguresBrief(t *testing.T) {
 	}
 	docfigures.Sync(t, "docs/verdict.md", "gate-brief", "\n```\n$ vllmperf gate baselines/sim.txt baselines/sim.txt\n"+b.String()+"```\n")
 }
+
+// TestMissingBaselineHint: a results file that is not there names the
+// files its folder holds (docs/verdict.md's first example once named a
+// baselines/gpu.txt the repository does not ship).
+func TestMissingBaselineHint(t *testing.T) {
+	t.Parallel()
+	_, err := ReadFile(filepath.Join(filepath.Dir(simBaseline(t)), "gpu.txt"))
+	if err == nil || !strings.Contains(err.Error(), "holds sim.txt") || !strings.Contains(err.Error(), "make baseline-gpu") {
+		t.Errorf("ReadFile(baselines/gpu.txt) = %v, want the folder's files named and how a GPU baseline is made", err)
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "none.txt")); err == nil || strings.Contains(err.Error(), "holds") {
+		t.Errorf("ReadFile in an empty folder = %v, want the error without a list", err)
+	}
+}

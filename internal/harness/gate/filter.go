@@ -1,7 +1,11 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
@@ -95,4 +99,25 @@ func (o *Flags) selectBoth(base, next *Input) (*Selection, error) {
 		}
 	}
 	return sel, nil
+}
+
+// nearbyResults is the hint for a results file that is not there: the
+// .txt files its folder holds (the repository ships baselines/sim.txt
+// only; a GPU's baseline is recorded on that GPU), or "".
+func nearbyResults(path string, err error) string {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	found, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if len(found) == 0 {
+		return ""
+	}
+	for i := range found {
+		found[i] = filepath.Base(found[i])
+	}
+	if len(found) > 5 {
+		found = append(found[:5], "…")
+	}
+	return fmt.Sprintf(" (%s holds %s; a GPU's baseline is recorded on that GPU: make baseline-gpu, or vllmperf perf-gate's store: docs/verdict.md)", dir, strings.Join(found, ", "))
 }

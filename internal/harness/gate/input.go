@@ -37,7 +37,7 @@ const maxSyntaxErrors = 5
 func ReadFile(path string) (*Input, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read benchmark results: %w", err)
+		return nil, fmt.Errorf("read benchmark results: %w%s", err, nearbyResults(path, err))
 	}
 	defer f.Close()
 	return Read(f, path)
