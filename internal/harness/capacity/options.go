@@ -106,12 +106,13 @@ func (o Options) Plan() (Plan, error) {
 	if p.Profile, err = o.profile(); err != nil {
 		return usage("profile", err)
 	}
-	if _, _, err := p.search(); err != nil {
+	cfg, _, err := p.search()
+	if err != nil {
 		return Plan{}, fmt.Errorf("%w: capacity search: %w", ErrUsage, err)
 	}
 	p.Options = []harness.Option{harness.WithAPIKey(o.APIKey), harness.WithModel(o.Model)}
 	if o.Log != nil {
-		p.OnRun = o.progress
+		p.OnRun = progressLog(o.Log, cfg, time.Now)
 	}
 	return p, nil
 }
@@ -169,15 +170,6 @@ func (o Options) profile() (profile.Profile, error) {
 		return p, err
 	}
 	return p.WithSimArgs(strings.Fields(o.SimArgs)...), nil
-}
-
-// progress writes one line per run to Log.
-func (o Options) progress(_ *harness.Result, t Trial) {
-	verdict := "FAIL"
-	if t.Pass {
-		verdict = "pass"
-	}
-	fmt.Fprintf(o.Log, "vllmperf capacity: %s: %d requests, %.1f%% within the SLO: %s\n", num(t.Level), t.Requests, t.GoodputPct(), verdict)
 }
 
 // Report writes the result: the statement, then the runs behind it.
