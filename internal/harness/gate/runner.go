@@ -201,8 +201,11 @@ func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
 	}
 	for _, s := range shifts {
 		c := runnerCheck(s)
-		if s.Slower() && explained > 0 {
+		switch {
+		case s.Slower() && explained > 0:
 			c.Status = CheckInvalid
+		case s.Slower(): // passed: say why beside the slowdown
+			c.Reason += "; it passes: no regression for it to explain, so the comparison stands"
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
@@ -241,10 +244,12 @@ func runnerComparable(rep *Report, base, next *Input) bool {
 func interleavedRunner(rep *Report, shifts []RunnerShift) {
 	var moved []string
 	for _, s := range shifts {
+		c := runnerCheck(s)
 		if s.Moved() {
 			moved = append(moved, s.Describe())
+			c.Reason += "; it passes: the interleaved sides share the runner's drift, so it excuses no regression"
 		}
-		rep.Checks = append(rep.Checks, runnerCheck(s))
+		rep.Checks = append(rep.Checks, c)
 	}
 	if len(moved) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner control differed between the interleaved sides (%s): the runner's drift falls on both sides of interleaved blocks, so this is the sides' own load on the client's cores (a server on the same host) or load that fell on one side's blocks; it explains no regression and the comparison stands", strings.Join(moved, "; ")))

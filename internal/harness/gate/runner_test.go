@@ -146,6 +146,9 @@ func TestRunnerControl(t *testing.T) {
 				if c.Unit == units.RunnerCPU && c.Status != tc.wantChecks {
 					t.Errorf("runner check %s: %s (%s), want %s", c.Unit, c.Status, c.Reason, tc.wantChecks)
 				}
+				if c.Status == CheckPass && strings.Contains(c.Reason, "slower") && !strings.Contains(c.Reason, "it passes") {
+					t.Errorf("runner check %s passes beside a slowdown without saying why: %s", c.Unit, c.Reason)
+				}
 			}
 			if want := map[bool]int{true: 0, false: 2}[tc.base.noControl || tc.next.noControl || tc.base.runs == 2]; n != want {
 				t.Errorf("%d runner checks, want %d", n, want)
