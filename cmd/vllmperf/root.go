@@ -29,8 +29,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	root.AddCommand(newBisectCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)
-	root.AddCommand(newCapacityCommand(stdout, stderr))
-	root.AddCommand(newMergeCommand(stdout))
+	root.AddCommand(newCapacityCommand(stdout, stderr), newMergeCommand(stdout))
 	root.AddCommand(gatecli.StartSpread(stdout))
 	cliflags.EnforceUsage(root)
 	return root
@@ -39,8 +38,8 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 func newProfilesCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "profiles",
-		Short: "List the built-in server profiles and the vLLM flags each one sets",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return profile.WriteList(stdout) },
+		Short: "List the built-in server profiles and the vLLM flags each one sets", Long: cliflags.ProfilesLong,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return profile.WriteList(stdout) },
 	}
 }
