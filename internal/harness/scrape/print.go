@@ -86,13 +86,25 @@ func breakdowns(m *Metric) map[string]map[string]float64 {
 	return out
 }
 
+// enginesWords says how many engines the series come from and their
+// engine labels: "1 (engine label 0)", not a bare "0" that reads as none.
+func enginesWords(engines []string) string {
+	switch len(engines) {
+	case 0:
+		return "none labelled (no engine label on the series)"
+	case 1:
+		return "1 (engine label " + engines[0] + ")"
+	}
+	return fmt.Sprintf("%d (engine labels %s)", len(engines), strings.Join(engines, ", "))
+}
+
 // WriteTable prints the snapshot for a person (vllmperf scrape): header, then gauges,
 // counters, histograms and info metrics, then what was renamed or ignored.
 func WriteTable(w io.Writer, snap *Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "source\t%s\n", snap.Source)
 	fmt.Fprintf(tw, "scraped at\t%s\n", snap.ScrapedAt.UTC().Format(time.RFC3339))
-	fmt.Fprintf(tw, "engines\t%s\n", listOrNone(snap.Engines))
+	fmt.Fprintf(tw, "engines\t%s\n", enginesWords(snap.Engines))
 	fmt.Fprintf(tw, "model names\t%s\n", listOrNone(snap.Models))
 	if err := tw.Flush(); err != nil {
 		return err
