@@ -47,7 +47,7 @@ func (r *CheckReport) Headline() string {
 func (r *CheckReport) keyRuns() string {
 	var parts []string
 	for _, k := range r.Keys {
-		parts = append(parts, fmt.Sprintf("%d runs of %s", k.Runs, k.Key))
+		parts = append(parts, plural(k.Runs, "run", "runs")+" of "+k.Key)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -82,8 +82,8 @@ func (r *CheckReport) WriteText(w io.Writer) error {
 	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("history check: %s\n", r.Method())
 	for _, k := range r.Keys {
-		ew.Printf("  %s: %d runs, %s … %s; %d series tested (%d of them profiles'), %d constant, %d too short, %d without a direction\n",
-			k.Key, k.Runs, k.First.ID, k.Last.ID, k.Tested, k.Profiles, k.Constant, k.Short, k.NotGated)
+		ew.Printf("  %s: %s, %s … %s; %d series tested (%d of them profiles'), %d constant, %d too short, %d without a direction\n",
+			k.Key, plural(k.Runs, "run", "runs"), k.First.ID, k.Last.ID, k.Tested, k.Profiles, k.Constant, k.Short, k.NotGated)
 		for _, e := range k.Events {
 			ew.Printf("    event at run %d (%s): %s\n", e.Run+1, e.RunID, e.Text)
 		}

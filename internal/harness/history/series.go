@@ -252,7 +252,7 @@ func describeKeys(runs []*Run) string {
 	}
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d runs of %s", count[k], k))
+		parts = append(parts, plural(count[k], "run", "runs")+" of "+k)
 	}
 	return strings.Join(parts, "; ")
 }

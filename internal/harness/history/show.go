@@ -38,7 +38,7 @@ func showTable(w io.Writer, khs []*KeyHistory) error {
 		if i > 0 {
 			ew.Printf("\n")
 		}
-		ew.Printf("%s: %d runs, %d series\n", kh.Key, len(kh.Runs), len(kh.Series))
+		ew.Printf("%s: %s, %s\n", kh.Key, plural(len(kh.Runs), "run", "runs"), plural(len(kh.Series), "series", "series"))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "run\tid\tdate (UTC)\tcommit\timage\tvLLM\tbenchmarks\tchecks\tevents")
 		events := map[int][]string{}
