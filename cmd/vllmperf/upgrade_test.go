@@ -49,7 +49,7 @@ func TestUpgradeGateUsage(t *testing.T) {
 		// The cap under the start.
 		{"pairs", []string{"--old", "in-process", "--new", "in-process", "--min-pairs", "10", "--max-pairs", "8"}, "max pairs 8 is below min pairs 10"},
 		// An unknown format.
-		{"format", []string{"--old", "in-process", "--new", "in-process", "--format", "html"}, `--format "html": want one of text, summary, markdown, json`},
+		{"format", []string{"--old", "in-process", "--new", "in-process", "--format", "html"}, `--format "html": want one of text, full, summary, markdown, json`},
 		// A thresholds file that is not there.
 		{"thresholds", []string{"--old", "in-process", "--new", "in-process", "--thresholds", "nope.yaml"}, "nope.yaml: no such file"},
 	} {
