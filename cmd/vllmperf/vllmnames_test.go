@@ -27,7 +27,8 @@ func TestRunVLLMNames(t *testing.T) {
 	saved := t.TempDir()
 	args := []string{"run", "--quiet", "--base-url", base, "--model", "Qwen/Qwen3-0.6B", "--max-concurrency", "4", "--num-prompts", "20",
 		"--random-input-len", "64", "--random-output-len", "8", "--results", dir,
-		"--save-result", "--result-dir", saved, "--goodput", "ttft:5000", "tpot:1000"}
+		"--save-result", "--result-dir", saved, "--goodput", "ttft:5000", "tpot:1000",
+		"--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "25,75"}
 	var out, errOut bytes.Buffer
 	if err := run(t.Context(), &out, &errOut, args); err != nil {
 		t.Fatalf("vllmperf %v: %v\nstderr: %s", args, err, errOut.String())
@@ -56,6 +57,8 @@ func TestRunVLLMNames(t *testing.T) {
 		MaxConcurrency int      `json:"max_concurrency"`
 		Completed      int      `json:"completed"`
 		Goodput        *float64 `json:"request_goodput"`
+		P25TTFT        *float64 `json:"p25_ttft_ms"`
+		P75E2EL        *float64 `json:"p75_e2el_ms"`
 	}
 	data, err := os.ReadFile(files[0])
 	if err == nil {
@@ -63,6 +66,9 @@ func TestRunVLLMNames(t *testing.T) {
 	}
 	if err != nil || got.NumPrompts != 20 || got.MaxConcurrency != 4 || got.Completed != 20 || got.Goodput == nil || *got.Goodput <= 0 {
 		t.Errorf("--save-result's JSON: %+v (%v), want 20 prompts and completed, max_concurrency 4, a request_goodput", got, err)
+	}
+	if got.P25TTFT == nil || got.P75E2EL == nil || *got.P25TTFT <= 0 || *got.P75E2EL < *got.P25TTFT {
+		t.Errorf("--metric-percentiles 25,75: p25_ttft_ms %v, p75_e2el_ms %v; want both, positive", got.P25TTFT, got.P75E2EL)
 	}
 }
 
@@ -88,6 +94,8 @@ func TestRunVLLMNamesBadInput(t *testing.T) {
 		{"random length with a data set", []string{"--base-url", url, "--dataset", "sharegpt.json", "--random-input-len", "30", "--concurrency", "1"}, "--random-input-len makes synthetic prompts"},
 		{"save without a model", []string{"--base-url", url, "--save-result", "--num-prompts", "3", "--max-concurrency", "1"}, "--save-result names its file after the model"},
 		{"no bound", []string{"--base-url", url, "--max-concurrency", "2"}, "--requests N (vLLM's --num-prompts)"},
+		{"a percentile out of range", []string{"--base-url", url, "--metric-percentiles", "50,100"}, `--metric-percentiles "50,100": "100" is no percentile`},
+		{"a metric vLLM does not know", []string{"--base-url", url, "--percentile-metrics", "ttft,foo"}, `"foo" is none of vLLM's metrics`},
 		{"goodput's keys", []string{"--base-url", url, "--num-prompts", "3", "--max-concurrency", "1", "--goodput", "ttft:200", "itl:5"}, "--goodput"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,6 +45,7 @@ type options struct {
 	maxEventSize   int
 	scrapeTimeout  time.Duration
 	torchProfile   *torchprof.Settings
+	percentiles    []float64 // WithPercentiles
 }
 
 // WithModel requests model instead of the server's served name.
@@ -193,7 +194,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if scraper != nil {
 		res.drain(ctx, scraper, o.drainTimeout)
 	}
-	if err := res.summarize(mix, cfg.Turns, p.Classes, o.goodput); err != nil {
+	if err := res.summarize(mix, cfg.Turns, p.Classes, stats.Options{SLO: o.goodput, Percentiles: o.percentiles}); err != nil {
 		return nil, err
 	}
 	res.settleLengths(mix)
@@ -369,7 +370,7 @@ func (r *Result) counted(after *scrape.Snapshot) bool {
 // summarize computes the statistics, per class too when there are several.
 // A class sent with ignore_eos promises exactly its max_tokens: short
 // outputs are counted and warned about (stats.Options.ExpectedOutputTokens).
-func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Class, slo stats.SLO) error {
+func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Class, base stats.Options) error {
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
@@ -388,7 +389,7 @@ func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Clas
 			expected[name] = whole
 		}
 	}
-	sum, err := stats.SummarizeWith(lr.Samples, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: whole})
+	sum, err := stats.SummarizeWith(lr.Samples, lr.Start, lr.End, withExpected(base, whole))
 	if err != nil {
 		return fmt.Errorf("harness: %w", err)
 	}
@@ -404,7 +405,7 @@ func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Clas
 				own = append(own, s)
 			}
 		}
-		cs, err := stats.SummarizeWith(own, lr.Start, lr.End, stats.Options{SLO: slo, ExpectedOutputTokens: expected[name]})
+		cs, err := stats.SummarizeWith(own, lr.Start, lr.End, withExpected(base, expected[name]))
 		if err != nil {
 			return fmt.Errorf("harness: class %s: %w", name, err)
 		}

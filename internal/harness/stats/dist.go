@@ -34,7 +34,8 @@ type Dist struct {
 	// from (N for per-request metrics, fewer than N for pooled ITLs).
 	N, Sources                  int
 	Mean, Std, Median, Min, Max float64
-	// Pcts holds DefaultPercentiles, in that order.
+	// Pcts holds DefaultPercentiles, and those Options.Percentiles adds,
+	// in ascending order.
 	Pcts []Pct
 }
 
@@ -51,6 +52,18 @@ func (d Dist) Pct(p float64) (float64, bool) {
 // NewDist summarizes values (any order; not modified) drawn from sources
 // requests.
 func NewDist(values []float64, sources int) Dist {
+	return distAt(values, sources, DefaultPercentiles)
+}
+
+// withDefaults is DefaultPercentiles and extra, ascending, each once.
+func withDefaults(extra []float64) []float64 {
+	out := slices.Concat(DefaultPercentiles, extra)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// distAt is NewDist with the percentiles pcts.
+func distAt(values []float64, sources int, pcts []float64) Dist {
 	d := Dist{N: len(values), Sources: sources}
 	if len(values) == 0 {
 		return d
@@ -61,7 +74,7 @@ func NewDist(values []float64, sources int) Dist {
 	d.Mean = Mean(values)
 	d.Std = Std(values)
 	d.Median = Median(x)
-	for _, p := range DefaultPercentiles {
+	for _, p := range pcts {
 		d.Pcts = append(d.Pcts, Pct{P: p, Value: Percentile(x, p)})
 	}
 	return d

@@ -163,6 +163,9 @@ type Options struct {
 	// checked). Completed requests that returned fewer are counted and
 	// warned about: the figures then describe shorter outputs than asked.
 	ExpectedOutputTokens int
+	// Percentiles are percentiles every distribution carries besides
+	// DefaultPercentiles (vLLM's --metric-percentiles), each in (0, 100).
+	Percentiles []float64
 }
 
 // Summarize computes the Summary of a run's samples with goodput against
@@ -186,7 +189,7 @@ func SummarizeWith(samples []sample.Sample, start, end time.Time, opts Options) 
 	for i := range samples {
 		s.add(&samples[i], &acc)
 	}
-	s.finish(&acc)
+	s.finish(&acc, withDefaults(opts.Percentiles))
 	s.warn(&acc)
 	return s, nil
 }
@@ -202,6 +205,11 @@ func (opts Options) check(start, end time.Time) error {
 	}
 	if opts.ExpectedOutputTokens < 0 {
 		errs = append(errs, fmt.Errorf("ExpectedOutputTokens = %d: pass the max_tokens sent with ignore_eos, or 0 not to check", opts.ExpectedOutputTokens))
+	}
+	for _, p := range opts.Percentiles {
+		if !(p > 0 && p < 100) {
+			errs = append(errs, fmt.Errorf("percentile %v: want one between 0 and 100, such as 25 or 99.9", p))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -272,13 +280,13 @@ func (acc *accumulator) addLatencies(x *sample.Sample) {
 }
 
 // finish computes the distributions and the throughputs.
-func (s *Summary) finish(acc *accumulator) {
-	s.TTFT = NewDist(durationsMS(acc.ttft), len(acc.ttft))
-	s.TPOT = NewDist(durationsMS(acc.tpot), len(acc.tpot))
-	s.ITL = NewDist(durationsMS(acc.itl), acc.itlSources)
-	s.TokenITL = NewDist(durationsMS(acc.tokITL), acc.itlSources)
-	s.E2EL = NewDist(durationsMS(acc.e2el), len(acc.e2el))
-	s.QueueTime = NewDist(durationsMS(acc.queue), len(acc.queue))
+func (s *Summary) finish(acc *accumulator, pcts []float64) {
+	s.TTFT = distAt(durationsMS(acc.ttft), len(acc.ttft), pcts)
+	s.TPOT = distAt(durationsMS(acc.tpot), len(acc.tpot), pcts)
+	s.ITL = distAt(durationsMS(acc.itl), acc.itlSources, pcts)
+	s.TokenITL = distAt(durationsMS(acc.tokITL), acc.itlSources, pcts)
+	s.E2EL = distAt(durationsMS(acc.e2el), len(acc.e2el), pcts)
+	s.QueueTime = distAt(durationsMS(acc.queue), len(acc.queue), pcts)
 	s.MaxConcurrentRequests = maxConcurrent(acc.measured)
 	if sec := s.Duration.Seconds(); sec > 0 {
 		s.RequestThroughput = float64(s.Completed) / sec

@@ -128,7 +128,7 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	opts := []harness.Option{
 		harness.WithModel(model), harness.WithAPIKey(in.Client.APIKey), harness.WithEndpoint(in.Client.Endpoint), harness.WithSeed(o.Load.Seed),
 		harness.WithGoodput(in.Goodput), harness.WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
-		harness.WithMaxEventSize(in.Client.MaxEventSize), harness.WithProgress(progress),
+		harness.WithMaxEventSize(in.Client.MaxEventSize), harness.WithProgress(progress), harness.WithPercentiles(o.VLLM.Percentiles),
 	}
 	if in.TorchProfile != nil {
 		opts = append(opts, harness.WithTorchProfile(*in.TorchProfile))

@@ -30,7 +30,14 @@ type VLLMFlags struct {
 	SaveResult     bool
 	ResultDir      string
 	ResultFilename string
+	// PercentileMetrics and MetricPercentiles are vLLM's percentile
+	// flags as given; Percentiles the latter parsed.
+	PercentileMetrics, MetricPercentiles string
+	Percentiles                          []float64
 }
+
+// percentileMetrics are the names vLLM's --percentile-metrics takes.
+var percentileMetrics = []string{"ttft", "tpot", "itl", "e2el", "client_queue_time", "e2el_including_client_queue"}
 
 // vllmSpellings pairs each vLLM name bound to a vllmperf flag's variable
 // with that flag: the two may not both be given.
@@ -101,6 +108,8 @@ func (o *Flags) registerVLLM(f *pflag.FlagSet) {
 	f.StringVar(&v.DatasetName, "dataset-name", "", "vLLM's data set name: "+strings.Join(datasetNames(), ", ")+" (default random, as vLLM's)")
 	f.BoolVar(&v.SaveResult, "save-result", false, "as vLLM: write the --save-result JSON (--json's) to --result-dir/--result-filename")
 	f.StringVar(&v.ResultDir, "result-dir", "", "with --save-result: the folder (default the current one)")
+	f.StringVar(&v.PercentileMetrics, "percentile-metrics", "", "vLLM's choice of metrics with percentiles ("+strings.Join(percentileMetrics, ", ")+"): checked, but vllmperf writes every metric's percentiles, a superset of vLLM's keys")
+	f.StringVar(&v.MetricPercentiles, "metric-percentiles", "", "vLLM's percentiles, comma-separated (e.g. 25,50,75): written besides vllmperf's own p50, p90, p95, p99 and p99.9 (vLLM's default 99 among them)")
 	f.StringVar(&v.ResultFilename, "result-filename", "", "with --save-result: the file name (default vLLM's: {backend}-{rate}qps[-concurrency{N}]-{model}-{YYYYmmdd-HHMMSS}.json)")
 }
 
@@ -124,6 +133,9 @@ func (o *Flags) applyVLLM(fs *pflag.FlagSet) error {
 		return fmt.Errorf("--save-result and --json both write the result JSON: give one of them")
 	}
 	if err := o.applyDatasetName(fs); err != nil {
+		return err
+	}
+	if err := v.parsePercentiles(); err != nil {
 		return err
 	}
 	if o.Data.File == "" && fs.Changed("num-prompts") {
@@ -201,4 +213,34 @@ func (o *Flags) resultFile(in *Input, now time.Time) (flag, path string, err err
 	}
 	name := fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, rate, capStr, model[strings.LastIndex(model, "/")+1:], now.Format("20060102-150405"))
 	return "--save-result", filepath.Join(v.ResultDir, name), nil
+}
+
+// parsePercentiles checks --percentile-metrics' names and parses
+// --metric-percentiles.
+func (v *VLLMFlags) parsePercentiles() error {
+	for _, name := range splitList(v.PercentileMetrics) {
+		if !slices.Contains(percentileMetrics, name) {
+			return fmt.Errorf("--percentile-metrics %q: %q is none of vLLM's metrics: %s", v.PercentileMetrics, name, strings.Join(percentileMetrics, ", "))
+		}
+	}
+	v.Percentiles = nil
+	for _, word := range splitList(v.MetricPercentiles) {
+		p, err := strconv.ParseFloat(word, 64)
+		if err != nil || !(p > 0 && p < 100) {
+			return fmt.Errorf("--metric-percentiles %q: %q is no percentile: want numbers between 0 and 100, comma-separated (25,50,99.9)", v.MetricPercentiles, word)
+		}
+		v.Percentiles = append(v.Percentiles, p)
+	}
+	return nil
+}
+
+// splitList splits a comma-separated flag value, without empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
