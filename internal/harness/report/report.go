@@ -110,6 +110,9 @@ func (p SweepPoint) Value(unit string) float64 {
 type ChecksSummary struct {
 	Total    int
 	ByStatus map[verdict.Status]int
+	// NotApplicable counts the checks that do not apply here
+	// (verdict.Check.Applies): outside Total and ByStatus.
+	NotApplicable int
 	// Failed are the checks that did not pass, with their run.
 	Failed []FailedCheck
 }
@@ -225,6 +228,10 @@ func summariseChecks(runs []results.Run) ChecksSummary {
 	c := ChecksSummary{ByStatus: map[verdict.Status]int{}}
 	for _, r := range runs {
 		for _, res := range r.Checks {
+			if !res.Applies() {
+				c.NotApplicable++
+				continue
+			}
 			c.Total++
 			c.ByStatus[res.Status]++
 			if res.Status != verdict.Pass {

@@ -168,17 +168,22 @@ var failedCheckColumns = []column[FailedCheck]{
 	plainCol("detail", func(f FailedCheck) string { return f.Detail }),
 }
 
-// checks summarises a run's checks: "12/12 ok", or the ones that did not
-// pass by name and status.
+// checks summarises a run's checks that apply (verdict.Check.Applies):
+// "12/12 ok", or the ones that did not pass by name and status.
 func checks(rs []verdict.Check) string {
 	var bad []string
+	n := 0
 	for _, c := range rs {
-		if c.Status != verdict.Pass {
+		switch {
+		case !c.Applies():
+			continue
+		case c.Status != verdict.Pass:
 			bad = append(bad, c.Name+" "+string(c.Status))
 		}
+		n++
 	}
 	if len(bad) == 0 {
-		return fmt.Sprintf("%d/%d ok", len(rs), len(rs))
+		return fmt.Sprintf("%d/%d ok", n, n)
 	}
 	return strings.Join(bad, ", ")
 }

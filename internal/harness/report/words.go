@@ -28,16 +28,21 @@ func (r *Report) Glance() []string {
 	return out
 }
 
-// String counts the checks by status: "612 checks: 600 PASS, 12 FAIL".
+// String counts the checks by status: "612 checks: 600 PASS, 12 FAIL",
+// then those that do not apply.
 func (c ChecksSummary) String() string {
-	if c.Total == 0 {
-		return "no checks"
+	out := "no checks"
+	if c.Total > 0 {
+		var parts []string
+		for _, s := range c.Statuses() {
+			parts = append(parts, fmt.Sprintf("%d %s", c.ByStatus[s], s))
+		}
+		out = fmt.Sprintf("%d checks: %s", c.Total, strings.Join(parts, ", "))
 	}
-	var parts []string
-	for _, s := range c.Statuses() {
-		parts = append(parts, fmt.Sprintf("%d %s", c.ByStatus[s], s))
+	if c.NotApplicable > 0 {
+		out += fmt.Sprintf("; %d more do not apply here and are not counted (GPU checks of a server on no GPU this machine watches: the simulator, VLLMPERF_GPUS=none, a remote deployment)", c.NotApplicable)
 	}
-	return fmt.Sprintf("%d checks: %s", c.Total, strings.Join(parts, ", "))
+	return out
 }
 
 // AdviceNote says when the rule fired on runs of the very profile it

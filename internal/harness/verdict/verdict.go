@@ -54,6 +54,11 @@ type Check struct {
 	Advisory bool `json:"advisory,omitempty"`
 }
 
+// Applies reports whether the check applies here: an Advisory
+// NOT_AVAILABLE does not (what it would watch does not exist: the GPU of
+// a simulator), and reports keep it out of their counts, saying so.
+func (r Check) Applies() bool { return !(r.Status == NotAvailable && r.Advisory) }
+
 // Failed reports whether the result must fail a run: anything but PASS,
 // except NOT_AVAILABLE when strict is false or the result is Advisory (it
 // is then reported, not failed, and still never counted as a pass).

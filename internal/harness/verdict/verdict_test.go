@@ -44,3 +44,20 @@ func TestOutcomeExitCode(t *testing.T) {
 		}
 	}
 }
+
+func TestApplies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		c    Check
+		want bool
+	}{
+		{Check{Status: Pass}, true},
+		{Check{Status: NotAvailable}, true},
+		{Check{Status: NotAvailable, Advisory: true}, false},
+		{Check{Status: Invalid}, true},
+	} {
+		if got := tc.c.Applies(); got != tc.want {
+			t.Errorf("%+v.Applies() = %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}
