@@ -27,12 +27,14 @@ func (o *Flags) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
+	// An output that cannot be written is an I/O error (exit 2), never
+	// the regression status.
 	if err := o.Output.Publish(rep, stdout, stderr, "vllmperf gate", ""); err != nil {
-		return err
+		return exitstatus.Usage(err)
 	}
 	if o.JSON != "" {
 		if err := rep.WriteFile(o.JSON, "json"); err != nil {
-			return err
+			return exitstatus.Usage(err)
 		}
 	}
 	return ExitError(rep, rep.InconclusiveReason())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // EnvStore names the baseline store's folder. Default: the user's cache
@@ -118,7 +119,7 @@ func (s Store) Record(k Key, bench string, m Meta, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, MetaFile), append(meta, '\n'), 0o644)
+	return outfile.ReplaceBytes(filepath.Join(dir, MetaFile), 0o644, append(meta, '\n'))
 }
 
 // SaveLast keeps bench as the key's newest run.
@@ -130,5 +131,5 @@ func (s Store) SaveLast(k Key, bench string) error {
 	if err := os.MkdirAll(filepath.Join(s.Dir, k.Slug()), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(s.Path(k, LastFile), data, 0o644)
+	return outfile.ReplaceBytes(s.Path(k, LastFile), 0o644, data)
 }
