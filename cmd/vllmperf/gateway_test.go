@@ -207,6 +207,14 @@ func TestGatewayTLSWithHeader(t *testing.T) {
 		r, _ := run(t, "--header", "x-api-key: env:GW_KEY")
 		r.wantCode(t, 1, "certificate signed by unknown authority", "--ca-cert FILE")
 	})
+	t.Run("wrong CA", func(t *testing.T) {
+		r, _ := run(t, "--header", "x-api-key: env:GW_KEY", "--ca-cert", newPKI(t).caFile)
+		r.wantCode(t, 1, "certificate signed by unknown authority", "the CA given with --ca-cert (or VLLMPERF_CA_CERT) did not sign")
+	})
+	t.Run("wrong header named with the key", func(t *testing.T) {
+		r, _ := run(t, "--ca-cert", pki.caFile, "--header", "x-api-key: not-the-key")
+		r.wantCode(t, 1, "a gateway in front of it refused a header the run sends (X-Api-Key")
+	})
 }
 
 // TestGatewayMTLS: a gateway that requires a client certificate is

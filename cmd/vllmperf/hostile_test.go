@@ -58,3 +58,16 @@ func TestRow50_GateNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestRow50_BadProfileValue: a profile value the simulator refuses is bad
+// input (exit 2), not a failed run.
+func TestRow50_BadProfileValue(t *testing.T) {
+	testphase.Fault(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte("name: bad\nmodel: Qwen/Qwen3-0.6B\nflags:\n  max-model-len: banana\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, context.Background(), "run", "--profile", path, "--concurrency", "1", "--requests", "1").
+		wantCode(t, 2, "argument --max-model-len: invalid int value: 'banana'")
+}
