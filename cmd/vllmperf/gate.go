@@ -36,7 +36,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
   vllmperf gate --baseline baselines/sim.txt --new results/X/bench.txt --json results/X/gate.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.Run(stdout, stderr)
+			return untilCanceled(cmd.Context(), func() error { return o.Run(stdout, stderr) })
 		},
 	}
 	cliflags.Gate(cmd.Flags(), o)

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
+)
+
+// TestUntilCanceled: work that ends returns its error; work that would
+// not end returns an interruption as soon as the context ends, with the
+// signal's status.
+func TestUntilCanceled(t *testing.T) {
+	want := errors.New("done")
+	if err := untilCanceled(context.Background(), func() error { return want }); !errors.Is(err, want) {
+		t.Errorf("finished work: %v, want %v", err, want)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(exitstatus.SignalError{Sig: syscall.SIGTERM})
+	block := make(chan struct{})
+	defer close(block)
+	err := untilCanceled(ctx, func() error { <-block; return nil })
+	var ie exitstatus.InterruptedError
+	if !errors.As(err, &ie) || ie.Status() != 143 {
+		t.Errorf("canceled work: %v, want an interruption with status 143", err)
+	}
+}
