@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/filelock"
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 )
@@ -24,6 +25,7 @@ const (
 	BaselineFile = "baseline.txt" // the baseline, benchfmt
 	MetaFile     = "baseline.json"
 	LastFile     = "last.txt" // the newest run on the key (the plan's estimate)
+	LockFile     = ".lock"    // serializes the processes that write the key (package filelock)
 )
 
 // Store holds one baseline per key.
@@ -90,6 +92,13 @@ func (s Store) Record(k Key, bench string, m Meta, replace bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The baseline and its metadata are one record: two runs refreshing
+	// the key at once write one after the other, never a mix.
+	unlock, err := filelock.Lock(filepath.Join(dir, LockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	data, err := os.ReadFile(bench)
 	if err != nil {
 		return err
@@ -131,5 +140,10 @@ func (s Store) SaveLast(k Key, bench string) error {
 	if err := os.MkdirAll(filepath.Join(s.Dir, k.Slug()), 0o755); err != nil {
 		return err
 	}
+	unlock, err := filelock.Lock(s.Path(k, LockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return outfile.ReplaceBytes(s.Path(k, LastFile), 0o644, data)
 }
