@@ -106,24 +106,26 @@ type redactingBody struct {
 	out   []byte // redacted, not yet returned
 	hold  []byte // a possible start of a secret
 	err   error  // the inner body's error, returned once out is drained
-	chunk []byte
+	chunk []byte // the inner body's read buffer
+	buf   []byte // hold and the chunk read, before redaction
 }
 
 func newRedactingBody(body io.ReadCloser, pats [][]byte) *redactingBody {
-	return &redactingBody{inner: body, pats: pats, chunk: make([]byte, 32<<10)}
+	return &redactingBody{inner: body, pats: pats, chunk: make([]byte, 16<<10)}
 }
 
 // Read implements io.Reader.
 func (r *redactingBody) Read(p []byte) (int, error) {
 	for len(r.out) == 0 && r.err == nil {
 		n, err := r.inner.Read(r.chunk)
-		data := redactBytes(append(r.hold, r.chunk[:n]...), r.pats)
+		r.buf = append(append(r.buf[:0], r.hold...), r.chunk[:n]...)
+		data := redactBytes(r.buf, r.pats)
 		keep := 0
 		if err == nil {
 			keep = partialSuffix(data, r.pats)
 		}
 		r.out = append(r.out[:0], data[:len(data)-keep]...)
-		r.hold = append([]byte(nil), data[len(data)-keep:]...)
+		r.hold = append(r.hold[:0], data[len(data)-keep:]...)
 		r.err = err
 	}
 	n := copy(p, r.out)
