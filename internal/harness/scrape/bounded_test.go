@@ -39,3 +39,22 @@ func TestBoundedClient(t *testing.T) {
 		}
 	}
 }
+
+// TestScrapeErrorHidesTheKey: a /metrics refusal that echoes the
+// Authorization header shows no part of the key in the error, even where
+// the key straddles the end of the body's start that is kept.
+func TestScrapeErrorHidesTheKey(t *testing.T) {
+	const key = "sk-scrape-s3cret"
+	prefix := " you sent Bearer "
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		// The key starts 4 bytes before maxErrorBody.
+		_, _ = io.WriteString(w, strings.Repeat(".", maxErrorBody-4-len(prefix))+prefix+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer srv.Close()
+	sc := NewScraper(srv.URL+"/metrics", WithAPIKey(key), WithHTTPClient(srv.Client()))
+	_, err := sc.Scrape(t.Context())
+	if err == nil || strings.Contains(err.Error(), key[:4]) || !strings.Contains(err.Error(), "you sent Bearer [RED") {
+		t.Errorf("error %v: want a refusal with the key redacted", err)
+	}
+}
