@@ -18,7 +18,7 @@ func newHistoryCommand(stdout, stderr io.Writer) *cobra.Command {
 	for _, sub := range c.Commands() {
 		run := sub.RunE
 		sub.RunE = func(cmd *cobra.Command, args []string) error {
-			return historyErr(untilCanceled(cmd.Context(), func() error { return run(cmd, args) }))
+			return historyErr(exitstatus.UntilCanceled(cmd.Context(), func() error { return run(cmd, args) }))
 		}
 	}
 	return c

@@ -1,12 +1,10 @@
-package main
+package exitstatus
 
 import (
 	"context"
 	"errors"
 	"syscall"
 	"testing"
-
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
 )
 
 // TestUntilCanceled: work that ends returns its error; work that would
@@ -14,15 +12,15 @@ import (
 // signal's status.
 func TestUntilCanceled(t *testing.T) {
 	want := errors.New("done")
-	if err := untilCanceled(context.Background(), func() error { return want }); !errors.Is(err, want) {
+	if err := UntilCanceled(context.Background(), func() error { return want }); !errors.Is(err, want) {
 		t.Errorf("finished work: %v, want %v", err, want)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(exitstatus.SignalError{Sig: syscall.SIGTERM})
+	cancel(SignalError{Sig: syscall.SIGTERM})
 	block := make(chan struct{})
 	defer close(block)
-	err := untilCanceled(ctx, func() error { <-block; return nil })
-	var ie exitstatus.InterruptedError
+	err := UntilCanceled(ctx, func() error { <-block; return nil })
+	var ie InterruptedError
 	if !errors.As(err, &ie) || ie.Status() != 143 {
 		t.Errorf("canceled work: %v, want an interruption with status 143", err)
 	}
