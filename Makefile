@@ -231,7 +231,7 @@ remove-leftovers:
 run:
 	$(GO) run ./cmd/vllmperf run $(BENCH_ARGS)
 
-test: fmt-check vet unit leak-check lint-workflows
+test: fmt-check vet unit fuzz leak-check lint-workflows
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -280,6 +280,26 @@ unit:
 	@lanes=$$($(TESTPHASE) -lanes alone $(PKGS)) || exit 1; pids=(); names=(); \
 	for lane in $$lanes; do ( $(call run_phase,alone,,-timeout 25m -p 2,-lane $$lane) ) & pids+=($$!); names+=($$lane); done; \
 	code=0; for i in "$${!pids[@]}"; do wait "$${pids[$$i]}" || { code=1; echo "unit: the alone phase's $${names[$$i]} lane failed"; }; done; exit $$code
+
+# make fuzz: each parser of outside input (bench files, /metrics pages,
+# SSE streams, data sets and traces, thresholds and profile YAML, the
+# calibration tables) fuzzed briefly beyond its seed corpus (testdata/fuzz,
+# which go test runs as tests anyway). A count, not a time: a worker of a
+# package with goleak's TestMain stalls in -fuzztime's timed mode. A
+# failing input is written to the package's testdata/fuzz: commit it with
+# the fix. FUZZ_EXECS=100000 make fuzz digs deeper.
+FUZZ_TARGETS = ./internal/harness/gate:FuzzRead ./internal/harness/scrape:FuzzParse \
+	./internal/harness/openai:FuzzStream ./internal/harness/dataset:FuzzParse \
+	./internal/harness/thresholds:FuzzParse ./internal/harness/profile:FuzzParse \
+	./internal/vllmsim/calibration:FuzzParse
+FUZZ_EXECS ?= 2000
+.PHONY: fuzz
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz: $$name in $$pkg ($(FUZZ_EXECS) inputs)"; \
+	  $(GO) test -vet=off -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZ_EXECS)x -parallel 1 $$pkg | tail -n 3; \
+	  [ $${PIPESTATUS[0]} = 0 ] || exit 1; \
+	done
 
 # No container started by the tests may outlive them.
 leak-check:

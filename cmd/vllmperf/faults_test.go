@@ -282,7 +282,7 @@ func TestRow07_ZeroAndNegativeValues(t *testing.T) {
 		{[]string{"--request-timeout", "-1s"}, "--request-timeout -1s: want a positive duration, or 0 for none"},
 		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout -1s: want a positive duration, or 0 for none"},
 		{[]string{"--warmup", "-1"}, "--warmup -1: want 0 or more"},
-		{[]string{"--sample-interval", "0s"}, "--sample-interval 0s: want a positive duration"},
+		{[]string{"--sample-interval", "0s"}, "--sample-interval 0s: want a duration of at least 100ms"},
 		{[]string{"--max-error-rate", "1.5"}, `--max-error-rate "1.5": want a fraction from 0 to 1`},
 		{[]string{"--max-error-rate", "150%"}, `--max-error-rate "150%"`},
 		{[]string{"--max-error-rate", "-0.1"}, `--max-error-rate "-0.1"`},

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/harness/verdict"
@@ -37,7 +38,7 @@ also appended to $GITHUB_STEP_SUMMARY when it is set (--step-summary).`,
   vllmperf gate --baseline baselines/sim.txt --new results/X/bench.txt --json results/X/gate.json`,
 		Args: cliflags.GateArgs(o),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.Run(stdout, stderr)
+			return exitstatus.UntilCanceled(cmd.Context(), func() error { return o.Run(stdout, stderr) })
 		},
 	}
 	cliflags.Gate(cmd.Flags(), o)

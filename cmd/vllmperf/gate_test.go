@@ -230,7 +230,7 @@ func TestGateJSONFile(t *testing.T) {
 		t.Errorf("%s: result %q with %d rows, want INCONCLUSIVE with 78", file, rep.Result, len(rep.Rows))
 	}
 	code, _, errOut := runGateCLI(t, "--baseline", benchFile("base.txt"), "--new", benchFile("noise.txt"), "--json", filepath.Join(t.TempDir(), "no", "such", "gate.json"))
-	if code != 1 || !strings.Contains(errOut, "write the json report") {
-		t.Errorf("an unwritable --json file: exit %d, want 1 with a message\n%s", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "--json ") || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("an unwritable --json file: exit %d, want 2 (an I/O error, not a regression) with a message\n%s", code, errOut)
 	}
 }

@@ -207,6 +207,14 @@ func TestGatewayTLSWithHeader(t *testing.T) {
 		r, _ := run(t, "--header", "x-api-key: env:GW_KEY")
 		r.wantCode(t, 1, "certificate signed by unknown authority", "--ca-cert FILE")
 	})
+	t.Run("wrong CA", func(t *testing.T) {
+		r, _ := run(t, "--header", "x-api-key: env:GW_KEY", "--ca-cert", newPKI(t).caFile)
+		r.wantCode(t, 1, "certificate signed by unknown authority", "the CA given with --ca-cert (or VLLMPERF_CA_CERT) did not sign")
+	})
+	t.Run("wrong header named with the key", func(t *testing.T) {
+		r, _ := run(t, "--ca-cert", pki.caFile, "--header", "x-api-key: not-the-key")
+		r.wantCode(t, 1, "a gateway in front of it refused a header the run sends (X-Api-Key")
+	})
 }
 
 // TestGatewayMTLS: a gateway that requires a client certificate is
@@ -247,7 +255,7 @@ func TestGatewayFlagsRejected(t *testing.T) {
 		want string
 	}{
 		// No colon: not a header.
-		{"no colon", []string{"--header", "x-api-key"}, nil, `--header "x-api-key": want 'Name: value'`},
+		{"no colon", []string{"--header", "x-api-key"}, nil, `--header "[REDACTED]": want 'Name: value'`},
 		// A name with a space.
 		{"bad name", []string{"--header", "x api key: v"}, nil, `header name "x api key" is not an HTTP token`},
 		// Host is the URL's.
@@ -255,7 +263,7 @@ func TestGatewayFlagsRejected(t *testing.T) {
 		// The variable is empty: said, never sent empty.
 		{"empty variable", []string{"--header", "x-api-key: env:EMPTY_KEY"}, nil, "--header X-Api-Key: $EMPTY_KEY is empty or unset"},
 		// The environment's header is named by its variable.
-		{"variable", nil, map[string]string{"VLLMPERF_HEADERS": "broken"}, `VLLMPERF_HEADERS "broken": want 'Name: value'`},
+		{"variable", nil, map[string]string{"VLLMPERF_HEADERS": "broken"}, `VLLMPERF_HEADERS "[REDACTED]": want 'Name: value'`},
 		// A CA file that holds no certificate.
 		{"CA not PEM", []string{"--ca-cert", notPEM}, nil, "--ca-cert " + notPEM + ": no PEM certificate in the file"},
 		// A missing CA file.
@@ -280,7 +288,7 @@ func TestGatewayFlagsRejected(t *testing.T) {
 	// capacity takes the same flags: a bad one is refused before any run.
 	t.Run("capacity", func(t *testing.T) {
 		runCLI(t, ctx, "capacity", "--quiet", "--target", "https://127.0.0.1:1", "--header", "x-api-key").
-			wantCode(t, 2, `--header "x-api-key": want 'Name: value'`)
+			wantCode(t, 2, `--header "[REDACTED]": want 'Name: value'`)
 	})
 	t.Run("capacity without target", func(t *testing.T) {
 		runCLI(t, ctx, "capacity", "--quiet", "--header", "a: b").

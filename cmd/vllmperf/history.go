@@ -17,7 +17,9 @@ func newHistoryCommand(stdout, stderr io.Writer) *cobra.Command {
 	c := historycli.New(stdout, stderr, loadThresholds)
 	for _, sub := range c.Commands() {
 		run := sub.RunE
-		sub.RunE = func(cmd *cobra.Command, args []string) error { return historyErr(run(cmd, args)) }
+		sub.RunE = func(cmd *cobra.Command, args []string) error {
+			return historyErr(exitstatus.UntilCanceled(cmd.Context(), func() error { return run(cmd, args) }))
+		}
 	}
 	return c
 }

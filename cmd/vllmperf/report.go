@@ -44,7 +44,9 @@ See docs/report.md and docs/history.md.`,
 					return exitstatus.Usage(err)
 				}
 			}
-			return historyErr(report.Print(stdout, args[0], store, set))
+			// Every error of a report is bad input or I/O (a folder that is
+			// no results folder, a file that cannot be written): exit 2.
+			return exitstatus.Usage(report.Print(stdout, args[0], store, set))
 		},
 	}
 	cmd.Flags().StringVar(&store, "history", "", "a history store (vllmperf history add): add the history of this setup to report.html and write history.html")

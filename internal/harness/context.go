@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,6 +46,20 @@ func fitsContext(ctx context.Context, client *openai.Client, model string, p sce
 			name = strings.TrimSuffix(p.Scenario.Name+"/"+p.Key, "/")
 		}
 		return &ContextError{Point: name, Model: model, Longest: l, MaxModelLen: n}
+	}
+	return nil
+}
+
+// tooLongByWords is the ContextError of a mix whose longest request does
+// not fit the server's context by its words alone (one token a word, a
+// lower bound: a word is at least one token), nil otherwise or when the
+// context length is not known: checked before the prompts are measured
+// on /tokenize, so that an absurd --prompt-tokens is refused at once
+// instead of being tokenized first.
+func tooLongByWords(ctx context.Context, client *openai.Client, model string, p scenario.Point, mix *workload.Mix) *ContextError {
+	var ce *ContextError
+	if errors.As(fitsContext(ctx, client, model, p, mix.Longest()), &ce) {
+		return ce
 	}
 	return nil
 }

@@ -228,6 +228,11 @@ func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenari
 		res.ClassNames = turnNames(t)
 	}
 	next := requestOrder(mix, cfg)
+	// A request too long by its words alone (a lower bound of its tokens)
+	// is refused before any prompt is sent to /tokenize.
+	if ce := tooLongByWords(ctx, client, res.Model, p, mix); ce != nil {
+		return nil, load.Config{}, nil, ce
+	}
 	if tokenize {
 		res.measureLengths(ctx, client, mix, cfg, next)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // Verdict is what a step made of its build.
@@ -395,5 +396,5 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return outfile.ReplaceBytes(path, 0o644, append(data, '\n'))
 }

@@ -167,7 +167,15 @@ func setArrivals(entries []Entry, stamps []float64) error {
 		if i > 0 && stamps[i] < stamps[i-1] {
 			return fmt.Errorf("%s: timestamp %v is before the previous line's %v: sort the trace by time", entries[i].ID, stamps[i], stamps[i-1])
 		}
+		if span := stamps[i] - stamps[0]; span > MaxTraceSpan.Seconds() {
+			return fmt.Errorf("%s: timestamp %v is %.0f s after the first line's %v; a trace replays in real time, at most %v: give seconds (not milliseconds) or cut the trace", entries[i].ID, stamps[i], span, stamps[0], MaxTraceSpan)
+		}
 		entries[i].At = time.Duration((stamps[i] - stamps[0]) * float64(time.Second))
 	}
 	return nil
 }
+
+// MaxTraceSpan bounds a trace's replay, from its first timestamp to its
+// last: a week, far past any benchmark and far below the ~292 years at
+// which the offset would overflow a time.Duration.
+const MaxTraceSpan = 7 * 24 * time.Hour

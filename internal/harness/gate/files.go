@@ -2,22 +2,17 @@ package gate
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
-// WriteFile writes the report in format to path.
+// WriteFile writes the report in format to path, by a temporary file
+// renamed onto it: a failed write leaves the old file whole.
 func (r *Report) WriteFile(path, format string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write the %s report: %w", format, err)
-	}
-	werr := r.WriteFormat(f, format)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("write the %s report %s: %w", format, path, werr)
+	if err := outfile.Replace(path, 0o644, func(w io.Writer) error { return r.WriteFormat(w, format) }); err != nil {
+		return fmt.Errorf("the %s report: %w", format, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // Flags are the flags of `vllmperf gate`; Run does what they say.
@@ -24,17 +25,24 @@ type Flags struct {
 // error, a regression or breached limit fails, an undecided gate is
 // inconclusive.
 func (o *Flags) Run(stdout, stderr io.Writer) error {
+	// --json is checked before the work and written by temporary file
+	// and rename (package outfile): a failed write leaves the old file.
+	out, err := outfile.Open("--json", o.JSON)
+	if err != nil {
+		return exitstatus.Usage(err)
+	}
+	defer out.Discard()
 	rep, err := o.compare()
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
+	// An output that cannot be written is an I/O error (exit 2), never
+	// the regression status.
 	if err := o.Output.Publish(rep, stdout, stderr, "vllmperf gate", ""); err != nil {
-		return err
+		return exitstatus.Usage(err)
 	}
-	if o.JSON != "" {
-		if err := rep.WriteFile(o.JSON, "json"); err != nil {
-			return err
-		}
+	if err := out.Write(func(w io.Writer) error { return rep.WriteFormat(w, "json") }); err != nil {
+		return exitstatus.Usage(err)
 	}
 	return ExitError(rep, rep.InconclusiveReason())
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -48,14 +49,18 @@ func ReadFile(path string) (*Input, error) {
 // file it half understood), as is a file without any benchmark line or a
 // `better=` that is not lower, higher or none.
 func Read(r io.Reader, name string) (*Input, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a benchmark results file, or give one run's results", name, MaxFileBytes>>20)
 	}
 	data = dropNameThenFail(data)
 	in := &Input{Name: name, RunChecks: readRunChecks(data)}
 	rd := benchfmt.NewReader(bytes.NewReader(data), name)
 	var bad []string
+	var nonFinite []error
 	nBad := 0
 	for rd.Scan() {
 		switch rec := rd.Result().(type) {
@@ -65,11 +70,21 @@ func Read(r io.Reader, name string) (*Input, error) {
 				bad = append(bad, rec.Error())
 			}
 		case *benchfmt.Result:
+			if err := checkFinite(rec); err != nil {
+				nonFinite = append(nonFinite, err)
+				if len(nonFinite) == maxSyntaxErrors {
+					return nil, errors.Join(nonFinite...)
+				}
+				continue
+			}
 			in.Results = append(in.Results, rec.Clone())
 		}
 	}
 	if err := rd.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(nonFinite) > 0 {
+		return nil, errors.Join(nonFinite...)
 	}
 	if nBad > 0 {
 		more := ""
@@ -87,6 +102,24 @@ func Read(r io.Reader, name string) (*Input, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// MaxFileBytes bounds a benchmark results file (the suite's biggest,
+// baselines/sim.txt, is about 1 MiB).
+const MaxFileBytes = 256 << 20
+
+// checkFinite refuses a NaN or infinite value (strconv reads "NaN" and
+// "Inf"): no statistic of the gate means anything with one, and a rank
+// test cannot order it.
+func checkFinite(r *benchfmt.Result) error {
+	for _, v := range r.Values {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			file, line := r.Pos()
+			unit, value := AsWritten(v)
+			return fmt.Errorf("%s:%d: Benchmark%s %v %s: a value must be a finite number; rerun the benchmark or remove the line", file, line, r.Name.Full(), value, unit)
+		}
+	}
+	return nil
 }
 
 // checkUnitLines refuses a `better=` value the gate cannot read.

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -22,6 +23,9 @@ import (
 // integer count over the same binomial coefficient) far faster; errors are
 // never memoized.
 func mannWhitney(x1, x2 []float64, alt stats.LocationHypothesis) (p, u float64, err error) {
+	if !allFinite(x1) || !allFinite(x2) {
+		return 0, 0, errNotFinite
+	}
 	u, groups, tied := uStatistic(x1, x2)
 	ties := ""
 	if tied {
@@ -43,6 +47,19 @@ func mannWhitney(x1, x2 []float64, alt stats.LocationHypothesis) (p, u float64, 
 	}
 	uMemo.Store(key, res.P)
 	return res.P, res.U, nil
+}
+
+// errNotFinite is a rank test asked to order NaN or ±Inf.
+var errNotFinite = errors.New("a sample holds NaN or an infinite value: the U test cannot rank it")
+
+// allFinite reports whether every value of xs is a finite number.
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // uKey is what go-moremath's test depends on: the sizes, U, the
@@ -81,7 +98,9 @@ func uStatistic(x1, x2 []float64) (u float64, groups []int, tied bool) {
 	r1 := 0.0
 	for i := 0; i < len(merged); {
 		first, n1 := i+1, 0
-		for v := merged[i]; i < len(merged) && merged[i] == v; i++ {
+		// The group's first value is always taken, so that a value equal
+		// to none (NaN) cannot stop the loop; Read refuses NaN anyway.
+		for v := merged[i]; i < len(merged) && (i == first-1 || merged[i] == v); i++ {
 			if from1[i] {
 				n1++
 			}

@@ -99,10 +99,7 @@ func redactValue(text string) string {
 	if name, _, ok := strings.Cut(text, ":"); ok {
 		return name + ": [REDACTED]"
 	}
-	if len(text) > 40 {
-		return "[REDACTED]"
-	}
-	return text
+	return "[REDACTED]" // no colon: the whole text may be the value
 }
 
 // validName reports whether s is an RFC 9110 token.
@@ -221,9 +218,9 @@ func (g *Gateway) Client(maxConns int) *http.Client {
 		t.TLSClientConfig = g.tls.Clone()
 	}
 	if g == nil || len(g.headers) == 0 {
-		return &http.Client{Transport: t}
+		return &http.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
-	return &http.Client{Transport: &withHeaders{inner: t, headers: g.headers}}
+	return &http.Client{Transport: &withHeaders{inner: t, headers: g.headers, pats: g.patterns()}, CheckRedirect: checkRedirect}
 }
 
 // Names lists the extra headers' names, never their values.
@@ -264,17 +261,13 @@ func (g *Gateway) String() string {
 // GoString is String: %#v shows no secret either.
 func (g *Gateway) GoString() string { return g.String() }
 
-// Redact replaces every header value in text with [REDACTED].
+// Redact replaces every header value in text with [REDACTED], as sent,
+// JSON-escaped or URL-escaped.
 func (g *Gateway) Redact(text string) string {
-	if g == nil {
+	if g == nil || len(g.headers) == 0 {
 		return text
 	}
-	for _, h := range g.headers {
-		if h.value != "" {
-			text = strings.ReplaceAll(text, h.value, "[REDACTED]")
-		}
-	}
-	return text
+	return string(redactBytes([]byte(text), g.patterns()))
 }
 
 // Proxy is the proxy rule of every request: the environment's
@@ -305,20 +298,28 @@ func IsLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// withHeaders adds the gateway's headers to every request.
+// withHeaders adds the gateway's headers to every request and removes
+// every echo of them from the answers.
 type withHeaders struct {
 	inner   *http.Transport
 	headers []resolved
+	pats    [][]byte // the values' forms (Gateway.patterns)
 }
 
 // RoundTrip implements http.RoundTripper: the request is cloned (a
-// RoundTripper must not change its argument) with the headers set.
+// RoundTripper must not change its argument) with the headers set, and
+// the answer's status, headers and body have the values replaced.
 func (w *withHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	for _, h := range w.headers {
 		r.Header.Set(h.name, h.value)
 	}
-	return w.inner.RoundTrip(r)
+	resp, err := w.inner.RoundTrip(r)
+	if err != nil {
+		return nil, err // a transport error: it holds no header value
+	}
+	redactResponse(resp, w.pats)
+	return resp, nil
 }
 
 // CloseIdleConnections closes the transport's idle connections

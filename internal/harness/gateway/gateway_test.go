@@ -29,7 +29,9 @@ func TestParseHeader(t *testing.T) {
 		// A value from a variable is kept as written until Load.
 		{"x-api-key: env:KEY", Header{"X-Api-Key", "env:KEY"}, ""},
 		// No colon: the value is not echoed.
-		{"x-api-key", Header{}, `--header "x-api-key": want 'Name: value'`},
+		{"x-api-key", Header{}, `--header "[REDACTED]": want 'Name: value'`},
+		// No colon, a value pasted alone (issue 50): not echoed either.
+		{"s3cr3t", Header{}, `--header "[REDACTED]": want 'Name: value'`},
 		// No name.
 		{": v", Header{}, `--header ": [REDACTED]": want 'Name: value'`},
 		// Not a token.

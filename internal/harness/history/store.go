@@ -261,6 +261,9 @@ func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
+	if err := checkWhole(data, in, benchPath, sumDir); err != nil {
+		return nil, err
+	}
 	rec := Record{Format: Format, Commit: strings.TrimSpace(o.Commit), Ref: o.Ref, Source: src, Notes: o.Notes}
 	sum := sha256.Sum256(data)
 	rec.BenchSHA256 = hex.EncodeToString(sum[:])

@@ -128,6 +128,9 @@ func (c Config) Validate() error {
 	} else if c.MaxConcurrency > 0 && c.Concurrency > 0 {
 		add("MaxConcurrency = %d with Concurrency: the cap applies to open-loop runs; a closed loop is already capped by Concurrency", c.MaxConcurrency)
 	}
+	if c.Concurrency > MaxInFlight || c.MaxConcurrency > MaxInFlight {
+		add("Concurrency = %d, MaxConcurrency = %d: at most MaxInFlight (%d) requests in flight", c.Concurrency, c.MaxConcurrency, MaxInFlight)
+	}
 	if c.Requests < 0 {
 		add("Requests = %d: must be positive or 0 (bounded by Duration)", c.Requests)
 	}

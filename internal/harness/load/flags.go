@@ -38,6 +38,12 @@ func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 	if err := o.checkLoop(changed, cfg.Rate); err != nil {
 		return cfg, err
 	}
+	if err := checkInFlight("--concurrency", o.Concurrency); err != nil {
+		return cfg, err
+	}
+	if err := checkInFlight("--max-concurrency", o.MaxConcurrency); err != nil {
+		return cfg, err
+	}
 	if err := o.checkBounds(changed, cfg.Rate); err != nil {
 		return cfg, err
 	}

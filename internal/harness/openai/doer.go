@@ -95,7 +95,11 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 	st.s.Header = now
 	st.dog.event(now)
 	if resp.StatusCode >= 400 {
-		return resp, nil // go-openai reads the error body
+		// go-openai reads the error body whole: it gets the first
+		// maxErrorRead bytes, so that a body that never ends cannot take
+		// the client's memory.
+		resp.Body = boundedBody(resp.Body)
+		return resp, nil
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg := fmt.Sprintf("unexpected status %s%s", resp.Status, bodySnippet(resp.Body, d.apiKey))
@@ -110,6 +114,19 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 	resp.Body = newEventReader(resp.Body, d.maxEvent)
 	st.body = resp.Body
 	return resp, nil
+}
+
+// maxErrorRead bounds the error body of a failed request handed to
+// go-openai (an OpenAI error object is well under 1 KiB).
+const maxErrorRead = 64 << 10
+
+// boundedBody reads at most maxErrorRead bytes of body, closes it, and
+// returns what was read; a body cut off reads as cut (go-openai then
+// keeps it raw in its RequestError).
+func boundedBody(body io.ReadCloser) io.ReadCloser {
+	b, _ := io.ReadAll(io.LimitReader(body, maxErrorRead))
+	_ = body.Close()
+	return io.NopCloser(bytes.NewReader(b))
 }
 
 // isEventStream reports whether a Content-Type header names an SSE stream.

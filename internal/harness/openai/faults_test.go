@@ -124,8 +124,8 @@ func TestRow05_OversizedSSEEvent(t *testing.T) {
 			name: "non-data lines over the cap in total",
 			handler: func(w http.ResponseWriter, r *http.Request) {
 				writeSSE(w)
-				comment := ": " + strings.Repeat("k", 1000) + "\n"
-				for range 100 { // 100 KB of comments, between data lines
+				comment := ": " + strings.Repeat("k", 10000) + "\n"
+				for range 10 { // 100 KB of comments, between data lines (fewer than max_tokens' bound)
 					if _, err := fmt.Fprint(w, chatEvent("a", 1), comment); err != nil {
 						return
 					}

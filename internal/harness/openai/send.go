@@ -201,6 +201,11 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 				finalUsage = true
 			}
 		}
+		if err := overlong(st.req.MaxTokens, s.CompletionTokens, len(s.Chunks)); err != "" {
+			s.Done = now
+			s.Fail(sample.ErrOverlong, 0, err)
+			return false
+		}
 		content := false
 		for i := range w.Choices {
 			ch := &w.Choices[i]
@@ -219,6 +224,28 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 			}
 		}
 	}
+}
+
+// overlongSlack is how many content chunks past max_tokens a stream may
+// send before it is cut. vLLM sends no chunk without a token, but a
+// server may send a few empty deltas (a detokenizer holding back part of
+// a character); the slack keeps those from failing a request while an
+// endless stream is still cut after about twice what was asked.
+func overlongSlack(maxTokens int) int { return maxTokens + 16 }
+
+// overlong says why a stream has run past maxTokens (0: no bound): the
+// usage's completion tokens above it, or more content chunks than it and
+// its slack; "" while it has not.
+func overlong(maxTokens, usageTokens, chunks int) string {
+	switch {
+	case maxTokens <= 0:
+		return ""
+	case usageTokens > maxTokens:
+		return fmt.Sprintf("the server reported %d completion tokens, more than max_tokens %d: it ignores max_tokens; stopped reading the stream", usageTokens, maxTokens)
+	case chunks > maxTokens+overlongSlack(maxTokens):
+		return fmt.Sprintf("the server streamed %d content chunks for max_tokens %d: it ignores max_tokens; stopped reading the stream", chunks, maxTokens)
+	}
+	return ""
 }
 
 // checkEnd judges a stream that ended with io.EOF: go-openai returns io.EOF

@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -254,7 +255,7 @@ func (s Store) SavePrediction(rec PredictionRecord) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return outfile.ReplaceBytes(path, 0o644, append(data, '\n'))
 }
 
 // keepPrediction compares the plan's prediction (nil: none was made)

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/filelock"
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // EnvStore names the baseline store's folder. Default: the user's cache
@@ -23,6 +25,7 @@ const (
 	BaselineFile = "baseline.txt" // the baseline, benchfmt
 	MetaFile     = "baseline.json"
 	LastFile     = "last.txt" // the newest run on the key (the plan's estimate)
+	LockFile     = ".lock"    // serializes the processes that write the key (package filelock)
 )
 
 // Store holds one baseline per key.
@@ -89,6 +92,13 @@ func (s Store) Record(k Key, bench string, m Meta, replace bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	// The baseline and its metadata are one record: two runs refreshing
+	// the key at once write one after the other, never a mix.
+	unlock, err := filelock.Lock(filepath.Join(dir, LockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	data, err := os.ReadFile(bench)
 	if err != nil {
 		return err
@@ -118,7 +128,7 @@ func (s Store) Record(k Key, bench string, m Meta, replace bool) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, MetaFile), append(meta, '\n'), 0o644)
+	return outfile.ReplaceBytes(filepath.Join(dir, MetaFile), 0o644, append(meta, '\n'))
 }
 
 // SaveLast keeps bench as the key's newest run.
@@ -130,5 +140,10 @@ func (s Store) SaveLast(k Key, bench string) error {
 	if err := os.MkdirAll(filepath.Join(s.Dir, k.Slug()), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(s.Path(k, LastFile), data, 0o644)
+	unlock, err := filelock.Lock(s.Path(k, LockFile))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return outfile.ReplaceBytes(s.Path(k, LastFile), 0o644, data)
 }

@@ -103,6 +103,9 @@ func Print(w io.Writer, dir, store string, th *thresholds.Set) error {
 	if err != nil {
 		return err
 	}
+	for _, note := range r.Folder().Cut {
+		fmt.Fprintf(w, "warning: %s\n", note)
+	}
 	if err := Text(w, r.Folder().Summary); err != nil {
 		return err
 	}

@@ -53,6 +53,9 @@ const (
 	// or a required tool call) completed, but its output does not parse
 	// against the schema it was asked for.
 	ErrSchema ErrorKind = "schema"
+	// ErrOverlong: the server streamed more completion tokens than the
+	// request's max_tokens allowed; the client stopped reading it.
+	ErrOverlong ErrorKind = "overlong"
 )
 
 // Error describes a failed request.

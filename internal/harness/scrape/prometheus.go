@@ -82,7 +82,7 @@ func NewPrometheus(base, selector string, opts ...PromOption) *Prometheus {
 }
 
 func (p *Prometheus) newAPI(hc *http.Client) error {
-	c, err := api.NewClient(api.Config{Address: p.base, Client: hc})
+	c, err := api.NewClient(api.Config{Address: p.base, Client: boundedClient(hc, MaxQueryBytes)})
 	if err != nil {
 		return fmt.Errorf("prometheus %q: %w", p.base, err)
 	}

@@ -17,6 +17,11 @@ import (
 // holds few engine steps); longer ones hide stalls.
 const DefaultInterval = 2 * time.Second
 
+// MinInterval is the shortest time between scrapes a run may ask for:
+// vLLM's /metrics page takes milliseconds to render, and a tighter loop
+// only loads the server being measured.
+const MinInterval = 100 * time.Millisecond
+
 // Sampler scrapes a Source at a fixed interval while load runs and records
 // a TimeSeries: running and waiting requests, KV-cache usage, and per window
 // generation and prompt tokens/s and preemptions. Start and Stop may be

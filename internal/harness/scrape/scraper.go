@@ -170,8 +170,7 @@ func scrapeWith[T any](ctx context.Context, s *Scraper, parse func(io.Reader, st
 	defer resp.Body.Close()
 	at := time.Now()
 	if resp.StatusCode/100 != 2 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return nil, &FetchError{URL: s.url, Status: resp.StatusCode, Body: strings.TrimSpace(string(body))}
+		return nil, &FetchError{URL: s.url, Status: resp.StatusCode, Body: s.errorBody(resp.Body)}
 	}
 	switch expfmt.ResponseFormat(resp.Header).FormatType() {
 	case expfmt.TypeProtoDelim, expfmt.TypeProtoText, expfmt.TypeProtoCompact, expfmt.TypeOpenMetrics:
@@ -188,6 +187,24 @@ func scrapeWith[T any](ctx context.Context, s *Scraper, parse func(io.Reader, st
 		return nil, &FetchError{URL: s.url, Err: s.describe(ctx, err)}
 	}
 	return nil, err
+}
+
+// maxErrorBody bounds the start of a refusal's body kept in a FetchError.
+const maxErrorBody = 200
+
+// errorBody is the start of a non-2xx answer's body with the API key
+// replaced: read past the bound by the key's length and redacted before
+// it is cut, so that no part of an echoed key shows.
+func (s *Scraper) errorBody(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, int64(maxErrorBody+len(s.apiKey))))
+	text := string(b)
+	if s.apiKey != "" {
+		text = strings.ReplaceAll(text, s.apiKey, "[REDACTED]")
+	}
+	if text = strings.TrimSpace(text); len(text) > maxErrorBody {
+		text = text[:maxErrorBody]
+	}
+	return text
 }
 
 // describe words a transport error, naming timeouts as such.

@@ -84,8 +84,8 @@ func externalHealthy(ctx context.Context, s settings, client *http.Client, base 
 			return nil
 		case errors.As(err, &se) && refused(se.status):
 			return fmt.Errorf("start vllm: external server %s refused the request: %w: %w (%s)", base, err, ErrKeyRejected, refusedAdvice)
-		case tlsAdvice(err) != "":
-			return fmt.Errorf("start vllm: external server %s: %w; %s", base, err, tlsAdvice(err))
+		case tlsAdvice(err, s.gateway.HasCA()) != "":
+			return fmt.Errorf("start vllm: external server %s: %w; %s", base, err, tlsAdvice(err, s.gateway.HasCA()))
 		case s.waitReady <= 0:
 			return unhealthyError{fmt.Errorf("start vllm: external server %s is not healthy: %w; check the target and that the server is up", base, err)}
 		case !time.Now().Before(deadline):
@@ -107,11 +107,13 @@ const refusedAdvice = "a gateway in front of the server may want a header (--hea
 // tlsAdvice says what to give for a TLS failure: the CA for a certificate
 // not trusted here, a client certificate for a handshake the server
 // refused; "" for an error that is not TLS's.
-func tlsAdvice(err error) string {
+func tlsAdvice(err error, caGiven bool) string {
 	var unknown x509.UnknownAuthorityError
 	var verify *tls.CertificateVerificationError
 	var host x509.HostnameError
 	switch {
+	case caGiven && (errors.As(err, &unknown) || errors.As(err, &verify)):
+		return "the CA given with --ca-cert (or VLLMPERF_CA_CERT) did not sign the server's certificate: give the CA that did"
 	case errors.As(err, &unknown), errors.As(err, &verify):
 		return "give the CA that signed the server's certificate: --ca-cert FILE (or VLLMPERF_CA_CERT)"
 	case errors.As(err, &host):

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 )
@@ -33,7 +34,11 @@ func runSim(ctx context.Context, s settings, p profile.Profile) (Server, error) 
 	sim, err := vllmsim.New(append(simArgs(p, loopback, ln.Addr().(*net.TCPAddr).Port), simProfilerArgs(s.traceDir)...), logs)
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("start vllm: simulator for profile %s: %w", p.Name, err)
+		err = fmt.Errorf("start vllm: simulator for profile %s: %w", p.Name, err)
+		if _, bad := errors.AsType[*vllmsim.ArgError](err); bad {
+			err = exitstatus.Usage(err) // a profile value the simulator refuses: bad input
+		}
+		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	srv := &simServer{

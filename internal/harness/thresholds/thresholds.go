@@ -273,6 +273,9 @@ func Load(file string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("thresholds: %w", err)
 	}
+	if err := checkNotEmpty(file, data); err != nil {
+		return nil, err
+	}
 	return Parse(file, data)
 }
 

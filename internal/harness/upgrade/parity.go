@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/parity"
 	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // ParityFile is the file Publish writes the output parity per point to,
@@ -126,5 +126,5 @@ func (r *Result) writeParity(path string) error {
 	for _, p := range r.Parity.Points {
 		fmt.Fprintf(&b, "%s: %d of %d identical; first differing position of the others: %v\n", p.Name, p.Identical, p.Outputs, p.FirstDiff)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return outfile.ReplaceBytes(path, 0o644, []byte(b.String()))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/gate"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
+	"github.com/vllmperf/vllmperf/internal/outfile"
 )
 
 // TracesDir is the folder under Config.Dir that receives the profiler's
@@ -138,7 +139,7 @@ func writeTraceIndex(dir string, caps []TraceCapture) error {
 		}
 		fmt.Fprintf(&b, "%d events from %d running requests: %s\n", c.Capture.Events, c.Capture.RunningAtStart, strings.Join(links, ", "))
 	}
-	return os.WriteFile(filepath.Join(dir, TracesDir, TracesIndex), []byte(b.String()), 0o644)
+	return outfile.ReplaceBytes(filepath.Join(dir, TracesDir, TracesIndex), 0o644, []byte(b.String()))
 }
 
 // TraceFlags are upgrade-gate's --torch-profile flags.

@@ -15,6 +15,9 @@ type Flags struct {
 // Class checks the flags and returns the class they describe, named name;
 // each error names the flag and the fix.
 func (o *Flags) Class(name string) (Class, error) {
+	if err := o.checkTokenFlags(); err != nil {
+		return Class{}, err
+	}
 	switch {
 	case o.PromptTokens < UniqueWords:
 		return Class{}, fmt.Errorf("--prompt-tokens %d: want at least %d, the words that make each prompt unique", o.PromptTokens, UniqueWords)

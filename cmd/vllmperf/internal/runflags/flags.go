@@ -16,6 +16,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/profile"
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
@@ -93,8 +94,8 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 			return nil, err
 		}
 	}
-	if o.SamplerInterval <= 0 {
-		return nil, fmt.Errorf("--sample-interval %s: want a positive duration such as 2s", o.SamplerInterval)
+	if o.SamplerInterval < scrape.MinInterval {
+		return nil, fmt.Errorf("--sample-interval %s: want a duration of at least %s, such as 2s", o.SamplerInterval, scrape.MinInterval)
 	}
 	in := &Input{Point: scenario.Point{Key: "run", Classes: []workload.Class{class}, Load: cfg, SamplerInterval: o.SamplerInterval}}
 	if in.Goodput, err = stats.ParseSLO(o.Goodput); err != nil {
@@ -150,7 +151,7 @@ func (o *Flags) Explain(err error) error {
 	case errors.Is(err, server.ErrSettings):
 		return exitstatus.Usage(err)
 	case errors.Is(err, server.ErrKeyRejected), errors.Is(err, openai.ErrKeyRejected):
-		return errors.Join(err, o.Client.KeyError())
+		return errors.Join(err, o.KeyError())
 	}
 	return o.Server.StartError(err)
 }
