@@ -325,6 +325,7 @@ type JSONCheck struct {
 type JSONProfile struct {
 	Profile      string   `json:"profile"`
 	Metric       string   `json:"metric,omitempty"`
+	Point        string   `json:"point,omitempty"`
 	Tests        int      `json:"tests"`
 	Points       int      `json:"points,omitempty"`
 	P            *float64 `json:"p"`
@@ -401,6 +402,7 @@ type JSONReport struct {
 	// effects (mde.go).
 	Tails          []JSONProfile `json:"tails"`
 	Suite          []JSONProfile `json:"suite"`
+	Points         []JSONProfile `json:"points_tests,omitempty"`
 	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
@@ -420,6 +422,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.RunsNeeded = &need
 	}
 	out.Profiles, out.Tails, out.Suite = jsonProfiles(r.Profiles), jsonProfiles(r.Tails), jsonProfiles(r.Suite)
+	out.Points = jsonProfiles(r.Points)
 	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]

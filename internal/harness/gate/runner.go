@@ -277,7 +277,7 @@ func explainRegressions(rep *Report, slow float64, why string) int {
 			row.Reason += fmt.Sprintf("; larger than what the slower runner explains (%.1f%%; %s)", 100*limit, why)
 		}
 	}
-	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite} {
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite, rep.Points} {
 		for i := range tests {
 			p := &tests[i]
 			if p.Regression && p.Effect <= limit {
