@@ -72,7 +72,7 @@ var pointsTargets = []pointsTarget{
 func TestFiguresGateQualityPoints(t *testing.T) {
 	testphase.Measured(t)
 	if raceEnabled {
-		t.Skip("a measurement of about half a minute on 2 cores (240 whole-suite gate decisions), far longer under the race detector: make test runs it without -race, in the measured phase")
+		t.Skip("a measurement of about a minute on 2 cores (240 whole-suite gate decisions), far longer under the race detector: make test runs it without -race, in the measured phase")
 	}
 	src, set := loadSuite(t)
 	if os.Getenv(envRecord) == "1" {
