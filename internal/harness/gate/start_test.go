@@ -208,8 +208,9 @@ func TestStartSuiteLeaveOut(t *testing.T) {
 }
 
 // TestStartMDE: with one start a side the minimum detectable effect
-// never goes under the start floor, and more runs do not lower it; the
-// too-noisy warning judges the runs' spread alone.
+// never goes under the start floor, and more runs do not lower it; a
+// min_effect under the floor is too noisy at any count, though the runs
+// alone would see it.
 func TestStartMDE(t *testing.T) {
 	t.Parallel()
 	m := MDE{Spread: 0.02, RunSpread: 0.01, Level: 0.05 / 6 * 0.5, MinEffect: 0.05, minSamples: 6, startAware: true, StartSpread: 0.02}
@@ -222,8 +223,8 @@ func TestStartMDE(t *testing.T) {
 			t.Errorf("%d runs: %.3g, under the floor %.3g or the runs' %.3g", n, e, floor, m.Within(n))
 		}
 	}
-	if m.TooNoisyAt(10) {
-		t.Errorf("too noisy at 10 runs: the runs alone see %.3g < 5%%", m.Within(10))
+	if !m.TooNoisyAt(10) || !m.TooNoisyAt(100) || m.Within(10) > m.MinEffect {
+		t.Errorf("at 10 runs: too noisy %v (at 100: %v), the runs alone see %.3g: want too noisy under a 10%% floor, the runs seeing 5%%", m.TooNoisyAt(10), m.TooNoisyAt(100), m.Within(10))
 	}
 	if w := m.RunsForWords(MDEReference); !strings.Contains(w, "not with one server start") {
 		t.Errorf("runs for 5%%: %q", w)
