@@ -374,8 +374,8 @@ func (r *Report) testsWords() string {
 	if n == 1 {
 		profiles = "profile"
 	}
-	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%d rows reported only)",
-		r.Comparisons, n, profiles, r.tailWords(), countIf(r.Rows, (Row).Reported))
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%s)",
+		r.Comparisons, n, profiles, r.tailWords(), r.notGatedWords())
 }
 
 // JSONReport is the report as --format json writes it: gate.json, which
