@@ -26,12 +26,12 @@ const (
 	// RunnerNoiseSE is how many standard errors of the difference of the
 	// two sides' log medians a move must also exceed.
 	RunnerNoiseSE = 3.0
-	// RunnerExplains is how large a regression, as a multiple of the
-	// runner's slowdown, the slower runner explains: a service on the
-	// runner's cores slows by about as much as the control (the simulator
-	// slowed by 5-6% when the control did by 5%), and the margin covers
-	// the difference between the two workloads' share of the cores.
-	RunnerExplains = 1.5
+	// RunnerBoundZ is the one-sided normal quantile (95%) of the bounds a
+	// move of the runner is judged by: a slower runner explains a
+	// regression only up to its slowdown's lower bound, and a faster one
+	// hides one at least up to its speed-up's lower bound (the control's
+	// own uncertainty is never read in the change's favour).
+	RunnerBoundZ = 1.645
 	// RunnerMinRuns is the fewest runs a side with the control from which
 	// the gate compares it: one or two probes' medians cannot say what
 	// the runner's noise is.
@@ -55,6 +55,28 @@ type RunnerShift struct {
 	// RunnerNoiseSE standard errors of the log ratio of the medians when
 	// that is more.
 	Noise float64
+	// SE is the standard error of the log ratio of the medians.
+	SE float64
+}
+
+// SlowerBy is the runner's slowdown at its lower bound (RunnerBoundZ
+// standard errors under the measured one; 0 when not slower): what it
+// can explain of a regression.
+func (s RunnerShift) SlowerBy() float64 {
+	if !s.Slower() {
+		return 0
+	}
+	return max(0, math.Expm1(math.Log1p(s.Change)-RunnerBoundZ*s.SE))
+}
+
+// FasterBy is the runner's speed-up at its lower bound, as the share by
+// which a change of the new side reads better than it is (0 when not
+// faster): a regression up to it can be hidden.
+func (s RunnerShift) FasterBy() float64 {
+	if !s.Moved() || s.Change >= 0 {
+		return 0
+	}
+	return max(0, -math.Expm1(math.Log1p(s.Change)+RunnerBoundZ*s.SE))
 }
 
 // Moved reports whether the runner moved by more than its noise, either
@@ -126,6 +148,7 @@ func RunnerShifts(base, next *Input) []RunnerShift {
 			Unit: u, Baseline: math.Exp(mb), New: math.Exp(mn), NBaseline: len(b), NNew: len(n),
 			Change: math.Expm1(mn - mb),
 			Noise:  max(RunnerNoiseFloor, math.Expm1(RunnerNoiseSE*math.Hypot(sb, sn))),
+			SE:     math.Hypot(sb, sn),
 		})
 	}
 	return out
@@ -159,10 +182,12 @@ func medianOf(xs []float64) float64 {
 }
 
 // judgeRunner reads the runner control of both sides into rep: a check
-// per unit, a warning when the runner moved or could not be compared,
-// and, when it was slower, every regression (row or profile) no larger
-// than RunnerExplains times its slowdown made INVALID, naming the runner
-// with its figure. Files in which neither side records the control
+// per unit, a warning when the runner moved or could not be compared;
+// when it was slower, every regression (row or profile) no larger than
+// the slowdown's lower bound (SlowerBy) made INVALID, naming the runner
+// with its figure; when it was faster, symmetrically, every pass that a
+// regression could hide behind the speed-up's lower bound (FasterBy)
+// made INVALID. Files in which neither side records the control
 // (another tool's output) are compared as before. When the sides were
 // interleaved, drift cancels by design: a control that moved between
 // them is reported and explains nothing (interleavedRunner).
@@ -180,28 +205,34 @@ func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
 	for _, s := range shifts {
 		switch {
 		case s.Slower():
-			slow = max(slow, s.Change)
+			slow = max(slow, s.SlowerBy())
 			slower = append(slower, s.Describe())
 		case s.Moved():
-			fast = min(fast, s.Change)
+			fast = max(fast, s.FasterBy())
 			faster = append(faster, s.Describe())
 		}
 	}
-	if fast < 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was faster than when the baseline was recorded (%s): a regression up to that size could be hidden by it; compare on the baseline's runner, or with the interleaved upgrade gate", strings.Join(faster, "; ")))
+	hidden := 0
+	if len(faster) > 0 {
+		hidden = hiddenRegressions(rep, fast, strings.Join(faster, "; "))
+		what := "no pass it could hide: the comparison stands"
+		if hidden > 0 {
+			what = fmt.Sprintf("%d result(s) that pass are INVALID: a regression of their min_effect could hide behind the faster runner (at least %.1f%% faster at its lower bound); compare on the baseline's runner, or with the interleaved upgrade gate", hidden, 100*fast)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was faster than when the baseline was recorded (%s): %s", strings.Join(faster, "; "), what))
 	}
 	explained := 0
-	if slow > 0 {
+	if len(slower) > 0 {
 		explained = explainRegressions(rep, slow, strings.Join(slower, "; "))
 		what := "no regression to explain: the comparison stands"
 		if explained > 0 {
-			what = fmt.Sprintf("%d regression(s) no larger than %g× its slowdown (%.1f%%) are INVALID, not REGRESSION: the runner, not the change, may be slower; rerun on a quiet runner (or gate with the interleaved upgrade gate, which cancels drift)", explained, RunnerExplains, 100*RunnerExplains*slow)
+			what = fmt.Sprintf("%d regression(s) no larger than its slowdown's lower bound (%.1f%%) are INVALID, not REGRESSION: the runner, not the change, may be slower; rerun on a quiet runner (or gate with the interleaved upgrade gate, which cancels drift)", explained, 100*slow)
 		}
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was slower than when the baseline was recorded (%s): %s", strings.Join(slower, "; "), what))
 	}
 	for _, s := range shifts {
 		c := runnerCheck(s)
-		if s.Slower() && explained > 0 {
+		if (s.Slower() && explained > 0) || (s.Moved() && !s.Slower() && hidden > 0) {
 			c.Status = CheckInvalid
 		}
 		rep.Checks = append(rep.Checks, c)
@@ -257,12 +288,11 @@ func runnerCheck(s RunnerShift) Check {
 		Value: 100 * s.Change, Status: CheckPass, Reason: s.Describe()}
 }
 
-// explainRegressions makes INVALID every regression no larger than
-// RunnerExplains × slow (the runner's slowdown, described by why) and
-// marks the larger ones as beyond it; it returns how many it made
-// INVALID.
+// explainRegressions makes INVALID every regression no larger than slow
+// (the runner's slowdown at its lower bound, described by why) and marks
+// the larger ones as beyond it; it returns how many it made INVALID.
 func explainRegressions(rep *Report, slow float64, why string) int {
-	limit := RunnerExplains * slow
+	limit := slow
 	n := 0
 	for i := range rep.Rows {
 		row := &rep.Rows[i]
@@ -320,4 +350,42 @@ func sharedBenchmarks(base, next *Input) map[string]bool {
 		}
 	}
 	return shared
+}
+
+// hiddenRegressions is explainRegressions for a faster runner: every
+// judged row that passes (NO CHANGE, NO REGRESSION, IMPROVEMENT) whose
+// change for the worse plus fast (the speed-up at its lower bound, why
+// describing it) reaches its min_effect, and every profile test that
+// does not regress though its effect plus fast reaches its minimum
+// effect, is INVALID: on the baseline's runner it could have been a
+// regression. It returns how many it made INVALID.
+func hiddenRegressions(rep *Report, fast float64, why string) int {
+	if fast <= 0 {
+		return 0
+	}
+	n := 0
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		if !row.Headline && !row.Tail || row.Baseline == nil || row.New == nil {
+			continue
+		}
+		if row.Verdict != NoChange && row.Verdict != NoRegression && row.Verdict != Improvement {
+			continue
+		}
+		if c := badChange(row.Direction, row.Baseline.Median, row.New.Median); c+fast >= row.Settings.MinEffect {
+			row.Verdict = InvalidVerdict
+			row.Reason = fmt.Sprintf("not called a pass: %+.1f%% for the worse on a runner at least %.1f%% faster could be a regression of its %g%% minimum effect (%s); %s", 100*c, 100*fast, 100*row.Settings.MinEffect, why, row.Reason)
+			n++
+		}
+	}
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite, rep.Points} {
+		for i := range tests {
+			p := &tests[i]
+			if !p.Regression && p.MinEffect > 0 && p.Effect+fast >= p.MinEffect && p.Invalid == "" {
+				p.Invalid = fmt.Sprintf("%+.1f%% for the worse on a runner at least %.1f%% faster could be a regression", 100*p.Effect, 100*fast)
+				n++
+			}
+		}
+	}
+	return n
 }
