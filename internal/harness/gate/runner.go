@@ -38,8 +38,13 @@ const (
 	RunnerMinRuns = 3
 )
 
-// RunnerUnits are the runner control's units.
+// RunnerUnits are the runner control's units the gate judges: the serial
+// probes (units.RunnerIdle, taken with the server idle, in place of
+// units.RunnerCPU where both sides record it) and the parallel ones.
 var RunnerUnits = []string{units.RunnerCPU, units.RunnerParallel}
+
+// runnerRecorded are the runner units a file may record.
+var runnerRecorded = []string{units.RunnerCPU, units.RunnerIdle, units.RunnerParallel}
 
 // RunnerShift is how the runner control moved between the two sides in
 // one unit, over every run of every benchmark of each side.
@@ -108,7 +113,7 @@ func runnerValues(in *Input, only map[string]bool) map[string][]float64 {
 			continue
 		}
 		for _, v := range r.Values {
-			if u, x := AsWritten(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
+			if u, x := AsWritten(v); slices.Contains(runnerRecorded, u) && x > 0 && !math.IsInf(x, 0) {
 				out[u] = append(out[u], x)
 			}
 		}
@@ -136,8 +141,12 @@ func minLen(vs map[string][]float64) int {
 func RunnerShifts(base, next *Input) []RunnerShift {
 	shared := sharedBenchmarks(base, next)
 	bv, nv := runnerValues(base, shared), runnerValues(next, shared)
+	judged := RunnerUnits
+	if len(bv[units.RunnerIdle]) > 0 && len(nv[units.RunnerIdle]) > 0 {
+		judged = []string{units.RunnerIdle, units.RunnerParallel} // the server idle: its own CPU use cannot move it
+	}
 	var out []RunnerShift
-	for _, u := range RunnerUnits {
+	for _, u := range judged {
 		b, n := bv[u], nv[u]
 		if len(b) == 0 || len(n) == 0 {
 			continue

@@ -369,3 +369,55 @@ func verdictCell(rep *Report) string {
 	}
 	return out
 }
+
+// TestRunnerHungryServer: a server build on the client's host that burns
+// more CPU under load slows the runner control's probes taken during the
+// runs (runner-cpu-ns +15%) but not those before and after them
+// (runner-idle-ns). Judged by the idle probes, its 12% slowdown fails;
+// files without them (recorded before runner-idle-ns) read the control as
+// a slower runner and would excuse it.
+func TestRunnerHungryServer(t *testing.T) {
+	t.Parallel()
+	side := func(seed uint64, code, during float64, idle bool) *Input {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		var b strings.Builder
+		b.WriteString("Unit tpot-p50-ns better=lower\nUnit tok/s better=higher\n")
+		noise := func(cv float64) float64 { return math.Exp(cv * rng.NormFloat64()) }
+		for range 10 {
+			for p := range 6 {
+				fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/conc=%d 1 %.0f tpot-p50-ns %.2f tok/s %.1f %s %.1f %s", 1<<p,
+					1e7*(1+code)*noise(0.01), 500/(1+code)*noise(0.01), 2500*(1+during)*noise(0.02), units.RunnerCPU, 2700*noise(0.02), units.RunnerParallel)
+				if idle {
+					fmt.Fprintf(&b, " %.1f %s", 2500*noise(0.02), units.RunnerIdle)
+				}
+				b.WriteString("\n")
+			}
+		}
+		return parse(t, fmt.Sprintf("side%d", seed), b.String())
+	}
+	for _, tc := range []struct {
+		name string
+		idle bool
+		want Outcome
+	}{
+		{"judged by the idle probes: a regression", true, OutcomeFail},
+		{"without them: excused as a slower runner (the earlier files' flaw)", false, OutcomeInvalid},
+	} {
+		rep, err := Compare(side(1, 0, 0, tc.idle), side(2, 0.12, 0.15, tc.idle), nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Outcome(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, rep.Headline(), tc.want)
+		}
+		judged := map[string]bool{}
+		for _, c := range rep.Checks {
+			if c.Kind == RunnerCheckKind {
+				judged[c.Unit] = true
+			}
+		}
+		if judged[units.RunnerIdle] != tc.idle || judged[units.RunnerCPU] == tc.idle {
+			t.Errorf("%s: runner checks on %v", tc.name, judged)
+		}
+	}
+}
