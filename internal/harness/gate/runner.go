@@ -46,6 +46,9 @@ var RunnerUnits = []string{units.RunnerCPU, units.RunnerParallel}
 // runnerRecorded are the runner units a file may record.
 var runnerRecorded = []string{units.RunnerCPU, units.RunnerIdle, units.RunnerParallel}
 
+// IsRunnerUnit reports whether unit is one of the runner control's.
+func IsRunnerUnit(unit string) bool { return slices.Contains(runnerRecorded, unit) }
+
 // RunnerShift is how the runner control moved between the two sides in
 // one unit, over every run of every benchmark of each side.
 type RunnerShift struct {
