@@ -279,8 +279,12 @@ func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *I
 // difference by that count. A profile 6% slower is under what one start a
 // side tells from a start with 80% power (its floor about 7.3% here), and
 // is found in nearly every pair with 5 starts a side (floor about 3.3%),
-// where unchanged code still passes; 40 generated pairs a case (measured:
-// unchanged 1 and 0 fail, 6% slower 20 and 37).
+// where unchanged code still passes; 40 generated pairs a case (measured
+// with the points test: unchanged 0 and 0 fail, 6% slower 18 and 37; 20
+// and 37 before it). The seeds are fixed, so the counts are exact: the
+// ranges allow a rule change a few decisions either way, and fail one
+// that loses the power the design is for (one start: at least 12 of 40;
+// the range used to go down to 0, so no loss could fail it).
 func TestMoreStarts(t *testing.T) {
 	t.Parallel()
 	const pairs = 40
@@ -293,7 +297,7 @@ func TestMoreStarts(t *testing.T) {
 	}{
 		{"unchanged, one start a side", 1, 1, 0, 2, 0.06, 0.09},
 		{"unchanged, 5 starts a side", 5, 1, 0, 2, 0.025, 0.045},
-		{"6% slower, one start a side", 1, 1.06, 0, 28, 0.06, 0.09},
+		{"6% slower, one start a side", 1, 1.06, 12, 28, 0.06, 0.09},
 		{"6% slower, 5 starts a side", 5, 1.06, 34, pairs, 0.025, 0.045},
 	} {
 		fails := 0
