@@ -126,7 +126,7 @@ func withoutRunnerControl(in *gate.Input) {
 	for _, r := range in.Results {
 		r.Values = slices.DeleteFunc(r.Values, func(v benchfmt.Value) bool {
 			unit, _ := gate.AsWritten(v)
-			return slices.Contains(gate.RunnerUnits, unit)
+			return gate.IsRunnerUnit(unit)
 		})
 	}
 }

@@ -54,7 +54,7 @@ func exitStatus(code int, err error) error {
 	case err != nil:
 		return err
 	case code == 3:
-		return exitstatus.Inconclusive("perf gate: the gate could not decide (exit 3): the report above says how many runs would")
+		return exitstatus.Inconclusive("perf gate: undecided (exit 3): the lines above say why (the runs that would decide, or a key with no baseline and what to do)")
 	case code != 0:
 		return fmt.Errorf("perf gate: FAIL (exit %d): the report above names the regressions and failed checks", code)
 	}

@@ -28,6 +28,8 @@ adds pairs while the answer is UNKNOWN, up to --max-pairs:
   DIFFERENT  NEW is worse (a regression or a breached limit): exit 1
   SAME       no regression as large as thresholds.yaml's min_effect: exit 0
   UNKNOWN    still undecided at the cap: exit 3 (raise --max-pairs)
+  INVALID    a run was no sound measurement (a throttled or shared GPU, a
+             slower runner): the gate stops, exit 2 (more pairs cannot clear it)
 
 It also sends both the same greedy requests (temperature 0, fixed prompts of
 each point's shape) and compares the outputs: thresholds.yaml's parity: says

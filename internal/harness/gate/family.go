@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // A family is one profile's headline tests: the gate combines their
@@ -27,6 +28,9 @@ type family struct {
 	// test in the one α procedure (pWorse without starts).
 	start        startTest
 	pStart, pIUT float64
+	// points is the profile's point contrasts (points.go), nil where the
+	// runs are judged as independent or no two points line up.
+	points *pointFamily
 }
 
 // ProfileTest is one profile's combined test, as the report shows it.
@@ -36,6 +40,12 @@ type ProfileTest struct {
 	// Metric is "" for the test of the profile's headline rows, else the
 	// tail metric (TailUnits) whose rows it tests by runs.
 	Metric string
+	// Point, for a points test (points.go), is the point its contrast
+	// finds worst, Points then the points contrasted, and Own that
+	// point's own change for the worse, not contrasted (Effect is its
+	// change against its profile); "" otherwise.
+	Point string
+	Own   float64
 	// Tests is the number of rows combined; Points, for a tail test,
 	// the points whose runs line up (tailTest).
 	Tests, Points int
@@ -132,6 +142,7 @@ func families(rep *Report, gated []*test, tails []*tailFamily, starts bool) fami
 				ss[j], iut[j] = t.pStart, max(t.pWorse, t.pStart)
 			}
 			f.pStart, f.pIUT = cauchyCombine(ss), cauchyCombine(iut)
+			f.points = pointContrasts(rep, f.tests)
 		}
 		combined[i] = f.p
 		for j, adj := range holm(ps) {
@@ -147,6 +158,10 @@ func families(rep *Report, gated []*test, tails []*tailFamily, starts bool) fami
 			row.PHolm = max(row.PHolm, adj)
 		}
 		rep.Profiles = append(rep.Profiles, profileTest(rep, f, adj, worseHolm[i]))
+		if f.points != nil {
+			rep.pointFamilies = append(rep.pointFamilies, f.points)
+			rep.Points = append(rep.Points, pointsProfileTest(rep, f.points))
+		}
 	}
 	if suite != nil {
 		rep.Suite = append(rep.Suite, suiteProfileTest(rep.Profiles, suite))
@@ -204,6 +219,9 @@ func (p ProfileTest) Describe() string {
 	}
 	if p.Metric != "" {
 		return p.describeTail(name, verdict)
+	}
+	if p.Point != "" {
+		return p.describePoint(name, strings.Replace(verdict, "of the profile", "of the point", 1))
 	}
 	if p.Profile == SuiteProfile {
 		return p.describeSuite(verdict)

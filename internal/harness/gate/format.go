@@ -324,6 +324,7 @@ type JSONCheck struct {
 type JSONProfile struct {
 	Profile      string   `json:"profile"`
 	Metric       string   `json:"metric,omitempty"`
+	Point        string   `json:"point,omitempty"`
 	Tests        int      `json:"tests"`
 	Points       int      `json:"points,omitempty"`
 	P            *float64 `json:"p"`
@@ -372,8 +373,8 @@ func (r *Report) testsWords() string {
 	if n == 1 {
 		profiles = "profile"
 	}
-	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%d rows reported only)",
-		r.Comparisons, n, profiles, r.tailWords(), countIf(r.Rows, (Row).Reported))
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%s)",
+		r.Comparisons, n, profiles, r.tailWords(), r.notGatedWords())
 }
 
 // JSONReport is the report as --format json writes it: gate.json, which
@@ -400,6 +401,7 @@ type JSONReport struct {
 	// effects (mde.go).
 	Tails          []JSONProfile `json:"tails"`
 	Suite          []JSONProfile `json:"suite"`
+	Points         []JSONProfile `json:"points_tests,omitempty"`
 	MinimumEffects []JSONMDE     `json:"minimum_effects"`
 }
 
@@ -419,6 +421,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.RunsNeeded = &need
 	}
 	out.Profiles, out.Tails, out.Suite = jsonProfiles(r.Profiles), jsonProfiles(r.Tails), jsonProfiles(r.Suite)
+	out.Points = jsonProfiles(r.Points)
 	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
 	for i := range r.Rows {
 		row := &r.Rows[i]

@@ -209,11 +209,12 @@ func (m *MDE) setRuns(n int) {
 }
 
 // TooNoisyAt says whether, with n runs a side (at least min_samples), the
-// baseline's run-to-run spread alone keeps the gate from seeing the
-// metric's min_effect: more runs would help. The start floor is not
-// counted: more runs do not lower it (StartFloor; docs/gate.md).
+// gate cannot see the metric's min_effect on every point: the baseline's
+// run-to-run spread and, where a side's runs share a server start, the
+// starts' allowance (At). The warning (tooNoisy) says which: more runs
+// lower the first, only more starts a side the second (StartFloor).
 func (m MDE) TooNoisyAt(n int) bool {
-	return n >= m.minSamples && m.Within(n) > m.MinEffect
+	return n >= m.minSamples && m.At(n) > m.MinEffect
 }
 
 // spreads measures each judged metric's spread per profile on one side
@@ -349,25 +350,48 @@ func modeInt(xs []int) int {
 // tooNoisy are the report's warnings for metrics whose baseline is too
 // noisy to see their min_effect, by name.
 func tooNoisy(ms []MDE) []string {
-	var out []string
+	var out, floored []string
+	var floor MDE
+	lo, hi := math.Inf(1), 0.0
 	for _, m := range ms {
-		if !m.TooNoisy {
-			continue
+		switch {
+		case !m.TooNoisy:
+		case m.Within(m.Runs) > m.MinEffect:
+			out = append(out, noisyRuns(m))
+		case m.StartFloor() >= m.MinEffect:
+			floored = append(floored, fmt.Sprintf("%s %s (min_effect %g%%)", orNone(m.Profile), m.Unit, 100*m.MinEffect))
+			floor, lo, hi = m, min(lo, m.StartFloor()), max(hi, m.StartFloor())
+		default:
+			out = append(out, fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point, more than its min_effect %g%% (%s within a start, the server starts' allowance with %s, start_spread %g%%, added); about %d runs a side would see it (docs/gate.md)",
+				orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Effect), 100*m.MinEffect, fmtMDE(m.Within(m.Runs)), m.Starts(), 100*m.StartSpread, m.RunsFor(m.MinEffect)))
 		}
-		w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
-			orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
-		if m.StartFloor() > 0 {
-			w += fmt.Sprintf(" even before the server starts' allowance (%s with it)", fmtMDE(m.Effect))
+	}
+	if len(floored) > 0 {
+		span := fmtMDE(lo)
+		if hi > lo+0.0005 {
+			span += "–" + fmtMDE(hi)
 		}
-		if n := m.runsWithin(m.MinEffect); n > 0 {
-			w += fmt.Sprintf("; about %d runs a side would see it", n)
-			if m.StartFloor() >= m.MinEffect {
-				w += " within one start (more starts a side are needed to tell it from a start)"
-			}
-		}
-		out = append(out, w+" (or raise its min_effect, or make the runs steadier: docs/gate.md)")
+		out = append(out, fmt.Sprintf("the server starts' floor is above the minimum effect: with %s (start_spread %g%%) no count sees a change under about %s on every point (the floor by metric), more than the min_effect of %d judged metrics: %s; run more server starts a side (VLLMPERF_STARTS), or measure start_spread (docs/gate.md)",
+			floor.Starts(), 100*floor.StartSpread, span, len(floored), strings.Join(floored, ", ")))
 	}
 	return out
+}
+
+// noisyRuns is the warning of a metric whose run-to-run spread alone
+// keeps the gate from seeing its min_effect.
+func noisyRuns(m MDE) string {
+	w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
+		orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
+	if f := m.StartFloor(); f > 0 {
+		w += fmt.Sprintf(" even before the server starts' allowance (%s with it; the starts' floor %s with %s)", fmtMDE(m.Effect), fmtMDE(f), m.Starts())
+	}
+	if n := m.runsWithin(m.MinEffect); n > 0 {
+		w += fmt.Sprintf("; about %d runs a side would see it", n)
+		if m.StartFloor() >= m.MinEffect {
+			w += " within one start (more starts a side are needed to tell it from a start)"
+		}
+	}
+	return w + " (or raise its min_effect, or make the runs steadier: docs/gate.md)"
 }
 
 func orNone(profile string) string {

@@ -60,8 +60,8 @@ func TestMinimumEffects(t *testing.T) {
 		if m.Spread < expect/2 || m.Spread > 2*expect || m.Points != len(issueShape.concs) || m.Runs != 10 {
 			t.Errorf("%s %s: spread %.4f from %d points at %d runs; want about %.4f from %d at 10", m.Profile, m.Unit, m.Spread, m.Points, m.Runs, expect, len(issueShape.concs))
 		}
-		if m.TooNoisy {
-			t.Errorf("%s %s: %.1f%% called too noisy for %g%%", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect)
+		if m.TooNoisy != (m.Effect > m.MinEffect) {
+			t.Errorf("%s %s: %.1f%% against %g%%: too noisy %v", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect, m.TooNoisy)
 		}
 	}
 	var text, js bytes.Buffer
@@ -100,9 +100,20 @@ func TestTooNoisyBaseline(t *testing.T) {
 		t.Errorf("no warning names chat's %s:\n%s", units.TTFTP99, strings.Join(rep.Warnings, "\n"))
 	}
 	for _, m := range rep.MinimumEffects {
-		if isTail(m.Unit) != m.TooNoisy {
+		if m.TooNoisy != (m.Effect > m.MinEffect) || (isTail(m.Unit) && !m.TooNoisy) {
 			t.Errorf("%s %s: %.1f%% against %g%%: too noisy %v", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect, m.TooNoisy)
 		}
+	}
+	// The metrics that only the start floor hides share one warning that
+	// names the floor.
+	floors := 0
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "the server starts' floor is above the minimum effect: with one server start a side (start_spread 2%)") && strings.Contains(w, "chat "+units.TPOTP50) {
+			floors++
+		}
+	}
+	if floors != 1 {
+		t.Errorf("%d warnings name the start floor for chat's %s, want one:\n%s", floors, units.TPOTP50, strings.Join(rep.Warnings, "\n"))
 	}
 	// One run a side (make bench): the rows are short of runs already; no
 	// warning on top.

@@ -160,6 +160,11 @@ type Report struct {
 	// at most: Profile SuiteProfile, where the runs of a profile share
 	// one server start and at least two profiles have headline rows.
 	Suite []ProfileTest
+	// Points are the points tests, one per profile whose points line up
+	// where a side's runs share a server start (points.go): the point its
+	// contrast finds worst.
+	Points        []ProfileTest
+	pointFamilies []*pointFamily
 	// MinimumEffects are each judged metric's minimum detectable effect
 	// per profile, from the baseline's spread (mde.go).
 	MinimumEffects []MDE

@@ -26,20 +26,28 @@ const (
 	// RunnerNoiseSE is how many standard errors of the difference of the
 	// two sides' log medians a move must also exceed.
 	RunnerNoiseSE = 3.0
-	// RunnerExplains is how large a regression, as a multiple of the
-	// runner's slowdown, the slower runner explains: a service on the
-	// runner's cores slows by about as much as the control (the simulator
-	// slowed by 5-6% when the control did by 5%), and the margin covers
-	// the difference between the two workloads' share of the cores.
-	RunnerExplains = 1.5
+	// RunnerBoundZ is the one-sided normal quantile (95%) of the bounds a
+	// move of the runner is judged by: a slower runner explains a
+	// regression only up to its slowdown's lower bound, and a faster one
+	// hides one at least up to its speed-up's lower bound (the control's
+	// own uncertainty is never read in the change's favour).
+	RunnerBoundZ = 1.645
 	// RunnerMinRuns is the fewest runs a side with the control from which
 	// the gate compares it: one or two probes' medians cannot say what
 	// the runner's noise is.
 	RunnerMinRuns = 3
 )
 
-// RunnerUnits are the runner control's units.
+// RunnerUnits are the runner control's units the gate judges: the serial
+// probes (units.RunnerIdle, taken with the server idle, in place of
+// units.RunnerCPU where both sides record it) and the parallel ones.
 var RunnerUnits = []string{units.RunnerCPU, units.RunnerParallel}
+
+// runnerRecorded are the runner units a file may record.
+var runnerRecorded = []string{units.RunnerCPU, units.RunnerIdle, units.RunnerParallel}
+
+// IsRunnerUnit reports whether unit is one of the runner control's.
+func IsRunnerUnit(unit string) bool { return slices.Contains(runnerRecorded, unit) }
 
 // RunnerShift is how the runner control moved between the two sides in
 // one unit, over every run of every benchmark of each side.
@@ -55,6 +63,28 @@ type RunnerShift struct {
 	// RunnerNoiseSE standard errors of the log ratio of the medians when
 	// that is more.
 	Noise float64
+	// SE is the standard error of the log ratio of the medians.
+	SE float64
+}
+
+// SlowerBy is the runner's slowdown at its lower bound (RunnerBoundZ
+// standard errors under the measured one; 0 when not slower): what it
+// can explain of a regression.
+func (s RunnerShift) SlowerBy() float64 {
+	if !s.Slower() {
+		return 0
+	}
+	return max(0, math.Expm1(math.Log1p(s.Change)-RunnerBoundZ*s.SE))
+}
+
+// FasterBy is the runner's speed-up at its lower bound, as the share by
+// which a change of the new side reads better than it is (0 when not
+// faster): a regression up to it can be hidden.
+func (s RunnerShift) FasterBy() float64 {
+	if !s.Moved() || s.Change >= 0 {
+		return 0
+	}
+	return max(0, -math.Expm1(math.Log1p(s.Change)+RunnerBoundZ*s.SE))
 }
 
 // Moved reports whether the runner moved by more than its noise, either
@@ -86,7 +116,7 @@ func runnerValues(in *Input, only map[string]bool) map[string][]float64 {
 			continue
 		}
 		for _, v := range r.Values {
-			if u, x := AsWritten(v); slices.Contains(RunnerUnits, u) && x > 0 && !math.IsInf(x, 0) {
+			if u, x := AsWritten(v); slices.Contains(runnerRecorded, u) && x > 0 && !math.IsInf(x, 0) {
 				out[u] = append(out[u], x)
 			}
 		}
@@ -114,8 +144,12 @@ func minLen(vs map[string][]float64) int {
 func RunnerShifts(base, next *Input) []RunnerShift {
 	shared := sharedBenchmarks(base, next)
 	bv, nv := runnerValues(base, shared), runnerValues(next, shared)
+	judged := RunnerUnits
+	if len(bv[units.RunnerIdle]) > 0 && len(nv[units.RunnerIdle]) > 0 {
+		judged = []string{units.RunnerIdle, units.RunnerParallel} // the server idle: its own CPU use cannot move it
+	}
 	var out []RunnerShift
-	for _, u := range RunnerUnits {
+	for _, u := range judged {
 		b, n := bv[u], nv[u]
 		if len(b) == 0 || len(n) == 0 {
 			continue
@@ -126,6 +160,7 @@ func RunnerShifts(base, next *Input) []RunnerShift {
 			Unit: u, Baseline: math.Exp(mb), New: math.Exp(mn), NBaseline: len(b), NNew: len(n),
 			Change: math.Expm1(mn - mb),
 			Noise:  max(RunnerNoiseFloor, math.Expm1(RunnerNoiseSE*math.Hypot(sb, sn))),
+			SE:     math.Hypot(sb, sn),
 		})
 	}
 	return out
@@ -159,10 +194,12 @@ func medianOf(xs []float64) float64 {
 }
 
 // judgeRunner reads the runner control of both sides into rep: a check
-// per unit, a warning when the runner moved or could not be compared,
-// and, when it was slower, every regression (row or profile) no larger
-// than RunnerExplains times its slowdown made INVALID, naming the runner
-// with its figure. Files in which neither side records the control
+// per unit, a warning when the runner moved or could not be compared;
+// when it was slower, every regression (row or profile) no larger than
+// the slowdown's lower bound (SlowerBy) made INVALID, naming the runner
+// with its figure; when it was faster, symmetrically, every pass that a
+// regression could hide behind the speed-up's lower bound (FasterBy)
+// made INVALID. Files in which neither side records the control
 // (another tool's output) are compared as before. When the sides were
 // interleaved, drift cancels by design: a control that moved between
 // them is reported and explains nothing (interleavedRunner).
@@ -180,29 +217,35 @@ func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
 	for _, s := range shifts {
 		switch {
 		case s.Slower():
-			slow = max(slow, s.Change)
+			slow = max(slow, s.SlowerBy())
 			slower = append(slower, s.Describe())
 		case s.Moved():
-			fast = min(fast, s.Change)
+			fast = max(fast, s.FasterBy())
 			faster = append(faster, s.Describe())
 		}
 	}
-	if fast < 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was faster than when the baseline was recorded (%s): a regression up to that size could be hidden by it; compare on the baseline's runner, or with the interleaved upgrade gate", strings.Join(faster, "; ")))
+	hidden := 0
+	if len(faster) > 0 {
+		hidden = hiddenRegressions(rep, fast, strings.Join(faster, "; "))
+		what := "no pass it could hide: the comparison stands"
+		if hidden > 0 {
+			what = fmt.Sprintf("%d result(s) that pass are INVALID: a regression of their min_effect could hide behind the faster runner (at least %.1f%% faster at its lower bound); compare on the baseline's runner, or with the interleaved upgrade gate", hidden, 100*fast)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was faster than when the baseline was recorded (%s): %s", strings.Join(faster, "; "), what))
 	}
 	explained := 0
-	if slow > 0 {
+	if len(slower) > 0 {
 		explained = explainRegressions(rep, slow, strings.Join(slower, "; "))
 		what := "no regression to explain: the comparison stands"
 		if explained > 0 {
-			what = fmt.Sprintf("%d regression(s) no larger than %g× its slowdown (%.1f%%) are INVALID, not REGRESSION: the runner, not the change, may be slower; rerun on a quiet runner (or gate with the interleaved upgrade gate, which cancels drift)", explained, RunnerExplains, 100*RunnerExplains*slow)
+			what = fmt.Sprintf("%d regression(s) no larger than its slowdown's lower bound (%.1f%%) are INVALID, not REGRESSION: the runner, not the change, may be slower; rerun on a quiet runner (or gate with the interleaved upgrade gate, which cancels drift)", explained, 100*slow)
 		}
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the runner was slower than when the baseline was recorded (%s): %s", strings.Join(slower, "; "), what))
 	}
 	for _, s := range shifts {
 		c := runnerCheck(s)
 		switch {
-		case s.Slower() && explained > 0:
+		case (s.Slower() && explained > 0) || (s.Moved() && !s.Slower() && hidden > 0):
 			c.Status = CheckInvalid
 		case s.Slower(): // passed: say why beside the slowdown
 			c.Reason += "; it passes: no regression for it to explain, so the comparison stands"
@@ -262,12 +305,11 @@ func runnerCheck(s RunnerShift) Check {
 		Value: 100 * s.Change, Status: CheckPass, Reason: s.Describe()}
 }
 
-// explainRegressions makes INVALID every regression no larger than
-// RunnerExplains × slow (the runner's slowdown, described by why) and
-// marks the larger ones as beyond it; it returns how many it made
-// INVALID.
+// explainRegressions makes INVALID every regression no larger than slow
+// (the runner's slowdown at its lower bound, described by why) and marks
+// the larger ones as beyond it; it returns how many it made INVALID.
 func explainRegressions(rep *Report, slow float64, why string) int {
-	limit := RunnerExplains * slow
+	limit := slow
 	n := 0
 	for i := range rep.Rows {
 		row := &rep.Rows[i]
@@ -282,7 +324,7 @@ func explainRegressions(rep *Report, slow float64, why string) int {
 			row.Reason += fmt.Sprintf("; larger than what the slower runner explains (%.1f%%; %s)", 100*limit, why)
 		}
 	}
-	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite} {
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite, rep.Points} {
 		for i := range tests {
 			p := &tests[i]
 			if p.Regression && p.Effect <= limit {
@@ -325,4 +367,42 @@ func sharedBenchmarks(base, next *Input) map[string]bool {
 		}
 	}
 	return shared
+}
+
+// hiddenRegressions is explainRegressions for a faster runner: every
+// judged row that passes (NO CHANGE, NO REGRESSION, IMPROVEMENT) whose
+// change for the worse plus fast (the speed-up at its lower bound, why
+// describing it) reaches its min_effect, and every profile test that
+// does not regress though its effect plus fast reaches its minimum
+// effect, is INVALID: on the baseline's runner it could have been a
+// regression. It returns how many it made INVALID.
+func hiddenRegressions(rep *Report, fast float64, why string) int {
+	if fast <= 0 {
+		return 0
+	}
+	n := 0
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		if !row.Headline && !row.Tail || row.Baseline == nil || row.New == nil {
+			continue
+		}
+		if row.Verdict != NoChange && row.Verdict != NoRegression && row.Verdict != Improvement {
+			continue
+		}
+		if c := badChange(row.Direction, row.Baseline.Median, row.New.Median); c+fast >= row.Settings.MinEffect {
+			row.Verdict = InvalidVerdict
+			row.Reason = fmt.Sprintf("not called a pass: %+.1f%% for the worse on a runner at least %.1f%% faster could be a regression of its %g%% minimum effect (%s); %s", 100*c, 100*fast, 100*row.Settings.MinEffect, why, row.Reason)
+			n++
+		}
+	}
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite, rep.Points} {
+		for i := range tests {
+			p := &tests[i]
+			if !p.Regression && p.MinEffect > 0 && p.Effect+fast >= p.MinEffect && p.Invalid == "" {
+				p.Invalid = fmt.Sprintf("%+.1f%% for the worse on a runner at least %.1f%% faster could be a regression", 100*p.Effect, 100*fast)
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -27,6 +27,9 @@ type SpreadEstimate struct {
 	Pooled, Spread float64
 	// Profiles are the same per profile, in the first file's order.
 	Profiles []ProfileSpread
+	// Units are the same per judged metric, the tails included, each
+	// with an upper bound (startspread_units.go).
+	Units []UnitSpread
 }
 
 // ProfileSpread is a SpreadEstimate of one profile.
@@ -95,6 +98,7 @@ func EstimateStartSpread(files []*Input) (*SpreadEstimate, error) {
 	}
 	est.Pooled /= float64(est.Cells)
 	est.Spread = math.Sqrt(max(0, est.Pooled))
+	est.Units = unitSpreads(sides)
 	for i := range est.Profiles {
 		p := sums[est.Profiles[i].Profile]
 		p.Pooled /= float64(p.Cells)
@@ -108,8 +112,8 @@ func EstimateStartSpread(files []*Input) (*SpreadEstimate, error) {
 func (e *SpreadEstimate) String() string {
 	var b strings.Builder
 	if e.Pooled > 0 {
-		fmt.Fprintf(&b, "start spread: %.2f%% (sd of one server start's effect, log scale; from %d recordings, %d point × headline-metric cells): set gate: start_spread: %.1f%% in thresholds.yaml (docs/gate.md, \"One server start a side\")\n",
-			100*e.Spread, e.Files, e.Cells, 100*e.Spread)
+		fmt.Fprintf(&b, "start spread: %.2f%% (sd of one server start's effect, log scale; from %d recordings, %d point × headline-metric cells; the estimate: thresholds.yaml's start_spread is recommended below at its upper bound; docs/gate.md, \"One server start a side\")\n",
+			100*e.Spread, e.Files, e.Cells)
 	} else {
 		fmt.Fprintf(&b, "start spread: none detectable (from %d recordings, %d point × headline-metric cells, the recordings' means differ no more than their runs explain): a start_spread of 0%% reads the runs as independent; with few recordings, keep a cautious one\n",
 			e.Files, e.Cells)
@@ -123,6 +127,7 @@ func (e *SpreadEstimate) String() string {
 		parts = append(parts, fmt.Sprintf("%s %s (%d cells)", orNone(p.Profile), s, p.Cells))
 	}
 	fmt.Fprintf(&b, "  per profile: %s\n", strings.Join(parts, ", "))
+	b.WriteString(e.unitsWords())
 	if e.Files < 4 {
 		fmt.Fprintf(&b, "  (%d recordings give a rough figure: each cell's variance across recordings has %d degrees of freedom; more recordings on separate starts make it steadier)\n", e.Files, e.Files-1)
 	}

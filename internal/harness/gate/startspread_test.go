@@ -41,8 +41,22 @@ func TestEstimateStartSpread(t *testing.T) {
 		if est.Spread < tc.lo || est.Spread > tc.hi || est.Files != 8 || len(est.Profiles) != 5 || est.Cells != 5*6*4 {
 			t.Errorf("%s: %+v, want a spread in %g–%g from 8 files, 5 profiles, 120 cells", tc.name, est, tc.lo, tc.hi)
 		}
-		if !strings.Contains(est.String(), "per profile: basic ") {
+		if !strings.Contains(est.String(), "per profile: basic ") || !strings.Contains(est.String(), "recommended, at the upper bounds") {
 			t.Errorf("%s: %s", tc.name, est)
+		}
+		// Every judged metric, the tails too, with an upper bound above
+		// the estimate from (8−1)·5 degrees of freedom.
+		tails := 0
+		for _, u := range est.Units {
+			if isTail(u.Unit) {
+				tails++
+			}
+			if u.DF != 35 || u.Upper < u.Spread || u.Upper > tc.hi+0.05 || u.Cells != 30 {
+				t.Errorf("%s: %+v: want 30 cells, 35 degrees of freedom, an upper bound above the estimate", tc.name, u)
+			}
+		}
+		if len(est.Units) != len(shapeUnits) || tails != len(TailUnits) {
+			t.Errorf("%s: %d metrics (%d tails), want %d (%d)", tc.name, len(est.Units), tails, len(shapeUnits), len(TailUnits))
 		}
 	}
 
@@ -61,6 +75,16 @@ func TestEstimateStartSpread(t *testing.T) {
 	} {
 		if _, err := EstimateStartSpread(tc.files); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestChiSquareQuantile: the 5% quantiles of χ² with 1, 10 and 35 degrees
+// of freedom (tables: 0.00393, 3.940, 22.465).
+func TestChiSquareQuantile(t *testing.T) {
+	for _, tc := range []struct{ df, want float64 }{{1, 0.00393}, {10, 3.940}, {35, 22.465}} {
+		if got := chiSquareQuantile(0.05, tc.df); math.Abs(got-tc.want) > 0.002*max(1, tc.want) {
+			t.Errorf("χ²(%g) 5%%: %.5f, want %.5f", tc.df, got, tc.want)
 		}
 	}
 }

@@ -198,7 +198,8 @@ func componentWeight(headline bool, hasHeadline bool, tails int) float64 {
 // start-aware test's (start.go: an intersection-union test). With starts,
 // the suite-wide test (startSuiteTest) is one more hypothesis of weight
 // one, beside the profiles, in the same Holm correction; it is returned
-// (nil without it). Every way to fail (a profile's headline test, a tail test,
+// (nil without it). So is the points test (points.go): every profile's
+// point contrasts, Bonferroni over all of them. Every way to fail (a profile's headline test, a tail test,
 // a row) needs its component below α, so an unchanged suite fails with
 // probability at most α, whatever the dependence between the tests
 // (Bonferroni's minimum, unlike a combination of all the p, is not
@@ -211,6 +212,7 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 		family *family
 		tail   *tailFamily
 		suite  *suiteHyp
+		points *suitePointsTest
 	}
 	var profiles []string
 	byProfile := map[string][]member{}
@@ -234,6 +236,10 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 			byProfile[SuiteProfile] = []member{{p: max(st.P, within), suite: suite}}
 		}
 	}
+	if pts := suitePoints(fs); pts != nil {
+		profiles = append(profiles, pointsHypothesis)
+		byProfile[pointsHypothesis] = []member{{p: pts.p, points: pts}}
+	}
 	raw := make([]float64, len(profiles))
 	for i, p := range profiles {
 		members := byProfile[p]
@@ -245,7 +251,7 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 		raw[i] = 1
 		for j := range members {
 			m := &members[j]
-			if m.suite == nil {
+			if m.suite == nil && m.points == nil {
 				m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
 			}
 			raw[i] = min(raw[i], m.p)
@@ -260,6 +266,8 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 				m.family.pGate, headline[m.family] = gate, adj
 			case m.tail != nil:
 				m.tail.pGate, m.tail.pWorseHolm = gate, adj
+			case m.points != nil:
+				m.points.setGate(gate)
 			default:
 				m.suite.pGate = gate
 			}
@@ -340,6 +348,9 @@ func oneAlphaRows(rep *Report) {
 		if j < 0 || tests[j].PWorseHolm < row.Settings.Alpha {
 			continue
 		}
+		if _, ok := rep.pointRegressed(row); ok && !row.Tail {
+			continue // its point's contrast (points.go) fails it
+		}
 		row.Verdict = NoRegression
 		row.Reason = fmt.Sprintf("%s; not a regression: its profile's one-sided test for the worse (the gate's one α) has p=%.3g ≥ α %g",
 			row.Reason, tests[j].PWorseHolm, row.Settings.Alpha)
@@ -377,7 +388,7 @@ func invalidProfiles(rep *Report, failed []RunCheck) {
 			why[p.Profile] = "in " + strings.Join(sortedKeys(why), ", ")
 		}
 	}
-	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite} {
+	for _, tests := range [][]ProfileTest{rep.Profiles, rep.Tails, rep.Suite, rep.Points} {
 		for i := range tests {
 			p := &tests[i]
 			if w, ok := why[p.Profile]; ok && p.Regression {
@@ -398,7 +409,10 @@ func invalidProfiles(rep *Report, failed []RunCheck) {
 // Name is the test's name in the verdict line: the profile, and its tail
 // metric when it has one ("basic ttft-p99-ns").
 func (p ProfileTest) Name() string {
-	if p.Metric == "" {
+	switch {
+	case p.Point != "":
+		return p.Profile + " " + p.Point
+	case p.Metric == "":
 		return p.Profile
 	}
 	return p.Profile + " " + p.Metric
@@ -437,7 +451,7 @@ func (r *Report) RegressedTests() []string {
 func jsonProfiles(tests []ProfileTest) []JSONProfile {
 	out := []JSONProfile{}
 	for _, f := range tests {
-		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
+		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Point: f.Point, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
 			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
 			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid}
 		if f.StartSD > 0 || f.PStart > 0 {
@@ -453,6 +467,8 @@ func jsonProfiles(tests []ProfileTest) []JSONProfile {
 	return out
 }
 
-// allTests are the profiles' headline tests, the tail tests, then the
-// suite-wide test.
-func (r *Report) allTests() []ProfileTest { return slices.Concat(r.Profiles, r.Tails, r.Suite) }
+// allTests are the profiles' headline tests, the tail tests, the
+// suite-wide test, then the points tests.
+func (r *Report) allTests() []ProfileTest {
+	return slices.Concat(r.Profiles, r.Tails, r.Suite, r.Points)
+}

@@ -62,7 +62,8 @@ func typical(unit string, c int) float64 {
 	}
 }
 
-// changes multiply the new side's values: "profile unit" → factor.
+// changes multiply the new side's values: "profile unit" → factor, and
+// "profile/conc unit" → factor for one point.
 type changes map[string]float64
 
 // pair generates a baseline and a new side from seed, the new one with
@@ -98,6 +99,9 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input)
 						}
 						v := typical(u, c) * math.Exp(shared+cv[fmt.Sprintf("%s/%d/%s", p, c, u)]*rng.NormFloat64())
 						if f, ok := ch[p+" "+u]; ok {
+							v *= f
+						}
+						if f, ok := ch[fmt.Sprintf("%s/%d %s", p, c, u)]; ok {
 							v *= f
 						}
 						fmt.Fprintf(&b, " %g %s", v, u)

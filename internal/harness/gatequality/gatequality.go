@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aclements/go-moremath/mathx"
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vllmperf/vllmperf/internal/harness/benchname"
@@ -103,11 +104,38 @@ func (s *Source) Points() int { return len(s.points) }
 
 // Change is a side's true change: every unit of every profile in
 // Slowdown's keys is slowed by its factor (timing units, -ns, multiplied;
-// throughput units divided), and Scale's "profile unit" keys multiply one
-// unit of every point of a profile.
+// throughput units divided), Scale's "profile unit" keys multiply one
+// unit of every point of a profile, and Point's keys (a point's name,
+// PointName) make every headline metric of one point worse by their
+// factor (a lower-is-better one multiplied, a higher-is-better one
+// divided).
 type Change struct {
 	Slowdown map[string]float64 // profile → factor (1.10: 10% slower)
 	Scale    map[string]float64 // "profile unit" → factor
+	Point    map[string]float64 // point name → factor (1.10: 10% worse)
+}
+
+// PointName is the name of the source's i-th point (file order), as
+// Change.Point's keys spell it.
+func (s *Source) PointName(i int) string { return string(s.points[i].runs[0].Name) }
+
+// PointProfile is the profile of the source's i-th point.
+func (s *Source) PointProfile(i int) string { return s.points[i].profile }
+
+// worse is how making a point's headline metrics worse by f scales unit:
+// f for a lower-is-better headline unit, 1/f for a higher-is-better one,
+// 1 for the rest.
+func worse(unit string, f float64) float64 {
+	if !units.Headline(unit) {
+		return 1
+	}
+	switch units.DefaultDirection(unit) {
+	case units.Lower:
+		return f
+	case units.Higher:
+		return 1 / f
+	}
+	return 1
 }
 
 // SlowAll is every profile of s slowed by f.
@@ -157,6 +185,7 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 		}
 	}
 	for _, pt := range s.points {
+		pointF, pointChanged := change.Point[string(pt.runs[0].Name)]
 		for run := range runs {
 			r := pt.runs[rng.IntN(len(pt.runs))].Clone()
 			on := run * starts / runs
@@ -174,6 +203,9 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 				}
 				if k, ok := change.Scale[pt.profile+" "+unit]; ok {
 					f *= k
+				}
+				if pointChanged {
+					f *= worse(unit, pointF)
 				}
 				r.Values[i].Value *= f
 				r.Values[i].OrigValue *= f
@@ -237,4 +269,38 @@ func setStart(r *benchfmt.Result, id string) {
 		}
 	}
 	r.Config = append(cfg, benchfmt.Config{Key: gate.ServerStartKey, Value: []byte(id), File: true})
+}
+
+// ClopperPearson is the exact (Clopper–Pearson) two-sided interval of
+// confidence conf for a share of k successes in n trials: the Beta
+// quantiles (1−conf)/2 of Beta(k, n−k+1) and (1+conf)/2 of Beta(k+1, n−k),
+// 0 and 1 at the edges. NaNs for no trials.
+func ClopperPearson(k, n int, conf float64) (lo, hi float64) {
+	if n <= 0 || k < 0 || k > n {
+		return math.NaN(), math.NaN()
+	}
+	tail := (1 - conf) / 2
+	lo, hi = 0, 1
+	if k > 0 {
+		lo = betaQuantile(tail, float64(k), float64(n-k+1))
+	}
+	if k < n {
+		hi = betaQuantile(1-tail, float64(k+1), float64(n-k))
+	}
+	return lo, hi
+}
+
+// betaQuantile is the q-quantile of Beta(a, b), by bisection on its CDF
+// (the regularized incomplete beta function) to 1e-12.
+func betaQuantile(q, a, b float64) float64 {
+	lo, hi := 0.0, 1.0
+	for hi-lo > 1e-12 {
+		mid := (lo + hi) / 2
+		if mathx.BetaInc(mid, a, b) < q {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }

@@ -17,15 +17,14 @@ var startsProtocol = protocol{
 	figure: "gate-quality-starts", test: "TestFiguresGateQualityStarts",
 }
 
-// TestFiguresGateQualityStarts is the fourth protocol's measurement: it
+// TestFiguresGateQualityStarts is the fourth protocol's check: it
 // regenerates its 600 suite runs (each 5 starts a profile) from
-// protocolSource and the seeds, checks them against the recorded
-// digests, gates every pair with the shipped thresholds.yaml, checks
-// docs/gate.md's table and fails when a target is missed that
-// starts-open-misses.txt does not list.
+// protocolSource and the seeds and checks them against the recorded
+// digests. Its table, scored with the rules of 40917f4, is frozen history
+// in docs/gate.md: the points test changed the rules after it.
 //
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityStarts ./internal/harness/gatequality  # the recording (digests only; once)
 func TestFiguresGateQualityStarts(t *testing.T) {
 	testphase.Measured(t)
-	startsProtocol.run(t, true)
+	startsProtocol.run(t, false)
 }

@@ -17,14 +17,15 @@ var suiteWideProtocol = protocol{
 	figure: "gate-quality-suite-wide", test: "TestFiguresGateQualitySuiteWide",
 }
 
-// TestFiguresGateQualitySuiteWide is the third protocol's measurement: it
-// regenerates its 600 suite runs from protocolSource and the seeds,
-// checks them against the recorded digests, gates every pair with the
-// shipped thresholds.yaml, checks docs/gate.md's table and fails when a
-// target is missed that suitewide-open-misses.txt does not list.
+// TestFiguresGateQualitySuiteWide is the third protocol's check: it
+// regenerates its 600 suite runs from protocolSource and the seeds and
+// checks them against the recorded digests. Its table, scored with the
+// rules of 40a4ca7, is frozen history in docs/gate.md: the points test
+// (one more hypothesis of the one α procedure) changed the rules after it,
+// and the fifth protocol scores them on new seeds.
 //
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualitySuiteWide ./internal/harness/gatequality  # the recording (digests only; once)
 func TestFiguresGateQualitySuiteWide(t *testing.T) {
 	testphase.Measured(t)
-	suiteWideProtocol.run(t, true)
+	suiteWideProtocol.run(t, false)
 }

@@ -4,7 +4,8 @@
 // time budget picks the count), skip a pull request that changes nothing
 // measured, run the suite (`go test -bench Perf` into a results folder),
 // then gate it against the baseline stored for its key — or, with none
-// yet, record this run as that baseline and pass. docs/gate.md and
+// yet, record this run as that baseline and pass (outside a pull request;
+// a pull request exits 3 saying how to get one). docs/gate.md and
 // docs/gpu-runners.md describe it for people.
 package perfgate
 

@@ -141,8 +141,17 @@ func TestPlanWithoutHistory(t *testing.T) {
 	p.ApplyBudget(time.Hour)
 	var out bytes.Buffer
 	_ = p.Write(&out)
-	if p.Unknown != 4 || p.Count != 8 || !strings.Contains(out.String(), "unknown (no earlier run on this key)") || !strings.Contains(p.Note, "count 8 kept") {
+	if p.Unknown != 4 || p.Count != 8 || !strings.Contains(out.String(), "unknown (no earlier run on this key, and no prediction)") || !strings.Contains(p.Note, "count 8 kept") {
 		t.Errorf("plan without history: %+v\n%s", p, out.String())
+	}
+	// With a prediction the plan says the time once: the prediction's.
+	p.Prediction = NewPrediction(quickConfig(), Key{GPU: "NVIDIA H100 80GB HBM3 x1"}, p.Count, "")
+	out.Reset()
+	if err := p.Write(&out); err != nil || p.Prediction.Err != nil {
+		t.Fatal(err, p.Prediction.Err)
+	}
+	if s := out.String(); strings.Contains(s, "unknown") || !strings.Contains(s, "time predicted below (no earlier run on this key)") || !strings.Contains(s, "plan: predicted total") {
+		t.Errorf("plan with a prediction says its time twice, or not once:\n%s", s)
 	}
 }
 

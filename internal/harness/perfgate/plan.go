@@ -162,12 +162,7 @@ func (p *Plan) ApplyBudget(budget time.Duration) {
 
 // Write states the plan in a few lines.
 func (p *Plan) Write(w io.Writer) error {
-	est := "unknown (no earlier run on this key)"
-	if p.Unknown == 0 {
-		est = "about " + p.Estimate.Round(time.Second).String()
-	} else if p.Estimate > 0 {
-		est = fmt.Sprintf("at least %v (%d benchmarks without history)", p.Estimate.Round(time.Second), p.Unknown)
-	}
+	est := p.timeWords()
 	hist := p.History
 	if hist == "" {
 		hist = "none"
@@ -184,4 +179,22 @@ func (p *Plan) Write(w io.Writer) error {
 		err = p.writeMinimumEffects(w)
 	}
 	return err
+}
+
+// timeWords says the plan's time once: measured from the key's history,
+// or the prediction's (written below it) where benchmarks have none, or
+// unknown where there is no prediction either.
+func (p *Plan) timeWords() string {
+	predicted := p.Prediction != nil && p.Prediction.Err == nil
+	switch {
+	case p.Unknown == 0:
+		return "about " + p.Estimate.Round(time.Second).String()
+	case predicted && p.Estimate > 0:
+		return fmt.Sprintf("predicted below (%d benchmarks without history on this key; those with history: %v)", p.Unknown, p.Estimate.Round(time.Second))
+	case predicted:
+		return "predicted below (no earlier run on this key)"
+	case p.Estimate > 0:
+		return fmt.Sprintf("at least %v (%d benchmarks without history, and no prediction)", p.Estimate.Round(time.Second), p.Unknown)
+	}
+	return "unknown (no earlier run on this key, and no prediction)"
 }

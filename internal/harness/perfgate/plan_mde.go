@@ -41,7 +41,7 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 		return err
 	}
 	ms := p.MinimumEffects
-	var noisy []string
+	var noisy, floored []string
 	for i := 0; i < len(ms); {
 		var parts []string
 		j := i
@@ -49,8 +49,12 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 			m := ms[j]
 			e := m.At(p.Count)
 			parts = append(parts, fmt.Sprintf("%s %s (%s)", m.Unit, planPct(e), planRuns(m)))
-			if m.TooNoisyAt(p.Count) {
+			switch {
+			case !m.TooNoisyAt(p.Count):
+			case m.Within(p.Count) > m.MinEffect || m.StartFloor() < m.MinEffect: // more runs would help
 				noisy = append(noisy, fmt.Sprintf("%s %s (%s > min_effect %g%%)", m.Profile, m.Unit, planPct(e), 100*m.MinEffect))
+			default: // only more starts would
+				floored = append(floored, fmt.Sprintf("%s %s %g%%", m.Profile, m.Unit, 100*m.MinEffect))
 			}
 		}
 		if _, err := fmt.Fprintf(w, "plan:   %s: %s\n", ms[i].Profile, strings.Join(parts, ", ")); err != nil {
@@ -62,7 +66,11 @@ func (p *Plan) writeMinimumEffects(w io.Writer) error {
 		return err
 	}
 	if m := ms[0]; m.StartSpread > 0 {
-		if _, err := fmt.Fprintf(w, "plan: %s (start_spread %g%%): a change of a whole profile under about %s cannot be told from a start at any count (docs/gate.md)\n", m.Starts(), 100*m.StartSpread, planPct(m.StartFloor())); err != nil {
+		above := ""
+		if len(floored) > 0 {
+			above = fmt.Sprintf("; that is above the min_effect of %s: more starts a side (VLLMPERF_STARTS) would see them, more runs would not", strings.Join(floored, ", "))
+		}
+		if _, err := fmt.Fprintf(w, "plan: %s (start_spread %g%%): a change of a whole profile under about %s cannot be told from a start at any count%s (docs/gate.md)\n", m.Starts(), 100*m.StartSpread, planPct(m.StartFloor()), above); err != nil {
 			return err
 		}
 	}

@@ -44,6 +44,9 @@ func TestPlanMinimumEffects(t *testing.T) {
 		}
 	}
 	if strings.Contains(out.String(), "basic tok/s (") {
-		t.Errorf("tok/s at 2%% spread called too noisy:\n%s", out.String())
+		t.Errorf("tok/s at 2%% spread called too noisy for its runs:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "above the min_effect of basic tok/s 5%: more starts a side (VLLMPERF_STARTS) would see them") {
+		t.Errorf("the start floor's line does not name tok/s, whose min_effect is under it:\n%s", out.String())
 	}
 }

@@ -10,18 +10,20 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 )
 
-// TestGatePreset: VLLMPERF_GATE fills in the preset's count, size and
-// profiles where they are unset, leaves what is set alone, and refuses
-// a name it does not know, naming the presets.
+// TestGatePreset: VLLMPERF_GATE fills in the preset's count, size,
+// profiles and starts where they are unset (its starts not beside the GPU
+// sets, which run a process a profile), leaves what is set alone, and
+// refuses a name it does not know, naming the presets.
 func TestGatePreset(t *testing.T) {
 	for _, tc := range []struct {
-		name, gate, count, profiles, size string
-		wantCount, wantProfiles, wantSize string
-		wantErr                           string
+		name, gate, count, profiles, size, starts, sets string
+		wantCount, wantProfiles, wantSize, wantStarts   string
+		wantErr                                         string
 	}{
 		{name: "unset: nothing changes", wantCount: "", wantProfiles: "", wantSize: ""},
-		{name: "pr", gate: "pr", wantCount: "10", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick"},
-		{name: "pr, set by hand wins", gate: " pr ", count: "4", profiles: "basic", size: "full", wantCount: "4", wantProfiles: "basic", wantSize: "full"},
+		{name: "pr", gate: "pr", wantCount: "10", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick", wantStarts: "5"},
+		{name: "pr, set by hand wins", gate: " pr ", count: "4", profiles: "basic", size: "full", starts: "2", wantCount: "4", wantProfiles: "basic", wantSize: "full", wantStarts: "2"},
+		{name: "pr on GPU sets: one start", gate: "pr", sets: "0;1", wantCount: "10", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick", wantStarts: ""},
 		{name: "full: every profile", gate: "full", wantCount: "10", wantProfiles: "", wantSize: "full"},
 		{name: "unknown", gate: "nightly", wantErr: `VLLMPERF_GATE="nightly": want one of pr, full`},
 	} {
@@ -30,6 +32,9 @@ func TestGatePreset(t *testing.T) {
 			t.Setenv("COUNT", tc.count)
 			t.Setenv(envvar.Profiles.Name, tc.profiles)
 			t.Setenv(envvar.Size.Name, tc.size)
+			t.Setenv(envvar.Starts.Name, tc.starts)
+			t.Setenv(envvar.GPUSets.Name, tc.sets)
+			t.Setenv(envvar.Sequential.Name, "")
 			_, err := applyGatePreset()
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -40,7 +45,7 @@ func TestGatePreset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for v, want := range map[string]string{"COUNT": tc.wantCount, envvar.Profiles.Name: tc.wantProfiles, envvar.Size.Name: tc.wantSize} {
+			for v, want := range map[string]string{"COUNT": tc.wantCount, envvar.Profiles.Name: tc.wantProfiles, envvar.Size.Name: tc.wantSize, envvar.Starts.Name: tc.wantStarts} {
 				if got := os.Getenv(v); got != want {
 					t.Errorf("%s=%q, want %q", v, got, want)
 				}
@@ -56,10 +61,13 @@ func TestOptionsFromEnvGatePreset(t *testing.T) {
 	t.Setenv("COUNT", "")
 	t.Setenv(envvar.Profiles.Name, "")
 	t.Setenv(envvar.Size.Name, "")
+	t.Setenv(envvar.Starts.Name, "")
+	t.Setenv(envvar.GPUSets.Name, "")
+	t.Setenv(envvar.Sequential.Name, "")
 	t.Setenv("VLLMPERF_BASELINE_STORE", t.TempDir())
 	o, err := OptionsFromEnv(nil, nil)
-	if err != nil || o.Count != PRGate.Count {
-		t.Fatalf("count %d, err %v: want %d", o.Count, err, PRGate.Count)
+	if err != nil || o.Count != PRGate.Count || o.Starts != PRGate.Starts {
+		t.Fatalf("count %d, starts %d, err %v: want %d and %d", o.Count, o.Starts, err, PRGate.Count, PRGate.Starts)
 	}
 	t.Setenv(EnvGate, "bogus")
 	if _, err := OptionsFromEnv(nil, nil); err == nil || !strings.Contains(err.Error(), EnvGate) {

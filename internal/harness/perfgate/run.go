@@ -129,6 +129,9 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	if !hasBase && isPullRequest(o.Event) {
+		return o.noBaseline(key), nil // nobaseline.go: never green, never recorded
+	}
 	plan, err := o.plan(cfg, key, basePath, hasBase)
 	if err != nil {
 		return 2, err
@@ -332,13 +335,14 @@ func (o Options) removeLeftovers() {
 }
 
 // bootstrap records the run as the key's first baseline when it passed
-// its checks. recorded false with no error: another run was first.
+// its checks (a pull request never gets here: noBaseline). recorded
+// false with no error: another run was first.
 func (o Options) bootstrap(key Key, bench string, benchCode, count int) (code int, recorded bool, err error) {
 	if benchCode != 0 {
 		o.say("error", fmt.Sprintf("no baseline for %s, and this run failed its checks: not recorded as one (see the --- FAIL: lines above)", key))
 		return 1, true, nil
 	}
-	m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv(envGHSHA), Event: o.Event, Count: count, Provisional: o.Event == "pull_request"}
+	m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv(envGHSHA), Event: o.Event, Count: count}
 	switch err := o.Store.Record(key, bench, m, false); {
 	case errors.Is(err, ErrRecorded):
 		fmt.Fprintf(o.Stdout, "perf-gate: %v: gating against it\n", err)
@@ -384,7 +388,7 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 		o.say("warning", "INCONCLUSIVE passes (ALLOW_INCONCLUSIVE=true): "+rep.InconclusiveReason())
 		code = 0
 	}
-	if o.Refresh && o.Baseline == "" && benchCode == 0 && (code == 0 || meta.Provisional) {
+	if o.Refresh && o.Baseline == "" && benchCode == 0 && refreshes(code, meta) {
 		m := Meta{Key: key, RecordedAt: time.Now().UTC(), Commit: os.Getenv(envGHSHA), Event: o.Event, Count: count}
 		if err := o.Store.Record(key, bench, m, true); err != nil {
 			return code, fmt.Errorf("refresh the baseline: %w", err)
@@ -392,6 +396,14 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 		o.say("notice", "baseline refreshed with this run: "+o.Store.Path(key, BaselineFile))
 	}
 	return code, nil
+}
+
+// refreshes says whether a run whose gate exited code replaces the
+// baseline described by meta: a PASS does; a FAIL or an INVALID run
+// never does; an INCONCLUSIVE one only a provisional baseline (one a pull
+// request recorded before pull requests stopped recording).
+func refreshes(code int, meta Meta) bool {
+	return code == exitstatus.OK || (code == exitstatus.Undecided && meta.Provisional)
 }
 
 // worst is the more severe of two exit statuses: 1 (fail) over 2

@@ -51,8 +51,10 @@ type Meta struct {
 	Commit string `json:"commit,omitempty"`
 	Event  string `json:"event,omitempty"`
 	Count  int    `json:"count"`
-	// Provisional: recorded by a pull request's first run; the next
-	// refresh (a push to main) replaces it whatever its verdict.
+	// Provisional: recorded by a pull request's first run, as perf-gate
+	// did before pull requests stopped recording (nobaseline.go); still
+	// read from older stores: the next refresh (a push to main) replaces
+	// it when its verdict is PASS or INCONCLUSIVE, never a FAIL.
 	Provisional bool `json:"provisional"`
 }
 

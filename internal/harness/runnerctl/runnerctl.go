@@ -134,18 +134,24 @@ func (s Settings) withDefaults() Settings {
 }
 
 // Result is what one run's probes measured, in nanoseconds per block, in
-// the order taken.
+// the order taken: Serial every serial probe, Idle the serial ones before
+// and after the run (the server idle), Parallel the parallel ones (before
+// and after).
 type Result struct {
-	Serial, Parallel []float64
+	Serial, Idle, Parallel []float64
 }
 
 // Metrics are the run's figures: the median of the serial probes
-// (units.RunnerCPU) and of the parallel ones (units.RunnerParallel); a
-// unit without a probe is left out.
+// (units.RunnerCPU), of the idle ones (units.RunnerIdle, which the gate
+// judges the runner by where both sides have it) and of the parallel
+// ones (units.RunnerParallel); a unit without a probe is left out.
 func (r Result) Metrics() map[string]float64 {
 	m := map[string]float64{}
 	if len(r.Serial) > 0 {
 		m[units.RunnerCPU] = median(r.Serial)
+	}
+	if len(r.Idle) > 0 {
+		m[units.RunnerIdle] = median(r.Idle)
 	}
 	if len(r.Parallel) > 0 {
 		m[units.RunnerParallel] = median(r.Parallel)
@@ -188,6 +194,7 @@ func (p *Probe) edge() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.res.Serial = append(p.res.Serial, s)
+	p.res.Idle = append(p.res.Idle, s)
 	p.res.Parallel = append(p.res.Parallel, par)
 }
 
@@ -216,5 +223,5 @@ func (p *Probe) Stop() Result {
 	p.edge()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Result{Serial: slices.Clone(p.res.Serial), Parallel: slices.Clone(p.res.Parallel)}
+	return Result{Serial: slices.Clone(p.res.Serial), Idle: slices.Clone(p.res.Idle), Parallel: slices.Clone(p.res.Parallel)}
 }

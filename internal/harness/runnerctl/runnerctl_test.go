@@ -52,9 +52,12 @@ func TestProbe(t *testing.T) {
 			t.Fatalf("a probe took %v ns per block: %+v", v, res)
 		}
 	}
+	if len(res.Idle) != 2 || res.Idle[0] != res.Serial[0] || res.Idle[1] != res.Serial[len(res.Serial)-1] {
+		t.Errorf("idle probes %v: want the serial edges of %v", res.Idle, res.Serial)
+	}
 	m := res.Metrics()
-	if len(m) != 2 || !(m[units.RunnerCPU] > 0) || !(m[units.RunnerParallel] > 0) {
-		t.Errorf("Metrics() = %v, want %s and %s", m, units.RunnerCPU, units.RunnerParallel)
+	if len(m) != 3 || !(m[units.RunnerCPU] > 0) || !(m[units.RunnerIdle] > 0) || !(m[units.RunnerParallel] > 0) {
+		t.Errorf("Metrics() = %v, want %s, %s and %s", m, units.RunnerCPU, units.RunnerIdle, units.RunnerParallel)
 	}
 }
 
@@ -65,8 +68,24 @@ func TestProbeContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	p := runnerctl.Start(ctx, runnerctl.Settings{EdgeBlocks: 5, DuringBlocks: 5, Interval: time.Hour})
 	cancel()
-	if res := p.Stop(); len(res.Serial) != 2 || len(res.Parallel) != 2 {
+	if res := p.Stop(); len(res.Serial) != 2 || len(res.Idle) != 2 || len(res.Parallel) != 2 {
 		t.Errorf("probes %+v, want the two edges only", res)
+	}
+}
+
+// TestIdleIgnoresTheLoad: a server build that burns more CPU on the
+// client's host slows the probes taken during the run, not those before
+// and after it: runner-idle-ns stays the machine's, runner-cpu-ns moves
+// with the server (the figures of one run, as the probe records them).
+func TestIdleIgnoresTheLoad(t *testing.T) {
+	quiet := runnerctl.Result{Serial: []float64{2500, 2510, 2490, 2505, 2495}, Idle: []float64{2500, 2495}}
+	hungry := runnerctl.Result{Serial: []float64{2510, 3300, 3400, 3350, 2490}, Idle: []float64{2510, 2490}}
+	q, h := quiet.Metrics(), hungry.Metrics()
+	if h[units.RunnerIdle] > 1.01*q[units.RunnerIdle] {
+		t.Errorf("idle figure %v with a hungrier server, %v without: want it unmoved", h[units.RunnerIdle], q[units.RunnerIdle])
+	}
+	if h[units.RunnerCPU] < 1.2*q[units.RunnerCPU] {
+		t.Errorf("the all-probes figure %v, %v without: want it moved by the load", h[units.RunnerCPU], q[units.RunnerCPU])
 	}
 }
 

@@ -148,7 +148,9 @@ func (r *Result) Decision() gate.Decision { return r.Report.Decision() }
 // Run drives s: Min runs of every benchmark, a look, and more runs of the
 // undecided benchmarks only (the decided ones keep their runs), each look
 // at its share of set's α. It stops at a FAIL (a regression found: more
-// runs cannot take it back, and its α was spent), when no row is left
+// runs cannot take it back, and its α was spent), at an INVALID look (a
+// run that was no sound measurement: more runs cannot clear it), when no
+// row is left
 // undecided (every row a regression, an improvement or NO CHANGE: a pass
 // as sure as the cap's), or at the cap, where the gate's decision is the
 // count's, whatever it is. benchmarks lists every benchmark (for Total).
@@ -185,7 +187,7 @@ func Run(d Design, set *thresholds.Set, s Sides, benchmarks []string) (*Result, 
 		lk := Look{Runs: cur, Share: share, Decision: rep.Decision(), Summary: rep.Headline(), RunsNeeded: rep.RunsNeeded(), Undecided: undecided(rep)}
 		res.Looks = append(res.Looks, lk)
 		res.Report, res.Runs = rep, cur
-		if lk.Decision == gate.Different || cur >= d.Cap || len(lk.Undecided) == 0 || d.StopOnPass && lk.Decision == gate.Same {
+		if lk.Decision == gate.Different || rep.Outcome() == gate.OutcomeInvalid || cur >= d.Cap || len(lk.Undecided) == 0 || d.StopOnPass && lk.Decision == gate.Same {
 			break
 		}
 		prev, cur, only = cur, d.Next(cur, lk.RunsNeeded), lk.Undecided

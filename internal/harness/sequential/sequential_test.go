@@ -194,3 +194,32 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// invalidSides is a count whose every look is INVALID (a check says a
+// run was no sound measurement) with a row still undecided.
+type invalidSides struct{ extends []int }
+
+func (s *invalidSides) Extend(runs int, _ []string) error {
+	s.extends = append(s.extends, runs)
+	return nil
+}
+
+func (s *invalidSides) Compare(*thresholds.Set) (*gate.Report, error) {
+	return &gate.Report{
+		Rows:   []gate.Row{{Name: "Perf/profile=basic/scenario=ttft-tpot/prompt=a/conc=1", Verdict: gate.Inconclusive}},
+		Checks: []gate.Check{{Status: gate.CheckInvalid}},
+	}, nil
+}
+
+// TestRunStopsAtInvalid: an INVALID look ends the count, though a row is
+// undecided: more runs cannot make an unsound measurement sound.
+func TestRunStopsAtInvalid(t *testing.T) {
+	s := &invalidSides{}
+	res, err := Run(Design{Min: 6, Cap: 12, Spending: Pocock}, nil, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Looks) != 1 || len(s.extends) != 1 || res.Report.Outcome() != gate.OutcomeInvalid {
+		t.Errorf("looks %d, extends %v, outcome %s: want one look, INVALID", len(res.Looks), s.extends, res.Report.Outcome())
+	}
+}

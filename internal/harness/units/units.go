@@ -89,8 +89,11 @@ var (
 	// Per run: the runner control (package runnerctl), a fixed CPU
 	// workload in the client process timed before, during and after the
 	// run: the machine's speed, not the server's (docs/gate.md, "A slower
-	// runner").
+	// runner"). RunnerIdle is its probes before and after the run alone,
+	// the server idle: a server on the client's host that burns more CPU
+	// under load does not move it.
 	RunnerCPU      = def("runner-cpu-ns", None, "runner CPU", 0)
+	RunnerIdle     = def("runner-idle-ns", None, "runner CPU, server idle", 0)
 	RunnerParallel = def("runner-par-ns", None, "runner CPU, all cores", 0)
 	// The start-up point (scenario=startup).
 	Ready        = def("ready-ns", Lower, "ready", 0)

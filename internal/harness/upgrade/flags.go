@@ -127,6 +127,9 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 	if len(res.ParityFailures) > 0 {
 		return fmt.Errorf("output parity: %s (%s)", strings.Join(res.ParityFailures, "; "), res.Headline())
 	}
+	if res.Report.Outcome() == gate.OutcomeInvalid {
+		return exitstatus.Usage(fmt.Errorf("%s; INVALID: a run was no sound measurement, and more pairs cannot clear it (the gate stopped): fix what the INVALID rows and checks name (a shared or throttled GPU, a slower runner) and run the gate again", res.Headline()))
+	}
 	switch res.Decision() {
 	case gate.Different:
 		return errors.New(res.Headline())

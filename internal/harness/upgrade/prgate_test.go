@@ -2,9 +2,7 @@ package upgrade
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/scenario"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -28,9 +25,6 @@ const (
 	prGateEightGPUs   = 15 * time.Minute        // an 8-GPU runner, wall, predicted
 	prGateCatch       = 80.0                    // % of +5% slowdowns failed, at least
 	prGateFalseFail   = 2.0                     // % of unchanged runs failed, at most
-	prGateSeed        = 34
-	prDecisionsAA     = 60 // one fail in 60 is 1.7%, under the target
-	prDecisionsSlow5  = 30
 	prGateRunnerGPUs  = 8
 	prGateStartupNote = "start modelled: 60 s + weights at 2 GB/s (package predict)"
 )
@@ -41,6 +35,7 @@ type prCandidate struct {
 	profiles []string // nil: every built-in profile
 	size     scenario.Size
 	count    int
+	starts   int // server starts a side (VLLMPERF_STARTS)
 }
 
 // prRow is a candidate's prediction and measured power.
@@ -50,36 +45,33 @@ type prRow struct {
 	oneGPU, eightGPUs time.Duration
 	gpuMin            float64
 	falseFail, catch5 float64
-	suiteTests        int
+	power             prDesign
 }
 
-// TestFiguresPRGate (MEASURED: about 40 seconds of one core) chooses the
+// TestFiguresPRGate (MEASURED: about a minute of one core) chooses the
 // pull-request gate's default, perfgate.PRGate: for each candidate (which
-// profiles, size, count) the predicted time on an H100 from the
-// simulator's preset (perfgate.NewPrediction, simulated time), one GPU
-// (profiles one after another) and an 8-GPU runner (profiles at once on
-// one-GPU sets, VLLMPERF_GPU_SETS: the longest profile), and its power
-// measured as TestFiguresSequentialCount measures the sequential count:
-// the committed score pools drawn at the candidate's count and gated in
-// the candidate's shape (the correction over as many tests as
-// baselines/sim.txt holds for its profiles), baseline gate, gate rules as
-// they are. It checks docs/gpu-runners.md's table (make figures rewrites
-// it) and fails when the PR default's prediction goes over 60 minutes on
-// one GPU or 15 on eight, or its power misses the targets (+5% on every
-// point failed ≥ 80%, unchanged failed ≤ 2%).
+// profiles, size, count, starts a side) the predicted time on an H100
+// from the simulator's preset (perfgate.NewPrediction, simulated time),
+// one GPU (profiles one after another) and an 8-GPU runner (profiles at
+// once on one-GPU sets, VLLMPERF_GPU_SETS: the longest profile), and its
+// power on the design perf-gate runs (prdesign_test.go: generated sides of
+// the candidate's profiles, its starts a side, gate.Options{}). It checks
+// docs/gpu-runners.md's table (make figures rewrites it) and fails when
+// the PR default's prediction goes over 60 minutes on one GPU or 15 on
+// eight, or its power misses the targets (+5% on every point failed ≥
+// 80%, unchanged failed ≤ 2%).
 func TestFiguresPRGate(t *testing.T) {
 	testphase.Measured(t)
 	set := qualityMeasurement(t)
-	pools := readCommittedPools(t, poolSets[1].dir)
-	sim := readSim(t)
 	pr := perfgate.PRGate
+	four := []string{"basic", "high-throughput", "low-latency", "memory-saving"}
 	candidates := []prCandidate{
-		{"every profile, quick size", nil, scenario.Quick, 10},
-		{"every profile, full size (the nightly gate)", nil, scenario.Full, 10},
-		{"four profiles, quick size", []string{"basic", "high-throughput", "low-latency", "memory-saving"}, scenario.Quick, 10},
-		{"**" + pr.Name + "**: " + strings.Join(pr.Profiles, ", ") + ", quick size", pr.Profiles, pr.Size, pr.Count},
+		{"every profile, quick size", nil, scenario.Quick, 10, 1},
+		{"every profile, full size (the nightly gate)", nil, scenario.Full, 10, 1},
+		{"four profiles, quick size", four, scenario.Quick, 10, 1},
+		{"basic, high-throughput, low-latency, quick size, one start a side", pr.Profiles, pr.Size, pr.Count, 1},
+		{"**" + pr.Name + "**: " + strings.Join(pr.Profiles, ", ") + ", quick size, " + prStartsWords(pr.Starts), pr.Profiles, pr.Size, pr.Count, pr.Starts},
 	}
-	rng := rand.New(rand.NewPCG(prGateSeed, 0x9a7e))
 	var rows []prRow
 	measured := map[string]prRow{}
 	for _, c := range candidates {
@@ -110,17 +102,16 @@ func TestFiguresPRGate(t *testing.T) {
 			t.Fatalf("%s: %d profiles on %d one-GPU sets: the 8-GPU wall would need rounds", c.name, len(profs), prGateRunnerGPUs)
 		}
 		// The size does not change the tests gated: one measurement per
-		// profile set and count (the pools are quick-size runs).
-		powerKey := fmt.Sprint(profs, c.count)
+		// profile set, count and starts (the generator's source is a
+		// quick-size run).
+		powerKey := fmt.Sprint(profs, c.count, c.starts)
 		if m, ok := measured[powerKey]; ok {
-			row.suiteTests, row.falseFail, row.catch5 = m.suiteTests, m.falseFail, m.catch5
+			row.power, row.falseFail, row.catch5 = m.power, m.falseFail, m.catch5
 			rows = append(rows, row)
 			continue
 		}
-		sh := prShape(t, set, pools, sim, profs)
-		row.suiteTests = sh.suiteTests
-		row.falseFail = prPower(t, rng, set, pools.seq["base"], pools.seq["aa"], sh, c.count, prDecisionsAA)
-		row.catch5 = prPower(t, rng, set, pools.seq["base"], pools.seq["slow5"], sh, c.count, prDecisionsSlow5)
+		row.power = prDesignPower(t, set, profs, c.count, c.starts, len(measured))
+		row.falseFail, row.catch5 = pct(row.power.aaFails, prDesignAA), pct(row.power.slowFails, prDesignSlow)
 		measured[powerKey] = row
 		rows = append(rows, row)
 	}
@@ -143,6 +134,7 @@ func TestFiguresPRGate(t *testing.T) {
 	}
 }
 
+// readSim reads baselines/sim.txt.
 func readSim(t *testing.T) *gate.Input {
 	t.Helper()
 	sim, err := gate.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
@@ -152,44 +144,23 @@ func readSim(t *testing.T) *gate.Input {
 	return sim
 }
 
-// prShape is shapeOf for a gate of profiles: the pools scaled to the
-// tests baselines/sim.txt holds for those profiles alone.
-func prShape(t *testing.T, set *thresholds.Set, pools committedPools, sim *gate.Input, profiles []string) suiteShape {
-	t.Helper()
-	only := &gate.Input{Name: sim.Name, Units: sim.Units}
-	for _, r := range sim.Results {
-		if slices.Contains(profiles, profileOf(r)) {
-			only.Results = append(only.Results, r)
-		}
-	}
-	if len(only.Results) == 0 {
-		t.Fatalf("baselines/sim.txt holds none of %v", profiles)
-	}
-	return shapeFor(t, set, pools, only)
-}
-
-// prPower is the % of decisions that fail: count runs of base (the stored
-// baseline) against count runs of next, drawn from the pools.
-func prPower(t *testing.T, rng *rand.Rand, set *thresholds.Set, base, next *gate.Input, sh suiteShape, count, decisions int) float64 {
-	t.Helper()
-	c := outcomeCell{}
-	for range decisions {
-		b := draw(base, rng.Perm(poolRuns)[:count], sh, nil)
-		n := draw(next, rng.Perm(poolRuns)[:count], sh, nil)
-		c.add(compare(t, set, b, n))
-	}
-	return pct(c.fail, c.n)
-}
-
 // prTable is docs/gpu-runners.md's table of the candidates.
 func prTable(rows []prRow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nPredicted on the simulator's preset for an %s (Qwen3-0.6B, every default scenario, %s), power on the committed score pools drawn at the count and gated in the candidate's shape (baseline gate; %d decisions unchanged, %d at +5%% on every point)\n\n",
-		prGateGPU, prGateStartupNote, prDecisionsAA, prDecisionsSlow5)
+	fmt.Fprintf(&b, "\nPredicted on the simulator's preset for an %s (Qwen3-0.6B, every default scenario, %s); power on the design perf-gate runs: each side a generated run of the candidate's profiles (the gate-quality generator, `%s`), its starts a side drawn with the 2%% start spread, gated with `gate.Options{}` as perf-gate gates (%d decisions unchanged and %d at +5%% on every point a candidate; exact 95%% intervals; `go test -run TestFiguresPRGate ./internal/harness/upgrade`)\n\n",
+		prGateGPU, prGateStartupNote, prDesignSource, prDesignAA, prDesignSlow)
 	b.WriteString("| gate | points a profile | count (the gate needs) | one GPU | 8-GPU runner (wall) | GPU-min | tests gated | unchanged failed | +5% failed | +5% failed per GPU-hour |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %d (%d) | %v | %v | %.0f | %d | %.1f%% | %.0f%% | %.0f |\n", r.c.name, r.points, r.c.count, r.minCount,
-			r.oneGPU.Round(time.Minute), r.eightGPUs.Round(time.Second), r.gpuMin, r.suiteTests, r.falseFail, r.catch5, r.catch5/(r.gpuMin/60))
+		fmt.Fprintf(&b, "| %s | %d | %d (%d) | %v | %v | %.0f | %d | %s | %s | %.0f |\n", r.c.name, r.points, r.c.count, r.minCount,
+			r.oneGPU.Round(time.Minute), r.eightGPUs.Round(time.Second), r.gpuMin, r.power.tests, cpWords(r.power.aaFails, prDesignAA), cpWords(r.power.slowFails, prDesignSlow), r.catch5/(r.gpuMin/60))
 	}
 	return b.String()
+}
+
+// prStartsWords names a preset's starts a side.
+func prStartsWords(starts int) string {
+	if starts <= 1 {
+		return "one start a side"
+	}
+	return fmt.Sprintf("%d starts a side (VLLMPERF_STARTS=%d)", starts, starts)
 }
