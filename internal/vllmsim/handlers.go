@@ -89,6 +89,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	for _, n := range cfg.ServedNames() {
 		cards = append(cards, modelCard{ID: n, Object: "model", Created: s.created.Unix(), OwnedBy: "vllm", Root: cfg.Model, MaxModelLen: cfg.MaxModelLen})
 	}
+	cards = append(cards, s.adapterCards()...)
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": cards})
 }
 
@@ -138,7 +139,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	body, aerr := readBody(w, r)
 	var req genRequest
 	if aerr == nil {
-		req, aerr = parse(body, s.info.Config.ServedNames(), s.tok)
+		req, aerr = parse(body, s.modelNames(), s.tok)
 	}
 	if aerr != nil {
 		aerr.write(w)
@@ -151,6 +152,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	id := newID(kind)
 	ereq := req.engineRequest(id)
 	ereq.Arrival = arrival
+	ereq.LoRA = s.adapterOf(req.model)
 	if err := gen.eng.Check(ereq); err != nil {
 		engineError(err).write(w)
 		return

@@ -426,6 +426,7 @@ func (b *base) updateGauges() {
 	b.m.waitingCapacity.Set(float64(waiting))
 	b.m.waitingDeferred.Set(0)
 	b.m.kvUsage.Set(b.adm.kvUsage())
+	b.m.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
 	if b.stepHook != nil {
 		b.stepHook(running, waiting)
 	}

@@ -30,6 +30,9 @@ type Request struct {
 	// tokenizing, FrontendPreset.ChatRequest more input work than a
 	// completion's.
 	Chat bool
+	// LoRA is the adapter the request asks for (a LoRAConfig.LoRAModules
+	// name); "" for the base model.
+	LoRA string
 	// Arrival is when the API server received the request (queue time starts here).
 	Arrival time.Time
 }

@@ -7,7 +7,7 @@ import (
 
 // stepTime is the roofline timing model for one step:
 //
-//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
+//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost + LoRA (loraCost)
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
 //	step      = (max(GPU path, host path) + guided masks) × slowdown × noise [+ cold start]
 //
@@ -44,6 +44,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
 	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
 	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
+	gpu += e.loraCost(p) // LoRA kernels (lora.go)
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d
