@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
@@ -49,6 +50,6 @@ var (
 // run is the whole program, testable without a process.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	root := newRootCommand(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(cliflags.JoinMultiValues(args))
 	return root.ExecuteContext(ctx)
 }

@@ -45,6 +45,7 @@ type options struct {
 	maxEventSize   int
 	scrapeTimeout  time.Duration
 	torchProfile   *torchprof.Settings
+	lora           []string // WithLoRAModules (lora.go)
 }
 
 // WithModel requests model instead of the server's served name.
@@ -104,6 +105,10 @@ type Result struct {
 	Classes map[string]*stats.Summary
 	// ClassNames lists the point's classes in order.
 	ClassNames []string
+	// Adapters has one summary per LoRA adapter (WithLoRAModules; nil
+	// without), AdapterNames the adapters in the order given.
+	Adapters     map[string]*stats.Summary
+	AdapterNames []string
 	// Before and After are the /metrics snapshots around the run, Delta
 	// their difference, Series the sampler's time series during the load.
 	Before, After *scrape.Snapshot
@@ -154,6 +159,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAdapters(ctx, client, o.lora); err != nil {
+		return nil, err
+	}
+	next = withAdapters(next, o.lora, o.seed)
 	prof, err := profiler(ctx, srv, o)
 	if err != nil {
 		return nil, err
@@ -194,6 +203,9 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		res.drain(ctx, scraper, o.drainTimeout)
 	}
 	if err := res.summarize(mix, cfg.Turns, p.Classes, o.goodput); err != nil {
+		return nil, err
+	}
+	if err := res.summarizeAdapters(o.lora, o.seed, o.goodput); err != nil {
 		return nil, err
 	}
 	res.settleLengths(mix)

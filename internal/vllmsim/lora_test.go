@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 // loraArgs serve two adapters on sim-model, both in one batch.
@@ -77,4 +79,15 @@ func TestLoRAFlagErrors(t *testing.T) {
 		assert.Contains(t, ae.Msg, tc.want)
 	}
 	assert.Contains(t, Usage(), "--lora-modules NAME=PATH")
+}
+
+// The LoRA flags' rows of parityCases (TestFlagsAndOptionsAgree), kept
+// with the LoRA tests.
+func init() {
+	lora := func(ms ...engine.LoRAModule) func(*Options) { return func(o *Options) { o.LoRAModules = ms } }
+	parityCases["enable-lora"] = []parityValue{v("", true, func(o *Options) { o.EnableLoRA = true }), v("no", true, func(o *Options) { o.EnableLoRA = false })}
+	parityCases["lora-modules"] = []parityValue{v("a=/a|b=/b", false, lora(engine.LoRAModule{Name: "a", Path: "/a"}, engine.LoRAModule{Name: "b", Path: "/b"})),
+		syntax("a"), syntax(`{"name": "a", "rank": 8}`)}
+	parityCases["max-loras"] = []parityValue{v("4", true, func(o *Options) { o.MaxLoRAs = 4 }), v("-1", false, func(o *Options) { o.MaxLoRAs = -1 }), syntax("few")}
+	parityCases["max-lora-rank"] = []parityValue{v("64", true, func(o *Options) { o.MaxLoRARank = 64 }), v("12", false, func(o *Options) { o.MaxLoRARank = 12 }), syntax("high")}
 }
