@@ -109,6 +109,9 @@ type Result struct {
 	// without), AdapterNames the adapters in the order given.
 	Adapters     map[string]*stats.Summary
 	AdapterNames []string
+	// Reasoning splits thinking from answers (reasoning.go); nil when no
+	// request streamed thinking.
+	Reasoning *Reasoning
 	// Before and After are the /metrics snapshots around the run, Delta
 	// their difference, Series the sampler's time series during the load.
 	Before, After *scrape.Snapshot
@@ -208,6 +211,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err := res.summarizeAdapters(o.lora, o.seed, o.goodput); err != nil {
 		return nil, err
 	}
+	res.summarizeReasoning()
 	res.settleLengths(mix)
 	return res, nil
 }

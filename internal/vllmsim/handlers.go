@@ -177,7 +177,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	}
 	resp := &response{w: w, req: req, id: id, created: arrival.Unix(), eos: gen.eos,
 		out:  &outputStream{ch: ch, ctx: ctx, cancel: cancel, w: w, faults: faults, finished: s.requestFinished},
-		salt: newOutputSalt(s.opts.OutputSalt, req, s.info.VocabSize, gen.eos)}
+		salt: newOutputSalt(s.opts.OutputSalt, req, s.info.VocabSize, gen.eos), think: s.thinkingFor(req)}
 	if req.stream {
 		resp.stream()
 	} else {

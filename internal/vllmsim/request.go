@@ -41,6 +41,7 @@ type chatMessage struct {
 type chatRequest struct {
 	samplingParams
 	guidedFields
+	thinkingFields
 	Messages []chatMessage `json:"messages"`
 }
 
@@ -70,6 +71,7 @@ type genRequest struct {
 	usage     bool    // stream_options.include_usage
 	contUsage bool    // stream_options.continuous_usage_stats
 	guided    *guided // structured output (guided.go); nil: free text
+	thinkOff  bool    // chat_template_kwargs.enable_thinking false (reasoning.go)
 }
 
 // parseFunc reads one endpoint's request body against the served model
@@ -93,6 +95,7 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 		return g, aerr
 	}
 	g.guided, aerr = parseGuided(req.guidedFields, string(body))
+	g.thinkOff = req.thinkOff()
 	return g, aerr
 }
 

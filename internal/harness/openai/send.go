@@ -201,18 +201,19 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 				finalUsage = true
 			}
 		}
-		content := false
+		content, answer := false, false
 		for i := range w.Choices {
 			ch := &w.Choices[i]
 			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text || nonEmpty(ch.Delta.ToolCalls) {
 				content = true
 			}
+			answer = answer || bool(ch.Delta.Content || ch.Text || nonEmpty(ch.Delta.ToolCalls))
 			if ch.FinishReason != "" {
 				s.FinishReason = ch.FinishReason
 			}
 		}
 		if content {
-			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
+			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending, Reasoning: !answer})
 			pending = 0
 			if st.req.KeepText || st.req.Schema != nil {
 				s.Text += chunkText(raw)

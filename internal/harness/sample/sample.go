@@ -85,6 +85,9 @@ type Chunk struct {
 	// Tokens is the number of completion tokens the chunk carried, from
 	// continuous usage stats; 0 when the server did not report it.
 	Tokens int `json:"tokens"`
+	// Reasoning marks a chunk that carried thinking (delta.reasoning_content
+	// or delta.reasoning) and no answer text.
+	Reasoning bool `json:"reasoning,omitempty"`
 }
 
 // Sample is the record of one request.
