@@ -16,7 +16,7 @@ import (
 const maxBodyBytes = 32 << 20
 
 // routeList names the routes, for the start-up log and 404 answers.
-const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions"
+const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings"
 
 // routes builds the HTTP API: vLLM's OpenAI-compatible endpoints.
 func (s *Server) routes() http.Handler {
@@ -30,6 +30,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindChat, parseChat) })
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindCompletion, parseCompletion) })
+	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	s.profileRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundError", "", fmt.Sprintf("%s %s is not served by vllm-sim (routes: %s)", r.Method, r.URL.Path, routeList))
@@ -136,6 +137,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
 // JSON body. Its queue time starts on arrival.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, parse parseFunc) {
 	arrival := time.Now()
+	if aerr := s.unsupported(false, apiName(kind)); aerr != nil {
+		aerr.write(w)
+		return
+	}
 	body, aerr := readBody(w, r)
 	var req genRequest
 	if aerr == nil {

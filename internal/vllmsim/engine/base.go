@@ -366,6 +366,9 @@ func (b *base) finish(s *seq, reason string, now time.Time, last Output) {
 // emit appends n newly generated tokens to s and sends them (under mu).
 // It returns the finish reason if the request ended.
 func (b *base) emit(s *seq, n int, now time.Time) string {
+	if s.req.Pooling {
+		return b.pooled(s, now)
+	}
 	out := Output{Tokens: make([]int32, 0, n)}
 	reason := ""
 	for i := 0; i < n && reason == ""; i++ {

@@ -79,6 +79,8 @@ type Config struct {
 
 	// LoRAConfig are the LoRA flags (lora.go).
 	LoRAConfig
+	// PoolingConfig are --runner and --task (pooling.go).
+	PoolingConfig
 
 	// GPU is --sim-gpu, a GPU preset (any case). Default DefaultGPU.
 	GPU string
@@ -428,7 +430,7 @@ var fieldChecks = []fieldCheck{
 
 // checkFields applies fieldChecks, then the rules that pair fields.
 func (c Config) checkFields() error {
-	for _, fc := range slices.Concat(fieldChecks, loraChecks) {
+	for _, fc := range slices.Concat(fieldChecks, loraChecks, poolingChecks) {
 		if err := fc.check(c); err != nil {
 			if fe, ok := err.(*FieldError); ok {
 				return fe

@@ -383,7 +383,10 @@ type ModelPreset struct {
 	TiedEmbeddings     bool
 	MaxModelLen        int   // max_position_embeddings (vLLM's default max_model_len)
 	EOSTokenID         int32 // id emitted as the last token when a request stops on EOS
-	Source             string
+	// Pooling marks an embedding model (a BERT-style encoder): vLLM's
+	// --runner auto serves it with the pooling runner (pooling.go).
+	Pooling bool
+	Source  string
 }
 
 // DefaultModel is the model used when Config.Model is empty, and the shape
@@ -414,6 +417,12 @@ var modelPresets = map[string]ModelPreset{
 		Layers: 40, Hidden: 5120, QHeads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936,
 		MaxModelLen: 40960, EOSTokenID: 151645,
 		Source: "huggingface.co/Qwen/Qwen3-14B config.json and model card (14.8B, 13.2B non-embedding)",
+	},
+	"BAAI/bge-small-en-v1.5": {
+		Name: "BAAI/bge-small-en-v1.5", Params: 33.4e6, NonEmbeddingParams: 21.3e6,
+		Layers: 12, Hidden: 384, QHeads: 12, KVHeads: 12, HeadDim: 32, Vocab: 30522,
+		MaxModelLen: 512, EOSTokenID: 102, Pooling: true,
+		Source: "huggingface.co/BAAI/bge-small-en-v1.5 config.json (BertModel: 12 layers, hidden 384, 12 heads, vocab 30522, 512 positions; 33.4M params, 12.1M of them embeddings)",
 	},
 	"meta-llama/Llama-3.1-8B-Instruct": {
 		Name: "meta-llama/Llama-3.1-8B-Instruct", Params: 8.03e9, NonEmbeddingParams: 6.98e9,

@@ -27,7 +27,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 		ctx := float64(it.start)
 		flops += 4 * float64(m.Layers) * qDim * n * (ctx + n/2) // QK^T and PV
 		kvBytes += (ctx + n) * r.kvBytesPerToken
-		if it.start+it.n >= len(it.s.tokens) {
+		if it.start+it.n >= len(it.s.tokens) && !it.s.req.Pooling { // pooling has no LM head
 			logits += 1 + it.drafts
 		}
 		if it.drafts > 0 {
