@@ -64,19 +64,23 @@ func (r *Result) summarizeReasoning() {
 
 // splitThinking reads a sample's chunks: the time to its first thinking
 // chunk and to its first answer chunk (−1: none), and its thinking tokens
-// (counted false: chunks, for want of per-chunk counts). ok is false when
-// no chunk carried thinking.
+// (counted false: chunks, for want of per-chunk counts; a chunk that
+// carried both parts counts with the answer). ok is false when no chunk
+// carried thinking.
 func splitThinking(s *sample.Sample) (firstR, firstA time.Duration, tokens int, counted, ok bool) {
 	firstA, counted = -1, true
 	for _, c := range s.Chunks {
-		if !c.Reasoning {
-			if firstA < 0 {
-				firstA = c.At
-			}
+		if c.Part != sample.PartReasoning && firstA < 0 {
+			firstA = c.At
+		}
+		if c.Part == "" {
 			continue
 		}
 		if !ok {
 			firstR, ok = c.At, true
+		}
+		if c.Part == sample.PartBoth {
+			continue
 		}
 		if c.Tokens > 0 {
 			tokens += c.Tokens

@@ -212,6 +212,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		return nil, err
 	}
 	res.summarizeReasoning()
+	res.reconcileEmbeddings()
 	res.settleLengths(mix)
 	return res, nil
 }
@@ -389,7 +390,7 @@ func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Clas
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
-		if c.Dataset == nil { // a data set's output lengths vary by request
+		if c.Dataset == nil && r.Endpoint != openai.Embeddings { // a data set's output lengths vary by request; an embedding has none
 			expected[c.Name] = promisedTokens(c.Config)
 		}
 	}

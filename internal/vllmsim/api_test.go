@@ -465,6 +465,9 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 	for _, model := range engine.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
+			if p, _ := engine.LookupModel(model); p.Pooling {
+				t.Skip("a pooling model serves /v1/embeddings only: TestEmbeddings and TestEmbeddingErrors")
+			}
 			vocab := func() int { m, _ := engine.LookupModel(model); return m.Vocab }()
 			m := startSimRaw(t, append(presetArgs(t, model), "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats")...)
 			oov := func(id int64) string {

@@ -87,6 +87,7 @@ func TestEmbeddingErrors(t *testing.T) {
 		{"a pooling model has no chat", pooling, "/v1/chat/completions", `{"messages": [{"role": "user", "content": "x"}], "stream": true}`, 400, "The model does not support Chat Completions API"},
 		{"nor completions", pooling, "/v1/completions", `{"prompt": "x"}`, 400, "The model does not support Completions API"},
 		{"an input over the context", pooling, "/v1/embeddings", long, 400, "This model's maximum context length is 512 tokens. However, you requested 600 tokens in the input for embedding generation."},
+		{"an id past the vocabulary", pooling, "/v1/embeddings", `{"input": [0, 30522]}`, 400, "Token id 30522 is out of vocabulary (vocab size 30522)"},
 		{"an unknown model", pooling, "/v1/embeddings", `{"model": "nope", "input": "x"}`, 404, "The model `nope` does not exist."},
 		{"no input", pooling, "/v1/embeddings", `{"input": []}`, 400, "input: want a string"},
 		{"too many dimensions", pooling, "/v1/embeddings", `{"input": "x", "dimensions": 1000}`, 400, "dimensions must be from 1 to the model's 384"},

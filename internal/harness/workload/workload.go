@@ -137,8 +137,8 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	if cfg.Endpoint != openai.Chat && cfg.Endpoint != openai.Completions {
-		errs = append(errs, fmt.Errorf("Endpoint %q is unknown: use %q or %q", cfg.Endpoint, openai.Chat, openai.Completions))
+	if !cfg.Endpoint.Known() {
+		errs = append(errs, fmt.Errorf("Endpoint %q is unknown: use one of %q", cfg.Endpoint, openai.Endpoints))
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		errs = append(errs, errors.New("Model is empty: set the served model name"))

@@ -54,6 +54,9 @@ var poolingChecks = []fieldCheck{
 	}},
 }
 
+// An encoder's preset (ModelPreset.Pooling) also turns the prefix cache
+// and chunked prefill off, as vLLM does for non-causal attention.
+
 // PoolingModel reports whether the engine runs the pooling runner: asked
 // for by --runner pooling or a pooling --task, or picked by auto for a
 // pooling model's preset.
@@ -77,6 +80,7 @@ func (c Config) PoolingModel() bool {
 func (b *base) pooled(s *seq, now time.Time) string {
 	s.firstToken, s.lastToken = now, now
 	b.m.promptTokens.Add(float64(s.promptLen))
+	b.m.ttft.Observe(max(0, now.Sub(s.arrival).Seconds())) // its one output, as vLLM records it
 	b.m.promptTokensCached.Add(float64(s.cachedHit))
 	b.remove(s)
 	b.finish(s, "stop", now, Output{Finished: true, FinishReason: "stop", CachedPromptTokens: s.cachedHit})
