@@ -146,6 +146,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	if aerr == nil {
 		req, aerr = parse(body, s.modelNames(), s.tok)
 	}
+	var mm images
+	if aerr == nil && kind == kindChat {
+		mm, aerr = s.parseImages(body)
+		req.prompt = append(req.prompt, mm.tokens...)
+	}
 	if aerr != nil {
 		aerr.write(w)
 		return
@@ -158,6 +163,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	ereq := req.engineRequest(id)
 	ereq.Arrival = arrival
 	ereq.LoRA = s.adapterOf(req.model)
+	ereq.EncoderPatches = mm.patches
 	if err := gen.eng.Check(ereq); err != nil {
 		engineError(err).write(w)
 		return

@@ -55,6 +55,10 @@ type Options struct {
 	// another build's kernels would; 0 keeps them.
 	OutputSalt int64
 
+	// ImageLimit is --limit-mm-per-prompt's image count (nil: the
+	// default, DefaultImageLimit; images.go).
+	ImageLimit *int
+
 	// ReasoningOptions are --reasoning-parser and its share (reasoning.go).
 	ReasoningOptions
 

@@ -210,8 +210,11 @@ func messageText(raw json.RawMessage) (string, error) {
 	}
 	texts := make([]string, 0, len(parts))
 	for j, p := range parts {
+		if p.Type == "image_url" {
+			continue // images.go reads them
+		}
 		if p.Type != "text" {
-			return "", fmt.Errorf("part %d has type %q: vllm-sim only takes \"text\" parts", j, p.Type)
+			return "", fmt.Errorf("part %d has type %q: vllm-sim takes \"text\" and \"image_url\" parts", j, p.Type)
 		}
 		texts = append(texts, p.Text)
 	}

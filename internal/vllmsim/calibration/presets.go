@@ -13,6 +13,7 @@ var GPUPresets = []string{"a10", "a100", "h100", "h200", "l4", "l40s", "rtx4090"
 var ModelPresets = []string{
 	"BAAI/bge-small-en-v1.5",
 	"Qwen/Qwen2.5-0.5B-Instruct",
+	"Qwen/Qwen2.5-VL-3B-Instruct",
 	"Qwen/Qwen3-0.6B",
 	"Qwen/Qwen3-14B",
 	"Qwen/Qwen3-8B",

@@ -128,7 +128,8 @@ type seq struct {
 	// committed counts the leading blocks whose hashes the prefix cache
 	// has been offered (blockPool.commit), as vLLM's num_cached_block.
 	committed   int
-	cachedHit   int // prompt tokens served by the prefix cache on first scheduling
+	cachedHit   int  // prompt tokens served by the prefix cache on first scheduling
+	encoded     bool // the vision encoder ran on its images (vision.go)
 	generated   int
 	scheduled   bool // scheduled at least once
 	done        bool

@@ -33,6 +33,10 @@ type Request struct {
 	// Pooling marks a pooling request (/v1/embeddings): it ends when its
 	// prompt is computed, with no token (pooling.go).
 	Pooling bool
+	// EncoderPatches are the vision encoder's patches of the request's
+	// images (their placeholder tokens are in PromptTokens): the step that
+	// first schedules the request runs the encoder on them (vision.go).
+	EncoderPatches int
 	// LoRA is the adapter the request asks for (a LoRAConfig.LoRAModules
 	// name); "" for the base model.
 	LoRA string

@@ -44,7 +44,8 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
 	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
 	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
-	gpu += e.loraCost(p) // LoRA kernels (lora.go)
+	gpu += e.loraCost(p)    // LoRA kernels (lora.go)
+	gpu += e.encoderCost(p) // the vision encoder on new requests' images (vision.go)
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d
