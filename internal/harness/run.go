@@ -244,7 +244,7 @@ func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenari
 		res.ClassNames = turnNames(t)
 	}
 	next := requestOrder(mix, cfg)
-	if tokenize {
+	if tokenize && !withImages(classes) {
 		res.measureLengths(ctx, client, mix, cfg, next)
 	}
 	if err := fitsContext(ctx, client, res.Model, p, res.longest(mix, next)); err != nil {

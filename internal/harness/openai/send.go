@@ -73,6 +73,10 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: unknown endpoint %q", req.Endpoint))
 		return
 	}
+	if len(req.Images) > 0 && req.Endpoint != Chat && req.Endpoint != "" {
+		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: images go to the chat endpoint, not %s", req.Endpoint))
+		return
+	}
 	if req.Endpoint == Embeddings {
 		c.sendEmbeddings(ctx, req, s) // unstreamed (embeddings.go)
 		return

@@ -36,6 +36,7 @@ type Flags struct {
 	Quiet           bool
 	TorchProfile    TorchProfileFlags
 	LoRA            LoRAFlags
+	MM              MMFlags
 }
 
 // Register defines the flags on fs, with the CLI's defaults.
@@ -47,6 +48,7 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	o.Data.Register(f)
 	o.TorchProfile.Register(f)
 	o.LoRA.Register(f)
+	o.MM.Register(f)
 	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS,tpot:MS,e2el:MS")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
@@ -80,6 +82,9 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 		return nil, err
 	}
 	if err := o.LoRA.check(); err != nil {
+		return nil, err
+	}
+	if err := o.MM.apply(fs, o.Client.Endpoint, &class); err != nil {
 		return nil, err
 	}
 	if o.Data.File != "" {
