@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
 	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
@@ -121,4 +123,77 @@ func (r *Result) writeAdapters(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkServedAdapters compares the adapters the run's requests named with
+// those vllm:lora_requests_info says the server ran: the series whose
+// value (the time of their last update) moved between the run's first
+// and last snapshots, or appeared. vLLM keeps a series per combination
+// of adapters seen, so their running_lora_adapters labels, split at the
+// commas, are the adapters run during the load. An adapter sent but
+// never run, or one run but not sent (other traffic), is a warning.
+func (r *Result) checkServedAdapters(names []string, seed uint64) {
+	if len(names) == 0 || r.After == nil || r.Load == nil {
+		return
+	}
+	name := r.After.Family().Metrics.Prefix + scrape.LoRARequestsInfo // as the server exposes it
+	after, err := r.After.Metric(scrape.LoRARequestsInfo)
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Errorf("LoRA adapters: the adapters the server ran were not checked: %w", err))
+		return
+	}
+	before := map[string]float64{}
+	if r.Before != nil {
+		if m, err := r.Before.Metric(scrape.LoRARequestsInfo); err == nil {
+			for _, s := range m.Series {
+				before[seriesKey(s.Labels)] = s.Value
+			}
+		}
+	}
+	ran := map[string]bool{}
+	for _, s := range after.Series {
+		if v, ok := before[seriesKey(s.Labels)]; ok && v == s.Value {
+			continue // not updated during the run
+		}
+		for _, a := range strings.Split(s.Labels["running_lora_adapters"], ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				ran[a] = true
+			}
+		}
+	}
+	sent := map[string]bool{}
+	for _, s := range r.Load.Samples {
+		if s.OK() {
+			sent[adapterOf(names, seed, s.Index)] = true
+		}
+	}
+	var never, other []string
+	for _, n := range names {
+		if sent[n] && !ran[n] {
+			never = append(never, n)
+		}
+	}
+	for a := range ran {
+		if !sent[a] {
+			other = append(other, a)
+		}
+	}
+	slices.Sort(other)
+	if len(never) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Errorf("LoRA adapters: requests named %s and succeeded, but %s never showed it running: the server served them another way (a base model under that name?)", strings.Join(never, ", "), name))
+	}
+	if len(other) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Errorf("LoRA adapters: %s showed %s running, which no request of this run named: other traffic reached the server", name, strings.Join(other, ", ")))
+	}
+	r.AdaptersRan = slices.Sorted(maps.Keys(ran))
+}
+
+// seriesKey is a series' labels as one comparable string.
+func seriesKey(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + labels[k] + "\x00")
+	}
+	return b.String()
 }

@@ -45,6 +45,8 @@ func TestRunSpreadsOverLoRAAdapters(t *testing.T) {
 		total += s.Completed
 	}
 	assert.Equal(t, res.Summary.Completed, total)
+	assert.Equal(t, []string{"chat-lora", "sql-lora"}, res.AdaptersRan, "vllm:lora_requests_info showed both running")
+	assert.Empty(t, res.Warnings)
 	var buf bytes.Buffer
 	require.NoError(t, res.WriteText(&buf, 0))
 	for _, name := range res.AdapterNames {
@@ -61,4 +63,19 @@ func TestRunRefusesUnservedAdapter(t *testing.T) {
 	require.True(t, errors.As(err, &ae), "err %v", err)
 	assert.Equal(t, []string{"nope-lora"}, ae.Missing)
 	assert.True(t, strings.Contains(err.Error(), "--lora-modules nope-lora=PATH"), err.Error())
+}
+
+// An adapter the requests named but the server never ran as one (a base
+// model served under that name) is a warning.
+func TestRunWarnsOfAdapterNeverRun(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms", "--served-model-name", "Qwen/Qwen3-0.6B", "fake-lora",
+		"--enable-lora", "--lora-modules", "sql-lora=/a/sql")
+	p := scenario.Point{Key: "run", SamplerInterval: 50 * time.Millisecond,
+		Classes: []workload.Class{{Name: "run", Weight: 1, Config: workload.Config{PromptTokens: 16, MaxTokens: 4, IgnoreEOS: true}}},
+		Load:    load.Config{Concurrency: 2, Requests: 16}}
+	res, err := harness.Run(context.Background(), srv, p, harness.WithLoRAModules("sql-lora", "fake-lora"), harness.WithSeed(7))
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Warnings)
+	assert.ErrorContains(t, errors.Join(res.Warnings...), "requests named fake-lora and succeeded, but vllm:lora_requests_info never showed it running")
 }

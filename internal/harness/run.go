@@ -109,6 +109,9 @@ type Result struct {
 	// without), AdapterNames the adapters in the order given.
 	Adapters     map[string]*stats.Summary
 	AdapterNames []string
+	// AdaptersRan are the adapters vllm:lora_requests_info showed running
+	// during the load (checkServedAdapters), sorted.
+	AdaptersRan []string
 	// Reasoning splits thinking from answers (reasoning.go); nil when no
 	// request streamed thinking.
 	Reasoning *Reasoning
@@ -211,6 +214,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err := res.summarizeAdapters(o.lora, o.seed, o.goodput); err != nil {
 		return nil, err
 	}
+	res.checkServedAdapters(o.lora, o.seed)
 	res.summarizeReasoning()
 	res.reconcileEmbeddings()
 	res.settleLengths(mix)
