@@ -140,13 +140,17 @@ func ParseLoRAModule(v string) (LoRAModule, error) {
 // loraAdmits reports whether s may join the running requests under
 // max_loras: it asks for no adapter, or for one already running, or the
 // running requests hold fewer than max_loras adapters.
-func (e *Engine) loraAdmits(s *seq) bool {
-	lc := e.r.cfg.LoRAConfig
+func (e *Engine) loraAdmits(s *seq) bool { return e.loraFits(e.running, s) }
+
+// loraFits reports whether s may join running under max_loras (both
+// engines' rule).
+func (b *base) loraFits(running []*seq, s *seq) bool {
+	lc := b.r.cfg.LoRAConfig
 	if !lc.EnableLoRA || s.req.LoRA == "" {
 		return true
 	}
-	running := adaptersOf(e.running)
-	return slices.Contains(running, s.req.LoRA) || len(running) < lc.maxLoRAs()
+	ads := adaptersOf(running)
+	return slices.Contains(ads, s.req.LoRA) || len(ads) < lc.maxLoRAs()
 }
 
 // nextAdmissible is the index in the waiting queue of the first request

@@ -140,3 +140,21 @@ func TestParseLoRAModule(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 	}
 }
+
+// The fixed-timing engine keeps max_loras too: with one adapter a batch,
+// b's request starts when a's has ended.
+func TestLoRAMaxLoRAsFixedTiming(t *testing.T) {
+	cfg := loraCfg(1, 16)
+	cfg.FixedTTFT, cfg.FixedITL = 5*time.Millisecond, time.Millisecond
+	e, err := NewFixed(cfg, nil)
+	require.NoError(t, err)
+	defer e.Close()
+	chA, err := e.Submit(t.Context(), loraReq("a", 1))
+	require.NoError(t, err)
+	chB, err := e.Submit(t.Context(), loraReq("b", 2))
+	require.NoError(t, err)
+	a, b := drain(chA), drain(chB)
+	require.NoError(t, a.err)
+	require.NoError(t, b.err)
+	assert.False(t, b.first.Before(a.times[len(a.times)-1]), "b's first token came before a's last")
+}
