@@ -7,6 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 	"github.com/vllmperf/vllmperf/internal/harness/stats"
+	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 )
 
 // Reasoning summarizes a reasoning model's answers: those whose stream
@@ -121,7 +122,7 @@ func (r *Result) writeReasoning(w io.Writer) error {
 		{"Mean answer tokens:", f2(re.AnswerTokens.Mean)},
 		{"Total reasoning " + unit + ":", fmt.Sprint(int(re.ReasoningTokens.Mean*float64(re.ReasoningTokens.N) + 0.5))},
 	}
-	if _, err := fmt.Fprintf(w, "%s\n", centered(" Reasoning (TPOT above spans both parts) ", '-')); err != nil {
+	if _, err := fmt.Fprintf(w, "%s\n", vllmfmt.Header(" Reasoning (TPOT above spans both parts) ", '-')); err != nil {
 		return err
 	}
 	for _, l := range lines {
@@ -133,22 +134,3 @@ func (r *Result) writeReasoning(w io.Writer) error {
 }
 
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
-
-// centered pads title with fill to the 50 columns of vllm bench serve's
-// headers.
-func centered(title string, fill byte) string {
-	const width = 50
-	n := width - len(title)
-	if n <= 0 {
-		return title
-	}
-	left := n / 2
-	pad := func(k int) string {
-		b := make([]byte, k)
-		for i := range b {
-			b[i] = fill
-		}
-		return string(b)
-	}
-	return pad(left) + title + pad(n-left)
-}
