@@ -16,7 +16,7 @@ import (
 const maxBodyBytes = 32 << 20
 
 // routeList names the routes, for the start-up log and 404 answers.
-const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings"
+const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings, /rerank, /v1/rerank, /v2/rerank, /score, /v1/score"
 
 // routes builds the HTTP API: vLLM's OpenAI-compatible endpoints.
 func (s *Server) routes() http.Handler {
@@ -31,6 +31,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindChat, parseChat) })
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindCompletion, parseCompletion) })
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
+	s.scoreRoutes(mux) // rerank.go
 	s.profileRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundError", "", fmt.Sprintf("%s %s is not served by vllm-sim (routes: %s)", r.Method, r.URL.Path, routeList))
