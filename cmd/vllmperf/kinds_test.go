@@ -23,6 +23,7 @@ func TestRunTrafficKinds(t *testing.T) {
 		{"embeddings: E2EL only", []string{"--profile", "embedding", "--endpoint", "embeddings"}, 0, "TTFT (ms):                               n/a (no samples)"},
 		{"images", []string{"--profile", "vision", "--dataset-name", "random-mm", "--random-mm-bucket-config", "{(64, 64, 1): 1.0}"}, 0, "Median TTFT (ms):"},
 		{"a video bucket", []string{"--profile", "vision", "--dataset-name", "random-mm", "--random-mm-bucket-config", "{(64, 64, 4): 1.0}"}, 2, "4 frames is a video"},
+		{"images and a data set file", []string{"--profile", "vision", "--dataset-name", "random-mm", "--dataset", "prompts.jsonl"}, 2, "drop one of them"},
 		{"images on completions", []string{"--profile", "vision", "--dataset-name", "random-mm", "--endpoint", "completions"}, 2, "go to --endpoint chat"},
 		{"reasoning", []string{"--profile", "reasoning"}, 0, "Median TTFT answer (ms):"},
 	} {

@@ -106,20 +106,25 @@ func (r *Result) writeReasoning(w io.Writer) error {
 		unit = "chunks"
 	}
 	p99 := func(d stats.Dist) float64 { v, _ := d.Pct(99); return v }
+	f2 := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	if re.FirstAnswer.N == 0 {
+		f2 = func(v float64) string { return "n/a (no answer)" }
+	}
+	n2 := func(v float64) string { return fmt.Sprintf("%.2f", v) }
 	lines := []struct {
 		label string
 		value string
 	}{
 		{"Requests with reasoning:", fmt.Sprint(re.Requests)},
 		{"Requests without an answer:", fmt.Sprint(re.Unanswered)},
-		{"Mean TTFT reasoning (ms):", f2(re.FirstReasoning.Mean)},
-		{"Median TTFT reasoning (ms):", f2(re.FirstReasoning.Median)},
-		{"P99 TTFT reasoning (ms):", f2(p99(re.FirstReasoning))},
+		{"Mean TTFT reasoning (ms):", n2(re.FirstReasoning.Mean)},
+		{"Median TTFT reasoning (ms):", n2(re.FirstReasoning.Median)},
+		{"P99 TTFT reasoning (ms):", n2(p99(re.FirstReasoning))},
 		{"Mean TTFT answer (ms):", f2(re.FirstAnswer.Mean)},
 		{"Median TTFT answer (ms):", f2(re.FirstAnswer.Median)},
 		{"P99 TTFT answer (ms):", f2(p99(re.FirstAnswer))},
-		{"Mean reasoning " + unit + ":", f2(re.ReasoningTokens.Mean)},
-		{"Mean answer tokens:", f2(re.AnswerTokens.Mean)},
+		{"Mean reasoning " + unit + ":", n2(re.ReasoningTokens.Mean)},
+		{"Mean answer tokens:", n2(re.AnswerTokens.Mean)},
 		{"Total reasoning " + unit + ":", fmt.Sprint(int(re.ReasoningTokens.Mean*float64(re.ReasoningTokens.N) + 0.5))},
 	}
 	if _, err := fmt.Fprintf(w, "%s\n", vllmfmt.Header(" Reasoning (TPOT above spans both parts) ", '-')); err != nil {
@@ -132,5 +137,3 @@ func (r *Result) writeReasoning(w io.Writer) error {
 	}
 	return nil
 }
-
-func f2(v float64) string { return fmt.Sprintf("%.2f", v) }

@@ -50,3 +50,18 @@ func TestRunWithoutReasoning(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, res.Reasoning)
 }
+
+// Thinking that fills the whole output budget: every request is
+// unanswered, and the answer's times say so instead of a 0.
+func TestRunReasoningWithoutAnswer(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "2ms", "--reasoning-parser", "qwen3", "--sim-reasoning-share", "1")
+	res, err := harness.Run(context.Background(), srv, thinkPoint())
+	require.NoError(t, err)
+	require.NotNil(t, res.Reasoning)
+	assert.Equal(t, res.Reasoning.Requests, res.Reasoning.Unanswered)
+	assert.Zero(t, res.Reasoning.FirstAnswer.N)
+	var buf bytes.Buffer
+	require.NoError(t, res.WriteText(&buf, 0))
+	assert.Contains(t, buf.String(), "n/a (no answer)")
+}

@@ -42,6 +42,9 @@ func (m *MMFlags) apply(fs *pflag.FlagSet, endpoint string, class *workload.Clas
 	default:
 		return fmt.Errorf("--dataset-name %q: vllmperf run makes random or random-mm (a file goes to --dataset)", m.DatasetName)
 	}
+	if fs.Changed("dataset") {
+		return fmt.Errorf("--dataset-name random-mm makes random prompts with images, --dataset sends a file's prompts: drop one of them")
+	}
 	if endpoint != "chat" {
 		return fmt.Errorf("--dataset-name random-mm sends images, which go to --endpoint chat, not %s", endpoint)
 	}
