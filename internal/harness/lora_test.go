@@ -47,6 +47,10 @@ func TestRunSpreadsOverLoRAAdapters(t *testing.T) {
 	assert.Equal(t, res.Summary.Completed, total)
 	assert.Equal(t, []string{"chat-lora", "sql-lora"}, res.AdaptersRan, "vllm:lora_requests_info showed both running")
 	assert.Empty(t, res.Warnings)
+	extras := res.JSONExtras()
+	require.Len(t, extras, 2)
+	assert.Equal(t, "lora_adapters", extras[0].Key)
+	assert.Equal(t, "lora_adapters_ran", extras[1].Key)
 	var buf bytes.Buffer
 	require.NoError(t, res.WriteText(&buf, 0))
 	for _, name := range res.AdapterNames {
