@@ -10,9 +10,10 @@ import (
 	"strings"
 )
 
-// Profiles holds profiles/*.yaml: the built-in server profiles.
+// Profiles holds profiles/*.yaml, the built-in server profiles the suite
+// runs, and profiles/opt-in/*.yaml, those it runs only when named.
 //
-//go:embed profiles/*.yaml
+//go:embed profiles/*.yaml profiles/opt-in/*.yaml
 var Profiles embed.FS
 
 // Workloads holds workloads/*.yaml: the built-in scenarios' workloads and

@@ -105,7 +105,9 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 		return exitstatus.Interrupted(ctx, o.Explain(err))
 	}
 	problems := []error{
-		outs[0].Write(func(w io.Writer) error { return vllmfmt.WriteJSON(w, res.Summary, res.ReportMeta()) }),
+		outs[0].Write(func(w io.Writer) error {
+			return vllmfmt.WriteJSONWith(w, res.Summary, res.ReportMeta(), res.JSONExtras()...)
+		}),
 		outs[1].Write(func(w io.Writer) error { return vllmfmt.WriteSamples(w, res.Samples()) }),
 		folder.Record(ctx, srv, in.Profile, res),
 	}

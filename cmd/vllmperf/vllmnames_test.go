@@ -87,7 +87,7 @@ func TestRunVLLMNamesBadInput(t *testing.T) {
 		{"range ratio", []string{"--base-url", url, "--random-range-ratio", "0.5"}, "--random-range-ratio 0.5: vllmperf sends every synthetic request at the same length"},
 		{"result dir alone", []string{"--base-url", url, "--result-dir", "x"}, "add --save-result"},
 		{"save and json", []string{"--base-url", url, "--save-result", "--json", "x.json"}, "--save-result and --json both write the result JSON"},
-		{"unknown data set", []string{"--base-url", url, "--dataset-name", "burstgpt"}, `--dataset-name "burstgpt": vllmperf sends custom, random, sharegpt`},
+		{"unknown data set", []string{"--base-url", url, "--dataset-name", "burstgpt"}, `--dataset-name "burstgpt": vllmperf sends custom, random, random-mm, sharegpt`},
 		{"custom without file", []string{"--base-url", url, "--dataset-name", "custom"}, "add --dataset FILE"},
 		{"random with a file", []string{"--base-url", url, "--dataset-name", "random", "--dataset", "prompts.jsonl"}, "drop one of them"},
 		{"prompts and requests", []string{"--base-url", url, "--num-prompts", "3", "--requests", "4", "--concurrency", "1"}, "--num-prompts is vLLM's name for --requests"},

@@ -46,6 +46,7 @@ type options struct {
 	scrapeTimeout  time.Duration
 	torchProfile   *torchprof.Settings
 	percentiles    []float64 // WithPercentiles
+	lora           []string  // WithLoRAModules (lora.go)
 }
 
 // WithModel requests model instead of the server's served name.
@@ -105,6 +106,16 @@ type Result struct {
 	Classes map[string]*stats.Summary
 	// ClassNames lists the point's classes in order.
 	ClassNames []string
+	// Adapters has one summary per LoRA adapter (WithLoRAModules; nil
+	// without), AdapterNames the adapters in the order given.
+	Adapters     map[string]*stats.Summary
+	AdapterNames []string
+	// AdaptersRan are the adapters vllm:lora_requests_info showed running
+	// during the load (checkServedAdapters), sorted.
+	AdaptersRan []string
+	// Reasoning splits thinking from answers (reasoning.go); nil when no
+	// request streamed thinking.
+	Reasoning *Reasoning
 	// Before and After are the /metrics snapshots around the run, Delta
 	// their difference, Series the sampler's time series during the load.
 	Before, After *scrape.Snapshot
@@ -155,6 +166,10 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAdapters(ctx, client, o.lora); err != nil {
+		return nil, err
+	}
+	next = withAdapters(next, o.lora, o.seed)
 	prof, err := profiler(ctx, srv, o)
 	if err != nil {
 		return nil, err
@@ -197,6 +212,12 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	if err := res.summarize(mix, cfg.Turns, p.Classes, stats.Options{SLO: o.goodput, Percentiles: o.percentiles}); err != nil {
 		return nil, err
 	}
+	if err := res.summarizeAdapters(o.lora, o.seed, o.goodput); err != nil {
+		return nil, err
+	}
+	res.checkServedAdapters(o.lora, o.seed)
+	res.summarizeReasoning()
+	res.reconcileEmbeddings()
 	res.settleLengths(mix)
 	return res, nil
 }
@@ -233,7 +254,7 @@ func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenari
 	if ce := tooLongByWords(ctx, client, res.Model, p, mix); ce != nil {
 		return nil, load.Config{}, nil, ce
 	}
-	if tokenize {
+	if tokenize && !withImages(classes) {
 		res.measureLengths(ctx, client, mix, cfg, next)
 	}
 	if err := fitsContext(ctx, client, res.Model, p, res.longest(mix, next)); err != nil {
@@ -379,7 +400,7 @@ func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Clas
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
-		if c.Dataset == nil { // a data set's output lengths vary by request
+		if c.Dataset == nil && r.Endpoint != openai.Embeddings { // a data set's output lengths vary by request; an embedding has none
 			expected[c.Name] = promisedTokens(c.Config)
 		}
 	}

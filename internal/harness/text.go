@@ -17,6 +17,12 @@ func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
 	if err := vllmfmt.WriteServer(w, r.Delta, r.Series, r.ScrapeErr); err != nil {
 		return err
 	}
+	if err := r.writeReasoning(w); err != nil {
+		return err
+	}
+	if err := r.writeAdapters(w); err != nil {
+		return err
+	}
 	if r.Lengths != nil {
 		if err := r.Lengths.writeLengths(w); err != nil {
 			return err

@@ -199,7 +199,8 @@ func TestRequestErrors(t *testing.T) {
 		// No messages.
 		{"no messages", "/v1/chat/completions", `{"messages":[]}`, 400, "BadRequestError", "messages must be a non-empty list"},
 		// An image part.
-		{"image part", "/v1/chat/completions", `{"messages":[{"role":"user","content":[{"type":"image_url"}]}]}`, 400, "BadRequestError", "only takes \"text\" parts"},
+		{"image part to a text model", "/v1/chat/completions", `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}}]}]}`, 400, "BadRequestError", "is not a multimodal model"},
+		{"audio part", "/v1/chat/completions", `{"messages":[{"role":"user","content":[{"type":"input_audio"}]}]}`, 400, "BadRequestError", "takes \"text\" and \"image_url\" parts"},
 		// Two prompts in one request.
 		{"batch prompt", "/v1/completions", `{"prompt":["a","b"]}`, 400, "BadRequestError", "one prompt per request"},
 	}
@@ -465,6 +466,9 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 	for _, model := range engine.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
+			if p, _ := engine.LookupModel(model); p.Pooling {
+				t.Skip("a pooling model serves /v1/embeddings only: TestEmbeddings and TestEmbeddingErrors")
+			}
 			vocab := func() int { m, _ := engine.LookupModel(model); return m.Vocab }()
 			m := startSimRaw(t, append(presetArgs(t, model), "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats")...)
 			oov := func(id int64) string {

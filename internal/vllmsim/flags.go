@@ -153,7 +153,7 @@ func choiceMeta(choices []int) string {
 }
 
 // flagTable is every accepted flag, in --help order.
-var flagTable = slices.Concat(serveFlags, profilerFlags, simFlags, faultFlags)
+var flagTable = slices.Concat(serveFlags, poolingFlags, mmFlags, loraFlags, reasoningFlags, profilerFlags, simFlags, faultFlags)
 
 // serveFlags are vllm serve's flags.
 var serveFlags = []flagSpec{
@@ -490,7 +490,7 @@ func Usage() string {
 	for _, group := range []struct {
 		title string
 		flags []flagSpec
-	}{{"", serveFlags}, {"\nprofiler (vLLM's /start_profile and /stop_profile):\n", profilerFlags}, {"\nsimulator options:\n", simFlags}, {"\nfault injection (seeded by --sim-seed):\n", faultFlags}} {
+	}{{"", serveFlags}, {"\npooling models:\n", poolingFlags}, {"\nimages:\n", mmFlags}, {"\nLoRA adapters:\n", loraFlags}, {"\nreasoning:\n", reasoningFlags}, {"\nprofiler (vLLM's /start_profile and /stop_profile):\n", profilerFlags}, {"\nsimulator options:\n", simFlags}, {"\nfault injection (seeded by --sim-seed):\n", faultFlags}} {
 		b.WriteString(group.title)
 		for _, f := range group.flags {
 			b.WriteString(usageLine(f))

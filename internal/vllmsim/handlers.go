@@ -16,7 +16,7 @@ import (
 const maxBodyBytes = 32 << 20
 
 // routeList names the routes, for the start-up log and 404 answers.
-const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions"
+const routeList = "/health, /ping, /version, /metrics, /tokenize, /v1/models, /v1/chat/completions, /v1/completions, /v1/embeddings, /rerank, /v1/rerank, /v2/rerank, /score, /v1/score"
 
 // routes builds the HTTP API: vLLM's OpenAI-compatible endpoints.
 func (s *Server) routes() http.Handler {
@@ -30,6 +30,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindChat, parseChat) })
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.generate(w, r, kindCompletion, parseCompletion) })
+	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
+	s.scoreRoutes(mux) // rerank.go
 	s.profileRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NotFoundError", "", fmt.Sprintf("%s %s is not served by vllm-sim (routes: %s)", r.Method, r.URL.Path, routeList))
@@ -89,6 +91,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	for _, n := range cfg.ServedNames() {
 		cards = append(cards, modelCard{ID: n, Object: "model", Created: s.created.Unix(), OwnedBy: "vllm", Root: cfg.Model, MaxModelLen: cfg.MaxModelLen})
 	}
+	cards = append(cards, s.adapterCards()...)
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": cards})
 }
 
@@ -135,10 +138,19 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *apiError) {
 // JSON body. Its queue time starts on arrival.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, parse parseFunc) {
 	arrival := time.Now()
+	if aerr := s.unsupported(false, apiName(kind)); aerr != nil {
+		aerr.write(w)
+		return
+	}
 	body, aerr := readBody(w, r)
 	var req genRequest
 	if aerr == nil {
-		req, aerr = parse(body, s.info.Config.ServedNames(), s.tok)
+		req, aerr = parse(body, s.modelNames(), s.tok)
+	}
+	var mm images
+	if aerr == nil && kind == kindChat {
+		mm, aerr = s.parseImages(body)
+		req.prompt = append(req.prompt, mm.tokens...)
 	}
 	if aerr != nil {
 		aerr.write(w)
@@ -151,6 +163,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	id := newID(kind)
 	ereq := req.engineRequest(id)
 	ereq.Arrival = arrival
+	ereq.LoRA = s.adapterOf(req.model)
+	ereq.EncoderPatches = mm.patches
 	if err := gen.eng.Check(ereq); err != nil {
 		engineError(err).write(w)
 		return
@@ -175,7 +189,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, kind genKind, 
 	}
 	resp := &response{w: w, req: req, id: id, created: arrival.Unix(), eos: gen.eos,
 		out:  &outputStream{ch: ch, ctx: ctx, cancel: cancel, w: w, faults: faults, finished: s.requestFinished},
-		salt: newOutputSalt(s.opts.OutputSalt, req, s.info.VocabSize, gen.eos)}
+		salt: newOutputSalt(s.opts.OutputSalt, req, s.info.VocabSize, gen.eos), think: s.thinkingFor(req)}
 	if req.stream {
 		resp.stream()
 	} else {

@@ -55,6 +55,13 @@ type Options struct {
 	// another build's kernels would; 0 keeps them.
 	OutputSalt int64
 
+	// ImageLimit is --limit-mm-per-prompt's image count (nil: the
+	// default, DefaultImageLimit; images.go).
+	ImageLimit *int
+
+	// ReasoningOptions are --reasoning-parser and its share (reasoning.go).
+	ReasoningOptions
+
 	// Faults are the --sim-fault-* flags.
 	Faults FaultOptions
 
@@ -66,7 +73,7 @@ type Options struct {
 // DefaultOptions are vllm-sim's settings when no flag is given:
 // engine.DefaultConfig on DefaultHost:DefaultPort, no faults.
 func DefaultOptions() Options {
-	return Options{Config: engine.DefaultConfig(), Host: DefaultHost, Port: DefaultPort}
+	return Options{Config: engine.DefaultConfig(), Host: DefaultHost, Port: DefaultPort, ReasoningOptions: ReasoningOptions{ReasoningShare: DefaultReasoningShare}}
 }
 
 // Validate reports the first setting vllm-sim refuses, as an *ArgError in
@@ -78,6 +85,9 @@ func (o Options) Validate() error {
 	}
 	if err := argcheck.NonNegative(o.Startup); err != nil {
 		return argErrorf("argument --sim-startup: %v", err)
+	}
+	if err := o.ReasoningOptions.validate(); err != nil {
+		return err
 	}
 	if err := o.Faults.validate(); err != nil {
 		return err

@@ -23,9 +23,11 @@ type promptDetails struct {
 
 // Streamed chunk shapes.
 type chatDelta struct {
-	Role      string          `json:"role,omitempty"`
-	Content   *string         `json:"content,omitempty"`
-	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+	// ReasoningContent is the thinking (--reasoning-parser, reasoning.go).
+	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
 }
 
 // toolCallDelta is a streamed piece of a tool call: the first carries its
@@ -85,6 +87,9 @@ type response struct {
 	toolStarted  bool   // a tool call's first delta was sent
 
 	salt *outputSalt // --sim-output-salt (outputsalt.go); nil: none
+
+	think     *thinking       // --reasoning-parser's layout (reasoning.go); nil: all content
+	reasoning strings.Builder // a whole answer's thinking so far
 }
 
 // next takes the engine's next output and records its tokens. It reports
@@ -126,10 +131,7 @@ func (r *response) usageAt(completion int) *usage {
 // ends with the EOS token, which is counted in completion_tokens but, as in
 // vLLM, not rendered.
 func (r *response) text(out engine.Output) string {
-	toks := out.Tokens
-	if out.Finished && out.FinishReason == "stop" && len(toks) > 0 && toks[len(toks)-1] == r.eos {
-		toks = toks[:len(toks)-1]
-	}
+	toks := r.visible(out)
 	if g := r.req.guided; g != nil {
 		start := r.completion - len(out.Tokens)
 		var b strings.Builder
@@ -141,6 +143,15 @@ func (r *response) text(out engine.Output) string {
 		return b.String()
 	}
 	return detokenize(toks)
+}
+
+// visible are an output's tokens less a final EOS.
+func (r *response) visible(out engine.Output) []int32 {
+	toks := out.Tokens
+	if out.Finished && out.FinishReason == "stop" && len(toks) > 0 && toks[len(toks)-1] == r.eos {
+		toks = toks[:len(toks)-1]
+	}
+	return toks
 }
 
 // sseWriter buffers server-sent events; flush puts them on the wire.
@@ -237,7 +248,9 @@ func (r *response) stream() {
 		if len(out.Tokens) == 0 && finish == nil {
 			continue
 		}
-		sse.event(r.contentChunk(r.text(out), finish))
+		if c, send := r.outChunk(out, finish); send {
+			sse.event(c)
+		}
 		if out.Finished {
 			break
 		}
@@ -265,6 +278,9 @@ func (r *response) message(text string) map[string]any {
 		call := map[string]any{"id": "chatcmpl-tool-" + r.id, "type": "function", "function": map[string]any{"name": g.tool, "arguments": text}}
 		return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{call}}
 	}
+	if r.think != nil {
+		return map[string]any{"role": "assistant", "content": text, "reasoning_content": r.reasoning.String(), "tool_calls": []any{}}
+	}
 	return map[string]any{"role": "assistant", "content": text, "tool_calls": []any{}}
 }
 
@@ -275,7 +291,7 @@ func (r *response) whole() {
 		if !ok {
 			break
 		}
-		text.WriteString(r.text(out))
+		text.WriteString(r.answerText(out))
 		if out.Finished {
 			r.finishReason = out.FinishReason
 		}

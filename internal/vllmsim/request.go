@@ -41,6 +41,7 @@ type chatMessage struct {
 type chatRequest struct {
 	samplingParams
 	guidedFields
+	thinkingFields
 	Messages []chatMessage `json:"messages"`
 }
 
@@ -70,6 +71,7 @@ type genRequest struct {
 	usage     bool    // stream_options.include_usage
 	contUsage bool    // stream_options.continuous_usage_stats
 	guided    *guided // structured output (guided.go); nil: free text
+	thinkOff  bool    // chat_template_kwargs.enable_thinking false (reasoning.go)
 }
 
 // parseFunc reads one endpoint's request body against the served model
@@ -93,6 +95,7 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 		return g, aerr
 	}
 	g.guided, aerr = parseGuided(req.guidedFields, string(body))
+	g.thinkOff = req.thinkOff()
 	return g, aerr
 }
 
@@ -207,8 +210,11 @@ func messageText(raw json.RawMessage) (string, error) {
 	}
 	texts := make([]string, 0, len(parts))
 	for j, p := range parts {
+		if p.Type == "image_url" {
+			continue // images.go reads them
+		}
 		if p.Type != "text" {
-			return "", fmt.Errorf("part %d has type %q: vllm-sim only takes \"text\" parts", j, p.Type)
+			return "", fmt.Errorf("part %d has type %q: vllm-sim takes \"text\" and \"image_url\" parts", j, p.Type)
 		}
 		texts = append(texts, p.Text)
 	}

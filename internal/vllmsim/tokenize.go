@@ -49,7 +49,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	if !s.readyForAPI(w) {
 		return
 	}
-	if req.Model != nil && *req.Model != "" && !slices.Contains(s.info.Config.ServedNames(), *req.Model) {
+	if req.Model != nil && *req.Model != "" && !slices.Contains(s.modelNames(), *req.Model) {
 		newAPIError(http.StatusNotFound, "NotFoundError", "model", fmt.Sprintf("The model `%s` does not exist.", *req.Model)).write(w)
 		return
 	}

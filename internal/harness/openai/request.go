@@ -55,6 +55,9 @@ type Request struct {
 	Schema *schema.Schema
 	// Tool names the function of a forced tool call (with Schema).
 	Tool string
+	// Images are data: URLs sent as image_url parts after the prompt's
+	// text (Chat only: images.go).
+	Images []string
 }
 
 // Turn is one earlier exchange of a multi-turn chat.
@@ -74,7 +77,7 @@ func (r *Request) chatMessages() []goopenai.ChatCompletionMessage {
 			goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: t.User},
 			goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleAssistant, Content: t.Assistant})
 	}
-	return append(msgs, goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: r.Prompt})
+	return append(msgs, r.userMessage())
 }
 
 // completionPrompt renders the request as one completion prompt: System

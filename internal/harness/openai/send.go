@@ -58,6 +58,7 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 	s.PromptTokens, s.CompletionTokens, s.CachedTokens = 0, 0, 0
 	s.Err = nil
 	s.Text = ""
+	s.Unstreamed = false
 	defer func() {
 		if s.Done.IsZero() {
 			s.Done = time.Now()
@@ -68,8 +69,16 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 		s.Fail(sample.ErrConnection, 0, c.redact("invalid base URL: "+c.baseErr.Error()))
 		return
 	}
-	if req.Endpoint != "" && req.Endpoint != Chat && req.Endpoint != Completions {
+	if !req.Endpoint.Known() {
 		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: unknown endpoint %q", req.Endpoint))
+		return
+	}
+	if len(req.Images) > 0 && req.Endpoint != Chat && req.Endpoint != "" {
+		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: images go to the chat endpoint, not %s", req.Endpoint))
+		return
+	}
+	if req.Endpoint == Embeddings {
+		c.sendEmbeddings(ctx, req, s) // unstreamed (embeddings.go)
 		return
 	}
 	if want := prealloc(req.MaxTokens); cap(s.Chunks) < want {
@@ -206,18 +215,20 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 			s.Fail(sample.ErrOverlong, 0, err)
 			return false
 		}
-		content := false
+		content, answer, thinking := false, false, false
 		for i := range w.Choices {
 			ch := &w.Choices[i]
 			if ch.Delta.Content || ch.Delta.ReasoningContent || ch.Delta.Reasoning || ch.Text || nonEmpty(ch.Delta.ToolCalls) {
 				content = true
 			}
+			answer = answer || bool(ch.Delta.Content || ch.Text || nonEmpty(ch.Delta.ToolCalls))
+			thinking = thinking || bool(ch.Delta.ReasoningContent || ch.Delta.Reasoning)
 			if ch.FinishReason != "" {
 				s.FinishReason = ch.FinishReason
 			}
 		}
 		if content {
-			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending})
+			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending, Part: chunkPart(thinking, answer)})
 			pending = 0
 			if st.req.KeepText || st.req.Schema != nil {
 				s.Text += chunkText(raw)
@@ -437,4 +448,16 @@ func chunkText(raw []byte) string {
 		}
 	}
 	return out
+}
+
+// chunkPart is sample.Chunk.Part for a chunk that carried thinking,
+// answer text, or both.
+func chunkPart(thinking, answer bool) string {
+	switch {
+	case thinking && answer:
+		return sample.PartBoth
+	case thinking:
+		return sample.PartReasoning
+	}
+	return ""
 }

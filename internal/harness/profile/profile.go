@@ -37,6 +37,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
@@ -463,8 +464,14 @@ func (s Set) All() ([]Profile, error) {
 // scenarios/profiles/), sorted.
 func Names() []string { return Builtins().Names() }
 
-// Builtin returns the built-in profile called name.
-func Builtin(name string) (Profile, error) { return Builtins().Get(name) }
+// Builtin returns the built-in profile called name, an opt-in one
+// (optin.go) included.
+func Builtin(name string) (Profile, error) {
+	if slices.Contains(OptInNames(), name) {
+		return optIn().Get(name)
+	}
+	return Builtins().Get(name)
+}
 
 // Resolve returns the built-in profile called ref, or loads ref as a file
 // path when it names no built-in (it contains a path separator or ends in
@@ -488,5 +495,5 @@ func WriteList(w io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return writeOptIn(w)
 }

@@ -88,7 +88,18 @@ type Chunk struct {
 	// Tokens is the number of completion tokens the chunk carried, from
 	// continuous usage stats; 0 when the server did not report it.
 	Tokens int `json:"tokens"`
+	// Part says what a reasoning model's chunk carried: "" answer text
+	// only (every chunk of other models), PartReasoning thinking only
+	// (delta.reasoning_content or delta.reasoning), PartBoth the end of
+	// the thinking and the start of the answer.
+	Part string `json:"part,omitempty"`
 }
+
+// The values of Chunk.Part besides "" (answer only).
+const (
+	PartReasoning = "reasoning"
+	PartBoth      = "both"
+)
 
 // Sample is the record of one request.
 type Sample struct {
@@ -113,6 +124,9 @@ type Sample struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	CachedTokens     int `json:"cached_tokens,omitempty"`
+	// Unstreamed marks an answer that came whole (an embedding): it has
+	// no chunks, and its E2EL is Done − Sent.
+	Unstreamed bool `json:"unstreamed,omitempty"`
 	// Err is set when the request failed.
 	Err *Error `json:"error,omitempty"`
 	// Text is the generated text, kept only when the request asked for it
@@ -141,8 +155,12 @@ func (s *Sample) TTFT() (d time.Duration, ok bool) {
 	return s.Chunks[0].At, true
 }
 
-// E2EL is the time to the last content-bearing chunk.
+// E2EL is the time to the last content-bearing chunk (to the whole
+// answer's end when Unstreamed).
 func (s *Sample) E2EL() (d time.Duration, ok bool) {
+	if s.Unstreamed && s.OK() {
+		return s.Done.Sub(s.Sent), true
+	}
 	if !s.OK() || len(s.Chunks) == 0 {
 		return 0, false
 	}

@@ -19,6 +19,7 @@ const (
 	NumRequestsWaitingByReason = "num_requests_waiting_by_reason"
 	KVCacheUsagePerc           = "kv_cache_usage_perc"
 	CacheConfigInfo            = "cache_config_info"
+	LoRARequestsInfo           = "lora_requests_info"
 
 	PromptTokensTotal        = "prompt_tokens_total"
 	GenerationTokensTotal    = "generation_tokens_total"

@@ -437,7 +437,7 @@ func (s *Summary) inconclusiveReason() error {
 // chunk still gives the cold TTFT).
 func coldWarning(x *sample.Sample) error {
 	switch {
-	case x == nil || (x.OK() && len(x.Chunks) > 0):
+	case x == nil || (x.OK() && len(x.Chunks) > 0) || (x.OK() && x.Unstreamed):
 		return nil
 	case x.OK():
 		return errors.New("the first request (index 0) completed without a content chunk: no cold-start TTFT")

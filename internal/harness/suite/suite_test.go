@@ -44,6 +44,9 @@ func TestEveryModelPresetThroughTheSuite(t *testing.T) {
 	for _, model := range engine.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
 			m, _ := engine.LookupModel(model)
+			if m.Pooling {
+				t.Skip("a pooling model serves /v1/embeddings, not the suite's chat scenarios: the opt-in embedding profile (vllmperf run --endpoint embeddings)")
+			}
 			// The smallest tensor-parallel size (a power of two) whose share
 			// of the 16-bit weights takes at most half an H200, so that the
 			// 70B preset starts too.

@@ -75,10 +75,21 @@ type Meta struct {
 // (null when not checked) and short_outputs, token_itl_ms and
 // queue_time_ms (objects with mean, median, std, min, max, n and the
 // percentiles), inconclusive (the reason, or null) and warnings (strings).
+// WriteJSONWith's extra keys come last (lora_adapters, reasoning: see
+// harness.Result.JSONExtras).
 func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
+	return WriteJSONWith(w, s, meta)
+}
+
+// WriteJSONWith is WriteJSON with extra keys after vllmperf's own
+// (extra.go).
+func WriteJSONWith(w io.Writer, s *stats.Summary, meta Meta, extras ...Extra) error {
 	var o object
 	saveResultKeys(&o, s, meta)
 	ownKeys(&o, s, meta)
+	for _, e := range extras {
+		o.add(e.Key, e.Value)
+	}
 
 	raw, err := o.marshal()
 	if err != nil {
@@ -111,6 +122,12 @@ func saveResultKeys(o *object, s *stats.Summary, meta Meta) {
 		o.add("max_concurrency", nil)
 	}
 	o.add("duration", num(s.Duration.Seconds()))
+	figureKeys(o, s)
+}
+
+// figureKeys adds the save-result keys of the figures: the counts, the
+// throughputs and the latency distributions.
+func figureKeys(o *object, s *stats.Summary) {
 	o.add("completed", s.Completed)
 	o.add("failed", s.Failed)
 	o.add("total_input_tokens", s.TotalInputTokens)

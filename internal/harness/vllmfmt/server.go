@@ -83,6 +83,10 @@ func WriteServer(w io.Writer, d *scrape.Delta, ts *scrape.TimeSeries, scrapeErr 
 
 // centered centres title in textWidth as Python's "{:^50}" does: the odd
 // fill goes right.
+// Header is a section header as vllm bench serve prints one: title
+// centred in fill to the summary's width.
+func Header(title string, fill byte) string { return centered(title, fill) }
+
 func centered(title string, fill byte) string {
 	pad := textWidth - len(title)
 	left := max(pad/2, 0)

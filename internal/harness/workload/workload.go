@@ -96,6 +96,8 @@ type Config struct {
 	// tool so named.
 	Schema *schema.Schema
 	Tool   string
+	// MM, when set, adds images to every request (mm.go; Chat only).
+	MM *MM
 	// Seed makes word choice reproducible.
 	Seed uint64
 	// Nonce distinguishes this run's prompts from every other run's. Zero
@@ -109,6 +111,7 @@ type Generator struct {
 	cfg    Config
 	nonce  uint64
 	system string
+	pool   *imagePool // Config.MM's images (mm.go)
 }
 
 // New validates cfg, applies defaults and returns a Generator.
@@ -137,8 +140,8 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	if cfg.Endpoint != openai.Chat && cfg.Endpoint != openai.Completions {
-		errs = append(errs, fmt.Errorf("Endpoint %q is unknown: use %q or %q", cfg.Endpoint, openai.Chat, openai.Completions))
+	if !cfg.Endpoint.Known() {
+		errs = append(errs, fmt.Errorf("Endpoint %q is unknown: use one of %q", cfg.Endpoint, openai.Endpoints))
 	}
 	if strings.TrimSpace(cfg.Model) == "" {
 		errs = append(errs, errors.New("Model is empty: set the served model name"))
@@ -161,6 +164,14 @@ func New(cfg Config) (*Generator, error) {
 	if cfg.WordTokens != nil && len(cfg.WordTokens) != len(words) {
 		errs = append(errs, fmt.Errorf("WordTokens has %d entries: want one per vocabulary word (%d)", len(cfg.WordTokens), len(words)))
 	}
+	if cfg.MM != nil {
+		if err := cfg.MM.check(); err != nil {
+			errs = append(errs, err)
+		}
+		if cfg.Endpoint != openai.Chat {
+			errs = append(errs, fmt.Errorf("MM: images go to the chat endpoint, not %q", cfg.Endpoint))
+		}
+	}
 	if cfg.SharedPrefixTokens < 0 || (cfg.SharedPrefixTokens > 0 && cfg.SharedPrefixTokens < NonceWords) {
 		errs = append(errs, fmt.Errorf("SharedPrefixTokens = %d: must be 0 (no shared prefix) or at least %d", cfg.SharedPrefixTokens, NonceWords))
 	}
@@ -168,6 +179,9 @@ func New(cfg Config) (*Generator, error) {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	g := &Generator{cfg: cfg, nonce: cfg.Nonce}
+	if cfg.MM != nil {
+		g.pool = newImagePool(len(cfg.MM.Buckets), cfg.Seed)
+	}
 	if g.nonce == 0 {
 		var b [8]byte
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
@@ -206,7 +220,11 @@ func (g *Generator) Next(i int) openai.Request {
 	} else {
 		g.appendRandom(&sb, mrand.New(mrand.NewPCG(g.cfg.Seed, uint64(i))), g.cfg.PromptTokens-g.bytesCost(g.nonce, NonceWords)-g.bytesCost(uint64(i), IndexWords))
 	}
-	return g.request(sb.String())
+	r := g.request(sb.String())
+	if g.cfg.MM != nil {
+		r.Images = g.cfg.MM.images(g.pool, g.cfg.Seed, i)
+	}
+	return r
 }
 
 // request wraps a prompt in the run's request fields.

@@ -11,7 +11,9 @@ var GPUPresets = []string{"a10", "a100", "h100", "h200", "l4", "l40s", "rtx4090"
 // ModelPresets are the simulator's model preset names a row may name in
 // model.preset. Keep in sync with the engine's modelPresets (see GPUPresets).
 var ModelPresets = []string{
+	"BAAI/bge-small-en-v1.5",
 	"Qwen/Qwen2.5-0.5B-Instruct",
+	"Qwen/Qwen2.5-VL-3B-Instruct",
 	"Qwen/Qwen3-0.6B",
 	"Qwen/Qwen3-14B",
 	"Qwen/Qwen3-8B",

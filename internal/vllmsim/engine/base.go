@@ -128,7 +128,8 @@ type seq struct {
 	// committed counts the leading blocks whose hashes the prefix cache
 	// has been offered (blockPool.commit), as vLLM's num_cached_block.
 	committed   int
-	cachedHit   int // prompt tokens served by the prefix cache on first scheduling
+	cachedHit   int  // prompt tokens served by the prefix cache on first scheduling
+	encoded     bool // the vision encoder ran on its images (vision.go)
 	generated   int
 	scheduled   bool // scheduled at least once
 	done        bool
@@ -366,6 +367,9 @@ func (b *base) finish(s *seq, reason string, now time.Time, last Output) {
 // emit appends n newly generated tokens to s and sends them (under mu).
 // It returns the finish reason if the request ended.
 func (b *base) emit(s *seq, n int, now time.Time) string {
+	if s.req.Pooling {
+		return b.pooled(s, now)
+	}
 	out := Output{Tokens: make([]int32, 0, n)}
 	reason := ""
 	for i := 0; i < n && reason == ""; i++ {
@@ -426,6 +430,7 @@ func (b *base) updateGauges() {
 	b.m.waitingCapacity.Set(float64(waiting))
 	b.m.waitingDeferred.Set(0)
 	b.m.kvUsage.Set(b.adm.kvUsage())
+	b.m.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
 	if b.stepHook != nil {
 		b.stepHook(running, waiting)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,6 +76,11 @@ type Config struct {
 	// SwapSpace is --swap-space in GiB (>= 0). It has no effect on the
 	// simulation; cache_config_info reports it. Default DefaultSwapSpace.
 	SwapSpace float64
+
+	// LoRAConfig are the LoRA flags (lora.go).
+	LoRAConfig
+	// PoolingConfig are --runner and --task (pooling.go).
+	PoolingConfig
 
 	// GPU is --sim-gpu, a GPU preset (any case). Default DefaultGPU.
 	GPU string
@@ -424,7 +430,7 @@ var fieldChecks = []fieldCheck{
 
 // checkFields applies fieldChecks, then the rules that pair fields.
 func (c Config) checkFields() error {
-	for _, fc := range fieldChecks {
+	for _, fc := range slices.Concat(fieldChecks, loraChecks, poolingChecks) {
 		if err := fc.check(c); err != nil {
 			if fe, ok := err.(*FieldError); ok {
 				return fe

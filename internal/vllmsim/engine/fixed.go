@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -75,6 +76,7 @@ func (f *Fixed) loop() {
 		now := f.clock.Now()
 		f.admit(now)
 		f.emitDue(now)
+		f.admit(now) // slots (and adapters) the finished requests freed
 		f.updateGauges()
 		var wakeAt time.Time
 		if len(f.q) > 0 {
@@ -93,9 +95,13 @@ func (f *Fixed) loop() {
 // (under mu). A request that waited for a slot starts when it got one.
 func (f *Fixed) admit(now time.Time) {
 	cfg := &f.r.cfg
-	for len(f.waiting) > 0 && len(f.q) < cfg.MaxNumSeqs {
-		s := f.waiting[0]
-		f.waiting = f.waiting[1:]
+	for len(f.q) < cfg.MaxNumSeqs {
+		i := slices.IndexFunc(f.waiting, func(s *seq) bool { return f.loraFits(f.q, s) }) // max_loras (lora.go)
+		if i < 0 {
+			break
+		}
+		s := f.waiting[i]
+		f.waiting = slices.Delete(f.waiting, i, i+1)
 		start := s.arrival
 		if s.slotWait && now.After(start) {
 			start = now // it waited for a max_num_seqs slot

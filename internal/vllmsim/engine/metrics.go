@@ -55,7 +55,8 @@ type metrics struct {
 	ttft, itl, tpot, e2e, queue, inference, prefill, decode prometheus.Observer
 	iterTokens, reqPrompt, reqGen, reqMaxTokens             prometheus.Observer
 
-	pace pace // the real-time loop's account (pace.go)
+	pace pace      // the real-time loop's account (pace.go)
+	lora *loraInfo // vllm:lora_requests_info; nil without LoRA
 }
 
 func pyBool(b bool) string {
@@ -118,6 +119,7 @@ func newMetrics(r *resolved, modelName string, reg prometheus.Registerer) (*metr
 	m.addCounters(b, r)
 	m.addHistograms(b, r)
 	m.addPace(b)
+	m.addLoRA(b, r)
 	if reg != nil {
 		if err := b.register(reg); err != nil {
 			return nil, err

@@ -383,7 +383,13 @@ type ModelPreset struct {
 	TiedEmbeddings     bool
 	MaxModelLen        int   // max_position_embeddings (vLLM's default max_model_len)
 	EOSTokenID         int32 // id emitted as the last token when a request stops on EOS
-	Source             string
+	// Vision is a vision-language model's image encoder (vision.go); nil
+	// for a text-only model.
+	Vision *VisionEncoder
+	// Pooling marks an embedding model (a BERT-style encoder): vLLM's
+	// --runner auto serves it with the pooling runner (pooling.go).
+	Pooling bool
+	Source  string
 }
 
 // DefaultModel is the model used when Config.Model is empty, and the shape
@@ -414,6 +420,20 @@ var modelPresets = map[string]ModelPreset{
 		Layers: 40, Hidden: 5120, QHeads: 40, KVHeads: 8, HeadDim: 128, Vocab: 151936,
 		MaxModelLen: 40960, EOSTokenID: 151645,
 		Source: "huggingface.co/Qwen/Qwen3-14B config.json and model card (14.8B, 13.2B non-embedding)",
+	},
+	"Qwen/Qwen2.5-VL-3B-Instruct": {
+		Name: "Qwen/Qwen2.5-VL-3B-Instruct", Params: 3.75e9, NonEmbeddingParams: 2.77e9,
+		Layers: 36, Hidden: 2048, QHeads: 16, KVHeads: 2, HeadDim: 128, Vocab: 151936, TiedEmbeddings: true,
+		MaxModelLen: 128000, EOSTokenID: 151645,
+		Vision: &VisionEncoder{PatchSize: 14, MergeSize: 2, MinPixels: 56 * 56, MaxPixels: 28 * 28 * 16384, Params: 0.67e9,
+			Source: "huggingface.co/Qwen/Qwen2.5-VL-3B-Instruct config.json vision_config (patch 14, spatial_merge_size 2, 32 blocks of hidden 1280) and preprocessor_config.json (min_pixels 3136, max_pixels 12845056)"},
+		Source: "huggingface.co/Qwen/Qwen2.5-VL-3B-Instruct config.json (36 layers, hidden 2048, 16 heads, 2 KV heads, 128000 positions; 3.75B params, 0.67B of them the vision encoder, 0.31B embeddings)",
+	},
+	"BAAI/bge-small-en-v1.5": {
+		Name: "BAAI/bge-small-en-v1.5", Params: 33.4e6, NonEmbeddingParams: 21.3e6,
+		Layers: 12, Hidden: 384, QHeads: 12, KVHeads: 12, HeadDim: 32, Vocab: 30522,
+		MaxModelLen: 512, EOSTokenID: 102, Pooling: true,
+		Source: "huggingface.co/BAAI/bge-small-en-v1.5 config.json (BertModel: 12 layers, hidden 384, 12 heads, vocab 30522, 512 positions; 33.4M params, 12.1M of them embeddings)",
 	},
 	"meta-llama/Llama-3.1-8B-Instruct": {
 		Name: "meta-llama/Llama-3.1-8B-Instruct", Params: 8.03e9, NonEmbeddingParams: 6.98e9,

@@ -30,6 +30,16 @@ type Request struct {
 	// tokenizing, FrontendPreset.ChatRequest more input work than a
 	// completion's.
 	Chat bool
+	// Pooling marks a pooling request (/v1/embeddings): it ends when its
+	// prompt is computed, with no token (pooling.go).
+	Pooling bool
+	// EncoderPatches are the vision encoder's patches of the request's
+	// images (their placeholder tokens are in PromptTokens): the step that
+	// first schedules the request runs the encoder on them (vision.go).
+	EncoderPatches int
+	// LoRA is the adapter the request asks for (a LoRAConfig.LoRAModules
+	// name); "" for the base model.
+	LoRA string
 	// Arrival is when the API server received the request (queue time starts here).
 	Arrival time.Time
 }
@@ -98,6 +108,9 @@ func checkRequest(req *Request, maxLen, vocab int) error {
 	n := len(req.PromptTokens)
 	if n == 0 {
 		return badRequest("The decoder prompt cannot be empty")
+	}
+	if req.Pooling {
+		return checkPooling(req, maxLen, vocab)
 	}
 	if req.MaxTokens != 0 {
 		if err := CheckMaxTokens(req.MaxTokens); err != nil {

@@ -55,6 +55,11 @@ func resolve(cfg Config) (*resolved, error) {
 		r.modelNote = fmt.Sprintf("model %q has no preset: simulating it with the shape of %s (presets: %s)", cfg.Model, DefaultModel, strings.Join(ModelPresetNames(), ", "))
 	}
 	r.model = m
+	if m.Pooling && r.cfg.PoolingModel() {
+		// vLLM runs an encoder (bidirectional attention) without the
+		// prefix cache and chunked prefill.
+		r.cfg.EnablePrefixCaching, r.cfg.EnableChunkedPrefill = false, false
+	}
 	r.spec, _ = ParseSpeculativeConfig(cfg.SpeculativeConfig) // checkFields parsed it
 	if r.spec != nil && r.spec.Method == "draft_model" {
 		d, ok := LookupModel(r.spec.Model)

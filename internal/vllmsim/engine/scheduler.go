@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // plan is one engine step: which requests run and how many tokens each.
 type plan struct {
@@ -97,8 +100,12 @@ func (e *Engine) scheduleRunning(p *plan, budget int) int {
 func (e *Engine) scheduleWaiting(p *plan, budget int) {
 	cfg := &e.r.cfg
 	bs := cfg.BlockSize
-	for len(e.waiting) > 0 && budget > 0 && len(e.running) < cfg.MaxNumSeqs {
-		s := e.waiting[0]
+	for budget > 0 && len(e.running) < cfg.MaxNumSeqs {
+		i := e.nextAdmissible() // max_loras may hold the head back (lora.go)
+		if i < 0 {
+			return
+		}
+		s := e.waiting[i]
 		var hit []int
 		if e.pool.caching {
 			s.hashes = e.pool.hashes(s.tokens, s.hashes)
@@ -125,7 +132,7 @@ func (e *Engine) scheduleWaiting(p *plan, budget int) {
 		if !s.scheduled {
 			e.recordFirstScheduling(s, computed)
 		}
-		e.waiting = e.waiting[1:]
+		e.waiting = slices.Delete(e.waiting, i, i+1)
 		e.running = append(e.running, s)
 		p.items = append(p.items, planItem{s: s, n: need, start: computed})
 		budget -= need

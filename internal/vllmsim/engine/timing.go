@@ -7,7 +7,7 @@ import (
 
 // stepTime is the roofline timing model for one step:
 //
-//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost
+//	GPU path  = StepOverhead + SeqOverhead × sequences + max(compute, memory) + all-reduce + draft cost + LoRA (loraCost)
 //	host path = CPUStepOverhead + PerSeqOverhead × sequences
 //	step      = (max(GPU path, host path) + guided masks) × slowdown × noise [+ cold start]
 //
@@ -27,7 +27,7 @@ func (e *Engine) stepTime(p plan) time.Duration {
 		ctx := float64(it.start)
 		flops += 4 * float64(m.Layers) * qDim * n * (ctx + n/2) // QK^T and PV
 		kvBytes += (ctx + n) * r.kvBytesPerToken
-		if it.start+it.n >= len(it.s.tokens) {
+		if it.start+it.n >= len(it.s.tokens) && !it.s.req.Pooling { // pooling has no LM head
 			logits += 1 + it.drafts
 		}
 		if it.drafts > 0 {
@@ -44,6 +44,8 @@ func (e *Engine) stepTime(p plan) time.Duration {
 	memory := (targetWeights + kvBytes) / (g.MemBandwidth * g.DecodeEfficiency)
 	gpu := g.StepOverhead + time.Duration(seqs)*g.SeqOverhead + secs(math.Max(compute, memory)) + r.allReduce(p.tokens)
 	host := g.CPUStepOverhead + time.Duration(seqs)*g.PerSeqOverhead
+	gpu += e.loraCost(p)    // LoRA kernels (lora.go)
+	gpu += e.encoderCost(p) // the vision encoder on new requests' images (vision.go)
 	if drafting > 0 {
 		d, h := e.draftCost(drafting)
 		gpu += d

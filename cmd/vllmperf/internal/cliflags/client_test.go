@@ -28,7 +28,7 @@ func TestClientSettings(t *testing.T) {
 		args []string
 		want string // part of the error ("" for none)
 	}{
-		{[]string{"--endpoint", "embeddings"}, `--endpoint "embeddings": want chat or completions`},
+		{[]string{"--endpoint", "rerank"}, `--endpoint "rerank": want chat, completions or embeddings`},
 		{[]string{"--request-timeout", "-1s"}, "--request-timeout -1s"},
 		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout -1s"},
 		{[]string{"--max-event-size", "lots"}, `--max-event-size "lots"`},

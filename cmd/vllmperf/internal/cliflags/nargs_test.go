@@ -19,6 +19,10 @@ func TestJoinNargs(t *testing.T) {
 		{"a URL is no value", []string{"run", "--goodput", "ttft:200", "http://127.0.0.1:8000"}, []string{"run", "--goodput", "ttft:200", "http://127.0.0.1:8000"}},
 		{"the flag last", []string{"run", "--goodput"}, []string{"run", "--goodput"}},
 		{"after --", []string{"run", "--", "--goodput", "a:1", "b:2"}, []string{"run", "--", "--goodput", "a:1", "b:2"}},
+		{"adapters join", []string{"run", "--lora-modules", "a", "b", "--concurrency", "4"}, []string{"run", "--lora-modules", "a,b", "--concurrency", "4"}},
+		{"adapters run to the end", []string{"--lora-modules", "a", "b"}, []string{"--lora-modules", "a,b"}},
+		{"the = form stays", []string{"--lora-modules=a,b", "x"}, []string{"--lora-modules=a,b", "x"}},
+		{"other flags stay", []string{"--model", "m", "x"}, []string{"--model", "m", "x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

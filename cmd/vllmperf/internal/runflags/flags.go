@@ -39,6 +39,8 @@ type Flags struct {
 	VLLM            VLLMFlags // vllm bench serve's names (vllmnames.go)
 	JSON            string    // --json, bound by the command
 	Results         string
+	LoRA            LoRAFlags
+	MM              MMFlags
 }
 
 // Register defines the flags on fs, with the CLI's defaults.
@@ -49,6 +51,8 @@ func (o *Flags) Register(f *pflag.FlagSet) {
 	cliflags.Client(f, &o.Client)
 	o.Data.Register(f)
 	o.TorchProfile.Register(f)
+	o.LoRA.Register(f)
+	o.MM.Register(f)
 	f.StringSliceVar(&o.Goodput, "goodput", nil, "SLOs for goodput, vLLM style: ttft:MS tpot:MS e2el:MS (space- or comma-separated)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no progress bar on stderr")
 	f.DurationVar(&o.SamplerInterval, "sample-interval", scenario.DefaultSamplerInterval, "how often /metrics is sampled during the load (running, waiting, KV usage, tokens/s)")
@@ -87,6 +91,12 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 		return nil, err
 	}
 	if err := o.Data.check(fs); err != nil {
+		return nil, err
+	}
+	if err := o.LoRA.check(); err != nil {
+		return nil, err
+	}
+	if err := o.MM.apply(fs, o.VLLM.DatasetName, o.Client.Endpoint, &class); err != nil {
 		return nil, err
 	}
 	if o.Data.File != "" {
@@ -134,7 +144,7 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	if in.TorchProfile != nil {
 		opts = append(opts, harness.WithTorchProfile(*in.TorchProfile))
 	}
-	return opts, nil
+	return append(opts, o.LoRA.options()...), nil
 }
 
 // Explain turns server.Run's and Run's errors into what the user can act
@@ -143,7 +153,10 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 // with where it came from, a server still starting.
 func (o *Flags) Explain(err error) error {
 	var ce *harness.ContextError
+	var ae *harness.AdapterError
 	switch {
+	case errors.As(err, &ae):
+		return exitstatus.Usage(err)
 	case errors.As(err, &ce) && o.Data.File != "":
 		return exitstatus.Usage(o.Data.tooLong(ce))
 	case errors.As(err, &ce):

@@ -63,12 +63,9 @@ type VLLMDataset struct {
 // unknown name.
 var VLLMDatasets = map[string]VLLMDataset{
 	"random": {Help: "synthetic prompts of --random-input-len tokens asking for --random-output-len tokens (vLLM's default data set)",
-		Apply: func(d *DatasetFlags) error {
-			if d.File != "" {
-				return fmt.Errorf("--dataset-name random makes synthetic prompts, --dataset %s sends a file's: drop one of them", d.File)
-			}
-			return nil
-		}},
+		Apply: synthetic("random")},
+	"random-mm": {Help: "synthetic prompts with images (chat only): --random-mm-base-items-per-request images a request, sized by --random-mm-bucket-config",
+		Apply: synthetic("random-mm")},
 	"sharegpt": {Help: "ShareGPT conversations: --dataset FILE, else the built-in sharegpt.json",
 		Apply: func(d *DatasetFlags) error {
 			if d.File == "" {
@@ -83,6 +80,17 @@ var VLLMDatasets = map[string]VLLMDataset{
 			}
 			return nil
 		}},
+}
+
+// synthetic is the Apply of a data set vllmperf makes itself: no
+// --dataset file beside it.
+func synthetic(name string) func(d *DatasetFlags) error {
+	return func(d *DatasetFlags) error {
+		if d.File != "" {
+			return fmt.Errorf("--dataset-name %s makes synthetic prompts, --dataset %s sends a file's: drop one of them", name, d.File)
+		}
+		return nil
+	}
 }
 
 // datasetNames lists VLLMDatasets' names, sorted.

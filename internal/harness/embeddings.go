@@ -1,0 +1,34 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+)
+
+// reconcileEmbeddings matches an embeddings run's prompt tokens, as the
+// answers' usage reported them (warm-up included), with the server's
+// vllm:prompt_tokens_total: the one counter such a run moves. A
+// difference is a warning naming both; the suite's reconcile checks judge
+// it (package check).
+func (r *Result) reconcileEmbeddings() {
+	if r.Endpoint != openai.Embeddings || r.Delta == nil {
+		return
+	}
+	server, err := r.Delta.Counter(scrape.PromptTokensTotal)
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Errorf("embeddings: the prompt tokens were not reconciled: %w", err))
+		return
+	}
+	client := 0
+	for _, s := range r.Load.Samples {
+		if !s.OK() {
+			return // the server may have counted part of a failed request
+		}
+		client += s.PromptTokens
+	}
+	if float64(client) != server {
+		r.Warnings = append(r.Warnings, fmt.Errorf("embeddings: the answers' usage says %d prompt tokens (warm-up included), the server's Δ%s %g: another client used the server, or it miscounts", client, scrape.PromptTokensTotal, server))
+	}
+}

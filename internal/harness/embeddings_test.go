@@ -1,0 +1,56 @@
+package harness_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/harness/sample"
+	"github.com/vllmperf/vllmperf/internal/harness/scrape"
+	"github.com/vllmperf/vllmperf/internal/harness/server"
+)
+
+// An embeddings run: every answer measured whole (E2EL, no TTFT or
+// TPOT), its prompt tokens reconciled with the server's counter.
+func TestRunEmbeddings(t *testing.T) {
+	t.Parallel()
+	prof, err := profile.Builtin("embedding") // opt-in
+	require.NoError(t, err)
+	srv, err := server.Run(context.Background(), prof.WithSimArgs("--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms"), server.WithBackend(server.KindSim))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close(context.Background()) })
+	p := thinkPoint()
+	res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(openai.Embeddings), harness.WithModel("BAAI/bge-small-en-v1.5"))
+	require.NoError(t, err)
+	s := res.Summary
+	assert.Equal(t, p.Load.Requests, s.Completed)
+	assert.Equal(t, 16*p.Load.Requests, s.TotalInputTokens)
+	assert.Zero(t, s.TTFT.N, "no stream, no TTFT")
+	assert.Zero(t, s.TPOT.N)
+	assert.Equal(t, p.Load.Requests, s.E2EL.N)
+	assert.Positive(t, s.RequestThroughput)
+	assert.Empty(t, res.Warnings, "the prompt tokens reconcile")
+	d, err := res.Delta.Counter(scrape.PromptTokensTotal)
+	require.NoError(t, err)
+	assert.Positive(t, d)
+}
+
+// A generative model refuses embeddings with vLLM's message, and the
+// samples carry it.
+func TestRunEmbeddingsOnGenerativeModel(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms")
+	p := thinkPoint()
+	p.Load.Requests = 4
+	res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(openai.Embeddings))
+	require.NoError(t, err)
+	assert.Equal(t, 4, res.Summary.Failed)
+	ex, ok := res.Summary.ErrorExamples[sample.ErrHTTPStatus]
+	require.True(t, ok, "%v", res.Summary.FailedByKind)
+	assert.Contains(t, ex.Detail(), "The model does not support Embeddings API")
+}
