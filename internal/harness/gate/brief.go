@@ -72,20 +72,7 @@ func (r *Report) writeAttention(ew *ErrWriter) {
 	}
 	ew.Printf("\nchanged, failed or undecided (%d rows):\n", len(rows))
 	shown := rows[:min(len(rows), briefRows)]
-	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
-	all := []cells{head}
-	for _, row := range shown {
-		all = append(all, row.cells())
-	}
-	width := columnWidths(all)
-	name := ""
-	for i, row := range shown {
-		if row.Name != name {
-			name = row.Name
-			ew.Printf("%s\n  %s\n", name, strings.TrimRight(width.line(head), " "))
-		}
-		ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
-	}
+	writeRowsByBenchmark(ew, shown)
 	moreLine(ew, len(rows)-len(shown), "rows")
 }
 
@@ -125,5 +112,25 @@ func namesLine(ew *ErrWriter, title string, names []string) {
 func moreLine(ew *ErrWriter, n int, what string) {
 	if n > 0 {
 		ew.Printf("  … %d more %s: --format full\n", n, what)
+	}
+}
+
+// writeRowsByBenchmark prints rows under their benchmark's name, each
+// benchmark with the columns' header, the columns as wide as their
+// widest cell.
+func writeRowsByBenchmark(ew *ErrWriter, rows []*Row) {
+	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
+	all := []cells{head}
+	for _, row := range rows {
+		all = append(all, row.cells())
+	}
+	width := columnWidths(all)
+	name := ""
+	for i, row := range rows {
+		if row.Name != name {
+			name = row.Name
+			ew.Printf("%s\n  %s\n", name, strings.TrimRight(width.line(head), " "))
+		}
+		ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
 	}
 }

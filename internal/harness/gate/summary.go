@@ -80,20 +80,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 
 	if len(attention) > 0 {
 		ew.Printf("\nrows that need attention:\n")
-		head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
-		all := []cells{head}
-		for _, row := range attention {
-			all = append(all, row.cells())
-		}
-		width := columnWidths(all)
-		name := ""
-		for i, row := range attention {
-			if row.Name != name {
-				name = row.Name
-				ew.Printf("%s\n  %s\n", name, strings.TrimRight(width.line(head), " "))
-			}
-			ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
-		}
+		writeRowsByBenchmark(ew, attention)
 	}
 	if len(short) > 0 {
 		need := 0
