@@ -60,7 +60,7 @@ func TestRow50_StreamPastMaxTokens(t *testing.T) {
 		event func(i int) string
 		want  string
 	}{
-		{"usage counts past it", func(i int) string { return chatEvent("a", i+1) }, "reported 5 completion tokens, more than max_tokens 4"},
+		{"usage counts past it", func(i int) string { return chatEvent("a", i+1) }, "reported 21 completion tokens, more than max_tokens 4"},
 		{"no usage", func(int) string { return noUsage }, "streamed 25 content chunks for max_tokens 4"},
 	}
 	for _, tt := range tests {

@@ -244,14 +244,20 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 // endless stream is still cut after about twice what was asked.
 func overlongSlack(maxTokens int) int { return maxTokens + 16 }
 
+// usageSlack is how many completion tokens past max_tokens a server's
+// usage may report before the stream is cut as overlong: a usage a few
+// tokens off is a miscount, which the counter reconciliation judges
+// (reconcile/generation_tokens); a stream that goes on is cut here.
+const usageSlack = 16
+
 // overlong says why a stream has run past maxTokens (0: no bound): the
-// usage's completion tokens above it, or more content chunks than it and
-// its slack; "" while it has not.
+// usage's completion tokens past it by more than usageSlack, or more
+// content chunks than it and its overlongSlack; "" while it has not.
 func overlong(maxTokens, usageTokens, chunks int) string {
 	switch {
 	case maxTokens <= 0:
 		return ""
-	case usageTokens > maxTokens:
+	case usageTokens > maxTokens+usageSlack:
 		return fmt.Sprintf("the server reported %d completion tokens, more than max_tokens %d: it ignores max_tokens; stopped reading the stream", usageTokens, maxTokens)
 	case chunks > maxTokens+overlongSlack(maxTokens):
 		return fmt.Sprintf("the server streamed %d content chunks for max_tokens %d: it ignores max_tokens; stopped reading the stream", chunks, maxTokens)

@@ -106,20 +106,22 @@ func runGate(t *testing.T, dir, goCmd string, store Store, r gateRun) string {
 	t.Setenv("SLOW", r.slow)
 	calls := filepath.Join(t.TempDir(), "calls")
 	t.Setenv("CALLS", calls)
-	var out bytes.Buffer
-	o := Options{Go: goCmd, Dir: dir, Timeout: time.Minute, Stdout: &out, Stderr: &out, Results: t.TempDir(),
+	// Two buffers: go test's stdout and stderr are copied by two goroutines.
+	var stdout, stderr bytes.Buffer
+	o := Options{Go: goCmd, Dir: dir, Timeout: time.Minute, Stdout: &stdout, Stderr: &stderr, Results: t.TempDir(),
 		Count: 10, Store: store, Event: r.event, Refresh: r.refresh}
 	code, err := Run(context.Background(), o)
+	out := stdout.String() + stderr.String()
 	if err != nil || code != r.wantCode {
-		t.Errorf("%s: exit %d (%v), want %d:\n%s", r.name, code, err, r.wantCode, out.String())
+		t.Errorf("%s: exit %d (%v), want %d:\n%s", r.name, code, err, r.wantCode, out)
 	}
 	for _, w := range r.wantOut {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("%s: the output lacks %q:\n%s", r.name, w, out.String())
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: the output lacks %q:\n%s", r.name, w, out)
 		}
 	}
 	if _, err := os.Stat(calls); (err == nil) != r.wantRan {
 		t.Errorf("%s: go test ran: %v, want %v", r.name, err == nil, r.wantRan)
 	}
-	return out.String()
+	return out
 }
