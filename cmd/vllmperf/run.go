@@ -32,26 +32,11 @@ type runOptions struct {
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run one load scenario against a server and print the summary",
-		Long: `Run sends streamed requests at a fixed concurrency (closed loop) or at a request
-rate (open loop, Poisson or gamma arrivals) and reports TTFT, TPOT, ITL, E2EL,
-throughput and goodput exactly as "vllm bench serve" computes them.
-
-The server is --target (any OpenAI-compatible URL), or one this command starts
-with --profile: the embedded simulator (--backend sim, the default) or a vLLM
-container (--backend container, image from --image or VLLMPERF_IMAGE).
-
-The output files (--json, --samples) are checked before any request is sent
-and written, each on its own, before the summary goes to stdout. The run fails
-(exit 1) when more requests fail than --max-error-rate allows, when it stops
-early on --max-consecutive-failures identical failures, or when the server goes
-down; it is INCONCLUSIVE (exit 3) when no request succeeded; SIGINT or SIGTERM
-stop it with partial results (exit 130 or 143).`,
-		Example: `  vllmperf run --concurrency 8 --requests 200
-  vllmperf run --target http://127.0.0.1:8000 --model Qwen/Qwen3-0.6B --rate 4 --burstiness 0.5 --duration 2m --json result.json
-  vllmperf run --backend container --profile high-throughput --concurrency 32 --requests 500`,
-		Args: cliflags.NoArgs,
+		Use:     "run",
+		Short:   "Run one load scenario against a server and print the summary",
+		Long:    cliflags.RunLong,
+		Example: cliflags.RunExample,
+		Args:    cliflags.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.Flags(), stdout, stderr)
 		},
