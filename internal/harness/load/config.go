@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/harness/overload"
 )
 
 // Defaults applied to zero Config fields.
@@ -83,6 +85,14 @@ type Config struct {
 	// requests neither count nor break it. 0 never stops early; see
 	// DefaultMaxConsecutiveFailures.
 	MaxConsecutiveFailures int
+	// Ramp, when set, runs an open loop whose rate climbs over Requests
+	// (see Ramp); Rate and Concurrency must then be 0 and Requests set.
+	Ramp *Ramp
+	// Overload, when set, watches an open loop and stops it early, its
+	// requests in flight canceled, once the rule finds the server
+	// overloaded (Result.Stop is StopOverloaded, Result.Overload says
+	// why). A closed loop is never watched. nil: not watched.
+	Overload *overload.Rule
 	// Seed makes open-loop arrival times reproducible.
 	Seed uint64
 	// Progress, if set, is called after each request ends (warm-up
@@ -105,10 +115,13 @@ func (c Config) Validate() error {
 		add("Concurrency = %d and Rate = %v both set: set Concurrency for a closed loop or Rate for an open loop, not both", c.Concurrency, c.Rate)
 	case c.Arrivals != nil && (c.Concurrency > 0 || c.Rate != 0):
 		add("Arrivals (a trace) with Concurrency = %d or Rate = %v: a trace sets its own pace; drop them", c.Concurrency, c.Rate)
-	case c.Concurrency == 0 && c.Rate == 0 && c.Arrivals == nil:
+	case c.Ramp != nil && (c.Concurrency > 0 || c.Rate != 0 || c.Arrivals != nil):
+		add("Ramp with Concurrency = %d, Rate = %v or Arrivals: a ramp sets its own rate; drop them", c.Concurrency, c.Rate)
+	case c.Concurrency == 0 && c.Rate == 0 && c.Arrivals == nil && c.Ramp == nil:
 		add("neither Concurrency nor Rate set: set Concurrency (closed loop) or Rate (open loop)")
 	}
 	c.validateArrivals(add)
+	c.validateWatch(add)
 	if c.Turns < 0 || c.ThinkTime < 0 {
 		add("Turns = %d, ThinkTime = %v: want 0 or more", c.Turns, c.ThinkTime)
 	}
@@ -195,4 +208,21 @@ func (c Config) withDefaults() Config {
 }
 
 // openLoop reports whether the run is paced by Rate.
-func (c Config) openLoop() bool { return c.Rate > 0 || c.Arrivals != nil }
+func (c Config) openLoop() bool { return c.Rate > 0 || c.Arrivals != nil || c.Ramp != nil }
+
+// validateWatch checks the ramp and the overload rule.
+func (c Config) validateWatch(add func(string, ...any)) {
+	if c.Ramp != nil {
+		if err := c.Ramp.Validate(); err != nil {
+			add("Ramp: %v", err)
+		}
+		if c.Requests == 0 {
+			add("Ramp without Requests: a ramp climbs over a request count; set Requests")
+		}
+	}
+	if c.Overload != nil {
+		if err := c.Overload.Validate(); err != nil {
+			add("Overload: %v", err)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/harness/overload"
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 )
 
@@ -62,6 +63,9 @@ const (
 	// StopFailureStreak: Config.MaxConsecutiveFailures identical failures
 	// ended in a row (Result.Streak has them).
 	StopFailureStreak
+	// StopOverloaded: Config.Overload's rule found the server overloaded
+	// (Result.Overload has the verdict).
+	StopOverloaded
 )
 
 // String names the reason: "finished", "interrupted" or "failure streak".
@@ -73,6 +77,8 @@ func (r StopReason) String() string {
 		return "interrupted"
 	case StopFailureStreak:
 		return "failure streak"
+	case StopOverloaded:
+		return "overloaded"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(r))
 }
@@ -118,6 +124,9 @@ type Result struct {
 	// StopFailureStreak (nil otherwise).
 	Stop   StopReason
 	Streak *FailureStreak
+	// Overload is the verdict that stopped the run when Stop is
+	// StopOverloaded (nil otherwise).
+	Overload *overload.Verdict
 	// Canceled is true when ctx was canceled before the run finished: the
 	// samples are those of the requests sent until then, and those cut
 	// short carry sample.ErrCanceled.
@@ -183,8 +192,11 @@ type runner struct {
 	mu      sync.Mutex // serializes Progress and the failure count
 	done    int
 	streak  streak
-	tripped *FailureStreak // set once, when halt is closed
-	halt    chan struct{}  // closed when the failure streak stops the run
+	tripped *FailureStreak // set once, when halt is closed by the streak
+	halt    chan struct{}  // closed when the failure streak or the overload rule stops the run
+	halting sync.Once
+
+	watch watchState // the overload rule's view of the run (Config.Overload)
 }
 
 func newRunner(cfg Config, sender Sender) *runner {
@@ -221,6 +233,8 @@ func (r *runner) stopped(ctx context.Context) (StopReason, bool) {
 	switch {
 	case ctx.Err() != nil:
 		return StopInterrupted, true
+	case r.halted() && r.watch.verdict.Load() != nil:
+		return StopOverloaded, true
 	case r.halted():
 		return StopFailureStreak, true
 	}
@@ -256,8 +270,13 @@ func (r *runner) measure(ctx context.Context, start time.Time, next func(int) op
 	if err != nil { // unreachable after Validate; kept so a bad pacer cannot panic
 		return dispatchEnd{stop: StopFinished, at: start}
 	}
+	stopWatch := r.startWatch(start, d.pacer != nil, cancelSends)
 	end := d.run(next)
 	r.wg.Wait()
+	stopWatch()
+	if r.watch.verdict.Load() != nil && end.stop == StopFinished {
+		end.stop = StopOverloaded // found while the last requests drained
+	}
 	return end
 }
 
@@ -270,6 +289,8 @@ func (r *runner) send(ctx context.Context, req openai.Request, s *sample.Sample)
 	}
 	if s.Err != nil && s.Err.Kind == sample.ErrCanceled {
 		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, errOverloaded):
+			s.Err.Message = "canceled: the run stopped when the server was found overloaded"
 		case errors.Is(cause, ErrGraceExpired):
 			s.Err = &sample.Error{Kind: sample.ErrGraceExpired, Message: fmt.Sprintf(
 				"still in flight when the grace period (%v) after the run's duration (%v) ended", r.cfg.Grace, r.cfg.Duration)}
@@ -290,10 +311,11 @@ func (r *runner) finish(s *sample.Sample) {
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(r.done, r.total)
 	}
+	r.watch.end(s)
 	n := r.streak.add(s)
-	if limit := r.cfg.MaxConsecutiveFailures; limit > 0 && n >= limit && r.tripped == nil {
+	if limit := r.cfg.MaxConsecutiveFailures; limit > 0 && n >= limit && r.tripped == nil && r.watch.verdict.Load() == nil {
 		r.tripped = &FailureStreak{Count: n, Err: r.streak.last}
-		close(r.halt)
+		r.stop()
 	}
 }
 
@@ -320,6 +342,9 @@ func (r *runner) result(start time.Time, end dispatchEnd) *Result {
 	res.Canceled = res.Stop == StopInterrupted || r.interrupted.Load()
 	if res.Stop == StopFailureStreak {
 		res.Streak = r.streakReport(start, end)
+	}
+	if res.Stop == StopOverloaded {
+		res.Overload = r.watch.verdict.Load()
 	}
 	return res
 }
@@ -382,9 +407,16 @@ func newDispatcher(r *runner, ctx, dispatchCtx, sendCtx context.Context, start t
 	case d.cfg.MaxConcurrency > 0:
 		d.slots = make(chan struct{}, d.cfg.MaxConcurrency)
 	}
-	if d.cfg.Arrivals != nil {
+	switch {
+	case d.cfg.Arrivals != nil:
 		d.pacer = TracePacer(d.cfg.Arrivals)
-	} else if d.cfg.openLoop() {
+	case d.cfg.Ramp != nil:
+		p, err := NewRampPacer(*d.cfg.Ramp, d.cfg.Requests, d.cfg.Burstiness, d.cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		d.pacer = p
+	case d.cfg.openLoop():
 		p, err := NewPacer(d.cfg.Rate, d.cfg.Burstiness, d.cfg.Seed)
 		if err != nil {
 			return nil, err
@@ -418,11 +450,13 @@ func (d *dispatcher) await(k int) (scheduled time.Time, ok bool) {
 			return time.Time{}, false
 		}
 		scheduled = d.start.Add(at)
+		d.r.watch.due.Store(int64(k))
 		if !d.sleepUntil(scheduled) {
 			return time.Time{}, false
 		}
+		d.r.watch.due.Store(int64(k + 1))
 	}
-	if d.slots != nil && !d.acquire() {
+	if d.slots != nil && !d.acquire(k) {
 		return time.Time{}, false
 	}
 	if d.pacer == nil {
@@ -458,12 +492,8 @@ func (d *dispatcher) sleepUntil(t time.Time) bool {
 
 // acquire takes a slot; it reports false, holding none, when dispatch must
 // stop first (or at the same moment).
-func (d *dispatcher) acquire() bool {
-	select {
-	case d.slots <- struct{}{}:
-	case <-d.dispatchCtx.Done():
-		return false
-	case <-d.r.halt:
+func (d *dispatcher) acquire(k int) bool {
+	if !d.waitSlot(k) {
 		return false
 	}
 	if d.over() {

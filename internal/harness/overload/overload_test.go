@@ -1,0 +1,141 @@
+package overload
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shape gives the queue and the TTFT (seconds; NaN: no request ended) at
+// t seconds into a run.
+type shape func(t float64) (queue, ttft float64)
+
+// feed observes s every DefaultInterval for d on fake time, with noise of
+// the given relative size, and returns the first verdict (nil for none).
+func feed(t *testing.T, s shape, d time.Duration, noise float64) *Verdict {
+	t.Helper()
+	det, err := New(DefaultRule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	done, due := 0, 0
+	for at := time.Duration(0); at <= d; at += DefaultInterval {
+		q, ttft := s(at.Seconds())
+		o := Observation{At: at, Queue: math.Max(0, q*(1+noise*rng.NormFloat64())), Due: due, Completed: done}
+		due += 10 // 20 req/s
+		if !math.IsNaN(ttft) {
+			o.TTFT, o.HasTTFT = time.Duration(ttft*(1+noise*rng.NormFloat64())*float64(time.Second)), true
+			done += 5
+		}
+		if v := det.Add(o); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func TestDetector(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shape shape
+		noise float64
+		want  bool // a verdict within the run
+	}{
+		// Offered far above capacity: the queue grows 150/s and the
+		// wait in it with the queue.
+		{"hopeless overload", func(t float64) (float64, float64) { return 150 * t, 0.2 + 0.9*t }, 0.1, true},
+		// Just past capacity: 3 requests/s more than the server takes.
+		{"mild overload", func(t float64) (float64, float64) { return 3 * t, 0.1 + 0.15*t }, 0.1, true},
+		// A burst of 60 requests in 3 s that the server then holds at
+		// a level: the queue and TTFT stop growing.
+		{"burst that levels off", func(t float64) (float64, float64) {
+			return 20 * math.Min(t, 3), 0.1 + 0.5*math.Min(t, 3)
+		}, 0.1, false},
+		// A burst followed by a slow drain.
+		{"burst that drains", func(t float64) (float64, float64) {
+			if t < 4 {
+				return 15 * t, 0.1 + 0.4*t
+			}
+			return math.Max(60-3*(t-4), 5), math.Max(1.7-0.1*(t-4), 0.1)
+		}, 0.1, false},
+		// Long requests at a steady rate: the in-flight count climbs
+		// to λ·E2EL over 25 s before the first request ends (Little's
+		// law), then holds; TTFT is flat.
+		{"long requests filling up", func(t float64) (float64, float64) {
+			if t < 25 {
+				return 2 * t, math.NaN()
+			}
+			return 50, 0.3
+		}, 0.1, false},
+		// A busy but stable server: a noisy queue around 40 and flat TTFT.
+		{"stable under load", func(float64) (float64, float64) { return 40, 0.5 }, 0.3, false},
+		// The queue grows but TTFT does not (a client-side artefact, or
+		// a server that admits everything): not this rule's overload.
+		{"queue without TTFT growth", func(t float64) (float64, float64) { return 5 * t, 0.3 }, 0.1, false},
+		// A closed loop: the queue is the concurrency, constant.
+		{"closed loop", func(float64) (float64, float64) { return 64, 2 }, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := feed(t, tc.shape, 90*time.Second, tc.noise)
+			if got := v != nil; got != tc.want {
+				t.Fatalf("verdict = %v, want one: %v", v, tc.want)
+			}
+			if v == nil {
+				return
+			}
+			if v.At < DefaultWindow || v.At > 2*DefaultWindow {
+				t.Errorf("verdict at %v, want within the second window (%v to %v)", v.At, DefaultWindow, 2*DefaultWindow)
+			}
+			msg := v.Error()
+			for _, want := range []string{"OVERLOADED: offered 20 req/s", "achieved", "queue growing"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("message %q lacks %q", msg, want)
+				}
+			}
+		})
+	}
+}
+
+func TestRuleValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Rule)
+		want string // "" valid
+	}{
+		{"default", func(*Rule) {}, ""},
+		{"window shorter than 4 intervals", func(r *Rule) { r.Window = time.Second }, "Window = 1s"},
+		{"no interval", func(r *Rule) { r.Interval = 0 }, "Interval = 0s"},
+		{"too few TTFT points", func(r *Rule) { r.MinTTFTPoints = 2 }, "MinTTFTPoints = 2"},
+		{"NaN growth", func(r *Rule) { r.MinGrowth = math.NaN() }, "MinGrowth = NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := DefaultRule()
+			tc.edit(&r)
+			_, err := New(r)
+			if tc.want == "" && err != nil {
+				t.Fatalf("New = %v, want no error", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("New = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{3, 1, 2}, 2},
+		{[]time.Duration{4, 1, 3, 2}, 2},
+	} {
+		if got := Median(tc.in); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
