@@ -55,7 +55,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
-	limits := check.RunLimits{ErrorRateFlag: cliflags.ErrorRateFlag, StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures, KeyError: o.KeyError()}
+	limits := check.RunLimits{ErrorRateFlag: cliflags.ErrorRateFlag, StreakFlag: "--max-consecutive-failures", MaxStreak: o.Load.MaxConsecutiveFailures, OverloadFlag: "--no-overload-stop", KeyError: o.KeyError()}
 	if limits.MaxErrorRate, err = cliflags.ParseErrorRate(flags, o.errorRate); err != nil {
 		return exitstatus.Usage(err)
 	}

@@ -145,6 +145,9 @@ func (r *Result) ReportMeta() vllmfmt.Meta {
 	if r.Load.Streak != nil {
 		stopped = r.Load.Streak.Error()
 	}
+	if r.Load.Overload != nil {
+		stopped = r.Load.Overload.Error()
+	}
 	return vllmfmt.Meta{
 		Interrupted:    r.Load.Canceled,
 		StoppedEarly:   stopped,

@@ -47,6 +47,7 @@ type options struct {
 	torchProfile   *torchprof.Settings
 	percentiles    []float64 // WithPercentiles
 	lora           []string  // WithLoRAModules (lora.go)
+	noOverloadStop bool
 }
 
 // WithModel requests model instead of the server's served name.
@@ -243,7 +244,7 @@ func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenari
 	res.ClassNames = mix.Classes()
 	res.Lengths = newLengths(mix, tokenize, costs != nil)
 	cfg := p.Load
-	cfg.Seed, cfg.Progress = o.seed, o.progress
+	cfg.Seed, cfg.Progress, cfg.Overload = o.seed, o.progress, o.overloadRule(cfg)
 	if t := mix.Turns(); t > 1 {
 		cfg.Turns = t // live conversations: the load generator carries the replies
 		res.ClassNames = turnNames(t)

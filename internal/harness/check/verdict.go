@@ -20,6 +20,8 @@ type RunLimits struct {
 	ErrorRateFlag string  // "--max-error-rate"
 	MaxStreak     int     // load.Config.MaxConsecutiveFailures
 	StreakFlag    string  // "--max-consecutive-failures"
+	// OverloadFlag turns the overload stop off ("--no-overload-stop").
+	OverloadFlag string
 	// KeyError says where the refused API key came from.
 	KeyError error
 	// Saved lists the files the partial results of an interrupted run
@@ -49,6 +51,9 @@ func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 		if e == error(res.Load.Streak) && l.StreakFlag != "" {
 			e = fmt.Errorf("%w (%s %d; 0 never stops early)", e, l.StreakFlag, l.MaxStreak)
 		}
+		if e == error(res.Load.Overload) && l.OverloadFlag != "" {
+			e = fmt.Errorf("%w; lower the rate, or run it to the end anyway with %s", e, l.OverloadFlag)
+		}
 		out = append(out, e)
 	}
 	if err := OverErrorRate(res.Summary, l.MaxErrorRate, l.ErrorRateFlag); err != nil {
@@ -64,9 +69,10 @@ func Judge(ctx context.Context, res *harness.Result, l RunLimits) []error {
 }
 
 // Ended lists what ended the run badly, in the one run-verdict policy of
-// the suite's requests check and vllmperf run: the server went down, or the
-// run stopped early on a streak of identical failures. Either fails the run,
-// before its error rate or a lack of successes is weighed.
+// the suite's requests check and vllmperf run: the server went down, the
+// run stopped early on a streak of identical failures, or it stopped on
+// the overload rule's verdict. Each fails the run, before its error rate or
+// a lack of successes is weighed.
 func Ended(res *harness.Result) []error {
 	var out []error
 	if res.ServerDown != nil {
@@ -74,6 +80,9 @@ func Ended(res *harness.Result) []error {
 	}
 	if st := res.Load.Streak; st != nil {
 		out = append(out, st)
+	}
+	if v := res.Load.Overload; v != nil {
+		out = append(out, v)
 	}
 	return out
 }

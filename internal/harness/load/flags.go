@@ -21,6 +21,8 @@ type Flags struct {
 	// is --burstiness (DefaultBurstiness when not given).
 	RateFlag       string
 	BurstinessFlag float64
+	// Shape is the ramp-up and the overload stop.
+	Shape ShapeFlags
 }
 
 // Parse checks the flags (changed says which were given) and turns them into
@@ -35,7 +37,12 @@ func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 		}
 		cfg.Rate = r
 	}
-	if err := o.checkLoop(changed, cfg.Rate); err != nil {
+	ramp, err := o.ramp(changed)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Ramp = ramp
+	if err := o.checkLoop(changed, cfg.Rate, ramp != nil); err != nil {
 		return cfg, err
 	}
 	if err := checkInFlight("--concurrency", o.Concurrency); err != nil {
@@ -47,18 +54,18 @@ func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 	if err := o.checkBounds(changed, cfg.Rate); err != nil {
 		return cfg, err
 	}
-	if cfg.Rate != 0 {
+	if cfg.Rate != 0 || ramp != nil {
 		cfg.Burstiness = o.BurstinessFlag
 	}
 	return cfg, nil
 }
 
 // checkLoop checks the loop's kind and its shape.
-func (o *Flags) checkLoop(set func(string) bool, rate float64) error {
+func (o *Flags) checkLoop(set func(string) bool, rate float64, ramp bool) error {
 	switch {
 	case set("concurrency") && o.Concurrency < 1:
 		return fmt.Errorf("--concurrency %d: want at least 1 request in flight", o.Concurrency)
-	case o.Concurrency == 0 && rate == 0 && !o.Dataset:
+	case o.Concurrency == 0 && rate == 0 && !o.Dataset && !ramp:
 		return fmt.Errorf("say how to load the server: --concurrency N (closed loop) or --rate R (open loop)")
 	case o.Concurrency != 0 && rate != 0:
 		return fmt.Errorf("--concurrency and --rate exclude each other: --concurrency is a closed loop, --rate an open loop (cap it with --max-concurrency)")
@@ -69,7 +76,7 @@ func (o *Flags) checkLoop(set func(string) bool, rate float64) error {
 	case math.IsNaN(o.BurstinessFlag) || o.BurstinessFlag <= 0:
 		// vLLM asserts burstiness > 0: a gamma shape of 0 is no distribution.
 		return fmt.Errorf("--burstiness %v: want a positive gamma shape (1: Poisson, below 1 burstier, inf: constant rate)", o.BurstinessFlag)
-	case set("burstiness") && rate == 0:
+	case set("burstiness") && rate == 0 && !ramp:
 		return fmt.Errorf("--burstiness shapes the arrivals of an open loop: use it with --rate, not --concurrency")
 	}
 	return nil

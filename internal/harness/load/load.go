@@ -271,6 +271,9 @@ func (r *runner) measure(ctx context.Context, start time.Time, next func(int) op
 		return dispatchEnd{stop: StopFinished, at: start}
 	}
 	stopWatch := r.startWatch(start, d.pacer != nil, cancelSends)
+	if r.watch.on {
+		d.sendCtx = sample.WithFirstToken(d.sendCtx, r.watch.firstToken)
+	}
 	end := d.run(next)
 	r.wg.Wait()
 	stopWatch()

@@ -18,13 +18,13 @@ var errOverloaded = errors.New("load: the run stopped when the server was found 
 
 // watchState is what the overload watcher reads of a run: the arrivals due
 // so far (written by the dispatcher), the measured requests ended and
-// completed, and the TTFTs of those ended since the last observation
-// (written as requests end).
+// completed, and the TTFTs of the first tokens that arrived since the last
+// observation (written by the Senders, through sample.WithFirstToken).
 type watchState struct {
 	on      bool         // the run is watched; set before dispatch starts
 	due     atomic.Int64 // measured arrivals due so far, sent or waiting
 	mu      sync.Mutex
-	ttfts   []time.Duration // since the last observation
+	ttfts   []time.Duration // first tokens since the last observation
 	ended   int
 	success int
 	verdict atomic.Pointer[overload.Verdict]
@@ -41,9 +41,13 @@ func (w *watchState) end(s *sample.Sample) {
 	if s.OK() {
 		w.success++
 	}
-	if ttft, ok := s.TTFT(); ok {
-		w.ttfts = append(w.ttfts, ttft)
-	}
+}
+
+// firstToken records a measured request's first token.
+func (w *watchState) firstToken(ttft time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ttfts = append(w.ttfts, ttft)
 }
 
 // observe takes the run's observation at, since the measured phase began.

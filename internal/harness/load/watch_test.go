@@ -39,6 +39,7 @@ func (q *queueServer) Send(ctx context.Context, _ openai.Request, s *sample.Samp
 	select {
 	case <-t.C:
 		s.Chunks = []sample.Chunk{{At: time.Since(s.Sent)}}
+		sample.FirstToken(ctx, s.Chunks[0].At)
 		s.CompletionTokens = 1
 	case <-ctx.Done():
 		s.Fail(sample.ErrCanceled, 0, ctx.Err().Error())

@@ -228,6 +228,9 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 			}
 		}
 		if content {
+			if len(s.Chunks) == 0 {
+				sample.FirstToken(ctx, now.Sub(s.Sent))
+			}
 			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending, Part: chunkPart(thinking, answer)})
 			pending = 0
 			if st.req.KeepText || st.req.Schema != nil {

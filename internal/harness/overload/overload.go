@@ -13,7 +13,7 @@
 //     least half the whole window's.
 //  3. The queue ends the window at MinQueue requests or more.
 //  4. The time to first token grows with it: the median TTFT of the
-//     requests that ended in each interval (at least MinTTFTPoints
+//     first tokens that arrived in each interval (at least MinTTFTPoints
 //     intervals with one) has a positive slope, MinT or more standard
 //     errors above zero, and rises by at least MinTTFTRise of its fitted
 //     value at the window's start.
@@ -96,8 +96,9 @@ type Observation struct {
 	At time.Duration
 	// Queue is the requests in flight plus the arrivals due and not sent.
 	Queue float64
-	// TTFT is the median time to first token of the requests that ended
-	// since the previous observation; HasTTFT is false when none did.
+	// TTFT is the median time to first token of the first tokens that
+	// arrived since the previous observation; HasTTFT is false when none
+	// did.
 	TTFT    time.Duration
 	HasTTFT bool
 	// Completed counts the requests that ended successfully so far, Due

@@ -47,6 +47,7 @@ type Flags struct {
 func (o *Flags) Register(f *pflag.FlagSet) {
 	cliflags.Server(f, &o.Server)
 	cliflags.Load(f, &o.Load)
+	cliflags.LoadShape(f, &o.Load.Shape)
 	cliflags.Request(f, &o.Request)
 	cliflags.Client(f, &o.Client)
 	o.Data.Register(f)
@@ -143,6 +144,9 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	}
 	if in.TorchProfile != nil {
 		opts = append(opts, harness.WithTorchProfile(*in.TorchProfile))
+	}
+	if o.Load.Shape.NoOverloadStop {
+		opts = append(opts, harness.WithoutOverloadStop())
 	}
 	return append(opts, o.LoRA.options()...), nil
 }
