@@ -158,5 +158,6 @@ func (r *Result) ReportMeta() vllmfmt.Meta {
 		RequestRate:    rate,
 		Burstiness:     burstiness,
 		MaxConcurrency: r.Point.Concurrency(),
+		Extra:          r.windowFields(r.Windows()),
 	}
 }

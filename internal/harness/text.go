@@ -23,6 +23,11 @@ func (r *Result) WriteText(w io.Writer, ready time.Duration) error {
 	if err := r.writeAdapters(w); err != nil {
 		return err
 	}
+	if r.Load != nil {
+		if err := r.writeWindows(w, r.Windows()); err != nil {
+			return err
+		}
+	}
 	if r.Lengths != nil {
 		if err := r.Lengths.writeLengths(w); err != nil {
 			return err

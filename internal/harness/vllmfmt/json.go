@@ -49,6 +49,16 @@ type Meta struct {
 	// StoppedEarly says why the run stopped before its bound, such as
 	// load.Result.Streak's message ("stopped_early"); "" when it did not.
 	StoppedEarly string
+	// Extra are further keys of vllmperf's own, written last in order
+	// (the steady-state window, a ramp-up's windows); their values must
+	// marshal to JSON.
+	Extra []Field
+}
+
+// Field is one key of Meta.Extra.
+type Field struct {
+	Key   string
+	Value any
 }
 
 // WriteJSON writes s and meta as one JSON object with exactly the keys of
@@ -196,6 +206,9 @@ func ownKeys(o *object, s *stats.Summary, meta Meta) {
 		warnings = append(warnings, w.Error())
 	}
 	o.add("warnings", warnings)
+	for _, f := range meta.Extra {
+		o.add(f.Key, f.Value)
+	}
 }
 
 // orNull is text, or null when it is empty.
