@@ -29,7 +29,7 @@ func FromScenario(sc *scenario.Scenario, z scenario.Size, scope thresholds.Scope
 	slo := stats.SLO{TTFT: scope.Goodput.TTFT, TPOT: scope.Goodput.TPOT, E2EL: scope.Goodput.E2EL}
 	cfg := Config{Mode: mode, Start: sc.Capacity.Start, Capacity: scope.Capacity, SLO: slo}
 	base := sc.CapacityPoint(z)
-	r := Runner{Base: base, Mode: mode, SLO: slo, Sizing: Sizing{MinRequests: base.Load.Requests, MinDuration: base.Load.Duration, MaxDuration: scope.Capacity.MaxRun},
+	r := Runner{Base: base, Mode: mode, SLO: slo, GoodputMin: scope.Capacity.GoodputMin, Sizing: Sizing{MinRequests: base.Load.Requests, MinDuration: base.Load.Duration, MaxDuration: scope.Capacity.MaxRun},
 		Options: []harness.Option{harness.WithDrainTimeout(scope.Checks.DrainTimeout)}}
 	return cfg, r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness"
@@ -67,6 +68,10 @@ type Runner struct {
 	Sizing Sizing
 	// SLO is the per-request goodput SLO (harness.WithGoodput).
 	SLO stats.SLO
+	// GoodputMin is the search's goodput minimum (thresholds.yaml's
+	// capacity.goodput_min): with it, a run in Rate mode stops as soon as
+	// more requests missed the SLO than a passing run allows (0: never).
+	GoodputMin float64
 	// Options go to every harness.Run (model, API key, timeouts).
 	Options []harness.Option
 	// OnRun, when set, is called with each run and its trial, e.g. to
@@ -93,6 +98,7 @@ func (r Runner) Point(level float64) scenario.Point {
 			cfg.Duration = m
 		}
 		p.Key = benchname.OpenPoint("", scenario.FormatRate(level))
+		cfg.Misses = r.misses(level, cfg.Duration)
 	}
 	p.Load = cfg
 	return p
@@ -107,7 +113,9 @@ func (r Runner) Probe(ctx context.Context, level float64) (Trial, error) {
 	if err != nil {
 		return Trial{}, err
 	}
-	if ended := check.Ended(res); len(ended) > 0 {
+	// An overloaded run is a failing trial, not the end of the search.
+	ended := slices.DeleteFunc(check.Ended(res), func(e error) bool { return e == error(res.Load.Overload) })
+	if len(ended) > 0 {
 		return Trial{}, errors.Join(ended...)
 	}
 	if err := ctx.Err(); err != nil {
@@ -135,6 +143,7 @@ func TrialOf(res *harness.Result, level float64, minRequests int) Trial {
 	if res.Point.Load.Concurrency > 0 {
 		t.Users = float64(res.Point.Load.Concurrency)
 	}
+	stoppedEarly(&t, res)
 	if t.Requests < minRequests {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d requests, fewer than %d: its goodput and P99s rest on few samples (raise the run length)", t.Requests, minRequests))
 	}

@@ -86,6 +86,11 @@ type Trial struct {
 	HasWaiting  bool
 	// Duration is the measured phase's length.
 	Duration time.Duration
+	// Stopped says why the run stopped before its end, its verdict
+	// already certain: the overload rule found the server overloaded, or
+	// more requests missed the SLO than a passing run allows ("" when it
+	// ran to its end). Such a run fails, whatever its goodput.
+	Stopped string
 	// Pass says whether GoodputPct ≥ the search's goodput minimum.
 	Pass bool
 	// Notes are what makes the run's figure less trustworthy (too few
@@ -225,9 +230,10 @@ func Search(ctx context.Context, cfg Config, probe Probe) (*Result, error) {
 }
 
 // Passes reports whether t meets the goodput minimum: at least
-// GoodputMin of its requests met the SLO (a run without requests fails).
+// GoodputMin of its requests met the SLO (a run without requests, or one
+// stopped early on its verdict, fails).
 func (c Config) Passes(t Trial) bool {
-	return t.Requests > 0 && float64(t.Good) >= c.Capacity.GoodputMin*float64(t.Requests)-1e-9
+	return t.Requests > 0 && t.Stopped == "" && float64(t.Good) >= c.Capacity.GoodputMin*float64(t.Requests)-1e-9
 }
 
 // add records t and moves the bracket: Fail to the lowest level where a

@@ -93,6 +93,10 @@ type Config struct {
 	// overloaded (Result.Stop is StopOverloaded, Result.Overload says
 	// why). A closed loop is never watched. nil: not watched.
 	Overload *overload.Rule
+	// Misses, when set, stops the run, its requests in flight canceled,
+	// once more measured requests missed an SLO than it allows
+	// (Result.Stop is StopDecided). nil: never.
+	Misses *Misses
 	// Seed makes open-loop arrival times reproducible.
 	Seed uint64
 	// Progress, if set, is called after each request ends (warm-up
@@ -219,6 +223,9 @@ func (c Config) validateWatch(add func(string, ...any)) {
 		if c.Requests == 0 {
 			add("Ramp without Requests: a ramp climbs over a request count; set Requests")
 		}
+	}
+	if c.Misses != nil && c.Misses.Allowed < 0 {
+		add("Misses.Allowed = %d: want 0 or more", c.Misses.Allowed)
 	}
 	if c.Overload != nil {
 		if err := c.Overload.Validate(); err != nil {

@@ -66,6 +66,9 @@ const (
 	// StopOverloaded: Config.Overload's rule found the server overloaded
 	// (Result.Overload has the verdict).
 	StopOverloaded
+	// StopDecided: more requests missed Config.Misses's SLO than it
+	// allows (Result.Decided says how many).
+	StopDecided
 )
 
 // String names the reason: "finished", "interrupted" or "failure streak".
@@ -79,6 +82,8 @@ func (r StopReason) String() string {
 		return "failure streak"
 	case StopOverloaded:
 		return "overloaded"
+	case StopDecided:
+		return "decided"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(r))
 }
@@ -127,6 +132,9 @@ type Result struct {
 	// Overload is the verdict that stopped the run when Stop is
 	// StopOverloaded (nil otherwise).
 	Overload *overload.Verdict
+	// Decided says how many requests missed the SLO when Stop is
+	// StopDecided (nil otherwise).
+	Decided *Decided
 	// Canceled is true when ctx was canceled before the run finished: the
 	// samples are those of the requests sent until then, and those cut
 	// short carry sample.ErrCanceled.
@@ -197,6 +205,7 @@ type runner struct {
 	halting sync.Once
 
 	watch watchState // the overload rule's view of the run (Config.Overload)
+	miss  *missCount // Config.Misses's count, nil without
 }
 
 func newRunner(cfg Config, sender Sender) *runner {
@@ -235,6 +244,8 @@ func (r *runner) stopped(ctx context.Context) (StopReason, bool) {
 		return StopInterrupted, true
 	case r.halted() && r.watch.verdict.Load() != nil:
 		return StopOverloaded, true
+	case r.halted() && r.miss.result() != nil:
+		return StopDecided, true
 	case r.halted():
 		return StopFailureStreak, true
 	}
@@ -271,14 +282,18 @@ func (r *runner) measure(ctx context.Context, start time.Time, next func(int) op
 		return dispatchEnd{stop: StopFinished, at: start}
 	}
 	stopWatch := r.startWatch(start, d.pacer != nil, cancelSends)
-	if r.watch.on {
-		d.sendCtx = sample.WithFirstToken(d.sendCtx, r.watch.firstToken)
-	}
+	r.countMisses(start, cancelSends)
+	d.sendCtx = r.firstTokens(d.sendCtx)
 	end := d.run(next)
 	r.wg.Wait()
 	stopWatch()
-	if r.watch.verdict.Load() != nil && end.stop == StopFinished {
-		end.stop = StopOverloaded // found while the last requests drained
+	if end.stop == StopFinished { // found while the last requests drained
+		switch {
+		case r.watch.verdict.Load() != nil:
+			end.stop = StopOverloaded
+		case r.miss.result() != nil:
+			end.stop = StopDecided
+		}
 	}
 	return end
 }
@@ -294,6 +309,8 @@ func (r *runner) send(ctx context.Context, req openai.Request, s *sample.Sample)
 		switch cause := context.Cause(ctx); {
 		case errors.Is(cause, errOverloaded):
 			s.Err.Message = "canceled: the run stopped when the server was found overloaded"
+		case errors.Is(cause, errDecided):
+			s.Err.Message = "canceled: the run stopped once too many requests had missed the SLO for it to pass"
 		case errors.Is(cause, ErrGraceExpired):
 			s.Err = &sample.Error{Kind: sample.ErrGraceExpired, Message: fmt.Sprintf(
 				"still in flight when the grace period (%v) after the run's duration (%v) ended", r.cfg.Grace, r.cfg.Duration)}
@@ -315,8 +332,11 @@ func (r *runner) finish(s *sample.Sample) {
 		r.cfg.Progress(r.done, r.total)
 	}
 	r.watch.end(s)
+	if r.miss != nil {
+		r.miss.end(s)
+	}
 	n := r.streak.add(s)
-	if limit := r.cfg.MaxConsecutiveFailures; limit > 0 && n >= limit && r.tripped == nil && r.watch.verdict.Load() == nil {
+	if limit := r.cfg.MaxConsecutiveFailures; limit > 0 && n >= limit && r.tripped == nil && r.watch.verdict.Load() == nil && r.miss.result() == nil {
 		r.tripped = &FailureStreak{Count: n, Err: r.streak.last}
 		r.stop()
 	}
@@ -348,6 +368,9 @@ func (r *runner) result(start time.Time, end dispatchEnd) *Result {
 	}
 	if res.Stop == StopOverloaded {
 		res.Overload = r.watch.verdict.Load()
+	}
+	if res.Stop == StopDecided {
+		res.Decided = r.miss.result()
 	}
 	return res
 }

@@ -183,3 +183,39 @@ func TestRampValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestMissesStopADecidedRun(t *testing.T) {
+	testphase.Timed(t)
+	failed := func(s *sample.Sample) bool { return !s.OK() }
+	for _, tc := range []struct {
+		name     string
+		misses   Misses
+		want     StopReason
+		atLeast  int // requests sent
+		atMost   int
+		reported int // Decided.Missed
+	}{
+		// Every first token comes after 20 ms, over the 1 ms limit: the
+		// third miss decides it.
+		{"first tokens over the limit", Misses{Allowed: 2, TTFT: time.Millisecond, Missed: failed}, StopDecided, 3, 20, 3},
+		// Within the limit, nothing missed: the run goes to its end.
+		{"within the SLO", Misses{Allowed: 0, TTFT: 10 * time.Second, Missed: failed}, StopFinished, 30, 30, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Rate: 100, Burstiness: math.Inf(1), Requests: 30, Misses: &tc.misses}
+			res, err := Run(context.Background(), cfg, newQueueServer(20*time.Millisecond), nextFunc(new([]int)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Stop != tc.want {
+				t.Fatalf("Stop = %v, want %v", res.Stop, tc.want)
+			}
+			if n := len(res.Measured()); n < tc.atLeast || n > tc.atMost {
+				t.Errorf("%d requests sent, want %d to %d", n, tc.atLeast, tc.atMost)
+			}
+			if tc.want == StopDecided && (res.Decided == nil || res.Decided.Missed != tc.reported || !strings.Contains(res.Decided.Error(), "more than the 2 a passing run allows")) {
+				t.Errorf("Decided = %v, want %d misses reported", res.Decided, tc.reported)
+			}
+		})
+	}
+}
