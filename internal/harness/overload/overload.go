@@ -44,6 +44,9 @@ type Rule struct {
 	Interval time.Duration
 	// MinGrowth is the least queue growth, in requests per second.
 	MinGrowth float64
+	// MinGrowthShare is the least queue growth as a share of the offered
+	// rate: the arrivals the server leaves behind.
+	MinGrowthShare float64
 	// MinT is how many standard errors above zero a slope must be.
 	MinT float64
 	// MinQueue is the least queue at the window's end.
@@ -58,10 +61,11 @@ type Rule struct {
 
 // Defaults of the rule.
 const (
-	DefaultWindow        = 10 * time.Second
+	DefaultWindow        = 20 * time.Second
 	DefaultInterval      = 500 * time.Millisecond
 	DefaultMinGrowth     = 1.0
-	DefaultMinT          = 4.0
+	DefaultGrowthShare   = 0.1
+	DefaultMinT          = 3.0
 	DefaultMinQueue      = 16.0
 	DefaultMinTTFTPoints = 5
 	DefaultMinTTFTRise   = 0.5
@@ -69,7 +73,7 @@ const (
 
 // DefaultRule is the rule vllmperf applies unless told otherwise.
 func DefaultRule() Rule {
-	return Rule{Window: DefaultWindow, Interval: DefaultInterval, MinGrowth: DefaultMinGrowth, MinT: DefaultMinT,
+	return Rule{Window: DefaultWindow, Interval: DefaultInterval, MinGrowth: DefaultMinGrowth, MinGrowthShare: DefaultGrowthShare, MinT: DefaultMinT,
 		MinQueue: DefaultMinQueue, MinTTFTPoints: DefaultMinTTFTPoints, MinTTFTRise: DefaultMinTTFTRise}
 }
 
@@ -80,7 +84,7 @@ func (r Rule) Validate() error {
 	if r.Interval <= 0 || r.Window < 4*r.Interval {
 		add("Window = %v, Interval = %v: want a positive Interval and a Window of at least 4 Intervals (defaults %v, %v)", r.Window, r.Interval, DefaultWindow, DefaultInterval)
 	}
-	if !(r.MinGrowth > 0) || !(r.MinT > 0) || !(r.MinQueue >= 0) || !(r.MinTTFTRise >= 0) || r.MinTTFTPoints < 3 {
+	if !(r.MinGrowth > 0) || !(r.MinGrowthShare >= 0) || !(r.MinT > 0) || !(r.MinQueue >= 0) || !(r.MinTTFTRise >= 0) || r.MinTTFTPoints < 3 {
 		add("MinGrowth = %v, MinT = %v, MinQueue = %v, MinTTFTRise = %v, MinTTFTPoints = %d: want positive growth and t, a queue and rise ≥ 0, and at least 3 TTFT points",
 			r.MinGrowth, r.MinT, r.MinQueue, r.MinTTFTRise, r.MinTTFTPoints)
 	}
@@ -170,11 +174,11 @@ func (d *Detector) judge(w []Observation) *Verdict {
 		return nil
 	}
 	last := w[n-1]
-	b, t := fit(w, func(o Observation) (float64, bool) { return o.Queue, true })
+	b, t := growth(w)
 	if b < r.MinGrowth || t < r.MinT || last.Queue < r.MinQueue {
 		return nil
 	}
-	if late, _ := fit(w[n/2:], func(o Observation) (float64, bool) { return o.Queue, true }); late < b/2 {
+	if late, _ := growth(w[n/2:]); late < b/2 {
 		return nil
 	}
 	from, to, ok := d.ttftRise(w)
@@ -182,7 +186,11 @@ func (d *Detector) judge(w []Observation) *Verdict {
 		return nil
 	}
 	span := (last.At - w[0].At).Seconds()
-	return &Verdict{At: last.At, Offered: float64(last.Due-w[0].Due) / span, Achieved: float64(last.Completed-w[0].Completed) / span,
+	offered := float64(last.Due-w[0].Due) / span
+	if b < r.MinGrowthShare*offered {
+		return nil
+	}
+	return &Verdict{At: last.At, Offered: offered, Achieved: float64(last.Completed-w[0].Completed) / span,
 		Growth: b, Queue: last.Queue, TTFTFrom: from, TTFTTo: to, Window: r.Window}
 }
 
@@ -209,6 +217,33 @@ func (d *Detector) ttftRise(w []Observation) (from, to time.Duration, ok bool) {
 	}
 	sec := func(s float64) time.Duration { return time.Duration(math.Max(s, 0) * float64(time.Second)) }
 	return sec(y0), sec(y1), true
+}
+
+// growth returns the queue's mean growth per second over w and its t
+// statistic, from the increments between observations: a queue is a
+// random walk, whose least-squares slope would look significant far too
+// often, while its increments are close to independent.
+func growth(w []Observation) (perSec, t float64) {
+	if len(w) < 3 {
+		return 0, 0
+	}
+	inc := make([]float64, len(w)-1)
+	for i := range inc {
+		inc[i] = (w[i+1].Queue - w[i].Queue) / (w[i+1].At - w[i].At).Seconds()
+	}
+	m := mean(inc)
+	var ss float64
+	for _, x := range inc {
+		ss += (x - m) * (x - m)
+	}
+	se := math.Sqrt(ss / float64(len(inc)-1) / float64(len(inc)))
+	switch {
+	case se > 0:
+		return m, m / se
+	case m > 0:
+		return m, math.Inf(1)
+	}
+	return m, 0
 }
 
 // fit returns the least-squares slope of get's values against time (per

@@ -12,8 +12,10 @@ import (
 // t seconds into a run.
 type shape func(t float64) (queue, ttft float64)
 
-// feed observes s every DefaultInterval for d on fake time, with noise of
-// the given relative size, and returns the first verdict (nil for none).
+// feed observes s every DefaultInterval for d on fake time and returns the
+// first verdict (nil for none). The queue wanders from s as a random walk
+// whose steps have standard deviation noise (requests), as arrivals and
+// departures make it; TTFT has a relative noise of 10%.
 func feed(t *testing.T, s shape, d time.Duration, noise float64) *Verdict {
 	t.Helper()
 	det, err := New(DefaultRule())
@@ -21,13 +23,17 @@ func feed(t *testing.T, s shape, d time.Duration, noise float64) *Verdict {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	done, due := 0, 0
+	done, due, walk := 0, 0, 0.0
 	for at := time.Duration(0); at <= d; at += DefaultInterval {
 		q, ttft := s(at.Seconds())
-		o := Observation{At: at, Queue: math.Max(0, q*(1+noise*rng.NormFloat64())), Due: due, Completed: done}
+		walk += noise * rng.NormFloat64()
+		if q+walk < 0 {
+			walk = -q // a queue is never negative
+		}
+		o := Observation{At: at, Queue: q + walk, Due: due, Completed: done}
 		due += 10 // 20 req/s
 		if !math.IsNaN(ttft) {
-			o.TTFT, o.HasTTFT = time.Duration(ttft*(1+noise*rng.NormFloat64())*float64(time.Second)), true
+			o.TTFT, o.HasTTFT = time.Duration(ttft*(1+0.1*rng.NormFloat64())*float64(time.Second)), true
 			done += 5
 		}
 		if v := det.Add(o); v != nil {
@@ -46,21 +52,21 @@ func TestDetector(t *testing.T) {
 	}{
 		// Offered far above capacity: the queue grows 150/s and the
 		// wait in it with the queue.
-		{"hopeless overload", func(t float64) (float64, float64) { return 150 * t, 0.2 + 0.9*t }, 0.1, true},
-		// Just past capacity: 3 requests/s more than the server takes.
-		{"mild overload", func(t float64) (float64, float64) { return 3 * t, 0.1 + 0.15*t }, 0.1, true},
+		{"hopeless overload", func(t float64) (float64, float64) { return 150 * t, 0.2 + 0.9*t }, 10, true},
+		// Twice the capacity: 10 requests/s more than the server takes.
+		{"double the capacity", func(t float64) (float64, float64) { return 10 * t, 0.1 + 0.5*t }, 4, true},
 		// A burst of 60 requests in 3 s that the server then holds at
 		// a level: the queue and TTFT stop growing.
 		{"burst that levels off", func(t float64) (float64, float64) {
 			return 20 * math.Min(t, 3), 0.1 + 0.5*math.Min(t, 3)
-		}, 0.1, false},
+		}, 4, false},
 		// A burst followed by a slow drain.
 		{"burst that drains", func(t float64) (float64, float64) {
 			if t < 4 {
 				return 15 * t, 0.1 + 0.4*t
 			}
 			return math.Max(60-3*(t-4), 5), math.Max(1.7-0.1*(t-4), 0.1)
-		}, 0.1, false},
+		}, 4, false},
 		// Long requests at a steady rate: the in-flight count climbs
 		// to λ·E2EL over 25 s before the first request ends (Little's
 		// law), then holds; TTFT is flat.
@@ -69,12 +75,12 @@ func TestDetector(t *testing.T) {
 				return 2 * t, math.NaN()
 			}
 			return 50, 0.3
-		}, 0.1, false},
+		}, 4, false},
 		// A busy but stable server: a noisy queue around 40 and flat TTFT.
-		{"stable under load", func(float64) (float64, float64) { return 40, 0.5 }, 0.3, false},
+		{"stable under load", func(float64) (float64, float64) { return 40, 0.5 }, 4, false},
 		// The queue grows but TTFT does not (a client-side artefact, or
 		// a server that admits everything): not this rule's overload.
-		{"queue without TTFT growth", func(t float64) (float64, float64) { return 5 * t, 0.3 }, 0.1, false},
+		{"queue without TTFT growth", func(t float64) (float64, float64) { return 10 * t, 0.3 }, 4, false},
 		// A closed loop: the queue is the concurrency, constant.
 		{"closed loop", func(float64) (float64, float64) { return 64, 2 }, 0, false},
 	} {

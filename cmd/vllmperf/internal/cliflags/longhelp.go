@@ -30,8 +30,10 @@ container (--backend container, image from --image or VLLMPERF_IMAGE).
 The output files (--json, --samples) are checked before any request is sent
 and written, each on its own, before the summary goes to stdout. The run fails
 (exit 1) when more requests fail than --max-error-rate allows, when it stops
-early on --max-consecutive-failures identical failures, or when the server goes
-down; it is INCONCLUSIVE (exit 3) when no request succeeded; SIGINT or SIGTERM
+early on --max-consecutive-failures identical failures, when an open loop
+stops on the overload rule (OVERLOADED: offered, achieved, queue growth;
+--no-overload-stop runs it to the end; docs/load-shapes.md), or when the server
+goes down; it is INCONCLUSIVE (exit 3) when no request succeeded; SIGINT or SIGTERM
 stop it with partial results (exit 130 or 143).`
 
 	RunExample = `  vllmperf run --concurrency 8 --requests 200
