@@ -213,7 +213,13 @@ func TestCapacityOutOfReach(t *testing.T) {
 	assert.Equal(t, 1, exitCode(err, &errOut), "exit status of %v", err)
 	text := out.String()
 	assert.True(t, strings.HasPrefix(text, "no capacity: the SLO (at least 99% of requests each within TTFT ≤ 500ms and TPOT ≤ 1ms) is out of reach at any load: "), "the statement:\n%s", text)
-	assert.Regexp(t, `is out of reach at any load: even at [\d.]+ req/s, about one request in flight, (with no request waiting in the server's queue|the server's queue peaking at \d+), only 0.0% of requests met it, and 0.0% at 2 req/s \(2 runs of at most 14, \d+s of the 30m time budget\)\n`, text)
+	// The first run stops at its first miss (a run this short allows
+	// none, docs/load-shapes.md); when it held about one request in
+	// flight, it is the run at one request in flight, and the search
+	// ends there.
+	assert.Regexp(t, `is out of reach at any load: even at [\d.]+ req/s, about one request in flight, (with no request waiting in the server's queue|the server's queue peaking at \d+), only 0.0% of requests met it(, and 0.0% at 2 req/s)? \([12] runs of at most 14, \d+s of the 30m time budget\)\n`, text)
 	assert.Contains(t, err.Error(), "is out of reach at any load")
-	assert.Equal(t, 2, strings.Count(text, "FAIL\n"), "the two runs behind it:\n%s", text)
+	if n := strings.Count(text, "FAIL\n"); n < 1 || n > 2 {
+		t.Errorf("%d runs behind it, want 1 or 2:\n%s", n, text)
+	}
 }

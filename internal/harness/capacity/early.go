@@ -11,16 +11,17 @@ import (
 )
 
 // misses is the early stop of a run at rate level lasting d: it may miss
-// the SLO (1 − GoodputMin) × 2 × level × d times, the misses a passing run
-// of twice its expected requests could afford. A Poisson run of 50 or more
-// expected requests sends twice as many with a chance below 1e-9, so a run
-// stopped there fails whatever its remaining requests would have done.
+// the SLO (1 − GoodputMin) × n times, n the most requests the run can send
+// but with a chance below about 1e-9 (a Poisson count of mean E exceeds
+// max(2E, E + 6√E + 6) that rarely), so a run stopped there fails whatever
+// its remaining requests would have done.
 func (r Runner) misses(level float64, d time.Duration) *load.Misses {
 	if !(r.GoodputMin > 0) || r.GoodputMin > 1 || d <= 0 {
 		return nil
 	}
 	expected := level * d.Seconds()
-	allowed := int(math.Floor((1-r.GoodputMin)*2*expected + 1e-9))
+	most := math.Max(2*expected, expected+6*math.Sqrt(expected)+6)
+	allowed := int(math.Floor((1-r.GoodputMin)*most + 1e-9))
 	slo := r.SLO
 	return &load.Misses{Allowed: allowed, TTFT: slo.TTFT, Missed: func(s *sample.Sample) bool { return !slo.Good(s) }}
 }

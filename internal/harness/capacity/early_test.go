@@ -27,6 +27,10 @@ func TestRunnerMisses(t *testing.T) {
 		// 100 expected: 2 misses allowed.
 		{"full size", 0.99, 4, 25 * time.Second, 2},
 		{"a lax minimum", 0.9, 1, 100 * time.Second, 20},
+		// 10 expected: up to 10 + 6·√10 + 6 = 35 requests, 0.35 misses.
+		{"a short run", 0.99, 2, 5 * time.Second, 0},
+		// 40 expected: up to 84, not 80.
+		{"a run under 50 requests", 0.9, 4, 10 * time.Second, 8},
 		{"no minimum", 0, 4, time.Minute, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
