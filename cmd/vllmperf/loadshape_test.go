@@ -4,14 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
 // TestRunRejectsBadRamp: vLLM's checks of --ramp-up-*, each a usage error
 // naming the fix.
 func TestRunRejectsBadRamp(t *testing.T) {
-	testphase.Fault(t)
 	t.Parallel()
 	ramp := func(extra ...string) []string {
 		return append([]string{"run", "--requests", "10"}, extra...)
