@@ -283,7 +283,7 @@ func (r *runner) measure(ctx context.Context, start time.Time, next func(int) op
 	}
 	stopWatch := r.startWatch(start, d.pacer != nil, cancelSends)
 	r.countMisses(start, cancelSends)
-	d.sendCtx = r.firstTokens(d.sendCtx)
+	d.withFirst = r.firstTokens()
 	end := d.run(next)
 	r.wg.Wait()
 	stopWatch()
@@ -422,6 +422,9 @@ type dispatcher struct {
 	start, deadline           time.Time
 	pacer                     Pacer         // nil for a closed loop
 	slots                     chan struct{} // nil when nothing caps the requests in flight
+	// withFirst gives a request due at scheduled its context, with the
+	// watches' first-token callback (runner.firstTokens).
+	withFirst func(ctx context.Context, scheduled time.Time) context.Context
 }
 
 func newDispatcher(r *runner, ctx, dispatchCtx, sendCtx context.Context, start time.Time) (*dispatcher, error) {
@@ -476,11 +479,10 @@ func (d *dispatcher) await(k int) (scheduled time.Time, ok bool) {
 			return time.Time{}, false
 		}
 		scheduled = d.start.Add(at)
-		d.r.watch.due.Store(int64(k))
 		if !d.sleepUntil(scheduled) {
 			return time.Time{}, false
 		}
-		d.r.watch.due.Store(int64(k + 1))
+		d.r.watch.raiseDue(k + 1)
 	}
 	if d.slots != nil && !d.acquire(k) {
 		return time.Time{}, false
@@ -537,7 +539,7 @@ func (d *dispatcher) launch(k int, scheduled time.Time, next func(int) openai.Re
 		n := r.inFlight.Add(1)
 		for m := r.maxInFlight.Load(); n > m && !r.maxInFlight.CompareAndSwap(m, n); m = r.maxInFlight.Load() {
 		}
-		r.converse(d.sendCtx, reqs, ss)
+		r.converse(d.withFirst(d.sendCtx, scheduled), reqs, ss)
 		r.inFlight.Add(-1)
 		if d.slots != nil {
 			<-d.slots

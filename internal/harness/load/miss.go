@@ -111,23 +111,24 @@ func (r *runner) countMisses(start time.Time, cancelSends context.CancelCauseFun
 	r.mu.Unlock()
 }
 
-// firstTokens returns ctx carrying the first-token callback of what
-// watches the run (the overload rule, the miss count), ctx when nothing
-// does.
-func (r *runner) firstTokens(ctx context.Context) context.Context {
-	var fs []func(time.Duration)
-	if r.watch.on {
-		fs = append(fs, r.watch.firstToken)
+// firstTokens returns the function that gives a measured request due at
+// scheduled the context it is sent with: one carrying the first-token
+// callback of what watches the run (the overload rule, from the arrival
+// due, client-side queue included; the miss count, from the send, as TTFT
+// is defined), or the context itself when nothing does.
+func (r *runner) firstTokens() func(ctx context.Context, scheduled time.Time) context.Context {
+	watch, miss := r.watch.on, r.miss
+	if !watch && miss == nil {
+		return func(ctx context.Context, _ time.Time) context.Context { return ctx }
 	}
-	if r.miss != nil {
-		fs = append(fs, r.miss.firstToken)
+	return func(ctx context.Context, scheduled time.Time) context.Context {
+		return sample.WithFirstToken(ctx, func(sent, at time.Time) {
+			if watch {
+				r.watch.firstToken(at.Sub(scheduled))
+			}
+			if miss != nil {
+				miss.firstToken(at.Sub(sent))
+			}
+		})
 	}
-	if len(fs) == 0 {
-		return ctx
-	}
-	return sample.WithFirstToken(ctx, func(ttft time.Duration) {
-		for _, f := range fs {
-			f(ttft)
-		}
-	})
 }

@@ -30,6 +30,14 @@ type watchState struct {
 	verdict atomic.Pointer[overload.Verdict]
 }
 
+// raiseDue records that n measured arrivals are due; the count only grows
+// (the dispatcher learns of them in two places, waiting on a slot and
+// sending).
+func (w *watchState) raiseDue(n int) {
+	for cur := w.due.Load(); int64(n) > cur && !w.due.CompareAndSwap(cur, int64(n)); cur = w.due.Load() {
+	}
+}
+
 // end counts a measured request's end for the watcher.
 func (w *watchState) end(s *sample.Sample) {
 	if !w.on || s.Warmup {
@@ -124,7 +132,7 @@ func (d *dispatcher) waitSlot(k int) bool {
 		case <-d.r.halt:
 			return false
 		case now := <-tick:
-			d.r.watch.due.Store(int64(d.dueBy(k, now)))
+			d.r.watch.raiseDue(d.dueBy(k, now))
 		}
 	}
 }

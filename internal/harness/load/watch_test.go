@@ -39,7 +39,7 @@ func (q *queueServer) Send(ctx context.Context, _ openai.Request, s *sample.Samp
 	select {
 	case <-t.C:
 		s.Chunks = []sample.Chunk{{At: time.Since(s.Sent)}}
-		sample.FirstToken(ctx, s.Chunks[0].At)
+		sample.FirstToken(ctx, s.Sent, s.Sent.Add(s.Chunks[0].At))
 		s.CompletionTokens = 1
 	case <-ctx.Done():
 		s.Fail(sample.ErrCanceled, 0, ctx.Err().Error())
@@ -56,9 +56,25 @@ func fastRule() *overload.Rule {
 
 func TestOverloadStopsOpenLoop(t *testing.T) {
 	testphase.Timed(t)
-	// 250 req/s offered to a server that takes 50 req/s: the queue grows
-	// 200/s. Unwatched, the run would last 2000/50 = 40 s.
-	cfg := Config{Rate: 250, Burstiness: math.Inf(1), Requests: 2000, Overload: fastRule()}
+	for _, tc := range []struct {
+		name string
+		cap  int
+	}{
+		// The queue grows in flight, at the server.
+		{"uncapped", 0},
+		// The queue grows on the client, waiting on the cap: the wait
+		// from arrival to first token grows with it.
+		{"capped by --max-concurrency", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) { overloadStops(t, tc.cap) })
+	}
+}
+
+// overloadStops offers 250 req/s, capped at maxConc in flight, to a server
+// that takes 50 req/s: the queue grows 200/s. Unwatched, the run would
+// last 2000/50 = 40 s.
+func overloadStops(t *testing.T, maxConc int) {
+	cfg := Config{Rate: 250, Burstiness: math.Inf(1), Requests: 2000, MaxConcurrency: maxConc, Overload: fastRule()}
 	began := time.Now()
 	res, err := Run(context.Background(), cfg, newQueueServer(20*time.Millisecond), nextFunc(new([]int)))
 	if err != nil {
@@ -86,7 +102,7 @@ func TestOverloadStopsOpenLoop(t *testing.T) {
 			}
 		}
 	}
-	if cut == 0 || len(res.Measured()) >= 2000 {
+	if (maxConc == 0 && cut == 0) || len(res.Measured()) >= 2000 {
 		t.Errorf("%d of %d requests sent, %d cut: want dispatch stopped and those in flight canceled", len(res.Measured()), 2000, cut)
 	}
 }

@@ -229,7 +229,7 @@ func (c *Client) read(ctx, rctx context.Context, stream rawStream, st *reqState)
 		}
 		if content {
 			if len(s.Chunks) == 0 {
-				sample.FirstToken(ctx, now.Sub(s.Sent))
+				sample.FirstToken(ctx, s.Sent, now)
 			}
 			s.Chunks = append(s.Chunks, sample.Chunk{At: now.Sub(s.Sent), Tokens: pending, Part: chunkPart(thinking, answer)})
 			pending = 0

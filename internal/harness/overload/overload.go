@@ -12,8 +12,10 @@
 //  2. It has not levelled: the slope over the window's later half is at
 //     least half the whole window's.
 //  3. The queue ends the window at MinQueue requests or more.
-//  4. The time to first token grows with it: the median TTFT of the
-//     first tokens that arrived in each interval (at least MinTTFTPoints
+//  4. The time to first token grows with it: the median wait for a
+//     first token, from the request's due time (its TTFT plus its
+//     client-side queue time), of the first tokens that arrived in each
+//     interval (at least MinTTFTPoints
 //     intervals with one) has a positive slope, MinT or more standard
 //     errors above zero, and rises by at least MinTTFTRise of its fitted
 //     value at the window's start.
@@ -100,9 +102,9 @@ type Observation struct {
 	At time.Duration
 	// Queue is the requests in flight plus the arrivals due and not sent.
 	Queue float64
-	// TTFT is the median time to first token of the first tokens that
-	// arrived since the previous observation; HasTTFT is false when none
-	// did.
+	// TTFT is the median wait, from the request's due time, of the first
+	// tokens that arrived since the previous observation; HasTTFT is
+	// false when none did.
 	TTFT    time.Duration
 	HasTTFT bool
 	// Completed counts the requests that ended successfully so far, Due
