@@ -11,7 +11,14 @@
 //     MinT or more standard errors above zero.
 //  2. It has not levelled: the slope over the window's later half is at
 //     least half the whole window's.
-//  3. The queue ends the window at MinQueue requests or more.
+//  3. The queue ends the window at MinQueue requests or more, and the
+//     server's throughput has stopped climbing short of the offered
+//     rate: the requests completed per second over the window's later
+//     half stay below (1 − MinGrowthShare) of the offered rate and at
+//     most 1.25 × the first half's + 0.5 req/s. A server still filling up
+//     (long requests: completions lag arrivals by an E2EL that grows
+//     with the batch) is not judged overloaded until its completions
+//     level off.
 //  4. The time to first token grows with it: the median wait for a
 //     first token, from the request's due time (its TTFT plus its
 //     client-side queue time), of the first tokens that arrived in each
@@ -60,6 +67,14 @@ type Rule struct {
 	// a share of its fitted value at the window's start.
 	MinTTFTRise float64
 }
+
+// How much the completion rate may rise from the window's first half to
+// its second before the rule takes the run for one still filling up:
+// late ≤ fillSlack·early + fillMargin requests/s.
+const (
+	fillSlack  = 1.25
+	fillMargin = 0.5
+)
 
 // Defaults of the rule.
 const (
@@ -190,6 +205,15 @@ func (d *Detector) judge(w []Observation) *Verdict {
 	span := (last.At - w[0].At).Seconds()
 	offered := float64(last.Due-w[0].Due) / span
 	if b < r.MinGrowthShare*offered {
+		return nil
+	}
+	// Still short of the offered rate in the later half: not the server
+	// filling up (Little's law: long requests keep the early completions
+	// below the arrivals for one E2EL) but its throughput left behind.
+	mid := w[n/2]
+	early := float64(mid.Completed-w[0].Completed) / (mid.At - w[0].At).Seconds()
+	late := float64(last.Completed-mid.Completed) / (last.At - mid.At).Seconds()
+	if late > (1-r.MinGrowthShare)*offered || late > fillSlack*early+fillMargin {
 		return nil
 	}
 	return &Verdict{At: last.At, Offered: offered, Achieved: float64(last.Completed-w[0].Completed) / span,

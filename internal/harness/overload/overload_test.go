@@ -145,3 +145,48 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestFillingIsNoOverload: long requests at a rate the server sustains
+// (4 req/s) fill it for longer than a window: the first ones end after
+// 7 s and the completions climb to the arrival rate over 20 s more (the
+// E2EL grew with the batch), the queue and TTFT rising all along. The
+// completions catch up, so no verdict; the same run whose completions
+// level off at half the offered rate is overloaded.
+func TestFillingIsNoOverload(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		top  float64 // the completion rate reached, requests/s
+		want bool
+	}{
+		{"completions catch up", 4, false},
+		{"completions left behind", 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			det, err := New(DefaultRule())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// completed by s: the rate climbs linearly from 0 at 7 s to
+			// top at 27 s, then holds.
+			completed := func(s float64) int {
+				switch {
+				case s < 7:
+					return 0
+				case s < 27:
+					return int(tc.top * (s - 7) * (s - 7) / 40)
+				}
+				return int(tc.top*10 + tc.top*(s-27))
+			}
+			var v *Verdict
+			for at := time.Duration(0); at <= 40*time.Second && v == nil; at += DefaultInterval {
+				s := at.Seconds()
+				done, due := completed(s), int(4*s)
+				ttft := time.Duration((0.05 + 0.005*s) * float64(time.Second))
+				v = det.Add(Observation{At: at, Queue: float64(due - done), Due: due, Completed: done, TTFT: ttft, HasTTFT: true})
+			}
+			if got := v != nil; got != tc.want {
+				t.Errorf("verdict %v, want one: %v", v, tc.want)
+			}
+		})
+	}
+}
