@@ -46,7 +46,10 @@ func TestRunRejectsBadRamp(t *testing.T) {
 // TestRunRampOnSimulator: a ramp-up on the embedded simulator reports its
 // rate windows and the steady-state window's absence, in the JSON too.
 func TestRunRampOnSimulator(t *testing.T) {
-	got, _ := runJSON(t, "--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "40", "--requests", "60", "--prompt-tokens", "64", "--max-tokens", "8")
+	// vLLM's spelling: its default --request-rate inf beside the ramp,
+	// --num-prompts, a cap on the requests in flight.
+	got, _ := runJSON(t, "--ramp-up-strategy", "linear", "--ramp-up-start-rps", "5", "--ramp-up-end-rps", "40", "--num-prompts", "60",
+		"--request-rate", "inf", "--max-concurrency", "32", "--prompt-tokens", "64", "--max-tokens", "8")
 	if got["ramp_up_strategy"] != "linear" || got["ramp_up_start_rps"] != 5.0 || got["ramp_up_end_rps"] != 40.0 {
 		t.Errorf("ramp keys: %v %v %v", got["ramp_up_strategy"], got["ramp_up_start_rps"], got["ramp_up_end_rps"])
 	}

@@ -41,7 +41,9 @@ func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Ramp = ramp
+	if cfg.Ramp = ramp; ramp != nil {
+		cfg.Rate = 0 // the ramp's; --rate inf is vLLM's default beside it
+	}
 	if err := o.checkLoop(changed, cfg.Rate, ramp != nil); err != nil {
 		return cfg, err
 	}

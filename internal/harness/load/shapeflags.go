@@ -1,6 +1,9 @@
 package load
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ShapeFlags are the load-shape flags beyond a fixed rate: vLLM's ramp-up
 // (--ramp-up-strategy, --ramp-up-start-rps, --ramp-up-end-rps) and the
@@ -23,7 +26,8 @@ func (o *Flags) ramp(set func(string) bool) (*Ramp, error) {
 		return nil, nil
 	}
 	switch {
-	case o.RateFlag != "":
+	case o.RateFlag != "" && !strings.EqualFold(o.RateFlag, "inf"):
+		// vLLM refuses a finite --request-rate with a ramp; inf is its default.
 		return nil, fmt.Errorf("--ramp-up-strategy sets the request rate itself, from --ramp-up-start-rps to --ramp-up-end-rps: drop --rate")
 	case o.Concurrency != 0:
 		return nil, fmt.Errorf("--ramp-up-strategy ramps an open loop's rate: drop --concurrency (cap the requests in flight with --max-concurrency)")

@@ -152,7 +152,7 @@ func (o *Flags) applyVLLM(fs *pflag.FlagSet) error {
 		}
 		o.Load.Requests = o.Data.NumPrompts
 	}
-	if fs.Changed("max-concurrency") && o.Load.RateFlag == "" && !fs.Changed("concurrency") && o.Data.File == "" {
+	if fs.Changed("max-concurrency") && o.Load.RateFlag == "" && !fs.Changed("concurrency") && o.Data.File == "" && o.Load.Shape.RampStrategy == "" {
 		o.Load.RateFlag = "inf" // vLLM's default --request-rate
 	}
 	return nil
