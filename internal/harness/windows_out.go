@@ -34,7 +34,7 @@ func jnum(v float64) any {
 	return v
 }
 
-// Fields are the windows as the result JSON's own keys: steady_window
+// windowFields are the windows as the result JSON's own keys: steady_window
 // (its bounds, rule and figures, or why there is none), metrics_window
 // (what the benchmark metrics carry) and, for a ramp-up, vLLM's
 // ramp_up_strategy, ramp_up_start_rps and ramp_up_end_rps with
