@@ -57,6 +57,7 @@ not bracket the capacity within the budget (docs/capacity.md).`,
 	f.DurationVar(&o.MaxTime, "max-time", 0, "time budget of the search: no run starts after it (default thresholds.yaml's capacity.max_time)")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with goodput: and capacity: (default ./thresholds.yaml if present, else the built-in)")
 	f.BoolVar(&o.Quiet, "quiet", false, "no server log and no per-run lines on stderr")
+	cliflags.NoOverloadStop(f, &o.NoOverloadStop)
 	cliflags.Gateway(f, &o.Gateway)
 	return cmd
 }

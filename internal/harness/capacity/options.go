@@ -45,6 +45,10 @@ type Options struct {
 	// Quiet (nil: nothing).
 	Log   io.Writer
 	Quiet bool
+	// NoOverloadStop runs every level to its end however overloaded the
+	// server (harness.WithoutOverloadStop); runs whose SLO verdict is
+	// certain are still cut.
+	NoOverloadStop bool
 }
 
 // Run checks the options, runs the plan and writes its Report to w. The
@@ -111,6 +115,9 @@ func (o Options) Plan() (Plan, error) {
 		return Plan{}, fmt.Errorf("%w: capacity search: %w", ErrUsage, err)
 	}
 	p.Options = []harness.Option{harness.WithAPIKey(o.APIKey), harness.WithModel(o.Model)}
+	if o.NoOverloadStop {
+		p.Options = append(p.Options, harness.WithoutOverloadStop())
+	}
 	if o.Log != nil {
 		p.OnRun = progressLog(o.Log, cfg, time.Now)
 	}

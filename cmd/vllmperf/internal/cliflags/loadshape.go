@@ -18,6 +18,6 @@ func LoadShape(f *pflag.FlagSet, o *load.ShapeFlags) {
 
 // NoOverloadStop defines --no-overload-stop on f.
 func NoOverloadStop(f *pflag.FlagSet, off *bool) {
-	f.BoolVar(off, "no-overload-stop", false, "run an open loop to its end even when the server is overloaded (by default it stops, exit 1, once the queue and TTFT have grown without levelling for "+
-		overload.DefaultWindow.String()+"; see docs/load-shapes.md)")
+	f.BoolVar(off, "no-overload-stop", false, "run every open loop to its end even when the server is overloaded (by default a run stops, failing, once its queue and TTFT have grown without levelling for "+
+		overload.DefaultWindow.String()+"; docs/load-shapes.md)")
 }
