@@ -10,13 +10,20 @@ import (
 
 // checkWhole refuses a bench file that is not whole before it is stored:
 // one that does not end in a line end (cut mid-line: its last value or
-// unit may be cut too, "goo" for "goodput-req/s"), and, when the run's
-// summary.json is there (sumDir), one with fewer result lines of a
-// benchmark than the runs the summary lists (cut at a line end).
+// unit may be cut too, "goo" for "goodput-req/s"); go test output whose
+// closing line (PASS, FAIL, ok) is not its last (cut at a line end after
+// it began); and, when the run's summary.json is there (sumDir), one with
+// fewer result lines of a benchmark than the runs the summary lists. A
+// run the summary lists with no line in the file at all is a test's
+// (TestPerf* writes the folder too, and prints no benchmark line), so
+// only benchmarks the file holds are counted.
 func checkWhole(data []byte, in *gate.Input, benchPath, sumDir string) error {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		last := data[bytes.LastIndexByte(data, '\n')+1:]
 		return badInput("%s ends inside a line (%d bytes without a line end): the file is cut short; copy it again whole", benchPath, len(last))
+	}
+	if last, ok := unclosed(data); ok {
+		return badInput("%s is go test output whose last line is %q, not its closing PASS, FAIL or ok line: the file is cut short; copy it again whole", benchPath, last)
 	}
 	if sumDir == "" {
 		return nil
@@ -34,7 +41,7 @@ func checkWhole(data []byte, in *gate.Input, benchPath, sumDir string) error {
 		listed[r.Name]++
 	}
 	for _, name := range names {
-		if got, failed := resultCount(in, name); !failed && got < listed[name] {
+		if got, failed := resultCount(in, name); !failed && got > 0 && got < listed[name] {
 			return badInput("%s holds %d result line(s) of %s where %s/%s lists %d runs: the file is cut short; copy the results folder again whole",
 				benchPath, got, name, sumDir, results.SummaryFile, listed[name])
 		}
@@ -72,4 +79,23 @@ func sameRun(full, name string) bool {
 	}
 	digits := strings.TrimPrefix(rest, "-")
 	return len(digits) < len(rest) && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// unclosed reports whether data is go test output (it holds a closing
+// line: PASS, FAIL, "ok  <package>" or "FAIL <package>") whose last
+// non-blank line is not one, and that line.
+func unclosed(data []byte) (last string, cut bool) {
+	lines := strings.Split(strings.TrimRight(string(data), "\n\r\t "), "\n")
+	closed := false
+	for _, l := range lines {
+		closed = closed || closing(l)
+	}
+	last = lines[len(lines)-1]
+	return last, closed && !closing(last)
+}
+
+// closing reports whether line is one of go test's closing lines.
+func closing(line string) bool {
+	line = strings.TrimRight(line, "\r")
+	return line == "PASS" || line == "FAIL" || strings.HasPrefix(line, "ok  \t") || strings.HasPrefix(line, "FAIL\t")
 }

@@ -44,6 +44,9 @@ func TestAddRefusesAFileNotWhole(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, results.SummaryFile), data, 0o644))
 			return dir
 		}, "holds 1 result line(s) of profile=basic/scenario=ttft-tpot/prompt=short/conc=1 where"},
+		{"go test output cut at a line end", func(t *testing.T) string {
+			return benchFile(t, "PASS\nok  \tgithub.com/vllmperf/vllmperf\t1.0s\n"+whole[:lastBench])
+		}, "not its closing PASS, FAIL or ok line"},
 		{"NaN", func(t *testing.T) string {
 			return benchFile(t, benchText(simConfig(), oneRun(math.NaN())))
 		}, "a value must be a finite number"},
@@ -86,4 +89,24 @@ func benchFile(t *testing.T, text string) string {
 	path := filepath.Join(t.TempDir(), "bench.txt")
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	return path
+}
+
+// TestAddTakesATestsRun: a results folder whose summary.json lists a run
+// the bench file holds no line of (a TestPerf* test's, written beside the
+// benchmarks by one go test process) is whole, and is stored.
+func TestAddTakesATestsRun(t *testing.T) {
+	whole := benchText(simConfig(), oneRun(2e7))
+	dir := resultsDir(t, whole, []check.Result{{Name: "requests", Status: verdict.Pass}}, time.Time{})
+	sum, err := results.Read(dir)
+	require.NoError(t, err)
+	test := sum.Runs[0]
+	test.Name, test.Profile = "profile=basic-no-prefix-caching/scenario=startup", "basic-no-prefix-caching"
+	sum.Runs = append(sum.Runs, test)
+	data, err := json.Marshal(sum)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, results.SummaryFile), data, 0o644))
+	s, err := Init(filepath.Join(t.TempDir(), "h"))
+	require.NoError(t, err)
+	_, err = s.Add(dir, AddOptions{Commit: "a"})
+	require.NoError(t, err)
 }
