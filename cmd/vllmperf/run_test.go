@@ -126,8 +126,11 @@ func TestRunInconclusive(t *testing.T) {
 	if got := exitCode(err, &errOut); got != 3 {
 		t.Fatalf("exit code = %d (err %v), want 3 (inconclusive)\n%s", got, err, out.String())
 	}
-	if !strings.Contains(out.String(), "INCONCLUSIVE") {
-		t.Errorf("summary does not say INCONCLUSIVE:\n%s", out.String())
+	if !strings.Contains(errOut.String(), "INCONCLUSIVE") || strings.Contains(out.String(), "INCONCLUSIVE") {
+		t.Errorf("the verdict INCONCLUSIVE belongs to stderr's verdict, with exit 3, not to the summary:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "Figures:") {
+		t.Errorf("summary does not say it has no figures:\n%s", out.String())
 	}
 }
 

@@ -23,7 +23,10 @@ const textWidth = 50
 // WriteText writes s as a block laid out like `vllm bench serve`'s
 // "Serving Benchmark Result", with vllmperf's additions (failures by kind
 // with an example message each, interrupted requests, cold-start TTFT, per-token ITL, client queue time, warnings) and, for an
-// inconclusive run, an INCONCLUSIVE line first.
+// run with no figures, a "Figures: none" line first. The line states the
+// figures, never the verdict: that is the command's, with its exit code
+// (an error rate over its limit fails such a run, exit 1; with failures
+// allowed it is INCONCLUSIVE, exit 3).
 func WriteText(w io.Writer, s *stats.Summary) error {
 	bw := bufio.NewWriter(w)
 	line := func(label string, value any) {
@@ -40,7 +43,7 @@ func WriteText(w io.Writer, s *stats.Summary) error {
 
 	header(" Serving Benchmark Result ", '=')
 	if reason, inc := s.Inconclusive(); inc {
-		line("Result:", "INCONCLUSIVE: "+reason)
+		line("Figures:", "none: "+reason)
 	}
 	line("Successful requests:", s.Completed)
 	line("Failed requests:", s.Failed)
