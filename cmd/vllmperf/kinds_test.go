@@ -21,6 +21,8 @@ func TestRunTrafficKinds(t *testing.T) {
 		{"LoRA adapters, a block each", []string{"--profile", "lora", "--lora-modules", "sql-lora", "chat-lora"}, 0, "LoRA adapter chat-lora:"},
 		{"an adapter the server lacks", []string{"--profile", "lora", "--lora-modules", "sql-lora", "nope-lora"}, 2, "--lora-modules nope-lora=PATH"},
 		{"embeddings: E2EL only", []string{"--profile", "embedding", "--endpoint", "embeddings"}, 0, "TTFT (ms):                               n/a (no samples)"},
+		{"rerank: E2EL only", []string{"--profile", "embedding", "--endpoint", "rerank"}, 0, "TTFT (ms):                               n/a (no samples)"},
+		{"rerank on a generative model", []string{"--profile", "reasoning", "--endpoint", "rerank"}, 1, "The model does not support Score API"},
 		{"images", []string{"--profile", "vision", "--dataset-name", "random-mm", "--random-mm-bucket-config", "{(64, 64, 1): 1.0}"}, 0, "Median TTFT (ms):"},
 		{"a video bucket", []string{"--profile", "vision", "--dataset-name", "random-mm", "--random-mm-bucket-config", "{(64, 64, 4): 1.0}"}, 2, "4 frames is a video"},
 		{"images and a data set file", []string{"--profile", "vision", "--dataset-name", "random-mm", "--dataset", "prompts.jsonl"}, 2, "drop one of them"},

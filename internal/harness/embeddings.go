@@ -3,22 +3,22 @@ package harness
 import (
 	"fmt"
 
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
 	"github.com/vllmperf/vllmperf/internal/harness/scrape"
 )
 
-// reconcileEmbeddings matches an embeddings run's prompt tokens, as the
-// answers' usage reported them (warm-up included), with the server's
-// vllm:prompt_tokens_total: the one counter such a run moves. A
+// reconcileEmbeddings matches an unstreamed run's (embeddings, rerank)
+// prompt tokens, as the answers' usage reported them (warm-up included),
+// with the server's vllm:prompt_tokens_total: the one counter such a run
+// moves. A
 // difference is a warning naming both; the suite's reconcile checks judge
 // it (package check).
 func (r *Result) reconcileEmbeddings() {
-	if r.Endpoint != openai.Embeddings || r.Delta == nil {
+	if !r.Endpoint.Unstreamed() || r.Delta == nil {
 		return
 	}
 	server, err := r.Delta.Counter(scrape.PromptTokensTotal)
 	if err != nil {
-		r.Warnings = append(r.Warnings, fmt.Errorf("embeddings: the prompt tokens were not reconciled: %w", err))
+		r.Warnings = append(r.Warnings, fmt.Errorf("%s: the prompt tokens were not reconciled: %w", r.Endpoint, err))
 		return
 	}
 	client := 0
@@ -29,6 +29,6 @@ func (r *Result) reconcileEmbeddings() {
 		client += s.PromptTokens
 	}
 	if float64(client) != server {
-		r.Warnings = append(r.Warnings, fmt.Errorf("embeddings: the answers' usage says %d prompt tokens (warm-up included), the server's Δ%s %g: another client used the server, or it miscounts", client, scrape.PromptTokensTotal, server))
+		r.Warnings = append(r.Warnings, fmt.Errorf("%s: the answers' usage says %d prompt tokens (warm-up included), the server's Δ%s %g: another client used the server, or it miscounts", r.Endpoint, client, scrape.PromptTokensTotal, server))
 	}
 }

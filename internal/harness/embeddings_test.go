@@ -15,42 +15,60 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/server"
 )
 
-// An embeddings run: every answer measured whole (E2EL, no TTFT or
-// TPOT), its prompt tokens reconciled with the server's counter.
+// An unstreamed run (embeddings, rerank): every answer measured whole
+// (E2EL, no TTFT or TPOT), its prompt tokens reconciled with the server's
+// counter.
 func TestRunEmbeddings(t *testing.T) {
 	t.Parallel()
 	prof, err := profile.Builtin("embedding") // opt-in
 	require.NoError(t, err)
-	srv, err := server.Run(context.Background(), prof.WithSimArgs("--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms"), server.WithBackend(server.KindSim))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Close(context.Background()) })
-	p := thinkPoint()
-	res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(openai.Embeddings), harness.WithModel("BAAI/bge-small-en-v1.5"))
-	require.NoError(t, err)
-	s := res.Summary
-	assert.Equal(t, p.Load.Requests, s.Completed)
-	assert.Equal(t, 16*p.Load.Requests, s.TotalInputTokens)
-	assert.Zero(t, s.TTFT.N, "no stream, no TTFT")
-	assert.Zero(t, s.TPOT.N)
-	assert.Equal(t, p.Load.Requests, s.E2EL.N)
-	assert.Positive(t, s.RequestThroughput)
-	assert.Empty(t, res.Warnings, "the prompt tokens reconcile")
-	d, err := res.Delta.Counter(scrape.PromptTokensTotal)
-	require.NoError(t, err)
-	assert.Positive(t, d)
+	for _, e := range []openai.Endpoint{openai.Embeddings, openai.Rerank} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			srv, err := server.Run(context.Background(), prof.WithSimArgs("--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms"), server.WithBackend(server.KindSim))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = srv.Close(context.Background()) })
+			p := thinkPoint()
+			res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(e), harness.WithModel("BAAI/bge-small-en-v1.5"))
+			require.NoError(t, err)
+			s := res.Summary
+			assert.Equal(t, p.Load.Requests, s.Completed)
+			assert.Equal(t, 16*p.Load.Requests, s.TotalInputTokens)
+			assert.Zero(t, s.TTFT.N, "no stream, no TTFT")
+			assert.Zero(t, s.TPOT.N)
+			assert.Equal(t, p.Load.Requests, s.E2EL.N)
+			assert.Positive(t, s.RequestThroughput)
+			assert.Empty(t, res.Warnings, "the prompt tokens reconcile")
+			d, err := res.Delta.Counter(scrape.PromptTokensTotal)
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, d, float64(s.TotalInputTokens), "the measured requests' tokens, and the warm-up's")
+		})
+	}
 }
 
-// A generative model refuses embeddings with vLLM's message, and the
-// samples carry it.
+// A generative model refuses embeddings and rerank with vLLM's message,
+// and the samples carry it with the client's fix.
 func TestRunEmbeddingsOnGenerativeModel(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms")
-	p := thinkPoint()
-	p.Load.Requests = 4
-	res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(openai.Embeddings))
-	require.NoError(t, err)
-	assert.Equal(t, 4, res.Summary.Failed)
-	ex, ok := res.Summary.ErrorExamples[sample.ErrHTTPStatus]
-	require.True(t, ok, "%v", res.Summary.FailedByKind)
-	assert.Contains(t, ex.Detail(), "The model does not support Embeddings API")
+	for _, tc := range []struct {
+		endpoint openai.Endpoint
+		want     string
+	}{
+		{openai.Embeddings, "The model does not support Embeddings API"},
+		{openai.Rerank, "The model does not support Score API"},
+	} {
+		t.Run(string(tc.endpoint), func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms")
+			p := thinkPoint()
+			p.Load.Requests = 4
+			res, err := harness.Run(context.Background(), srv, p, harness.WithEndpoint(tc.endpoint))
+			require.NoError(t, err)
+			assert.Equal(t, 4, res.Summary.Failed)
+			ex, ok := res.Summary.ErrorExamples[sample.ErrHTTPStatus]
+			require.True(t, ok, "%v", res.Summary.FailedByKind)
+			assert.Contains(t, ex.Detail(), tc.want)
+			assert.Contains(t, ex.Detail(), "serve a pooling model")
+		})
+	}
 }

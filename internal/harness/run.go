@@ -401,7 +401,7 @@ func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Clas
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {
-		if c.Dataset == nil && r.Endpoint != openai.Embeddings { // a data set's output lengths vary by request; an embedding has none
+		if c.Dataset == nil && !r.Endpoint.Unstreamed() { // a data set's output lengths vary by request; an embedding or a rerank has none
 			expected[c.Name] = promisedTokens(c.Config)
 		}
 	}

@@ -820,7 +820,7 @@ func TestInvalidRequest(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"unknown endpoint", Request{Endpoint: "rerank", Model: "m"}, "unknown endpoint"},                   // not chat, completions or embeddings
+		{"unknown endpoint", Request{Endpoint: "score", Model: "m"}, "unknown endpoint"},                    // not chat, completions, embeddings or rerank
 		{"NaN temperature", Request{Model: "m", Temperature: nan()}, "temperature must be a finite number"}, // cannot be encoded
 	}
 	for _, tt := range tests {

@@ -1,13 +1,9 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"time"
 
 	"github.com/vllmperf/vllmperf/internal/harness/sample"
 )
@@ -18,7 +14,7 @@ import (
 const Embeddings Endpoint = "embeddings"
 
 // Endpoints are the endpoints Send speaks.
-var Endpoints = []Endpoint{Chat, Completions, Embeddings}
+var Endpoints = []Endpoint{Chat, Completions, Embeddings, Rerank}
 
 // Known reports whether Send speaks e ("" is Chat).
 func (e Endpoint) Known() bool {
@@ -30,8 +26,14 @@ func (e Endpoint) Known() bool {
 	return false
 }
 
-// maxEmbeddingBody bounds how much of an embeddings answer is read.
-const maxEmbeddingBody = 16 << 20
+// sendEmbeddings posts req's prompt to /v1/embeddings and records the
+// answer in s: its latency, usage.prompt_tokens, and a failure when the
+// answer is not one embedding with usage.
+func (c *Client) sendEmbeddings(ctx context.Context, req Request, s *sample.Sample) {
+	c.sendUnstreamed(ctx, unstreamedCall{path: "/embeddings", name: "embeddings",
+		body: map[string]any{"model": req.Model, "input": req.completionPrompt(), "encoding_format": "float"},
+		read: c.readEmbedding}, s)
+}
 
 // embeddingAnswer is the part of a /v1/embeddings answer Send checks.
 type embeddingAnswer struct {
@@ -41,53 +43,6 @@ type embeddingAnswer struct {
 	Usage *struct {
 		PromptTokens int `json:"prompt_tokens"`
 	} `json:"usage"`
-}
-
-// sendEmbeddings posts req's prompt to /v1/embeddings and records the
-// answer in s: its latency (Sent to Done), usage.prompt_tokens, and a
-// failure when the answer is not one embedding with usage.
-func (c *Client) sendEmbeddings(ctx context.Context, req Request, s *sample.Sample) {
-	body, err := json.Marshal(map[string]any{"model": req.Model, "input": req.completionPrompt(), "encoding_format": "float"})
-	if err != nil {
-		s.Fail(sample.ErrProtocol, 0, "encode the embeddings request: "+err.Error())
-		return
-	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if c.requestTimeout > 0 {
-		var cancelT context.CancelFunc
-		rctx, cancelT = context.WithTimeoutCause(rctx, c.requestTimeout, errRequestTimeout)
-		defer cancelT()
-	}
-	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, c.baseURL+"/embeddings", bytes.NewReader(body))
-	if err != nil {
-		s.Fail(sample.ErrProtocol, 0, c.redact("build the embeddings request: "+err.Error()))
-		return
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if c.apiKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.apiKey)
-	}
-	s.Sent = time.Now()
-	resp, err := c.httpClient.Do(hr)
-	if err != nil {
-		c.fail(s, ctx, rctx, err, true)
-		return
-	}
-	defer func() { _ = resp.Body.Close() }()
-	s.Header = time.Now()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingBody+1))
-	s.Done = time.Now()
-	switch {
-	case err != nil:
-		c.fail(s, ctx, rctx, err, true)
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		s.Fail(statusKind(resp.StatusCode), resp.StatusCode, c.redact(fmt.Sprintf("%s: %s", resp.Status, errorMessage(raw))))
-	case len(raw) > maxEmbeddingBody:
-		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("the embeddings answer is larger than %s", formatBytes(maxEmbeddingBody)))
-	default:
-		c.readEmbedding(raw, s)
-	}
 }
 
 // readEmbedding checks an embeddings answer and records its usage.
@@ -105,16 +60,4 @@ func (c *Client) readEmbedding(raw []byte, s *sample.Sample) {
 	default:
 		s.PromptTokens, s.Unstreamed = a.Usage.PromptTokens, true
 	}
-}
-
-// errorMessage is an error body's message: vLLM's {"error": {"type",
-// "message"}}, else the start of the body.
-func errorMessage(raw []byte) string {
-	var e struct {
-		Error struct{ Type, Message string } `json:"error"`
-	}
-	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-		return e.Error.Type + ": " + e.Error.Message
-	}
-	return clip(string(bytes.TrimSpace(raw)), maxErrorBody)
 }

@@ -38,7 +38,7 @@ func (o *Flags) Settings() (Settings, error) {
 	s := Settings{Endpoint: Endpoint(o.Endpoint)}
 	switch {
 	case !s.Endpoint.Known():
-		return s, fmt.Errorf("--endpoint %q: want chat, completions or embeddings", o.Endpoint)
+		return s, fmt.Errorf("--endpoint %q: want chat, completions, embeddings or rerank", o.Endpoint)
 	case o.RequestTimeout < 0:
 		return s, fmt.Errorf("--request-timeout %s: want a positive duration, or 0 for none", o.RequestTimeout)
 	case o.IdleTimeout < 0:

@@ -77,8 +77,12 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 		s.Fail(sample.ErrProtocol, 0, fmt.Sprintf("invalid request: images go to the chat endpoint, not %s", req.Endpoint))
 		return
 	}
-	if req.Endpoint == Embeddings {
+	switch req.Endpoint {
+	case Embeddings:
 		c.sendEmbeddings(ctx, req, s) // unstreamed (embeddings.go)
+		return
+	case Rerank:
+		c.sendRerank(ctx, req, s) // unstreamed (rerank.go)
 		return
 	}
 	if want := prealloc(req.MaxTokens); cap(s.Chunks) < want {

@@ -28,7 +28,8 @@ func TestClientSettings(t *testing.T) {
 		args []string
 		want string // part of the error ("" for none)
 	}{
-		{[]string{"--endpoint", "rerank"}, `--endpoint "rerank": want chat, completions or embeddings`},
+		{[]string{"--endpoint", "score"}, `--endpoint "score": want chat, completions, embeddings or rerank`},
+		{[]string{"--endpoint", "rerank"}, ""},
 		{[]string{"--request-timeout", "-1s"}, "--request-timeout -1s"},
 		{[]string{"--idle-timeout", "-1s"}, "--idle-timeout -1s"},
 		{[]string{"--max-event-size", "lots"}, `--max-event-size "lots"`},

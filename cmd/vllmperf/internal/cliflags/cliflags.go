@@ -48,7 +48,7 @@ func Request(f *pflag.FlagSet, o *workload.Flags) {
 // defaults.
 func Client(f *pflag.FlagSet, o *openai.Flags) {
 	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default "+openai.DefaultAPIKeyEnv+" when set); the key itself is never a flag")
-	f.StringVar(&o.Endpoint, "endpoint", string(openai.Chat), "API to call: chat (/v1/chat/completions), completions (/v1/completions) or embeddings (/v1/embeddings: unstreamed, E2EL only). vllm bench serve's default backend calls completions; vllmperf keeps chat, the path chat clients take, so that stored baselines stay comparable: --endpoint completions matches vLLM")
+	f.StringVar(&o.Endpoint, "endpoint", string(openai.Chat), "API to call: chat (/v1/chat/completions), completions (/v1/completions) or embeddings (/v1/embeddings) or rerank (/v1/rerank: a query and one document a request); these two are unstreamed, E2EL only. vllm bench serve's default backend calls completions; vllmperf keeps chat, the path chat clients take, so that stored baselines stay comparable: --endpoint completions matches vLLM")
 	f.DurationVar(&o.RequestTimeout, "request-timeout", openai.DefaultRequestTimeout, "deadline of one whole request (0: none)")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", openai.DefaultIdleTimeout, "longest silence allowed inside a stream before the request counts as timed out (0: none)")
 	f.StringVar(&o.MaxEventSize, "max-event-size", dockerunits.BytesSize(openai.DefaultMaxEventSize), "largest SSE line accepted; a longer one fails the request as a protocol error (0: no cap, memory then grows with what the server sends)")
