@@ -199,21 +199,24 @@ upgrade-gate:
 
 # make perf-gate: what perf-gate.yml runs (package perfgate, vllmperf
 # perf-gate --help): the plan (server starts, points, runs, time from the
-# last run on the same key; VLLMPERF_BUDGET=2h picks COUNT), the suite
-# (go test -bench Perf -count $$COUNT, default 10) into $$RESULTS, then the
-# gate against the baseline stored for the run's key (runner, GPU,
-# backend, image, model, size, profiles, scenarios) in
+# last run on the same key; VLLMPERF_BUDGET=2h picks VLLMPERF_COUNT), the
+# suite (go test -bench Perf -count $$VLLMPERF_COUNT, default 10) into
+# $$VLLMPERF_GATE_RESULTS, then the gate against the baseline stored for
+# the run's key (runner, GPU, backend, image, model, size, profiles,
+# scenarios) in
 # $$VLLMPERF_BASELINE_STORE (default ~/.cache/vllmperf/baselines). With
 # none for the key, this run is recorded as it and passes (a notice says
 # so). Honours VLLMPERF_PROFILES, VLLMPERF_SCENARIOS, VLLMPERF_IMAGE,
 # VLLMPERF_GPUS, VLLMPERF_SIM_ARGS, VLLMPERF_GPU_SETS (profiles at once on
-# GPU sets) and PERF_GATE_STEP (suite or gate: perf-gate.yml's matrix); the
+# GPU sets) and VLLMPERF_GATE_STEP (suite or gate: perf-gate.yml's matrix); the
 # backend is the container one unless VLLMPERF_BACKEND says otherwise.
-# docs/gpu-runners.md, docs/gate.md.
-#   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
+# The old names COUNT, RESULTS, ALLOW_INCONCLUSIVE and PERF_GATE_* are
+# still read, with a warning (docs/settings.md). docs/gpu-runners.md,
+# docs/gate.md.
+#   VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot VLLMPERF_COUNT=8 VLLMPERF_IMAGE=sim VLLMPERF_GPUS=none make perf-gate
 # make plan: the plan alone.
 .PHONY: perf-gate plan remove-leftovers
-export COUNT
+export VLLMPERF_COUNT COUNT
 perf-gate:
 	@$(GO) build -o bin/vllmperf ./cmd/vllmperf
 	VLLMPERF_BACKEND=$${VLLMPERF_BACKEND:-container} bin/vllmperf perf-gate

@@ -25,8 +25,9 @@ import (
 func gateEnv(store, res string, extra ...string) []string {
 	env := append(os.Environ(),
 		"VLLMPERF_PROFILES=basic", "VLLMPERF_SCENARIOS=ttft-tpot", "VLLMPERF_SIZE=quick",
-		"VLLMPERF_BASELINE_STORE="+store, "RESULTS="+res, "VLLMPERF_RUNNER=test-runner",
-		"VLLMPERF_SIM_ARGS=", "VLLMPERF_BASELINE=", "VLLMPERF_BUDGET=", "PERF_GATE_BASE=",
+		"VLLMPERF_BASELINE_STORE="+store, "VLLMPERF_GATE_RESULTS="+res, "VLLMPERF_RUNNER=test-runner",
+		"VLLMPERF_SIM_ARGS=", "VLLMPERF_BASELINE=", "VLLMPERF_BUDGET=", "VLLMPERF_GATE_BASE=",
+		"RESULTS=", "COUNT=", "PERF_GATE_BASE=", // the old names (package envvar) would warn
 		"GITHUB_STEP_SUMMARY=", "GITHUB_ACTIONS=", "VLLMPERF_RESULTS=", "VLLMPERF_TELEMETRY=")
 	return append(env, extra...)
 }
@@ -76,7 +77,7 @@ func TestFailedCheckFailsTheGate(t *testing.T) {
 		t.Fatal(out)
 	}
 	clean, summary := filepath.Join(dir, "clean"), filepath.Join(dir, "step-summary.md")
-	code, out := runCmd(t, gateEnv(store, clean, "COUNT=1", "VLLMPERF_BACKEND=sim", "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary), bin, "perf-gate")
+	code, out := runCmd(t, gateEnv(store, clean, "VLLMPERF_COUNT=1", "VLLMPERF_BACKEND=sim", "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY="+summary), bin, "perf-gate")
 	if code != 0 || !strings.Contains(out, "recorded as the baseline") || !strings.Contains(out, "::notice title=perf gate::") {
 		t.Fatalf("the first run: exit %d, want 0 recording the baseline with a notice:\n%s", code, out)
 	}
@@ -84,7 +85,7 @@ func TestFailedCheckFailsTheGate(t *testing.T) {
 		t.Errorf("the step summary does not say the baseline was recorded: %q, %v", md, err)
 	}
 	faulty := filepath.Join(dir, "faulty")
-	code, out = runCmd(t, gateEnv(store, faulty, "COUNT=1", "VLLMPERF_BACKEND=sim", "VLLMPERF_SIM_ARGS=--sim-fault-usage-skew 1"), bin, "perf-gate")
+	code, out = runCmd(t, gateEnv(store, faulty, "VLLMPERF_COUNT=1", "VLLMPERF_BACKEND=sim", "VLLMPERF_SIM_ARGS=--sim-fault-usage-skew 1"), bin, "perf-gate")
 	const name = "reconcile/generation_tokens"
 	if code != 1 || !strings.Contains(out, "--- FAIL: BenchmarkPerf/profile=basic/scenario=ttft-tpot") || !strings.Contains(out, "check: FAIL "+name) {
 		t.Fatalf("with --sim-fault-usage-skew 1: exit %d, want 1 naming %s:\n%s", code, name, out)
@@ -157,7 +158,7 @@ func perfGateRunner(t *testing.T) func(res string, extra ...string) (int, string
 	return func(res string, extra ...string) (int, string, string) {
 		t.Helper()
 		res = filepath.Join(dir, res)
-		env := gateEnv(store, res, append([]string{"COUNT=6", "VLLMPERF_SCENARIOS=prefix-reuse", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
+		env := gateEnv(store, res, append([]string{"VLLMPERF_COUNT=6", "VLLMPERF_SCENARIOS=prefix-reuse", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none", "VLLMPERF_BACKEND="}, extra...)...)
 		start := time.Now()
 		code, out := runCmd(t, env, "make", "--no-print-directory", "perf-gate")
 		t.Logf("make perf-gate %v: exit %d in %v", extra, code, time.Since(start).Round(time.Second))

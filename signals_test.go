@@ -60,7 +60,7 @@ func TestSignalsLeaveNoContainer(t *testing.T) {
 	}{
 		// vllmperf perf-gate under make, running go test -bench Perf
 		{"make perf-gate", []string{"make", "--no-print-directory", "perf-gate"}, func(dir string) []string {
-			return gateEnv(filepath.Join(dir, "store"), filepath.Join(dir, "res"), append([]string{"COUNT=3"}, sim...)...)
+			return gateEnv(filepath.Join(dir, "store"), filepath.Join(dir, "res"), append([]string{"VLLMPERF_COUNT=3"}, sim...)...)
 		}, func(sig string) string {
 			return "vllmperf: interrupted (" + sig + "): go test -bench Perf stopped; nothing gated"
 		}},

@@ -20,9 +20,7 @@ package envvar
 
 import (
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -36,6 +34,10 @@ type Setting struct {
 	Default string
 	// Doc says what it sets, for people.
 	Doc string
+	// Old is the name the setting had before every name took the
+	// VLLMPERF_ prefix (COUNT), or "": Lookup still reads it when Name is
+	// unset, and warns once on stderr naming Name (oldname.go).
+	Old string
 	// Suite marks a setting that changes what the suite measures or where
 	// it writes: make bench and make baseline unset it (the Makefile's
 	// SUITE_DEFAULTS), so that a shell's setting never leaks into a
@@ -44,31 +46,38 @@ type Setting struct {
 }
 
 // Lookup is the variable's value without surrounding space, and whether
-// it is set to anything but space.
+// it is set to anything but space; with Name unset, Old's (warning once).
 func (s Setting) Lookup() (string, bool) {
-	v := strings.TrimSpace(os.Getenv(s.Name))
-	return v, v != ""
+	_, v, ok := s.lookup()
+	return v, ok
 }
 
 // Get is the variable's value without surrounding space, or Default when
 // it is unset or blank.
 func (s Setting) Get() string {
-	if v, ok := s.Lookup(); ok {
-		return v
+	_, v := s.get()
+	return v
+}
+
+// get is Get with the name it was read under (Name or Old), for an
+// error to name the variable the user wrote.
+func (s Setting) get() (string, string) {
+	if name, v, ok := s.lookup(); ok {
+		return name, v
 	}
-	return s.Default
+	return s.Name, s.Default
 }
 
 // Int is the variable's whole number (Default when unset), at least min;
 // an error names the variable, its value and what to write.
 func (s Setting) Int(min int) (int, error) {
-	v := s.Get()
+	name, v := s.get()
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < min {
-		return 0, fmt.Errorf("%s=%q: want a whole number of at least %d", s.Name, v, min)
+		return 0, fmt.Errorf("%s=%q: want a whole number of at least %d", name, v, min)
 	}
 	return n, nil
 }
@@ -77,13 +86,13 @@ func (s Setting) Int(min int) (int, error) {
 // when both are empty); an error names the variable, its value and what to
 // write.
 func (s Setting) Duration() (time.Duration, error) {
-	v := s.Get()
+	name, v := s.get()
 	if v == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a Go duration such as 2h or 45m", s.Name, v)
+		return 0, fmt.Errorf("%s=%q: want a Go duration such as 2h or 45m", name, v)
 	}
 	return d, nil
 }
@@ -92,13 +101,13 @@ func (s Setting) Duration() (time.Duration, error) {
 // both are empty): strconv.ParseBool's spellings (true, false, 1, 0);
 // anything else is an error naming the variable, not a silent false.
 func (s Setting) Bool() (bool, error) {
-	v := s.Get()
+	name, v := s.get()
 	if v == "" {
 		return false, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("%s=%q: want true or false", s.Name, v)
+		return false, fmt.Errorf("%s=%q: want true or false", name, v)
 	}
 	return b, nil
 }
@@ -192,16 +201,19 @@ var (
 )
 
 // make perf-gate (package perfgate, docs/gate.md): its count, budget and
-// baseline, and the pull-request and matrix settings. COUNT, RESULTS,
-// ALLOW_INCONCLUSIVE and PERF_GATE_* are the make target's own names.
+// baseline, and the pull-request and matrix settings. Those that were the
+// make target's own names (COUNT, RESULTS, ALLOW_INCONCLUSIVE,
+// PERF_GATE_*) keep them as Old. RESULTS became VLLMPERF_GATE_RESULTS,
+// not VLLMPERF_RESULTS: that is the suite's own results folder (Results),
+// which perf-gate sets for each suite process it starts.
 var (
 	Gate = Setting{Name: "VLLMPERF_GATE",
 		Doc: "a gate preset: pr, the pull-request gate's quick subset (default: the whole suite)"}
-	Count = Setting{Name: "COUNT", Default: "10",
+	Count = Setting{Name: "VLLMPERF_COUNT", Old: "COUNT", Default: "10",
 		Doc: "runs of every point, the -count of the suite's go test"}
 	Budget = Setting{Name: "VLLMPERF_BUDGET",
-		Doc: "a time budget, as a Go duration (2h), that picks COUNT from the last run on the same key"}
-	GateResults = Setting{Name: "RESULTS",
+		Doc: "a time budget, as a Go duration (2h), that picks VLLMPERF_COUNT from the last run on the same key"}
+	GateResults = Setting{Name: "VLLMPERF_GATE_RESULTS", Old: "RESULTS",
 		Doc: "the results folder make perf-gate writes (default: results/<UTC timestamp>)"}
 	Baseline = Setting{Name: "VLLMPERF_BASELINE",
 		Doc: "a baseline file to gate against instead of the store's for this key"}
@@ -209,18 +221,18 @@ var (
 		Doc: "true: record this run as the key's baseline after it passes"}
 	BaselineStore = Setting{Name: "VLLMPERF_BASELINE_STORE",
 		Doc: "where make perf-gate keeps one baseline per key (default: vllmperf/baselines in the user cache folder)"}
-	AllowInconclusive = Setting{Name: "ALLOW_INCONCLUSIVE", Default: "false",
+	AllowInconclusive = Setting{Name: "VLLMPERF_ALLOW_INCONCLUSIVE", Old: "ALLOW_INCONCLUSIVE", Default: "false",
 		Doc: "true: an INCONCLUSIVE verdict passes (exit 0 instead of 3)"}
-	GateBase = Setting{Name: "PERF_GATE_BASE",
+	GateBase = Setting{Name: "VLLMPERF_GATE_BASE", Old: "PERF_GATE_BASE",
 		Doc: "the pull request's base commit: a change that touches no measured path skips the run"}
-	GateLabels = Setting{Name: "PERF_GATE_LABELS",
+	GateLabels = Setting{Name: "VLLMPERF_GATE_LABELS", Old: "PERF_GATE_LABELS",
 		Doc: "the pull request's labels, comma-separated (perf-gate forces a run)"}
-	GateStep = Setting{Name: "PERF_GATE_STEP",
-		Doc: "suite runs the suite into RESULTS and stops (a matrix part); gate gates RESULTS as it is (default: both)"}
+	GateStep = Setting{Name: "VLLMPERF_GATE_STEP", Old: "PERF_GATE_STEP",
+		Doc: "suite runs the suite into VLLMPERF_GATE_RESULTS and stops (a matrix part); gate gates VLLMPERF_GATE_RESULTS as it is (default: both)"}
 	Sequential = Setting{Name: "VLLMPERF_SEQUENTIAL",
-		Doc: "pocock or obrien-fleming: the sequential count's spending function, COUNT its cap (default: the fixed count)"}
+		Doc: "pocock or obrien-fleming: the sequential count's spending function, VLLMPERF_COUNT its cap (default: the fixed count)"}
 	Starts = Setting{Name: "VLLMPERF_STARTS", Default: "1",
-		Doc: "server starts a profile's runs are spread over: COUNT/VLLMPERF_STARTS runs in each of that many go test processes, so the gate allows less for two starts' difference (COUNT is rounded up to a multiple)"}
+		Doc: "server starts a profile's runs are spread over: VLLMPERF_COUNT/VLLMPERF_STARTS runs in each of that many go test processes, so the gate allows less for two starts' difference (VLLMPERF_COUNT is rounded up to a multiple)"}
 	GPUSets = Setting{Name: "VLLMPERF_GPU_SETS",
 		Doc: "GPU sets to run profiles on at once: 0,1;2,3 (; between sets), or auto (VLLMPERF_GPUS cut into sets as wide as the widest profile's server)"}
 )

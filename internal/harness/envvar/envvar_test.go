@@ -18,17 +18,19 @@ import (
 func TestSettingsDeclaredOnce(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	// make perf-gate's own variables keep the make target's names.
-	makeNames := []envvar.Setting{envvar.Count, envvar.GateResults, envvar.AllowInconclusive, envvar.GateBase, envvar.GateLabels, envvar.GateStep}
 	for _, s := range envvar.All() {
-		ours := strings.HasPrefix(s.Name, "VLLMPERF_") || slices.Contains(makeNames, s)
-		if !ours || strings.TrimSpace(s.Doc) == "" || strings.Contains(s.Doc, "|") {
-			t.Errorf("%+v: want a VLLMPERF_ name (or make perf-gate's) and a doc without |", s)
+		if !strings.HasPrefix(s.Name, "VLLMPERF_") || strings.TrimSpace(s.Doc) == "" || strings.Contains(s.Doc, "|") {
+			t.Errorf("%+v: want a VLLMPERF_ name and a doc without |", s)
 		}
-		if seen[s.Name] {
-			t.Errorf("%s is declared twice", s.Name)
+		if strings.HasPrefix(s.Old, "VLLMPERF_") {
+			t.Errorf("%s: its old name %s has the prefix already: an old name is one from before it", s.Name, s.Old)
 		}
-		seen[s.Name] = true
+		for _, n := range []string{s.Name, s.Old} {
+			if n != "" && seen[n] {
+				t.Errorf("%s is declared twice (as a name or an old name)", n)
+			}
+			seen[n] = true
+		}
 	}
 	if got, want := envvar.Backend.Default, string(server.KindSim); got != want {
 		t.Errorf("VLLMPERF_BACKEND defaults to %q in envvar, %q in server", got, want)
@@ -50,6 +52,58 @@ func TestGetAndLookup(t *testing.T) {
 		if got := s.Get(); got != tt.get || ok != tt.set || (ok && v != tt.get) {
 			t.Errorf("%s: Get() = %q, Lookup() = %q, %v; want %q, set %v", tt.name, got, v, ok, tt.get, tt.set)
 		}
+	}
+}
+
+// TestOldName: a setting that had a name before the VLLMPERF_ prefix
+// reads its new name, else its old one; reading the old name, or finding
+// both (the new one wins), warns once on stderr naming the new name.
+func TestOldName(t *testing.T) {
+	s := envvar.Setting{Name: "VLLMPERF_TEST_NEWNAME", Old: "TEST_OLDNAME", Default: "10"}
+	for _, tt := range []struct {
+		name, new, old string
+		get            string
+		set            bool
+		warn           string // "" for no warning
+		intErr         string // Int(1)'s error, naming the variable read
+	}{
+		{name: "neither: the default", get: "10"},
+		{name: "new name only", new: "4", get: "4", set: true},
+		{name: "old name only: read, with a warning", old: "5", get: "5", set: true,
+			warn: "warning: TEST_OLDNAME is the old name of VLLMPERF_TEST_NEWNAME: read for now, but set VLLMPERF_TEST_NEWNAME instead\n"},
+		{name: "both: the new name wins, with a warning", new: "4", old: "5", get: "4", set: true,
+			warn: "warning: VLLMPERF_TEST_NEWNAME and TEST_OLDNAME are both set: VLLMPERF_TEST_NEWNAME=\"4\" wins, the old name is ignored; unset TEST_OLDNAME\n"},
+		{name: "new blank: the old one is read", new: " ", old: "5", get: "5", set: true,
+			warn: "warning: TEST_OLDNAME is the old name of VLLMPERF_TEST_NEWNAME"},
+		{name: "old blank: no warning", new: "4", old: "  ", get: "4", set: true},
+		{name: "a bad old value names the old variable", old: "zero", get: "zero", set: true,
+			warn: "TEST_OLDNAME is the old name", intErr: `TEST_OLDNAME="zero": want a whole number`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			warned := envvar.CaptureWarnings(t)
+			t.Setenv(s.Name, tt.new)
+			t.Setenv(s.Old, tt.old)
+			v, ok := s.Lookup()
+			if got := s.Get(); got != tt.get || ok != tt.set || (ok && v != tt.get) {
+				t.Errorf("Get() = %q, Lookup() = %q, %v; want %q, set %v", got, v, ok, tt.get, tt.set)
+			}
+			_, err := s.Int(1)
+			switch {
+			case tt.intErr == "" && err != nil:
+				t.Errorf("Int(1): %v", err)
+			case tt.intErr != "" && (err == nil || !strings.Contains(err.Error(), tt.intErr)):
+				t.Errorf("Int(1) error = %v, want one with %q", err, tt.intErr)
+			}
+			got := warned.String()
+			switch {
+			case tt.warn == "" && got != "":
+				t.Errorf("warned %q, want nothing", got)
+			case tt.warn != "" && !strings.Contains(got, tt.warn):
+				t.Errorf("warned %q, want %q", got, tt.warn)
+			case strings.Count(got, "\n") > 1:
+				t.Errorf("warned %q: want one line however often the setting is read", got)
+			}
+		})
 	}
 }
 
@@ -137,7 +191,11 @@ func TestFiguresSettings(t *testing.T) {
 		if s.Suite {
 			reset = "yes"
 		}
-		doc := strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s.Doc) // results/<UTC timestamp> is no HTML tag
+		doc := s.Doc
+		if f := s.Formerly(); f != "" {
+			doc += " (" + f + ")"
+		}
+		doc = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(doc) // results/<UTC timestamp> is no HTML tag
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Name, def, doc, reset)
 	}
 	docfigures.Sync(t, "docs/settings.md", "settings", b.String())

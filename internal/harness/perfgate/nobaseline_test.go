@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/harness/envvar"
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
@@ -34,7 +35,7 @@ func TestNoGreenWithoutBaseline(t *testing.T) {
 	goCmd := withSummary(t, fake)
 	for k, v := range map[string]string{"VLLMPERF_RUNNER": "r", "VLLMPERF_BACKEND": "sim", "VLLMPERF_PROFILES": "basic",
 		"VLLMPERF_SCENARIOS": "ttft-tpot", "VLLMPERF_SIZE": "quick", "VLLMPERF_GPU_NAME": "", "VLLMPERF_GPU_SETS": "",
-		"PERF_GATE_STEP": "", "VLLMPERF_BUDGET": "", "GITHUB_SHA": ""} {
+		envvar.GateStep.Name: "", envvar.GateStep.Old: "", "VLLMPERF_BUDGET": "", "GITHUB_SHA": ""} {
 		t.Setenv(k, v)
 	}
 	store := Store{Dir: t.TempDir()}

@@ -28,16 +28,28 @@ func TestOptionsFromEnv(t *testing.T) {
 					o.Change.Base == "origin/main" && len(o.Change.Labels) == 2
 			}, ""},
 		// A count below 1.
-		{"count 0", map[string]string{envvar.Count.Name: "0"}, nil, `COUNT="0": want a whole number of at least 1`},
+		{"count 0", map[string]string{envvar.Count.Name: "0"}, nil, `VLLMPERF_COUNT="0": want a whole number of at least 1`},
+		// The old names are still read (package envvar warns).
+		{"old names", map[string]string{envvar.Count.Old: "3", envvar.GateResults.Old: "old-out", envvar.AllowInconclusive.Old: "true", envvar.GateBase.Old: "origin/dev"},
+			func(o Options) bool {
+				return o.Count == 3 && o.Results == "old-out" && o.AllowInconclusive && o.Change.Base == "origin/dev"
+			}, ""},
+		// The new name wins over the old one.
+		{"both names", map[string]string{envvar.Count.Name: "4", envvar.Count.Old: "3"}, func(o Options) bool { return o.Count == 4 }, ""},
+		// A bad value under the old name names the old name.
+		{"old count 0", map[string]string{envvar.Count.Old: "0"}, nil, `COUNT="0": want a whole number of at least 1`},
 		// A budget with no unit.
 		{"budget", map[string]string{envvar.Budget.Name: "3"}, nil, `VLLMPERF_BUDGET="3": want a Go duration such as 2h or 45m`},
 		// A switch misspelt: no longer a silent false.
-		{"allow typo", map[string]string{envvar.AllowInconclusive.Name: "yes"}, nil, `ALLOW_INCONCLUSIVE="yes": want true or false`},
+		{"allow typo", map[string]string{envvar.AllowInconclusive.Name: "yes"}, nil, `VLLMPERF_ALLOW_INCONCLUSIVE="yes": want true or false`},
 		{"refresh typo", map[string]string{envvar.BaselineRefresh.Name: "ture"}, nil, `VLLMPERF_BASELINE_REFRESH="ture": want true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, s := range []envvar.Setting{envvar.Gate, envvar.Count, envvar.Budget, envvar.GateResults, envvar.BaselineRefresh, envvar.AllowInconclusive, envvar.GateBase, envvar.GateLabels, envvar.Sequential} {
 				t.Setenv(s.Name, tc.env[s.Name])
+				if s.Old != "" {
+					t.Setenv(s.Old, tc.env[s.Old])
+				}
 			}
 			t.Setenv(envvar.BaselineStore.Name, t.TempDir())
 			o, err := OptionsFromEnv(io.Discard, io.Discard)

@@ -12,7 +12,7 @@ import (
 
 // EnvGate names a gate preset (GatePresets): pr, the pull-request gate's
 // default, or full, the whole suite (the nightly gate, and what an unset
-// variable runs). A preset fills in only what is unset: COUNT,
+// variable runs). A preset fills in only what is unset: VLLMPERF_COUNT,
 // VLLMPERF_PROFILES, VLLMPERF_SIZE and VLLMPERF_STARTS given by hand win
 // (its starts are not filled in beside VLLMPERF_GPU_SETS or
 // VLLMPERF_SEQUENTIAL, which run processes of their own).
@@ -67,21 +67,21 @@ func applyGatePreset() (string, error) {
 		if p.Name != name {
 			continue
 		}
-		set := func(v, value string) error {
-			if strings.TrimSpace(os.Getenv(v)) != "" {
+		set := func(s envvar.Setting, value string) error {
+			if _, ok := s.Lookup(); ok { // by hand, under its name or its old one
 				return nil
 			}
-			return os.Setenv(v, value)
+			return os.Setenv(s.Name, value)
 		}
-		err := set(envvar.Count.Name, strconv.Itoa(p.Count))
+		err := set(envvar.Count, strconv.Itoa(p.Count))
 		if err == nil {
-			err = set(envvar.Size.Name, string(p.Size))
+			err = set(envvar.Size, string(p.Size))
 		}
 		if err == nil && p.Profiles != nil {
-			err = set(envvar.Profiles.Name, strings.Join(p.Profiles, ","))
+			err = set(envvar.Profiles, strings.Join(p.Profiles, ","))
 		}
 		if err == nil && p.Starts > 1 && strings.TrimSpace(os.Getenv(envvar.GPUSets.Name)) == "" && strings.TrimSpace(os.Getenv(envvar.Sequential.Name)) == "" {
-			err = set(envvar.Starts.Name, strconv.Itoa(p.Starts)) // not with what runs its own processes (checkStarts)
+			err = set(envvar.Starts, strconv.Itoa(p.Starts)) // not with what runs its own processes (checkStarts)
 		}
 		return name, err
 	}

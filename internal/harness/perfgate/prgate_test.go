@@ -17,19 +17,22 @@ import (
 func TestGatePreset(t *testing.T) {
 	for _, tc := range []struct {
 		name, gate, count, profiles, size, starts, sets string
+		oldCount                                        string // COUNT, envvar.Count's old name
 		wantCount, wantProfiles, wantSize, wantStarts   string
 		wantErr                                         string
 	}{
 		{name: "unset: nothing changes", wantCount: "", wantProfiles: "", wantSize: ""},
 		{name: "pr", gate: "pr", wantCount: "10", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick", wantStarts: "5"},
 		{name: "pr, set by hand wins", gate: " pr ", count: "4", profiles: "basic", size: "full", starts: "2", wantCount: "4", wantProfiles: "basic", wantSize: "full", wantStarts: "2"},
+		{name: "pr, a count by hand under the old name wins", gate: "pr", oldCount: "4", wantCount: "4", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick", wantStarts: "5"},
 		{name: "pr on GPU sets: one start", gate: "pr", sets: "0;1", wantCount: "10", wantProfiles: "basic,high-throughput,low-latency", wantSize: "quick", wantStarts: ""},
 		{name: "full: every profile", gate: "full", wantCount: "10", wantProfiles: "", wantSize: "full"},
 		{name: "unknown", gate: "nightly", wantErr: `VLLMPERF_GATE="nightly": want one of pr, full`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(EnvGate, tc.gate)
-			t.Setenv("COUNT", tc.count)
+			t.Setenv(envvar.Count.Name, tc.count)
+			t.Setenv(envvar.Count.Old, tc.oldCount)
 			t.Setenv(envvar.Profiles.Name, tc.profiles)
 			t.Setenv(envvar.Size.Name, tc.size)
 			t.Setenv(envvar.Starts.Name, tc.starts)
@@ -45,7 +48,10 @@ func TestGatePreset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for v, want := range map[string]string{"COUNT": tc.wantCount, envvar.Profiles.Name: tc.wantProfiles, envvar.Size.Name: tc.wantSize, envvar.Starts.Name: tc.wantStarts} {
+			if got, _ := envvar.Count.Lookup(); got != tc.wantCount {
+				t.Errorf("the count read is %q, want %q", got, tc.wantCount)
+			}
+			for v, want := range map[string]string{envvar.Profiles.Name: tc.wantProfiles, envvar.Size.Name: tc.wantSize, envvar.Starts.Name: tc.wantStarts} {
 				if got := os.Getenv(v); got != want {
 					t.Errorf("%s=%q, want %q", v, got, want)
 				}
@@ -58,7 +64,8 @@ func TestGatePreset(t *testing.T) {
 // and a bad name is the options' error.
 func TestOptionsFromEnvGatePreset(t *testing.T) {
 	t.Setenv(EnvGate, "pr")
-	t.Setenv("COUNT", "")
+	t.Setenv(envvar.Count.Name, "")
+	t.Setenv(envvar.Count.Old, "")
 	t.Setenv(envvar.Profiles.Name, "")
 	t.Setenv(envvar.Size.Name, "")
 	t.Setenv(envvar.Starts.Name, "")

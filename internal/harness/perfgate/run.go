@@ -28,7 +28,7 @@ import (
 type Options struct {
 	// Results is the results folder (bench.txt, gate.json, reports).
 	Results string
-	// Count is go test's -count (COUNT); Budget, when set, picks it
+	// Count is go test's -count (VLLMPERF_COUNT); Budget, when set, picks it
 	// from the history instead (VLLMPERF_BUDGET, a Go duration).
 	Count  int
 	Budget time.Duration
@@ -63,11 +63,12 @@ type Options struct {
 	Stdout, Stderr io.Writer
 }
 
-// OptionsFromEnv applies VLLMPERF_GATE's preset, then reads COUNT,
-// RESULTS, VLLMPERF_BUDGET, VLLMPERF_BASELINE, VLLMPERF_BASELINE_STORE,
-// VLLMPERF_BASELINE_REFRESH, ALLOW_INCONCLUSIVE, PERF_GATE_BASE and
-// PERF_GATE_LABELS (package envvar declares them), and GitHub Actions' own
-// variables. Every bad value is an error naming its variable.
+// OptionsFromEnv applies VLLMPERF_GATE's preset, then reads
+// VLLMPERF_COUNT, VLLMPERF_GATE_RESULTS, VLLMPERF_BUDGET,
+// VLLMPERF_BASELINE, VLLMPERF_BASELINE_STORE, VLLMPERF_BASELINE_REFRESH,
+// VLLMPERF_ALLOW_INCONCLUSIVE, VLLMPERF_GATE_BASE and VLLMPERF_GATE_LABELS
+// (package envvar declares them, and reads their old names), and GitHub
+// Actions' own variables. Every bad value is an error naming its variable.
 func OptionsFromEnv(stdout, stderr io.Writer) (Options, error) {
 	o := Options{Timeout: 6 * time.Hour, Go: "go", Dir: ".", Stdout: stdout, Stderr: stderr,
 		Event: os.Getenv(envGHEvent), StepSummary: os.Getenv(verdict.StepSummaryEnv),
@@ -141,7 +142,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	}
 	began := time.Now()
 	runBench := func(ctx context.Context, count int) (string, int, error) { return o.benchOrSpread(ctx, cfg, count) }
-	if o.Sequential != "" && hasBase && os.Getenv(EnvStep) == StepAll {
+	if o.Sequential != "" && hasBase && envvar.GateStep.Get() == StepAll {
 		// The sequential count reruns the undecided points in this
 		// process's folder: one go test at a time, GPU sets not spread.
 		runBench = o.sequentialBench(cfg, basePath, &cfg.Thresholds)
@@ -153,7 +154,7 @@ func Run(ctx context.Context, o Options) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	if os.Getenv(EnvStep) == StepSuite {
+	if envvar.GateStep.Get() == StepSuite {
 		return benchCode, nil // a matrix part: the merge-and-gate job gates (spread.go)
 	}
 	if err := o.Store.SaveLast(key, bench); err != nil {
@@ -234,7 +235,7 @@ func (o Options) history(key Key, basePath string, hasBase bool) string {
 func (o Options) bench(ctx context.Context, count int, profiles []string) (string, int, error) {
 	starts := max(1, o.Starts)
 	if count%starts != 0 {
-		return "", 0, fmt.Errorf("%s=%d: COUNT=%d is not a multiple of it (every start runs the same count): make COUNT a multiple, or VLLMPERF_STARTS a divisor", envvar.Starts.Name, starts, count)
+		return "", 0, fmt.Errorf("%s=%d: %s=%d is not a multiple of it (every start runs the same count): make %[3]s a multiple, or %[1]s a divisor", envvar.Starts.Name, starts, envvar.Count.Name, count)
 	}
 	path, code, err := o.benchWith(ctx, count/starts, "Perf", o.Results, "")
 	for i := 2; i <= starts && err == nil; i++ {
@@ -385,7 +386,7 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 	}
 	code := worst(benchCode, rep.Outcome().ExitCode())
 	if code == 3 && o.AllowInconclusive {
-		o.say("warning", "INCONCLUSIVE passes (ALLOW_INCONCLUSIVE=true): "+rep.InconclusiveReason())
+		o.say("warning", "INCONCLUSIVE passes ("+envvar.AllowInconclusive.Name+"=true): "+rep.InconclusiveReason())
 		code = 0
 	}
 	if o.Refresh && o.Baseline == "" && benchCode == 0 && refreshes(code, meta) {

@@ -19,7 +19,7 @@ import (
 )
 
 // EnvSequential turns the sequential count on for a run gated against a
-// baseline: its spending function, pocock or obrien-fleming. COUNT is
+// baseline: its spending function, pocock or obrien-fleming. VLLMPERF_COUNT is
 // then the cap; the first look is at thresholds.yaml's min_samples.
 var EnvSequential = envvar.Sequential.Name
 

@@ -14,8 +14,8 @@ import (
 	"github.com/vllmperf/vllmperf/internal/harness/suite"
 )
 
-// TestStepGate: PERF_GATE_STEP=gate reads the bench.txt the matrix left
-// in RESULTS, a failed benchmark's line making it status 1; without it,
+// TestStepGate: VLLMPERF_GATE_STEP=gate reads the bench.txt the matrix left
+// in VLLMPERF_GATE_RESULTS, a failed benchmark's line making it status 1; without it,
 // or with a step it does not know, it says what to do.
 func TestStepGate(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,7 +26,7 @@ func TestStepGate(t *testing.T) {
 		{"passed", StepGate, "BenchmarkPerf/profile=basic/x-2 1 1 ns/op\n", 0, ""},
 		{"a part failed", StepGate, "--- FAIL: BenchmarkPerf/profile=basic/x\n    perf_test.go:228: check: FAIL\n", 1, ""},
 		{"nothing merged", StepGate, "", 0, "vllmperf merge --out"},
-		{"unknown step", "gates", "", 0, `PERF_GATE_STEP="gates": want suite`},
+		{"unknown step", "gates", "", 0, `VLLMPERF_GATE_STEP="gates": want suite`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(EnvStep, tc.step)

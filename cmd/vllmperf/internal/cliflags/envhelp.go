@@ -8,8 +8,8 @@ import (
 )
 
 // EnvHelp is a command's long help: intro, then the environment settings
-// it reads, one a line with its default (when its doc does not say it),
-// and more: where the rest are told.
+// it reads, one a line with its default (when its doc does not say it)
+// and its old name (when it had one), and more: where the rest are told.
 func EnvHelp(intro string, settings []envvar.Setting, more string) string {
 	var b strings.Builder
 	b.WriteString(intro + "\n\nEnvironment:\n")
@@ -17,6 +17,9 @@ func EnvHelp(intro string, settings []envvar.Setting, more string) string {
 		fmt.Fprintf(&b, "  %s: %s", s.Name, s.Doc)
 		if s.Default != "" && !strings.Contains(s.Doc, "default") {
 			fmt.Fprintf(&b, " (default %s)", s.Default)
+		}
+		if f := s.Formerly(); f != "" {
+			fmt.Fprintf(&b, " (%s)", f)
 		}
 		b.WriteString("\n")
 	}
@@ -30,7 +33,7 @@ const (
 	PerfGateLong = `Perf-gate runs what .github/workflows/perf-gate.yml runs, configured by the
 environment as make perf-gate: the plan (server starts, points, runs, and the
 time from the last run on the same key), the suite (go test -bench Perf
--count COUNT) into a results folder, then the gate against the baseline
+-count VLLMPERF_COUNT) into a results folder, then the gate against the baseline
 stored for the run's key (runner, GPU, backend, image, model, size, profiles,
 scenarios). With no baseline for the key this run is recorded as it and
 passes, with a notice. Exit status: 0 pass, 1 fail, 2 INVALID or not
