@@ -89,13 +89,8 @@ func (c *Client) Send(ctx context.Context, req Request, s *sample.Sample) {
 		s.Chunks = make([]sample.Chunk, 0, want)
 	}
 
-	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, cancel := c.requestContext(ctx)
 	defer cancel(nil)
-	if c.requestTimeout > 0 {
-		var cancelT context.CancelFunc
-		rctx, cancelT = context.WithTimeoutCause(rctx, c.requestTimeout, errRequestTimeout)
-		defer cancelT()
-	}
 	st := &reqState{req: &req, s: s}
 	if c.idleTimeout > 0 {
 		st.dog = startWatchdog(start, c.idleTimeout, cancel)
@@ -473,4 +468,19 @@ func chunkPart(thinking, answer bool) string {
 		return sample.PartReasoning
 	}
 	return ""
+}
+
+// requestContext is one request's context: canceled with a cause, and
+// ended by the request timeout (errRequestTimeout) when one is set. The
+// returned cancel releases both.
+func (c *Client) requestContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	if c.requestTimeout <= 0 {
+		return rctx, cancel
+	}
+	tctx, cancelT := context.WithTimeoutCause(rctx, c.requestTimeout, errRequestTimeout)
+	return tctx, func(cause error) {
+		cancel(cause) // first: the timeout context takes the parent's cause
+		cancelT()
+	}
 }

@@ -42,13 +42,8 @@ func (c *Client) sendUnstreamed(ctx context.Context, u unstreamedCall, s *sample
 		s.Fail(sample.ErrProtocol, 0, "encode the "+u.name+" request: "+err.Error())
 		return
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
+	rctx, cancel := c.requestContext(ctx)
 	defer cancel(nil)
-	if c.requestTimeout > 0 {
-		var cancelT context.CancelFunc
-		rctx, cancelT = context.WithTimeoutCause(rctx, c.requestTimeout, errRequestTimeout)
-		defer cancelT()
-	}
 	hr, err := http.NewRequestWithContext(rctx, http.MethodPost, c.baseURL+u.path, bytes.NewReader(body))
 	if err != nil {
 		s.Fail(sample.ErrProtocol, 0, c.redact("build the "+u.name+" request: "+err.Error()))
