@@ -66,7 +66,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 		// goodput without milliseconds
 		{"goodput no value", []string{"run", "--concurrency", "1", "--requests", "1", "--goodput", "ttft"}, "NAME:MILLISECONDS"},
 		// endpoint that does not exist
-		{"bad endpoint", []string{"run", "--concurrency", "1", "--requests", "1", "--endpoint", "rerank"}, `--endpoint "rerank"`},
+		{"bad endpoint", []string{"run", "--concurrency", "1", "--requests", "1", "--endpoint", "score"}, `--endpoint "score"`},
 		// unknown flag
 		{"unknown flag", []string{"run", "--concurency", "1"}, "unknown flag: --concurency"},
 		// profile that does not exist

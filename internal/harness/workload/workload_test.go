@@ -171,7 +171,7 @@ func TestNewErrors(t *testing.T) {
 		// The model name is required.
 		{"no model", Config{}, "Model is empty"},
 		// An endpoint outside the two supported ones.
-		{"bad endpoint", Config{Model: "m", Endpoint: "rerank"}, `Endpoint "rerank" is unknown`},
+		{"bad endpoint", Config{Model: "m", Endpoint: "score"}, `Endpoint "score" is unknown`},
 		// Too short to hold the nonce and index words.
 		{"prompt too short", Config{Model: "m", PromptTokens: 5}, "PromptTokens = 5"},
 		// Negative lengths.
