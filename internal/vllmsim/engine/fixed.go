@@ -75,6 +75,10 @@ func (f *Fixed) loop() {
 		}
 		now := f.clock.Now()
 		f.admit(now)
+		// The step's scheduled requests, as vLLM records them (running
+		// requests, vllm:lora_requests_info's adapters): a request whose
+		// tokens are all due by now still ran in this step.
+		f.updateGauges()
 		f.emitDue(now)
 		f.admit(now) // slots (and adapters) the finished requests freed
 		f.updateGauges()
