@@ -48,16 +48,16 @@ bench:
 # of published vs simulated figures and token vs HTTP path, and rewrite
 # them in docs/calibration.md.
 calibrate:
-	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/vllmsim/replay/ -update
+	$(GO) test -count=1 -run '^TestCalibration$$' -v ./internal/calreplay/ -update
 
 # make figures: rewrite the generated figures of README.md and docs/ in
 # place, between their <!-- figures NAME: begin/end --> markers, from
 # committed inputs (baselines/sim.txt, the gate-quality pools in
-# internal/harness/upgrade/testdata/quality, make timings' record
+# internal/orchestrate/upgrade/testdata/quality, make timings' record
 # docs/figures/timings.txt). make test runs the same tests without
 # VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
-FIGURE_PKGS := ./internal/harness/gate/ ./internal/harness/upgrade/ ./internal/harness/gatequality/ ./internal/docfigures/ ./internal/harness/envvar/
+FIGURE_PKGS := ./internal/gate/ ./internal/orchestrate/upgrade/ ./internal/gate/gatequality/ ./internal/docfigures/ ./internal/vocab/envvar/
 figures:
 	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
 
@@ -89,11 +89,11 @@ timings:
 # replay.FitPriors, one fit per source without that source's fit rows, each
 # scored on the rows it never saw; the least held-out loss wins), fit the
 # costs on every fit row with the chosen weight, and write
-# internal/vllmsim/replay/loso.yaml (tens of minutes). Put the full fit's
+# internal/calreplay/loso.yaml (tens of minutes). Put the full fit's
 # costs into engine.FittedCosts (internal/vllmsim/engine/presets.go), then
 # make calibrate. Check rows are never replayed by it.
 fit:
-	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/vllmsim/replay/ -fit all
+	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/calreplay/ -fit all
 
 # --- The regression gate (docs/gate.md) -------------------------------------
 
@@ -291,9 +291,9 @@ unit:
 # package with goleak's TestMain stalls in -fuzztime's timed mode. A
 # failing input is written to the package's testdata/fuzz: commit it with
 # the fix. FUZZ_EXECS=100000 make fuzz digs deeper.
-FUZZ_TARGETS = ./internal/harness/gate:FuzzRead ./internal/harness/scrape:FuzzParse \
-	./internal/harness/openai:FuzzStream ./internal/harness/dataset:FuzzParse \
-	./internal/harness/thresholds:FuzzParse ./internal/harness/profile:FuzzParse \
+FUZZ_TARGETS = ./internal/gate:FuzzRead ./internal/target/scrape:FuzzParse \
+	./internal/request/openai:FuzzStream ./internal/request/dataset:FuzzParse \
+	./internal/vocab/thresholds:FuzzParse ./internal/target/profile:FuzzParse \
 	./internal/vllmsim/calibration:FuzzParse
 FUZZ_EXECS ?= 2000
 .PHONY: fuzz

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/simtest"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // TestMain: the suite stopped by SIGINT or SIGTERM (a job's timeout,

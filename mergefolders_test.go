@@ -14,11 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/merge"
-	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/results/merge"
 	"github.com/vllmperf/vllmperf/internal/testphase"
+	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
 // TestMergeIsOneProcess is issue 34's done-when for runners: two go test

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -28,7 +28,7 @@ const managedLabel = "org.vllmperf.managed=true"
 // the server package, whose container tests start servers too), while it
 // watches Docker's events for the managed label: at no moment may two
 // managed containers exist. Every start holds the devices' lease
-// (internal/harness/server/lease.go) until its container is gone.
+// (internal/target/server/lease.go) until its container is gone.
 //
 // Its name matches no -run Perf pattern: it starts `go test -run Perf`.
 func TestOneServerPerGPUSet(t *testing.T) {
@@ -59,7 +59,7 @@ func TestOneServerPerGPUSet(t *testing.T) {
 	// across processes). The other cases run in make test's phases anyway.
 	cmd := exec.CommandContext(ctx, goBin, "test", "-count=1", "-short",
 		"-run", "^(TestPerf|TestPerfChecksFail|TestContainerProfilesServeStream)$/^(profiles|usage_skew|missing_metric|basic|speculative)$",
-		".", "./internal/harness/server/")
+		".", "./internal/target/server/")
 	cmd.Env = append(os.Environ(),
 		"VLLMPERF_BACKEND=container", "VLLMPERF_IMAGE=sim", "VLLMPERF_GPUS=none",
 		"VLLMPERF_PROFILES=basic,low-latency", "VLLMPERF_SCENARIOS=ttft-tpot",

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	"github.com/vllmperf/vllmperf/internal/run/check"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
+	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
+	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // noiseFree turns the simulator's run-to-run noise off (vllm-sim's
@@ -122,7 +122,7 @@ func runProfile(t *testing.T, s *suite.Suite, name string, all *runs) {
 		require.NoError(t, err)
 		for _, pt := range pts {
 			r, err := ss.Run(ctx, pt)
-			var ce *harness.ContextError
+			var ce *pipeline.ContextError
 			if errors.As(err, &ce) {
 				t.Error(err)
 				continue

@@ -1,4 +1,4 @@
-// The suite: wiring only (the logic lives in internal/harness/suite).
+// The suite: wiring only (the logic lives in internal/orchestrate/suite).
 // Every built-in profile is started through the backend VLLMPERF_BACKEND
 // selects (the embedded simulator by default; container for a vLLM image on
 // GPUs, or VLLMPERF_IMAGE=sim for the simulator image; external for
@@ -23,11 +23,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // newSuite reads the suite's configuration from the environment; simArgs
@@ -153,7 +153,7 @@ func benchProfile(b *testing.B, s *suite.Suite, name string) {
 				b.ResetTimer()
 				for range b.N {
 					r, err := ss.Run(ctx, pt)
-					var ce *harness.ContextError
+					var ce *pipeline.ContextError
 					if errors.As(err, &ce) {
 						b.Error(err) // this point cannot run here; the others still do
 						return

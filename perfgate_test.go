@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -105,7 +105,7 @@ func TestFailedCheckFailsTheGate(t *testing.T) {
 func fakeNvidiaSMI(t *testing.T, gpu string) []string {
 	t.Helper()
 	dir := t.TempDir()
-	td, err := filepath.Abs(filepath.Join("internal", "harness", "telemetry", "testdata"))
+	td, err := filepath.Abs(filepath.Join("internal", "target", "telemetry", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,18 +18,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	harnessreport "github.com/vllmperf/vllmperf/internal/harness/report"
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	harnessreport "github.com/vllmperf/vllmperf/internal/results/report"
+	"github.com/vllmperf/vllmperf/internal/run/check"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/sample"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
+	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/thirdparty/llmd"
+	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
 // The tests in this file point the suite at vLLM-compatible servers it
@@ -184,8 +184,8 @@ func TestRealServerContextLength(t *testing.T) {
 			pts, err := ss.Points("long-prefill-mix")
 			require.NoError(t, err)
 			_, err = ss.Run(context.Background(), pts[0])
-			var ce *harness.ContextError
-			require.True(t, errors.As(err, &ce), "error %v, want a *harness.ContextError", err)
+			var ce *pipeline.ContextError
+			require.True(t, errors.As(err, &ce), "error %v, want a *pipeline.ContextError", err)
 			assert.Equal(t, 1024, ce.MaxModelLen)
 			assert.Greater(t, ce.Longest.Tokens(), 1024)
 			assert.Contains(t, err.Error(), "more than the 1024 the server accepts")

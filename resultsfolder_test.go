@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness/history"
-	harnessreport "github.com/vllmperf/vllmperf/internal/harness/report"
-	"github.com/vllmperf/vllmperf/internal/harness/results"
+	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/results/history"
+	harnessreport "github.com/vllmperf/vllmperf/internal/results/report"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 

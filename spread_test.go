@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/results"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/spread"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/gpuset"
+	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -43,7 +43,7 @@ func TestProfilesSpreadOverGPUSets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the go command is needed to run the suite's processes: %v", err)
 	}
-	sets, err := spread.ParseSets("fake-a;fake-b")
+	sets, err := gpuset.ParseSets("fake-a;fake-b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +55,9 @@ func TestProfilesSpreadOverGPUSets(t *testing.T) {
 	defer w.stop()
 	dir := t.TempDir()
 	profiles := []string{"basic", "low-latency", "high-throughput"}
-	var jobs []spread.Job
+	var jobs []gpuset.Job
 	for _, p := range profiles {
-		jobs = append(jobs, spread.Job{Profile: p, Width: 1})
+		jobs = append(jobs, gpuset.Job{Profile: p, Width: 1})
 	}
 	bin := filepath.Join(dir, "perf.test") // built once: the processes start at once, not after two builds
 	build := exec.CommandContext(ctx, goBin, "test", "-c", "-o", bin, ".")
@@ -65,7 +65,7 @@ func TestProfilesSpreadOverGPUSets(t *testing.T) {
 		t.Fatalf("go test -c: %v\n%s", err, out)
 	}
 	var log strings.Builder
-	res, err := spread.Run(ctx, spread.Options{Sets: sets, Jobs: jobs, Out: filepath.Join(dir, "merged"), Parts: filepath.Join(dir, "parts"),
+	res, err := gpuset.Run(ctx, gpuset.Options{Sets: sets, Jobs: jobs, Out: filepath.Join(dir, "merged"), Parts: filepath.Join(dir, "parts"),
 		TestArgs: []string{"-test.run", "^$", "-test.bench", "Perf/./scenario=ttft-tpot", "-test.benchtime", "1x"},
 		Binary:   bin, Dir: ".", Stdout: &log,
 		Env: append(os.Environ(), "VLLMPERF_BACKEND=container", "VLLMPERF_IMAGE=sim", "VLLMPERF_SCENARIOS=ttft-tpot", "VLLMPERF_SIZE=quick",

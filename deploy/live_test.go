@@ -39,9 +39,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vllmperf/vllmperf/deploy"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
 )
 
 const (

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/prometheus/promql/parser"
-	"github.com/vllmperf/vllmperf/internal/harness/scrape"
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/target/scrape"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
 // Renames maps each vLLM metric that was renamed (by its current base name,

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/deploy"
-	"github.com/vllmperf/vllmperf/internal/harness/scrape"
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/target/scrape"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
 func TestExpandVariables(t *testing.T) {

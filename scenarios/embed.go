@@ -1,7 +1,7 @@
 // Package scenarios holds the project's scenario files as YAML and embeds
 // them so that the CLI and the tests find them by name: the server profiles
-// (see internal/harness/profile: Builtin, Names) and the workloads (see
-// internal/harness/scenario: Builtin, Names).
+// (see internal/target/profile: Builtin, Names) and the workloads (see
+// internal/run/scenario: Builtin, Names).
 package scenarios
 
 import (

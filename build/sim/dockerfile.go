@@ -1,5 +1,5 @@
 // Package sim holds the simulator image's Dockerfile, embedded so that the
-// harness (internal/harness/server) builds the image from any directory,
+// harness (internal/target/server) builds the image from any directory,
 // with no checkout on disk.
 package sim
 

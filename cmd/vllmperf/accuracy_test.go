@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/sample"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
-	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/sample"
+	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // startSim serves the simulator in-process on a loopback port and returns its

@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/bisect"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 func newBisectCommand(stdout, stderr io.Writer) *cobra.Command {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/fixtures"
-	"github.com/vllmperf/vllmperf/internal/harness/dataset"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/dataset"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
 )
 
 // TestRunDatasets: each data set format runs through `vllmperf run` on

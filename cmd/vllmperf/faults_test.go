@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/testphase"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // The tests of issue 11's rows at the command line (docs/reliability.md).
@@ -532,7 +532,7 @@ func TestRow16_TargetWithAPIPath(t *testing.T) {
 func TestCorruptBaselineExit2(t *testing.T) {
 	testphase.Fault(t)
 	t.Parallel()
-	good, err := os.ReadFile("../../internal/harness/gate/testdata/bench/base.txt")
+	good, err := os.ReadFile("../../internal/gate/testdata/bench/base.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +559,7 @@ func TestCorruptBaselineExit2(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			runCLI(t, context.Background(), "gate", "--baseline", path, "--new", "../../internal/harness/gate/testdata/bench/noise.txt", "--step-summary=").
+			runCLI(t, context.Background(), "gate", "--baseline", path, "--new", "../../internal/gate/testdata/bench/noise.txt", "--step-summary=").
 				wantCode(t, 2, tc.want)
 		})
 	}

@@ -6,10 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
-	"github.com/vllmperf/vllmperf/internal/harness/verdict"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary.

@@ -14,7 +14,7 @@ import (
 )
 
 // gateData is the gate package's generated fixtures.
-const gateData = "../../internal/harness/gate/testdata"
+const gateData = "../../internal/gate/testdata"
 
 func benchFile(name string) string { return filepath.Join(gateData, "bench", name) }
 

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/historycli"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/history"
+	"github.com/vllmperf/vllmperf/internal/results/history"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // newHistoryCommand mounts `vllmperf history` (package historycli), whose bad

@@ -15,7 +15,7 @@ import (
 
 // historyStore is the history package's recorded store: 16 unchanged
 // simulator runs, then 8 with --sim-slowdown 1.04.
-const historyStore = "../../internal/harness/history/testdata/sim"
+const historyStore = "../../internal/results/history/testdata/sim"
 
 // runHistoryCLI runs `vllmperf history args...` with the repository's
 // thresholds.yaml and no job summary.

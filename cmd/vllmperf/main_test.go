@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // TestMain removes the vllmperf binary the process-level tests built, and

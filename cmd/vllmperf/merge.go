@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/harness/merge"
+	"github.com/vllmperf/vllmperf/internal/results/merge"
 )
 
 func newMergeCommand(stdout io.Writer) *cobra.Command {

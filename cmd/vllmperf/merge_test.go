@@ -13,7 +13,7 @@ import (
 // TestMerge joins package merge's two fixture folders (one profile each)
 // and refuses to merge a folder with itself, naming the profile.
 func TestMerge(t *testing.T) {
-	td := filepath.Join("..", "..", "internal", "harness", "merge", "testdata")
+	td := filepath.Join("..", "..", "internal", "results", "merge", "testdata")
 	out := filepath.Join(t.TempDir(), "merged")
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(context.Background(), &stdout, &stderr, []string{"merge", "--out", out, filepath.Join(td, "basic"), filepath.Join(td, "low-latency")}))

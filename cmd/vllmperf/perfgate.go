@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/perfgate"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/perfgate"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // newPerfGateCommands are `vllmperf perf-gate` and `vllmperf plan`

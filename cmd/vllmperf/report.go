@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
+	"github.com/vllmperf/vllmperf/internal/results/report"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
 func newReportCommand(stdout io.Writer) *cobra.Command {

@@ -17,7 +17,7 @@ import (
 func reportFolder(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "results")
-	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "internal", "harness", "report", "testdata", "results"))))
+	require.NoError(t, os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "internal", "results", "report", "testdata", "results"))))
 	return dst
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/target/profile"
 )
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {

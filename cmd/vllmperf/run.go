@@ -11,14 +11,14 @@ import (
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/runflags"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/check"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/progress"
+	"github.com/vllmperf/vllmperf/internal/run/check"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // runOptions are the flags of `vllmperf run`: one run's (package runflags)
@@ -84,7 +84,7 @@ func (o *runOptions) run(ctx context.Context, flags *pflag.FlagSet, stdout, stde
 	if err != nil {
 		return err
 	}
-	res, err := harness.Run(ctx, srv, in.Point, opts...)
+	res, err := pipeline.Run(ctx, srv, in.Point, opts...)
 	bar.Finish()
 	if err != nil {
 		return exitstatus.Interrupted(ctx, o.Explain(err))

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 )
 
 // TestRunSimImageOutsideCheckout is the command a user without the source

@@ -14,7 +14,7 @@ import (
 // committed simulator store (runs of one key, each on its own start) and
 // refuses a single recording, naming what it needs.
 func TestStartSpread(t *testing.T) {
-	runs, err := filepath.Glob(filepath.Join("..", "..", "internal", "harness", "history", "testdata", "sim", "runs", "*", "bench.txt"))
+	runs, err := filepath.Glob(filepath.Join("..", "..", "internal", "results", "history", "testdata", "sim", "runs", "*", "bench.txt"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(runs), 2)
 	var stdout, stderr bytes.Buffer

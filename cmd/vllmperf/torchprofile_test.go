@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/target/torchprof"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // usageCase is one way of calling a command wrongly.

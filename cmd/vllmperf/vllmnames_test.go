@@ -8,9 +8,9 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/testphase"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // TestRunVLLMNames runs `vllmperf run` as a vllm bench serve user would,

@@ -199,7 +199,7 @@ func faultFigure(cases []leafCase, panics int) string {
 	})
 	parts := make([]string, len(pkgs))
 	for i, p := range pkgs {
-		name := strings.TrimPrefix(strings.TrimPrefix(p, "internal/"), "harness/")
+		name := strings.TrimPrefix(p, "internal/")
 		if p == "." {
 			name = "root"
 		}

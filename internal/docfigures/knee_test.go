@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // TestFiguresKnee computes docs/suite.md's sentences on the knee and on

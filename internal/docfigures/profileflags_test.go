@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
+	"github.com/vllmperf/vllmperf/internal/target/profile"
 )
 
 // TestFiguresProfileFlags computes scenarios/README.md's table of the

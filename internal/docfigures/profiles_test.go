@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vllmperf/vllmperf/internal/harness/benchname"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/units"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // TestFiguresProfiles computes docs/suite.md's table of what the profiles

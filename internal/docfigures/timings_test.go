@@ -43,7 +43,7 @@ var timedCommands = []timedCommand{
 	{cmd: cmdSuite},
 	{cmd: cmdCapacity, setup: "go build -o bin/vllmperf ./cmd/vllmperf"},
 	{cmd: cmdHistoryRun},
-	{cmd: cmdHistoryQuality, setup: "go test -count=1 -run '^$' ./internal/harness/history/"},
+	{cmd: cmdHistoryQuality, setup: "go test -count=1 -run '^$' ./internal/results/history/"},
 	{cmd: cmdEngine, setup: "go test -count=1 -run '^$' ./internal/vllmsim/engine/"},
 	{cmd: cmdEngineRace, setup: "go test -count=1 -race -run '^$' ./internal/vllmsim/engine/"},
 }
@@ -52,7 +52,7 @@ const (
 	cmdSuite          = "VLLMPERF_SIZE=quick go test -run '^$' -bench Perf -benchtime 1x ."
 	cmdCapacity       = "bin/vllmperf capacity --size quick --start 4"
 	cmdHistoryRun     = "VLLMPERF_PROFILES=basic VLLMPERF_SCENARIOS=ttft-tpot go test -short -run '^$' -bench Perf -benchtime 1x -count 10 ."
-	cmdHistoryQuality = "go test -count=1 -run TestHistoryQuality -v ./internal/harness/history/"
+	cmdHistoryQuality = "go test -count=1 -run TestHistoryQuality -v ./internal/results/history/"
 	cmdEngine         = "go test -count=1 ./internal/vllmsim/engine/"
 	cmdEngineRace     = "go test -count=1 -race ./internal/vllmsim/engine/"
 )

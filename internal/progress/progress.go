@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
+	"github.com/vllmperf/vllmperf/internal/request/load"
 	"golang.org/x/term"
 )
 

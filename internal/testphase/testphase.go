@@ -86,7 +86,7 @@ const (
 	// LaneDefault is the lane of an alone test that declares none.
 	LaneDefault LaneName = "default"
 	// LaneContainers is for the tests that start Docker containers: every
-	// container start holds the devices' lease (internal/harness/server),
+	// container start holds the devices' lease (internal/target/server),
 	// so two of them would wait for each other anyway, and some watch
 	// every managed container while they run.
 	LaneContainers LaneName = "containers"

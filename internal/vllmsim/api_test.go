@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 

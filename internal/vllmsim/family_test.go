@@ -3,7 +3,7 @@ package vllmsim
 import (
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
 // TestServeFlagsAreVLLMs: every vllm serve flag the simulator takes is one
@@ -19,7 +19,7 @@ func TestServeFlagsAreVLLMs(t *testing.T) {
 	}
 	for _, f := range serveFlags {
 		if !fam.IsKnownFlag(f.name) {
-			t.Errorf("--%s: the simulator takes it, vLLM's family does not know it (internal/harness/serverfamily/vllm.go)", f.name)
+			t.Errorf("--%s: the simulator takes it, vLLM's family does not know it (internal/target/serverfamily/vllm.go)", f.name)
 		}
 		if f.kind == kindNegBool && !fam.IsNegatable(f.name) {
 			t.Errorf("--%s: the simulator takes --no-%s, vLLM's family does not list it as negatable", f.name, f.name)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/harness/schema"
+	"github.com/vllmperf/vllmperf/internal/request/schema"
 )
 
 // guidedText collects a guided stream's text: content, or tool-call

@@ -3,7 +3,7 @@ package llmd
 import (
 	"maps"
 
-	"github.com/vllmperf/vllmperf/internal/harness/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
 // Family is llm-d-inference-sim's server family at Version, its

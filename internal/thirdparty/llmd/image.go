@@ -7,7 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 )
 
 // ImageRef is the image Image builds: llm-d-inference-sim Version in a

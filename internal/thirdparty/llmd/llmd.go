@@ -29,7 +29,7 @@
 //
 //   - Binary, Start, StartT, Process: this package's tests and tests of
 //     vllmperf against a third-party server.
-//   - Image, ImageRef: internal/harness/server's container test of the
+//   - Image, ImageRef: internal/target/server's container test of the
 //     image entrypoint.
 //   - Version, Package, EnvBinary, OfflineFlag: the docs and error
 //     messages; tools/llmd/go.mod is checked against Version by the tests.

@@ -19,7 +19,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
 )
 
 // TestCommandLine checks the arguments Start gives the simulator.
@@ -370,7 +370,7 @@ func TestCloseReportsCrash(t *testing.T) {
 // memory), checks its ENTRYPOINT keeps the simulator offline, and runs it,
 // without any network (--network none) and through the Docker API itself
 // (testcontainers would start its reaper), until it says it serves.
-// internal/harness/server's tests stream through it.
+// internal/target/server's tests stream through it.
 func TestImage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), BuildTimeout)
 	defer cancel()

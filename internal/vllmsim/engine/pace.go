@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vllmperf/vllmperf/internal/harness/scrape/simpace"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/simpace"
 )
 
 // The real-time loop's pace: how much of the timing model's schedule the

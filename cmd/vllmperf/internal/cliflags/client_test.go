@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
+	"github.com/vllmperf/vllmperf/internal/request/openai"
 )
 
 func parseClientFlags(t *testing.T, args ...string) (*openai.Flags, openai.Settings, error) {

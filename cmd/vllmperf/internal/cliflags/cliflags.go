@@ -14,11 +14,11 @@ import (
 	dockerunits "github.com/docker/go-units"
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/gateway"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/verdict"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/gateway"
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // Load defines vllmperf run's load-shape flags on f, with the CLI's

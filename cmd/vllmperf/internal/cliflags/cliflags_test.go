@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/verdict"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // TestOutput: --format and --step-summary bind a verdict.Output whose

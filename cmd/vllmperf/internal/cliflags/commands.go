@@ -4,12 +4,12 @@ import (
 	"github.com/spf13/pflag"
 
 	vllmperf "github.com/vllmperf/vllmperf"
-	"github.com/vllmperf/vllmperf/internal/harness/bisect"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
-	"github.com/vllmperf/vllmperf/internal/harness/scrape"
-	"github.com/vllmperf/vllmperf/internal/harness/suite"
-	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
-	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
+	"github.com/vllmperf/vllmperf/internal/target/scrape"
+	"github.com/vllmperf/vllmperf/internal/target/torchprof"
 )
 
 // Scrape defines the flags of `vllmperf scrape` on f.

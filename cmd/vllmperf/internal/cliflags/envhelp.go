@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/harness/envvar"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
 // EnvHelp is a command's long help: intro, then the environment settings

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/harness/envvar"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
 func TestEnvHelp(t *testing.T) {

@@ -3,8 +3,8 @@ package cliflags
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/harness/gate"
+	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // GateArgs takes `vllmperf gate OLD NEW` as benchstat does: two

@@ -3,8 +3,8 @@ package cliflags
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/overload"
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/request/overload"
 )
 
 // LoadShape defines vllmperf run's ramp-up flags (vLLM's names and

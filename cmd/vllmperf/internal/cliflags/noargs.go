@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // NoArgs refuses positional arguments as a usage error (exit 2), with the

@@ -3,8 +3,8 @@ package cliflags
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/envvar"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
 // Server defines the server flags on f: a running server (--target), or

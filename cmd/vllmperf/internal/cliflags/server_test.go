@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/envvar"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
 // TestServerRefuse: flags that mean nothing with the backend chosen are

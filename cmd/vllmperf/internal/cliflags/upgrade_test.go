@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/upgrade"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
 )
 
 // TestSuiteSettings: --size and --thresholds go over the environment's

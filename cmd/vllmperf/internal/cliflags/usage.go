@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/suggest"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // EnforceUsage makes every command of the tree under root keep the exit

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/harness/envvar"
-	"github.com/vllmperf/vllmperf/internal/harness/history"
-	"github.com/vllmperf/vllmperf/internal/harness/report"
-	"github.com/vllmperf/vllmperf/internal/harness/thresholds"
-	"github.com/vllmperf/vllmperf/internal/harness/verdict"
+	"github.com/vllmperf/vllmperf/internal/results/history"
+	"github.com/vllmperf/vllmperf/internal/results/report"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
+	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // EnvHistory names the default history store.

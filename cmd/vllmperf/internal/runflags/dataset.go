@@ -8,11 +8,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vllmperf/vllmperf/fixtures"
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/dataset"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/dataset"
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
 )
 
 // DatasetFlags are a run's data set flags (vllmperf run --dataset;
@@ -76,7 +76,7 @@ func (d *DatasetFlags) apply(fs *pflag.FlagSet, seed uint64, cfg *load.Config, c
 
 // tooLong says which flags shorten a data set whose longest request does
 // not fit the server's context.
-func (d *DatasetFlags) tooLong(ce *harness.ContextError) error {
+func (d *DatasetFlags) tooLong(ce *pipeline.ContextError) error {
 	return fmt.Errorf("--dataset %s: its longest request needs %d prompt words + %d output tokens, more than the %d tokens the server accepts for %s (max_model_len on /v1/models): every such request would fail; drop them with --max-prompt-len and --max-output-len",
 		d.File, ce.Longest.PromptWords, ce.Longest.MaxTokens, ce.MaxModelLen, ce.Model)
 }

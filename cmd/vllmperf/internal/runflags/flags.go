@@ -9,18 +9,18 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/load"
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/profile"
-	"github.com/vllmperf/vllmperf/internal/harness/scenario"
-	"github.com/vllmperf/vllmperf/internal/harness/scrape"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/stats"
-	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
+	"github.com/vllmperf/vllmperf/internal/run/stats"
+	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/scrape"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/target/torchprof"
 )
 
 // Flags are the flags of one run against one server (vllmperf run): each
@@ -129,7 +129,7 @@ func (o *Flags) Parse(fs *pflag.FlagSet, stderr io.Writer) (*Input, error) {
 
 // Options are Run's options for in against srv, with progress called
 // after each request; an error when no model is known.
-func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total int)) ([]harness.Option, error) {
+func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total int)) ([]pipeline.Option, error) {
 	model := o.Server.Model
 	if model == "" {
 		model = srv.Model()
@@ -137,16 +137,16 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 	if model == "" {
 		return nil, exitstatus.Usagef("no model to request: pass --model (the server's served model name)")
 	}
-	opts := []harness.Option{
-		harness.WithModel(model), harness.WithAPIKey(in.Client.APIKey), harness.WithEndpoint(in.Client.Endpoint), harness.WithSeed(o.Load.Seed),
-		harness.WithGoodput(in.Goodput), harness.WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
-		harness.WithMaxEventSize(in.Client.MaxEventSize), harness.WithProgress(progress), harness.WithPercentiles(o.VLLM.Percentiles),
+	opts := []pipeline.Option{
+		pipeline.WithModel(model), pipeline.WithAPIKey(in.Client.APIKey), pipeline.WithEndpoint(in.Client.Endpoint), pipeline.WithSeed(o.Load.Seed),
+		pipeline.WithGoodput(in.Goodput), pipeline.WithTimeouts(o.Client.RequestTimeout, o.Client.IdleTimeout),
+		pipeline.WithMaxEventSize(in.Client.MaxEventSize), pipeline.WithProgress(progress), pipeline.WithPercentiles(o.VLLM.Percentiles),
 	}
 	if in.TorchProfile != nil {
-		opts = append(opts, harness.WithTorchProfile(*in.TorchProfile))
+		opts = append(opts, pipeline.WithTorchProfile(*in.TorchProfile))
 	}
 	if o.Load.Shape.NoOverloadStop {
-		opts = append(opts, harness.WithoutOverloadStop())
+		opts = append(opts, pipeline.WithoutOverloadStop())
 	}
 	return append(opts, o.LoRA.options()...), nil
 }
@@ -156,8 +156,8 @@ func (o *Flags) Options(in *Input, srv server.Server, progress func(done, total 
 // and wrong settings (usage errors, package exitstatus), a refused key
 // with where it came from, a server still starting.
 func (o *Flags) Explain(err error) error {
-	var ce *harness.ContextError
-	var ae *harness.AdapterError
+	var ce *pipeline.ContextError
+	var ae *pipeline.AdapterError
 	switch {
 	case errors.As(err, &ae):
 		return exitstatus.Usage(err)

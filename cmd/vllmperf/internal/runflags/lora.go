@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
 )
 
 // LoRAFlags are a run's LoRA flag: --lora-modules, as vllm bench serve
@@ -35,9 +35,9 @@ func (l *LoRAFlags) check() error {
 }
 
 // options are Run's options for the flag.
-func (l *LoRAFlags) options() []harness.Option {
+func (l *LoRAFlags) options() []pipeline.Option {
 	if len(l.Modules) == 0 {
 		return nil
 	}
-	return []harness.Option{harness.WithLoRAModules(l.Modules...)}
+	return []pipeline.Option{pipeline.WithLoRAModules(l.Modules...)}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
 )
 
 // MMFlags are vllm bench serve's random-mm data set flags; --dataset-name

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness"
-	"github.com/vllmperf/vllmperf/internal/harness/server"
-	"github.com/vllmperf/vllmperf/internal/harness/torchprof"
+	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/target/torchprof"
 )
 
 // TorchProfileFlags are --torch-profile and its settings.
@@ -28,7 +28,7 @@ var torchProfileFlagNames = []string{"torch-profile-dir", "torch-profile-window"
 // Register defines the flags on f.
 func (t *TorchProfileFlags) Register(f *pflag.FlagSet) {
 	f.BoolVar(&t.On, "torch-profile", false, "run vLLM's torch profiler (/start_profile, /stop_profile) over a steady window of the load and collect its traces; the server must have its profiler on (vllmperf turns it on for the servers it starts)")
-	f.StringVar(&t.Dir, "torch-profile-dir", "", "the traces' folder: where the servers vllmperf starts write them (default "+harness.DefaultTraceDir+"); with --target, the server's own trace folder as this machine sees it (without it the traces stay where the server writes them)")
+	f.StringVar(&t.Dir, "torch-profile-dir", "", "the traces' folder: where the servers vllmperf starts write them (default "+pipeline.DefaultTraceDir+"); with --target, the server's own trace folder as this machine sees it (without it the traces stay where the server writes them)")
 	f.DurationVar(&t.Window, "torch-profile-window", torchprof.DefaultWindow, "how long the profiler runs (it stops earlier when the load ends)")
 	f.IntVar(&t.Running, "torch-profile-running", 0, "start the profiler once this many requests are running (default: 80% of --concurrency, 1 for a rate)")
 }
@@ -61,7 +61,7 @@ func (t *TorchProfileFlags) settings(fs *pflag.FlagSet, external bool) (*torchpr
 		return s, nil, nil
 	}
 	if s.Dir == "" {
-		s.Dir = harness.DefaultTraceDir
+		s.Dir = pipeline.DefaultTraceDir
 	}
 	abs, err := filepath.Abs(s.Dir)
 	if err == nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/harness/openai"
-	"github.com/vllmperf/vllmperf/internal/harness/workload"
+	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/request/workload"
 )
 
 // vLLM bench serve's flag names on `vllmperf run`, with vLLM's meaning

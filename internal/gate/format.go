@@ -1,0 +1,586 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"golang.org/x/perf/benchmath"
+)
+
+// Formats are the ways the report is written.
+func (r *Report) Formats() []Format {
+	return []Format{{Name: "text", Write: r.WriteBrief}, {Name: "full", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
+}
+
+// Formats lists the names of the report's formats.
+var Formats = FormatNames((&Report{}).Formats())
+
+// WriteFormat writes the report in format: text (brief), full, summary,
+// markdown or json.
+func (r *Report) WriteFormat(w io.Writer, format string) error {
+	return WriteAs(w, format, r.Formats())
+}
+
+// Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit
+// breached".
+func (r *Report) Headline() string {
+	var parts []string
+	add := func(n int, one, many string) {
+		switch {
+		case n == 1:
+			parts = append(parts, "1 "+one)
+		case n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(r.Count(Regression), "regression", "regressions")
+	regressed := r.RegressedProfiles()
+	suite := slices.Contains(regressed, SuiteProfile)
+	add(len(regressed)-btoi(suite), "profile regressed", "profiles regressed")
+	if suite {
+		parts = append(parts, "every profile slower together (the suite-wide test)")
+	}
+	add(r.Count(Missing), "missing metric", "missing metrics")
+	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
+	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
+	add(r.countRunChecks(CheckFail), "failed check", "failed checks")
+	add(r.countRunChecks(CheckInvalid)+r.Count(InvalidVerdict), "INVALID run or row", "INVALID runs or rows")
+	add(r.Count(Inconclusive), "inconclusive", "inconclusive")
+	add(r.CountChecks(CheckUnchecked), "limit never checked", "limits never checked")
+	add(len(r.OnlyBaseline), "baseline benchmark not run", "baseline benchmarks not run")
+	add(r.Count(Improvement), "improvement", "improvements")
+	add(r.Count(NoChange), "unchanged", "unchanged")
+	add(r.Count(NoRegression), "without a regression", "without a regression")
+	if len(parts) == 0 {
+		parts = append(parts, "nothing gated")
+	}
+	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
+	if names := r.RegressedTests(); len(names) > 0 {
+		head += "; profiles: " + strings.Join(names, ", ")
+	}
+	if names := r.FailedCheckNames(); len(names) > 0 {
+		head += "; checks: " + strings.Join(names, "; ")
+	}
+	if words := r.runnerWords(); words != "" {
+		head += "; " + words
+	}
+	return head
+}
+
+// countRunChecks counts the checks of benchmarks (RunCheckKind) with
+// status s.
+func (r *Report) countRunChecks(s CheckStatus) int {
+	return countIf(r.Checks, func(c Check) bool { return c.Kind == RunCheckKind && c.Status == s })
+}
+
+// cells are one row's printed columns.
+type cells struct {
+	unit, base, next, delta, p, holm, n, verdict, note string
+}
+
+func (row *Row) cells() cells {
+	c := cells{
+		unit:    row.Unit,
+		base:    fmtSummary(row.Unit, row.Baseline),
+		next:    fmtSummary(row.Unit, row.New),
+		delta:   FormatDelta(row.DeltaPct),
+		p:       FormatP(row.P),
+		holm:    FormatP(row.PHolm),
+		verdict: string(row.Verdict),
+	}
+	switch {
+	case row.Baseline != nil && row.New != nil:
+		c.n = fmt.Sprintf("%d+%d", row.Baseline.N, row.New.N)
+	case row.Baseline != nil:
+		c.n = fmt.Sprintf("%d+0", row.Baseline.N)
+	case row.New != nil:
+		c.n = fmt.Sprintf("0+%d", row.New.N)
+	}
+	// Unchanged rows and metrics without a direction need no words.
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
+	if row.Verdict != NoChange && row.Verdict != NoRegression && (row.Verdict != NotGated || (gated && !row.Reported())) {
+		c.note = row.Reason
+	}
+	return c
+}
+
+// WriteText writes the report for a terminal: one block per benchmark,
+// then the limits, what was not compared, warnings and the verdict.
+func (r *Report) WriteText(w io.Writer) error {
+	ew := &ErrWriter{W: w}
+	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
+	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n", r.testsWords(), ciWords(r))
+	if r.Selection != nil {
+		ew.Printf("%s\n", r.Selection)
+	}
+	ew.Printf("\n")
+
+	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
+	all := []cells{head}
+	for i := range r.Rows {
+		all = append(all, r.Rows[i].cells())
+	}
+	width := columnWidths(all)
+	name := ""
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Name != name {
+			if name != "" {
+				ew.Printf("\n")
+			}
+			name = row.Name
+			ew.Printf("%s\n", name)
+			ew.Printf("  %s\n", strings.TrimRight(width.line(head), " "))
+		}
+		ew.Printf("  %s\n", strings.TrimRight(width.line(all[i+1]), " "))
+	}
+
+	r.writeTail(ew)
+	return ew.Err
+}
+
+// writeTail writes the end of the text reports: the limits that did not
+// pass, what was not compared, warnings and the verdict with its exit code.
+func (r *Report) writeTail(ew *ErrWriter) {
+	if len(r.Profiles)+len(r.Tails)+len(r.Suite) > 0 {
+		ew.Printf("\nprofiles (combined tests):\n")
+		for _, p := range r.allTests() {
+			ew.Printf("  %s\n", p.Describe())
+		}
+	}
+	writeMDE(ew, r.MinimumEffects)
+	if bad := r.problemChecks(); len(bad) > 0 {
+		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
+		for _, c := range bad {
+			ew.Printf("  %-9s %s\n", c.Status, checkLine(c))
+		}
+	} else if len(r.Checks) > 0 {
+		ew.Printf("\nlimits on the new results: all %d passed\n", len(r.Checks))
+	}
+	if len(r.OnlyBaseline) > 0 {
+		ew.Printf("\nin the baseline only (not compared):\n  %s\n", strings.Join(r.OnlyBaseline, "\n  "))
+	}
+	if len(r.OnlyNew) > 0 {
+		ew.Printf("\nin the new results only (no baseline; limits checked):\n  %s\n", strings.Join(r.OnlyNew, "\n  "))
+	}
+	for _, warn := range r.Warnings {
+		ew.Printf("\nwarning: %s\n", warn)
+	}
+	ew.Printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
+}
+
+// WriteMarkdown writes the report for a pull request or
+// $GITHUB_STEP_SUMMARY: the verdict, the rows that need attention, failed
+// limits, and counts of the other rows (a step summary stays short:
+// --format full and the JSON report have every row).
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	ew := &ErrWriter{W: w}
+	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
+	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
+	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
+		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
+	if r.Selection != nil {
+		ew.Printf("%s\n\n", mdCell(r.Selection.String()))
+	}
+
+	for _, p := range r.allTests() {
+		if p.Regression {
+			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
+		}
+	}
+	var attention []*Row
+	for i := range r.Rows {
+		if r.Rows[i].needsAttention() {
+			attention = append(attention, &r.Rows[i])
+		}
+	}
+	if len(attention) > 0 {
+		mdRows(ew, attention[:min(len(attention), briefRows)])
+		if n := len(attention) - briefRows; n > 0 {
+			ew.Printf("\n… %d more rows that changed, failed or are undecided: `vllmperf gate --format full`\n", n)
+		}
+		ew.Printf("\n")
+	}
+	if bad := r.problemChecks(); len(bad) > 0 {
+		ew.Printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
+		for _, c := range bad {
+			ew.Printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
+		}
+		ew.Printf("\n")
+	}
+	if len(r.OnlyBaseline) > 0 {
+		ew.Printf("Not in the new results: %s\n\n", mdList(r.OnlyBaseline))
+	}
+	if len(r.OnlyNew) > 0 {
+		ew.Printf("New, without baseline: %s\n\n", mdList(r.OnlyNew))
+	}
+	for _, warn := range r.Warnings {
+		ew.Printf("> **warning**: %s\n\n", mdCell(warn))
+	}
+	ew.Printf("%s; every row: `vllmperf gate --format full` or the JSON report.\n", mdCell(r.restWords()))
+	return ew.Err
+}
+
+// mdRows writes rows as a markdown table, each with why it got its verdict.
+func mdRows(ew *ErrWriter, rows []*Row) {
+	ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
+	for _, row := range rows {
+		c := row.cells()
+		ew.Printf("| %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict, mdCell(row.Reason))
+	}
+}
+
+func (r *Report) thresholdsName() string {
+	if r.Thresholds == "" {
+		return "the built-in defaults"
+	}
+	return r.Thresholds
+}
+
+func (r *Report) problemChecks() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.Status != CheckPass {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func checkLine(c Check) string {
+	where := c.Name
+	if where == "" {
+		where = "(all benchmarks)"
+	}
+	if c.Kind == RunCheckKind {
+		return fmt.Sprintf("%s check %s: %s", where, c.Unit, c.Reason)
+	}
+	return fmt.Sprintf("%s %s %s: %s", where, c.Unit, c.Limit, c.Reason)
+}
+
+// ciWords describes the intervals' level, which thresholds.yaml may vary.
+func ciWords(r *Report) string {
+	levels := map[float64]bool{}
+	for _, row := range r.Rows {
+		levels[row.Settings.Confidence] = true
+	}
+	if len(levels) == 1 {
+		for l := range levels {
+			return fmt.Sprintf("%g%% intervals", 100*l)
+		}
+	}
+	return "confidence intervals"
+}
+
+// JSONRow is a Row as --format json writes it (gate.json's rows).
+type JSONRow struct {
+	Name           string     `json:"name"`
+	Profile        string     `json:"profile,omitempty"`
+	Scenario       string     `json:"scenario,omitempty"`
+	Unit           string     `json:"unit"`
+	Headline       bool       `json:"headline"`
+	Tail           bool       `json:"tail,omitempty"`
+	Direction      string     `json:"direction"`
+	DirectionFrom  string     `json:"direction_from"`
+	BaselineMedian *float64   `json:"baseline_median"`
+	BaselineCI     []*float64 `json:"baseline_ci"`
+	BaselineN      int        `json:"baseline_n"`
+	BaselineValues []float64  `json:"baseline_values"`
+	NewMedian      *float64   `json:"new_median"`
+	NewCI          []*float64 `json:"new_ci"`
+	NewN           int        `json:"new_n"`
+	NewValues      []float64  `json:"new_values"`
+	DeltaPct       *float64   `json:"delta_pct"`
+	P              *float64   `json:"p"`
+	PHolm          *float64   `json:"p_holm"`
+	Alpha          float64    `json:"alpha"`
+	MinEffectPct   float64    `json:"min_effect_pct"`
+	MinSamples     int        `json:"min_samples"`
+	Confidence     float64    `json:"confidence"`
+	Verdict        Verdict    `json:"verdict"`
+	Reason         string     `json:"reason"`
+	RunsNeeded     *int       `json:"runs_needed"`
+}
+
+// JSONCheck is a Check as --format json writes it.
+type JSONCheck struct {
+	Kind   CheckKind   `json:"kind"`
+	Name   string      `json:"name"`
+	Unit   string      `json:"unit"`
+	Limit  string      `json:"limit"`
+	Value  *float64    `json:"value"`
+	Status CheckStatus `json:"status"`
+	Reason string      `json:"reason,omitempty"`
+}
+
+// JSONProfile is one profile's combined test in gate.json.
+type JSONProfile struct {
+	Profile      string   `json:"profile"`
+	Metric       string   `json:"metric,omitempty"`
+	Point        string   `json:"point,omitempty"`
+	Tests        int      `json:"tests"`
+	Points       int      `json:"points,omitempty"`
+	P            *float64 `json:"p"`
+	PHolm        *float64 `json:"p_holm"`
+	PWorse       *float64 `json:"p_worse"`
+	PWorseHolm   *float64 `json:"p_worse_holm"`
+	PGate        *float64 `json:"p_gate"`
+	EffectPct    *float64 `json:"effect_pct"`
+	MinEffectPct float64  `json:"min_effect_pct"`
+	Regression   bool     `json:"regression"`
+	Invalid      string   `json:"invalid,omitempty"`
+	// The start-aware test (start.go; absent where the runs of a side
+	// are judged as independent): its one-sided p, the shift it
+	// measured, that shift's sd with nothing changed, and start_spread.
+	PStart         *float64 `json:"p_start,omitempty"`
+	ShiftPct       *float64 `json:"shift_pct,omitempty"`
+	StartSDPct     *float64 `json:"start_sd_pct,omitempty"`
+	StartSpreadPct *float64 `json:"start_spread_pct,omitempty"`
+	// BaseStarts and NewStarts are the server starts it allowed for on
+	// each side.
+	BaseStarts int `json:"base_starts,omitempty"`
+	NewStarts  int `json:"new_starts,omitempty"`
+	// The suite-wide test's weakest leave-one-out test: the profile it
+	// left out, its p and the other profiles' mean shift.
+	LeftOut          string   `json:"left_out,omitempty"`
+	PLeaveOut        *float64 `json:"p_leave_one_out,omitempty"`
+	LeaveOutShiftPct *float64 `json:"leave_one_out_shift_pct,omitempty"`
+}
+
+// RegressedProfiles names the profiles that regressed as a whole (by
+// their headline test or a tail test), once each.
+func (r *Report) RegressedProfiles() []string {
+	var out []string
+	for _, p := range r.allTests() {
+		if p.Regression {
+			out = addDistinct(out, p.Profile)
+		}
+	}
+	return out
+}
+
+// testsWords says what the gate judged: "12 headline tests in 2 profiles,
+// combined per profile and Holm-corrected".
+func (r *Report) testsWords() string {
+	profiles, n := "profiles", len(r.Profiles)
+	if n == 1 {
+		profiles = "profile"
+	}
+	return fmt.Sprintf("%d headline tests in %d %s, combined per profile and Holm-corrected%s (%s)",
+		r.Comparisons, n, profiles, r.tailWords(), r.notGatedWords())
+}
+
+// JSONReport is the report as --format json writes it: gate.json, which
+// vllmperf report reads back with this type.
+type JSONReport struct {
+	Baseline     string        `json:"baseline"`
+	New          string        `json:"new"`
+	Thresholds   string        `json:"thresholds"`
+	Result       Outcome       `json:"result"`
+	ExitCode     int           `json:"exit_code"`
+	Decision     Decision      `json:"decision"`
+	Summary      string        `json:"summary"`
+	Comparisons  int           `json:"comparisons"`
+	Profiles     []JSONProfile `json:"profiles"`
+	RunsNeeded   *int          `json:"runs_needed"`
+	Rows         []JSONRow     `json:"rows"`
+	Checks       []JSONCheck   `json:"checks"`
+	OnlyBaseline []string      `json:"only_baseline"`
+	OnlyNew      []string      `json:"only_new"`
+	Warnings     []string      `json:"warnings"`
+
+	// Tails are the tail tests (tails.go); Suite the suite-wide test
+	// (start.go, none or one); MinimumEffects the minimum detectable
+	// effects (mde.go).
+	Tails          []JSONProfile `json:"tails"`
+	Suite          []JSONProfile `json:"suite"`
+	Points         []JSONProfile `json:"points_tests,omitempty"`
+	MinimumEffects []JSONMDE     `json:"minimum_effects"`
+}
+
+// WriteJSON writes the report as one JSON object: the result and exit
+// code, one object per row (name, unit, baseline_median, new_median,
+// delta_pct, p, p_holm, verdict, the intervals, n, direction, reason,
+// runs_needed) and one per check. Values are in the unit's own scale;
+// a number that is not finite (an unbounded interval) is null.
+func (r *Report) WriteJSON(w io.Writer) error {
+	out := JSONReport{
+		Baseline: r.Baseline, New: r.New, Thresholds: r.Thresholds, Result: r.Outcome(), ExitCode: r.Outcome().ExitCode(),
+		Decision: r.Decision(), Summary: r.Headline(), Comparisons: r.Comparisons,
+		Rows: []JSONRow{}, Checks: []JSONCheck{},
+		OnlyBaseline: nonNil(r.OnlyBaseline), OnlyNew: nonNil(r.OnlyNew), Warnings: nonNil(r.Warnings),
+	}
+	if need := r.RunsNeeded(); need != 0 {
+		out.RunsNeeded = &need
+	}
+	out.Profiles, out.Tails, out.Suite = jsonProfiles(r.Profiles), jsonProfiles(r.Tails), jsonProfiles(r.Suite)
+	out.Points = jsonProfiles(r.Points)
+	out.MinimumEffects = jsonMDEs(r.MinimumEffects)
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		j := JSONRow{
+			Name: row.Name, Profile: row.Profile, Scenario: row.Scenario, Unit: row.Unit, Headline: row.Headline, Tail: row.Tail,
+			Direction: row.Direction.String(), DirectionFrom: row.DirectionFrom,
+			DeltaPct: finite(row.DeltaPct), P: finite(row.P), PHolm: finite(row.PHolm),
+			Alpha: row.Settings.Alpha, MinEffectPct: 100 * row.Settings.MinEffect,
+			MinSamples: row.Settings.MinSamples, Confidence: row.Settings.Confidence,
+			Verdict: row.Verdict, Reason: row.Reason,
+		}
+		if s := row.Baseline; s != nil {
+			j.BaselineMedian, j.BaselineCI, j.BaselineN, j.BaselineValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values
+		}
+		if s := row.New; s != nil {
+			j.NewMedian, j.NewCI, j.NewN, j.NewValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values
+		}
+		if row.Verdict == Inconclusive {
+			need := row.RunsNeeded
+			j.RunsNeeded = &need
+		}
+		out.Rows = append(out.Rows, j)
+	}
+	for _, c := range r.Checks {
+		out.Checks = append(out.Checks, JSONCheck{Kind: c.Kind, Name: c.Name, Unit: c.Unit, Limit: c.Limit, Value: finite(c.Value), Status: c.Status, Reason: c.Reason})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// value formatting ----------------------------------------------------------
+
+// fmtSummary writes "40.12ms ±3%" (benchstat's ± range), "—" when absent.
+func fmtSummary(unit string, s *Summary) string {
+	if s == nil {
+		return "—"
+	}
+	rng := benchmath.Summary{Center: s.Median, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
+	return FormatValue(unit, s.Median) + " ±" + rng
+}
+
+// FormatValue writes a value in its unit's natural form (thresholds'), "—"
+// for none (NaN).
+func FormatValue(unit string, v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return units.FormatValue(unit, v)
+}
+
+// FormatDelta writes a change in percent as benchstat does (+1.23%), "—"
+// for none (NaN).
+func FormatDelta(pct float64) string {
+	switch {
+	case math.IsNaN(pct):
+		return "—"
+	case math.IsInf(pct, 1):
+		return "+∞%"
+	case math.IsInf(pct, -1):
+		return "-∞%"
+	}
+	return fmt.Sprintf("%+.2f%%", pct)
+}
+
+// fmtPct writes a limit in percent without trailing zeros (5%, 2.5%).
+func fmtPct(pct float64) string {
+	return strconv.FormatFloat(pct, 'f', -1, 64) + "%"
+}
+
+// FormatP writes a p-value with three decimals.
+func FormatP(p float64) string {
+	if math.IsNaN(p) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// columns ---------------------------------------------------------------------
+
+type widths [8]int
+
+func columnWidths(rows []cells) widths {
+	var w widths
+	for _, c := range rows {
+		for i, s := range c.fixed() {
+			w[i] = max(w[i], utf8.RuneCountInString(s))
+		}
+	}
+	return w
+}
+
+func (c cells) fixed() [8]string {
+	return [8]string{c.unit, c.base, c.next, c.delta, c.p, c.holm, c.n, c.verdict}
+}
+
+// line pads each column; numbers are right-aligned.
+func (w widths) line(c cells) string {
+	var b strings.Builder
+	for i, s := range c.fixed() {
+		pad := strings.Repeat(" ", w[i]-utf8.RuneCountInString(s))
+		if i >= 3 && i <= 6 {
+			b.WriteString(pad + s)
+		} else {
+			b.WriteString(s + pad)
+		}
+		b.WriteString("  ")
+	}
+	b.WriteString(c.note)
+	return b.String()
+}
+
+// markdown ----------------------------------------------------------------------
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+func mdList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + mdCode(n) + "`"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// Notable returns the rows whose verdict is not NO CHANGE or NOT GATED:
+// the ones that need a reader's attention.
+func (j *JSONReport) Notable() []JSONRow {
+	var out []JSONRow
+	for _, r := range j.Rows {
+		if r.Verdict != NoChange && r.Verdict != NotGated && r.Verdict != NoRegression {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
