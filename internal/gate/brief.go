@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // Bounds of the brief report (WriteBrief): past them it counts what it
@@ -26,7 +28,7 @@ func (row *Row) needsAttention() bool {
 // could not be decided, then counts of the rest, and the verdict again as
 // the last line (a CI log's tail). WriteText (--format full) has every row.
 func (r *Report) WriteBrief(w io.Writer) error {
-	ew := &ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
 	ew.Printf("%s; medians with %s\n", r.testsWords(), ciWords(r))
@@ -60,7 +62,7 @@ func (r *Report) WriteBrief(w io.Writer) error {
 
 // writeAttention writes the rows that need attention, by benchmark, at
 // most briefRows of them.
-func (r *Report) writeAttention(ew *ErrWriter) {
+func (r *Report) writeAttention(ew *verdict.ErrWriter) {
 	var rows []*Row
 	for i := range r.Rows {
 		if r.Rows[i].needsAttention() {
@@ -100,7 +102,7 @@ func (r *Report) restWords() string {
 }
 
 // namesLine writes a count of names under title and the first few.
-func namesLine(ew *ErrWriter, title string, names []string) {
+func namesLine(ew *verdict.ErrWriter, title string, names []string) {
 	if len(names) == 0 {
 		return
 	}
@@ -109,7 +111,7 @@ func namesLine(ew *ErrWriter, title string, names []string) {
 }
 
 // moreLine says how many of what were left out, when any were.
-func moreLine(ew *ErrWriter, n int, what string) {
+func moreLine(ew *verdict.ErrWriter, n int, what string) {
 	if n > 0 {
 		ew.Printf("  … %d more %s: --format full\n", n, what)
 	}
@@ -118,7 +120,7 @@ func moreLine(ew *ErrWriter, n int, what string) {
 // writeRowsByBenchmark prints rows under their benchmark's name, each
 // benchmark with the columns' header, the columns as wide as their
 // widest cell.
-func writeRowsByBenchmark(ew *ErrWriter, rows []*Row) {
+func writeRowsByBenchmark(ew *verdict.ErrWriter, rows []*Row) {
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
 	for _, row := range rows {

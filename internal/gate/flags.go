@@ -7,6 +7,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // Flags are the flags of `vllmperf gate`; Run does what they say.
@@ -17,7 +18,7 @@ type Flags struct {
 	Force      bool
 	Filter     string // benchstat's benchproc query; "" gates everything
 	JSON       string
-	Output     Output
+	Output     verdict.Output
 }
 
 // Run compares the files, publishes the report (Output) and writes
@@ -44,7 +45,7 @@ func (o *Flags) Run(stdout, stderr io.Writer) error {
 	if err := out.Write(func(w io.Writer) error { return rep.WriteFormat(w, "json") }); err != nil {
 		return exitstatus.Usage(err)
 	}
-	return ExitError(rep, rep.InconclusiveReason())
+	return verdict.ExitError(rep, rep.InconclusiveReason())
 }
 
 // compare checks the flags, reads the files and compares them.

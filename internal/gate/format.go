@@ -11,21 +11,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 	"golang.org/x/perf/benchmath"
 )
 
 // Formats are the ways the report is written.
-func (r *Report) Formats() []Format {
-	return []Format{{Name: "text", Write: r.WriteBrief}, {Name: "full", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
+func (r *Report) Formats() []verdict.Format {
+	return []verdict.Format{{Name: "text", Write: r.WriteBrief}, {Name: "full", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
 
 // Formats lists the names of the report's formats.
-var Formats = FormatNames((&Report{}).Formats())
+var Formats = verdict.FormatNames((&Report{}).Formats())
 
 // WriteFormat writes the report in format: text (brief), full, summary,
 // markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
-	return WriteAs(w, format, r.Formats())
+	return verdict.WriteAs(w, format, r.Formats())
 }
 
 // Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit
@@ -114,7 +115,7 @@ func (row *Row) cells() cells {
 // WriteText writes the report for a terminal: one block per benchmark,
 // then the limits, what was not compared, warnings and the verdict.
 func (r *Report) WriteText(w io.Writer) error {
-	ew := &ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
 	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n", r.testsWords(), ciWords(r))
 	if r.Selection != nil {
@@ -148,7 +149,7 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // writeTail writes the end of the text reports: the limits that did not
 // pass, what was not compared, warnings and the verdict with its exit code.
-func (r *Report) writeTail(ew *ErrWriter) {
+func (r *Report) writeTail(ew *verdict.ErrWriter) {
 	if len(r.Profiles)+len(r.Tails)+len(r.Suite) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
 		for _, p := range r.allTests() {
@@ -181,7 +182,7 @@ func (r *Report) writeTail(ew *ErrWriter) {
 // limits, and counts of the other rows (a step summary stays short:
 // --format full and the JSON report have every row).
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	ew := &ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
 	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
@@ -229,7 +230,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // mdRows writes rows as a markdown table, each with why it got its verdict.
-func mdRows(ew *ErrWriter, rows []*Row) {
+func mdRows(ew *verdict.ErrWriter, rows []*Row) {
 	ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
 	for _, row := range rows {
 		c := row.cells()

@@ -9,6 +9,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // MDEPower is the chance at which a minimum detectable effect is found.
@@ -419,7 +420,7 @@ func fmtRunsFor(n int) string {
 }
 
 // writeMDE writes the minimum detectable effects, one line a profile.
-func writeMDE(ew *ErrWriter, ms []MDE) {
+func writeMDE(ew *verdict.ErrWriter, ms []MDE) {
 	if len(ms) == 0 {
 		return
 	}

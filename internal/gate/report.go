@@ -21,18 +21,18 @@ const (
 	Improvement Verdict = verdict.Improvement
 	// NoChange: the confidence intervals rule out a regression as large
 	// as the minimum effect.
-	NoChange Verdict = "NO CHANGE"
+	NoChange Verdict = verdict.NoChange
 	// NoRegression: tested, not significant, but the intervals do not
 	// rule out a change of the minimum effect: passes, unless the
 	// settings require equivalence (require_no_change), where the row is
 	// Inconclusive instead.
-	NoRegression Verdict = "NO REGRESSION"
+	NoRegression Verdict = verdict.NoRegression
 	// Inconclusive: too few runs, or intervals too wide to tell; the row
 	// says how many runs a side would decide.
 	Inconclusive Verdict = Verdict(verdict.Inconclusive)
 	// NotGated: a metric without a direction (shown, never judged), or
 	// one on a single side only.
-	NotGated Verdict = "NOT GATED"
+	NotGated Verdict = verdict.NotGated
 	// Missing: a gated metric the baseline has and the new results lack.
 	Missing Verdict = verdict.Missing
 	// InvalidVerdict: a regression the gate refuses to call one, because
@@ -117,7 +117,7 @@ const (
 	CheckMissing CheckStatus = verdict.Missing
 	// CheckUnchecked: a limit on a unit no benchmark of the new results
 	// reports (a misspelt unit, or a metric the run could not measure).
-	CheckUnchecked CheckStatus = "UNCHECKED"
+	CheckUnchecked CheckStatus = verdict.Unchecked
 )
 
 // Check is an absolute limit tested on the new results.
@@ -239,11 +239,11 @@ type Decision string
 const (
 	// Different: the new side is worse (the gate fails; more runs will
 	// not help).
-	Different Decision = "DIFFERENT"
+	Different Decision = verdict.Different
 	// Same: no regression can remain (improvements are allowed).
-	Same Decision = "SAME"
+	Same Decision = verdict.Same
 	// Unknown: more runs are needed (see Report.RunsNeeded).
-	Unknown Decision = "UNKNOWN"
+	Unknown Decision = verdict.Unknown
 )
 
 // Decision maps Outcome to DIFFERENT (FAIL), SAME (PASS) or UNKNOWN.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // Reported reports whether the row has a direction but is not a
@@ -31,7 +32,7 @@ func (row *Row) tooFewRuns() bool {
 // (rows short of runs are counted once: the remedy is the same) — then the
 // limits, what was not compared, warnings and the verdict.
 func (r *Report) WriteSummary(w io.Writer) error {
-	ew := &ErrWriter{W: w}
+	ew := &verdict.ErrWriter{W: w}
 	ew.Printf("vllmperf gate: %s (baseline) vs %s (new), settings from %s\n", r.Baseline, r.New, r.thresholdsName())
 	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.testsWords(), ciWords(r))
 
@@ -144,7 +145,7 @@ func dotIfZero(n int) string {
 
 // writeColumns writes a table padded to its columns, numbers (all but the
 // first and last column) right-aligned.
-func writeColumns(ew *ErrWriter, lines [][]string) {
+func writeColumns(ew *verdict.ErrWriter, lines [][]string) {
 	var width []int
 	for _, l := range lines {
 		for i, c := range l {
