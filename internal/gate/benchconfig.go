@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/request/dataset"
+	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 )
 
 // DefaultConfigKeys are the file configuration keys (docs/bench-format.md)
@@ -14,10 +14,10 @@ import (
 // not a regression of this change.
 // vllm-version is not among them (the image pins it); the set of profiles
 // is always compared (profileSet: a new profile is not compared, a missing
-// one refused). dataset.ConfigKey is a benchmark's own: a scenario
+// one refused). benchname.ConfigDataset is a benchmark's own: a scenario
 // that sends a data set prints it before its benchmarks (and clears it
 // after), so results of other data, or none, are not compared.
-var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size", dataset.ConfigKey}
+var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size", benchname.ConfigDataset}
 
 // ProfilesKey names the set of profiles in a Mismatch.
 const ProfilesKey = "profiles"
