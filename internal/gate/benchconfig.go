@@ -38,7 +38,9 @@ type Mismatch struct {
 	Detail string
 }
 
-// MismatchError refuses a comparison of results measured on different setups.
+// MismatchError refuses a comparison of results measured on different
+// setups. Its message ends where a command adds how to compare anyway
+// (Options.Force).
 type MismatchError struct {
 	Baseline, New string // the inputs' names
 	Mismatches    []Mismatch
@@ -51,7 +53,7 @@ func (e *MismatchError) Error() string {
 		b.WriteString("\n  ")
 		b.WriteString(m.describe(e.Baseline, e.New))
 	}
-	b.WriteString("\ncompare results of one setup (re-baseline after a change of GPU, driver, model or image: see docs/gate.md), or pass --force to compare anyway")
+	b.WriteString("\ncompare results of one setup (re-baseline after a change of GPU, driver, model or image: see docs/gate.md)")
 	return b.String()
 }
 

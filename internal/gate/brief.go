@@ -55,7 +55,7 @@ func (r *Report) WriteBrief(w io.Writer) error {
 	}
 	moreLine(ew, len(r.Warnings)-briefWarnings, "warnings")
 	ew.Printf("\n%s\n", r.restWords())
-	ew.Printf("every row, the profiles' tests and the detectable effects: --format full; what the words mean: docs/verdict.md\n")
+	ew.Printf("every row, the profiles' tests and the detectable effects: %s full; what the words mean: docs/verdict.md\n", verdict.FormatFlag)
 	ew.Printf("\n%s (exit %d)\n", r.Headline(), r.Outcome().ExitCode())
 	return ew.Err
 }
@@ -113,7 +113,7 @@ func namesLine(ew *verdict.ErrWriter, title string, names []string) {
 // moreLine says how many of what were left out, when any were.
 func moreLine(ew *verdict.ErrWriter, n int, what string) {
 	if n > 0 {
-		ew.Printf("  … %d more %s: --format full\n", n, what)
+		ew.Printf("  … %d more %s: %s full\n", n, what, verdict.FormatFlag)
 	}
 }
 

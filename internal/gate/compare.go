@@ -24,6 +24,9 @@ type Options struct {
 	// Force compares despite configuration differences, which then
 	// become warnings in the Report.
 	Force bool
+	// ForceFlag names Force in those warnings (the command's flag);
+	// "forced" without one.
+	ForceFlag string
 	// OwnStarts says that the runs of a side do not share one server
 	// start per profile (the interleaved upgrade gate: its blocks and
 	// pairs sample starts on both sides), so no start allowance
@@ -79,7 +82,7 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 			return nil, cerr
 		}
 		for _, m := range mm {
-			rep.Warnings = append(rep.Warnings, "--force: "+m.describe(base.Name, next.Name))
+			rep.Warnings = append(rep.Warnings, orWord(opts.ForceFlag, "forced")+": "+m.describe(base.Name, next.Name))
 		}
 	}
 

@@ -11,29 +11,63 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// Selection is what --filter kept of the two sides: benchstat's benchproc
+// Selection is what a filter kept of the two sides: benchstat's benchproc
 // query and how many benchmark lines (runs) it left out of each.
 type Selection struct {
+	// Flag names the filter in the report: the command's flag
+	// (Config.FilterFlag), "filter" without one.
+	Flag                    string
 	Query                   string
 	LeftOutBase, LeftOutNew int
 }
 
-// String says what was left out: "--filter '/profile:basic': 1020 of
-// 1050 baseline lines and 0 of 30 new lines left out".
+// String says what was left out: the filter (its flag), its query and
+// the benchmark lines it left out of each side.
 func (s *Selection) String() string {
 	if s == nil {
 		return ""
 	}
-	return fmt.Sprintf("--filter '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", s.Query, s.LeftOutBase, s.LeftOutNew)
+	return fmt.Sprintf("%s '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", orWord(s.Flag, "filter"), s.Query, s.LeftOutBase, s.LeftOutNew)
+}
+
+// A FilterError is a query that is not in benchstat's filter syntax.
+type FilterError struct {
+	Query string
+	Err   error
+}
+
+func (e *FilterError) Error() string { return "filter " + e.Detail() }
+
+// Detail is the error after the word for the filter, for a command to
+// name its flag: `"/profile:(basic": ... (the syntax is benchstat's ...)`.
+func (e *FilterError) Detail() string {
+	return fmt.Sprintf("%q: %v (the syntax is benchstat's: /profile:basic /scenario:ttft-tpot; see 'go doc golang.org/x/perf/benchproc/syntax')", e.Query, e.Err)
+}
+
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// An EmptySelectionError is a filter that leaves a side without any
+// benchmark: the query's keys do not match the side's names.
+type EmptySelectionError struct {
+	Query, Input string
+	LeftOut      int
+}
+
+func (e *EmptySelectionError) Error() string { return "filter " + e.Detail() }
+
+// Detail is the error after the word for the filter (FilterError.Detail).
+func (e *EmptySelectionError) Detail() string {
+	return fmt.Sprintf("'%s' selects no benchmark of %s (%d lines left out): check the keys against its names, e.g. /profile:basic /scenario:ttft-tpot", e.Query, e.Input, e.LeftOut)
 }
 
 // NewSelection parses query in benchstat's filter syntax
 // (golang.org/x/perf/benchproc: "/profile:basic /scenario:ttft-tpot",
-// "-/scenario:startup", ".unit:(tok/s OR ttft-p99-ns)").
+// "-/scenario:startup", ".unit:(tok/s OR ttft-p99-ns)"); a query it
+// cannot parse is a *FilterError.
 func NewSelection(query string) (*benchproc.Filter, error) {
 	f, err := benchproc.NewFilter(query)
 	if err != nil {
-		return nil, fmt.Errorf("--filter %q: %w (the syntax is benchstat's: /profile:basic /scenario:ttft-tpot; see 'go doc golang.org/x/perf/benchproc/syntax')", query, err)
+		return nil, &FilterError{Query: query, Err: err}
 	}
 	return f, nil
 }
@@ -49,7 +83,7 @@ func (in *Input) Keep(f *benchproc.Filter) (int, error) {
 	for _, res := range in.Results {
 		m, err := f.Match(res)
 		if err != nil {
-			return 0, fmt.Errorf("%s: --filter: %w", in.Name, err)
+			return 0, fmt.Errorf("%s: the filter: %w", in.Name, err)
 		}
 		if !m.Apply(res) {
 			dropped++
@@ -66,7 +100,7 @@ func (in *Input) Keep(f *benchproc.Filter) (int, error) {
 		}
 		m, err := f.Match(probe)
 		if err != nil {
-			return 0, fmt.Errorf("%s: --filter: %w", in.Name, err)
+			return 0, fmt.Errorf("%s: the filter: %w", in.Name, err)
 		}
 		if m.Any() {
 			checks = append(checks, c)
@@ -76,17 +110,17 @@ func (in *Input) Keep(f *benchproc.Filter) (int, error) {
 	return dropped, nil
 }
 
-// selectBoth applies --filter to both sides, nil without one; a side it
-// leaves empty is an error naming the query.
-func (o *Flags) selectBoth(base, next *Input) (*Selection, error) {
-	if o.Filter == "" {
+// selectBoth applies the filter cfg names to both sides, nil without
+// one; a side it leaves empty is an *EmptySelectionError.
+func selectBoth(cfg Config, base, next *Input) (*Selection, error) {
+	if cfg.Filter == "" {
 		return nil, nil
 	}
-	f, err := NewSelection(o.Filter)
+	f, err := NewSelection(cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
-	sel := &Selection{Query: o.Filter}
+	sel := &Selection{Flag: cfg.FilterFlag, Query: cfg.Filter}
 	for _, side := range []struct {
 		in      *Input
 		leftOut *int
@@ -95,10 +129,18 @@ func (o *Flags) selectBoth(base, next *Input) (*Selection, error) {
 			return nil, err
 		}
 		if len(side.in.Results) == 0 && len(side.in.RunChecks) == 0 {
-			return nil, fmt.Errorf("--filter '%s' selects no benchmark of %s (%d lines left out): check the keys against its names, e.g. /profile:basic /scenario:ttft-tpot", o.Filter, side.in.Name, *side.leftOut)
+			return nil, &EmptySelectionError{Query: cfg.Filter, Input: side.in.Name, LeftOut: *side.leftOut}
 		}
 	}
 	return sel, nil
+}
+
+// orWord is name, or word where name is empty.
+func orWord(name, word string) string {
+	if name == "" {
+		return word
+	}
+	return name
 }
 
 // nearbyResults is the hint for a results file that is not there: the

@@ -205,7 +205,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(attention) > 0 {
 		mdRows(ew, attention[:min(len(attention), briefRows)])
 		if n := len(attention) - briefRows; n > 0 {
-			ew.Printf("\n… %d more rows that changed, failed or are undecided: `vllmperf gate --format full`\n", n)
+			ew.Printf("\n… %d more rows that changed, failed or are undecided: `vllmperf gate %s full`\n", n, verdict.FormatFlag)
 		}
 		ew.Printf("\n")
 	}
@@ -225,7 +225,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	for _, warn := range r.Warnings {
 		ew.Printf("> **warning**: %s\n\n", mdCell(warn))
 	}
-	ew.Printf("%s; every row: `vllmperf gate --format full` or the JSON report.\n", mdCell(r.restWords()))
+	ew.Printf("%s; every row: `vllmperf gate %s full` or the JSON report.\n", mdCell(r.restWords()), verdict.FormatFlag)
 	return ew.Err
 }
 

@@ -96,7 +96,7 @@ func TestGolden(t *testing.T) {
 			if tc.thresholds != "" {
 				set = loadThresholds(t, tc.thresholds)
 			}
-			rep, err := Compare(readBench(t, tc.base), readBench(t, tc.next), set, Options{Force: tc.force})
+			rep, err := Compare(readBench(t, tc.base), readBench(t, tc.next), set, Options{Force: tc.force, ForceFlag: "--force"})
 			if err != nil {
 				t.Fatal(err)
 			}

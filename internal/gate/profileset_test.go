@@ -47,7 +47,7 @@ func TestProfileSet(t *testing.T) {
 			for _, p := range tc.new {
 				next += bench(p)
 			}
-			rep, err := Compare(parse(t, "base.txt", base), parse(t, "new.txt", next), nil, Options{Force: tc.force})
+			rep, err := Compare(parse(t, "base.txt", base), parse(t, "new.txt", next), nil, Options{Force: tc.force, ForceFlag: "--force"})
 			if tc.refused != "" {
 				var me *MismatchError
 				if !errors.As(err, &me) || !strings.Contains(err.Error(), tc.refused) {

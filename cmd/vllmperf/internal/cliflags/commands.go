@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	vllmperf "github.com/vllmperf/vllmperf"
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
@@ -23,7 +24,7 @@ func Scrape(f *pflag.FlagSet, o *scrape.Flags) {
 }
 
 // Gate defines the flags of `vllmperf gate` on f.
-func Gate(f *pflag.FlagSet, o *gate.Flags) {
+func Gate(f *pflag.FlagSet, o *gatecli.Flags) {
 	f.StringVar(&o.Baseline, "baseline", "", "the stored results to compare against (benchfmt)")
 	f.StringVar(&o.New, "new", "", "the results to judge (benchfmt)")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")

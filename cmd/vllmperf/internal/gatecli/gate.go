@@ -1,13 +1,20 @@
-package gate
+package gatecli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
+	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
+)
+
+// The flags the gate's messages name (cliflags.Gate defines them).
+const (
+	forceFlag  = "--force"
+	filterFlag = "--filter"
 )
 
 // Flags are the flags of `vllmperf gate`; Run does what they say.
@@ -48,33 +55,37 @@ func (o *Flags) Run(stdout, stderr io.Writer) error {
 	return verdict.ExitError(rep, rep.InconclusiveReason())
 }
 
-// compare checks the flags, reads the files and compares them.
-func (o *Flags) compare() (*Report, error) {
+// compare checks the flags and compares the files; the library's typed
+// errors become messages that name the flag to change.
+func (o *Flags) compare() (*gate.Report, error) {
 	if o.Baseline == "" || o.New == "" {
 		return nil, errors.New("gate needs --baseline FILE and --new FILE: the stored results and the new ones, both `go test -bench Perf` output")
 	}
 	if err := o.Output.Check(); err != nil {
 		return nil, err
 	}
-	set, err := thresholds.Resolve(o.Thresholds, ".")
-	if err != nil {
-		return nil, err
+	rep, err := gate.CompareFiles(gate.Config{
+		Baseline: o.Baseline, New: o.New, Thresholds: o.Thresholds,
+		Force: o.Force, Filter: o.Filter, ForceFlag: forceFlag, FilterFlag: filterFlag,
+	})
+	return rep, flagError(err)
+}
+
+// flagError words the library's errors about an option as the command's
+// flag: a refused setup can be forced, a filter is --filter.
+func flagError(err error) error {
+	var (
+		mm    *gate.MismatchError
+		bad   *gate.FilterError
+		empty *gate.EmptySelectionError
+	)
+	switch {
+	case errors.As(err, &mm):
+		return fmt.Errorf("%w, or pass %s to compare anyway", err, forceFlag)
+	case errors.As(err, &bad):
+		return fmt.Errorf("%s %s", filterFlag, bad.Detail())
+	case errors.As(err, &empty):
+		return fmt.Errorf("%s %s", filterFlag, empty.Detail())
 	}
-	base, err := ReadFile(o.Baseline)
-	if err != nil {
-		return nil, err
-	}
-	next, err := ReadFile(o.New)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := o.selectBoth(base, next)
-	if err != nil {
-		return nil, err
-	}
-	rep, err := Compare(base, next, set, Options{Force: o.Force})
-	if rep != nil {
-		rep.Selection = sel
-	}
-	return rep, err
+	return err
 }
