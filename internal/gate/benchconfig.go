@@ -5,19 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
-
-// DefaultConfigKeys are the file configuration keys (docs/bench-format.md)
-// on which both sides of a comparison must agree: a result from another
-// GPU, model, backend, server image or size (quick or full scenarios) is
-// not a regression of this change.
-// vllm-version is not among them (the image pins it); the set of profiles
-// is always compared (profileSet: a new profile is not compared, a missing
-// one refused). benchname.ConfigDataset is a benchmark's own: a scenario
-// that sends a data set prints it before its benchmarks (and clears it
-// after), so results of other data, or none, are not compared.
-var DefaultConfigKeys = []string{"gpu", "model", "backend", "image", "size", benchname.ConfigDataset}
 
 // ProfilesKey names the set of profiles in a Mismatch.
 const ProfilesKey = "profiles"
@@ -83,21 +72,21 @@ func (m Mismatch) describe(baseName, newName string) string {
 
 // checkConfig compares the configuration keys of every benchmark both
 // sides ran, and the sides' sets of profiles.
-func checkConfig(base, next *sideData, keys []string) []Mismatch {
+func checkConfig(base, next *input.Side, keys []string) []Mismatch {
 	var out mismatchSet
-	for _, key := range base.order {
-		nb, ok := next.benches[key]
+	for _, key := range base.Order {
+		nb, ok := next.Benches[key]
 		if !ok {
 			continue
 		}
-		bb := base.benches[key]
+		bb := base.Benches[key]
 		for _, k := range keys {
-			bv, nv := bb.config[k], nb.config[k]
+			bv, nv := bb.Config[k], nb.Config[k]
 			if len(bv) == 1 && len(nv) == 1 && bv[0] == nv[0] {
 				continue
 			}
 			m := Mismatch{Key: k, Baseline: joinValues(bv), New: joinValues(nv)}
-			out.add(m, bb.name)
+			out.add(m, bb.Name)
 		}
 	}
 	if m, _ := profileSet(base, next); m != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -27,7 +28,7 @@ func TestFiguresBrief(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sim, err := Read(f, "baselines/sim.txt")
+	sim, err := input.Read(f, "baselines/sim.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +49,11 @@ func TestFiguresBrief(t *testing.T) {
 // baselines/gpu.txt the repository does not ship).
 func TestMissingBaselineHint(t *testing.T) {
 	t.Parallel()
-	_, err := ReadFile(filepath.Join(filepath.Dir(simBaseline(t)), "gpu.txt"))
+	_, err := input.ReadFile(filepath.Join(filepath.Dir(simBaseline(t)), "gpu.txt"))
 	if err == nil || !strings.Contains(err.Error(), "holds sim.txt") || !strings.Contains(err.Error(), "make baseline-gpu") {
 		t.Errorf("ReadFile(baselines/gpu.txt) = %v, want the folder's files named and how a GPU baseline is made", err)
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "none.txt")); err == nil || strings.Contains(err.Error(), "holds") {
+	if _, err := input.ReadFile(filepath.Join(t.TempDir(), "none.txt")); err == nil || strings.Contains(err.Error(), "holds") {
 		t.Errorf("ReadFile in an empty folder = %v, want the error without a list", err)
 	}
 }

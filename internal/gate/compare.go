@@ -3,14 +3,13 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -50,7 +49,7 @@ type Options struct {
 // *MismatchError when the sides were measured on different setups (unless
 // opts.Force), an error when no benchmark appears on both sides or when
 // the files' Unit lines disagree on a direction.
-func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, error) {
+func Compare(base, next *input.Input, set *thresholds.Set, opts Options) (*Report, error) {
 	if set == nil {
 		set = thresholds.Empty()
 	}
@@ -62,13 +61,13 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	}
 	keys := opts.ConfigKeys
 	if keys == nil {
-		keys = DefaultConfigKeys
+		keys = input.DefaultConfigKeys
 	}
-	g, err := newGrouping()
+	g, err := input.NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	bs, ns := g.group(base, groupKeys(keys)), g.group(next, groupKeys(keys))
+	bs, ns := g.Group(base, input.GroupKeys(keys)), g.Group(next, input.GroupKeys(keys))
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 
 	pm, notes := provenanceDiffs(bs, ns, keys)
@@ -96,8 +95,8 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	}
 	var tests []test
 	for _, k := range shared {
-		bb, nb := bs.benches[k], ns.benches[k]
-		for _, unit := range unionUnits(bb.units, nb.units) {
+		bb, nb := bs.Benches[k], ns.Benches[k]
+		for _, unit := range unionUnits(bb.Units, nb.Units) {
 			row, t := buildRow(bb, nb, unit, set, dirs)
 			if t != nil {
 				t.row = len(rep.Rows)
@@ -119,23 +118,23 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 // matchBenchmarks returns the benchmarks both sides ran, in the order the
 // files list them, and notes in rep those only one side ran and a
 // difference in GOMAXPROCS.
-func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
+func matchBenchmarks(bs, ns *input.Side, rep *Report) ([]benchproc.Key, error) {
 	var shared []benchproc.Key
 	procs := map[string]bool{}
-	for _, k := range bs.order {
-		nb, ok := ns.benches[k]
+	for _, k := range bs.Order {
+		nb, ok := ns.Benches[k]
 		if !ok {
-			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.benches[k].name)
+			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.Benches[k].Name)
 			continue
 		}
 		shared = append(shared, k)
-		if bp, np := bs.benches[k].gomaxprocs, nb.gomaxprocs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
+		if bp, np := bs.Benches[k].GoMaxProcs, nb.GoMaxProcs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
 			procs[fmt.Sprintf("GOMAXPROCS differs: %s in the baseline, %s in the new results (benchmarks are matched without the -N suffix; the client ran with another core count)", orOne(bp[0]), orOne(np[0]))] = true
 		}
 	}
-	for _, k := range ns.order {
-		if _, ok := bs.benches[k]; !ok {
-			rep.OnlyNew = append(rep.OnlyNew, ns.benches[k].name)
+	for _, k := range ns.Order {
+		if _, ok := bs.Benches[k]; !ok {
+			rep.OnlyNew = append(rep.OnlyNew, ns.Benches[k].Name)
 		}
 	}
 	if len(shared) == 0 {
@@ -233,16 +232,16 @@ type test struct {
 // buildRow compares one unit of one benchmark. It returns the row and,
 // when both sides have runs, a test to run; a row is complete unless the
 // test is gated.
-func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
+func buildRow(bb, nb *input.Bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
 	row := Row{
-		Name: bb.name, Profile: bb.profile, Scenario: bb.scenario, Unit: unit,
+		Name: bb.Name, Profile: bb.Profile, Scenario: bb.Scenario, Unit: unit,
 		DeltaPct: nan(), P: nan(), PHolm: nan(),
-		Settings: set.Gate(bb.profile, bb.scenario, unit),
+		Settings: set.Gate(bb.Profile, bb.Scenario, unit),
 	}
-	row.Direction, row.DirectionFrom = dirs.of(bb.profile, bb.scenario, unit)
+	row.Direction, row.DirectionFrom = dirs.of(bb.Profile, bb.Scenario, unit)
 
-	bv, inBase := bb.values[unit]
-	nv, inNew := nb.values[unit]
+	bv, inBase := bb.Values[unit]
+	nv, inNew := nb.Values[unit]
 	var bsam, nsam *benchmath.Sample
 	if inBase {
 		row.Baseline, bsam = summarize(bv, row.Settings.Confidence)
@@ -269,7 +268,7 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		return row, nil
 	}
 	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
-	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.starts), nextStarts: len(nb.starts)}
+	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.Starts), nextStarts: len(nb.Starts)}
 	if !gated {
 		row.Verdict = NotGated
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"
@@ -336,33 +335,33 @@ func unionUnits(a, b []string) []string {
 	return out
 }
 
-func example(s *sideData) string {
-	if len(s.order) == 0 {
+func example(s *input.Side) string {
+	if len(s.Order) == 0 {
 		return "nothing"
 	}
-	name := s.benches[s.order[0]].name
-	if len(s.order) == 1 {
+	name := s.Benches[s.Order[0]].Name
+	if len(s.Order) == 1 {
 		return name
 	}
-	return fmt.Sprintf("%s and %d more", name, len(s.order)-1)
+	return fmt.Sprintf("%s and %d more", name, len(s.Order)-1)
 }
 
 // directions resolves each unit's better direction: the files' Unit lines
 // first, then thresholds.yaml, then units.DefaultDirection.
 type directions struct {
-	base, next *Input
+	base, next *input.Input
 	set        *thresholds.Set
 }
 
-func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) {
+func newDirections(base, next *input.Input, set *thresholds.Set) (*directions, error) {
 	d := &directions{base: base, next: next, set: set}
 	var conflicts []string
-	for _, m := range sortedMetadata(base.Units) {
+	for _, m := range input.SortedMetadata(base.Units) {
 		if m.Key != "better" {
 			continue
 		}
-		bd, _ := base.fileDirection(m.OrigUnit)
-		nd, nm := next.fileDirection(m.OrigUnit)
+		bd, _ := base.FileDirection(m.OrigUnit)
+		nd, nm := next.FileDirection(m.OrigUnit)
 		if nm != nil && nd != bd {
 			bf, bl := m.Pos()
 			nf, nl := nm.Pos()
@@ -378,7 +377,7 @@ func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) 
 // of returns the direction of unit in a benchmark of profile and scenario
 // and what decided it.
 func (d *directions) of(profile, scenario, unit string) (units.Direction, string) {
-	if dir, m := d.base.fileDirection(unit); m != nil {
+	if dir, m := d.base.FileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
 	return d.next.Direction(d.set, profile, scenario, unit)
@@ -393,11 +392,11 @@ func MinRuns(g thresholds.Gate, m int) int {
 
 // allFailed is the report on new results whose every benchmark failed a
 // check (no result line at all): nothing compared, the checks listed.
-func allFailed(base, next *Input, set *thresholds.Set) *Report {
+func allFailed(base, next *input.Input, set *thresholds.Set) *Report {
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 	seen := map[string]bool{}
 	for _, r := range base.Results {
-		name := benchmarkName(r)
+		name := input.BenchmarkName(r)
 		if !seen[name] {
 			seen[name] = true
 			rep.OnlyBaseline = append(rep.OnlyBaseline, name)
@@ -408,11 +407,10 @@ func allFailed(base, next *Input, set *thresholds.Set) *Report {
 	return rep
 }
 
-// procsSuffix is go test's -N GOMAXPROCS suffix of a benchmark name.
-var procsSuffix = regexp.MustCompile(`-\d+$`)
-
-// benchmarkName is r's benchmark as the gate names it: Perf/… without
-// the -N suffix.
-func benchmarkName(r *benchfmt.Result) string {
-	return benchname.Bench + "/" + benchname.Short(procsSuffix.ReplaceAllString(string(r.Name), ""))
+// addDistinct appends v to list unless list holds it.
+func addDistinct(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
 }

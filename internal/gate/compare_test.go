@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -28,9 +29,9 @@ func steady(unit string, v float64) func(int) string {
 	return func(i int) string { return fmt.Sprintf("%g %s", v*(1+0.01*float64(i%3-1)), unit) }
 }
 
-func parse(t *testing.T, name, text string) *Input {
+func parse(t *testing.T, name, text string) *input.Input {
 	t.Helper()
-	in, err := Read(strings.NewReader(text), name)
+	in, err := input.Read(strings.NewReader(text), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestReadErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Read(strings.NewReader(tc.text), "bad.txt")
+			_, err := input.Read(strings.NewReader(tc.text), "bad.txt")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}

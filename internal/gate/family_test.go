@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestCauchyCombine checks the combination's known values.
@@ -86,11 +88,11 @@ func TestProfileRegression(t *testing.T) {
 	} {
 		rng := rand.New(rand.NewPCG(5, 11))
 		base, next := spreadBench(rng, 0), spreadBench(rng, tc.shift)
-		b, err := Read(strings.NewReader(base), "base")
+		b, err := input.Read(strings.NewReader(base), "base")
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Read(strings.NewReader(next), "new")
+		n, err := input.Read(strings.NewReader(next), "new")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,11 +147,11 @@ func TestProfileTestIsOneSided(t *testing.T) {
 		{"worse 4%", 0.04, func(pw, p float64) bool { return pw < 1e-3 && pw < 0.6*p }, "PWorse < 0.001 and about P/2"},
 	} {
 		rng := rand.New(rand.NewPCG(5, 11))
-		b, err := Read(strings.NewReader(spreadBench(rng, 0)), "base")
+		b, err := input.Read(strings.NewReader(spreadBench(rng, 0)), "base")
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Read(strings.NewReader(spreadBench(rng, tc.shift)), "new")
+		n, err := input.Read(strings.NewReader(spreadBench(rng, tc.shift)), "new")
 		if err != nil {
 			t.Fatal(err)
 		}

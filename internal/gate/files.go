@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -35,11 +36,11 @@ func CompareFiles(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := ReadFile(cfg.Baseline)
+	base, err := input.ReadFile(cfg.Baseline)
 	if err != nil {
 		return nil, err
 	}
-	next, err := ReadFile(cfg.New)
+	next, err := input.ReadFile(cfg.New)
 	if err != nil {
 		return nil, err
 	}

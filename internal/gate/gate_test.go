@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/bench and the golden files in testdata/golden")
 
-func readBench(t *testing.T, name string) *Input {
+func readBench(t *testing.T, name string) *input.Input {
 	t.Helper()
-	in, err := ReadFile(filepath.Join("testdata", "bench", name))
+	in, err := input.ReadFile(filepath.Join("testdata", "bench", name))
 	if err != nil {
 		t.Fatal(err)
 	}

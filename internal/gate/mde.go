@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -152,8 +153,8 @@ func (m MDE) runsWithin(effect float64) int {
 }
 
 // fewestStarts is the smaller of n (0: none yet) and b's server starts.
-func fewestStarts(n int, b *bench) int {
-	if k := max(1, len(b.starts)); n == 0 || k < n {
+func fewestStarts(n int, b *input.Bench) int {
+	if k := max(1, len(b.Starts)); n == 0 || k < n {
 		return k
 	}
 	return n
@@ -170,15 +171,15 @@ func lchoose(n, k int) float64 {
 // metrics (headline and tail) per profile at count runs a side on starts
 // server starts (go test processes; at least one), with set's α and
 // min_effect: what `vllmperf plan` shows for a run of the suite at count.
-func MinimumEffects(base *Input, set *thresholds.Set, count, starts int) ([]MDE, error) {
+func MinimumEffects(base *input.Input, set *thresholds.Set, count, starts int) ([]MDE, error) {
 	if set == nil {
 		set = thresholds.Empty()
 	}
-	g, err := newGrouping()
+	g, err := input.NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	ms := spreads(g.group(base, nil), set, true)
+	ms := spreads(g.Group(base, nil), set, true)
 	for i := range ms {
 		ms[i].NewStarts = max(1, starts)
 		ms[i].setRuns(count)
@@ -189,13 +190,13 @@ func MinimumEffects(base *Input, set *thresholds.Set, count, starts int) ([]MDE,
 // minimumEffects are the baseline's minimum detectable effects at the
 // new side's count, for the report; starts as Compare's (start-aware
 // tests where a side's runs share a start).
-func minimumEffects(bs, ns *sideData, set *thresholds.Set, starts bool) []MDE {
+func minimumEffects(bs, ns *input.Side, set *thresholds.Set, starts bool) []MDE {
 	ms := spreads(bs, set, starts)
 	for i := range ms {
 		var lens []int
-		for _, k := range ns.order {
-			if b := ns.benches[k]; b.profile == ms[i].Profile && len(b.values[ms[i].Unit]) > 0 {
-				lens = append(lens, len(b.values[ms[i].Unit]))
+		for _, k := range ns.Order {
+			if b := ns.Benches[k]; b.Profile == ms[i].Profile && len(b.Values[ms[i].Unit]) > 0 {
+				lens = append(lens, len(b.Values[ms[i].Unit]))
 				ms[i].NewStarts = fewestStarts(ms[i].NewStarts, b)
 			}
 		}
@@ -221,22 +222,22 @@ func (m MDE) TooNoisyAt(n int) bool {
 // spreads measures each judged metric's spread per profile on one side
 // (its runs lined up by index, as tailTest does); starts adds the
 // start-aware terms and the suite-wide test's share of α.
-func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
+func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	type key struct{ profile, unit string }
 	var keys []key
 	points := map[key][][]float64{}
 	startsOf := map[key]int{}
-	for _, k := range s.order {
-		b := s.benches[k]
-		for _, u := range b.units {
+	for _, k := range s.Order {
+		b := s.Benches[k]
+		for _, u := range b.Units {
 			if !units.Headline(u) && !isTail(u) {
 				continue
 			}
-			kk := key{b.profile, u}
+			kk := key{b.Profile, u}
 			if _, ok := points[kk]; !ok {
 				keys = append(keys, kk)
 			}
-			points[kk] = append(points[kk], b.values[u])
+			points[kk] = append(points[kk], b.Values[u])
 			startsOf[kk] = fewestStarts(startsOf[kk], b)
 		}
 	}

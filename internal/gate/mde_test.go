@@ -11,6 +11,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -134,7 +135,7 @@ func TestTooNoisyBaseline(t *testing.T) {
 // gate can see on the committed simulator baseline at the default count.
 func TestFiguresTailMDE(t *testing.T) {
 	t.Parallel()
-	sim, err := ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
+	sim, err := input.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // profileSet compares the sides' sets of profiles.
@@ -18,8 +20,8 @@ import (
 // likelier cause is a run of fewer profiles (VLLMPERF_PROFILES) against a
 // full baseline than a profile removed on purpose, which a re-baseline
 // records. --force compares anyway.
-func profileSet(base, next *sideData) (m *Mismatch, note string) {
-	bp, np := base.profiles(), next.profiles()
+func profileSet(base, next *input.Side) (m *Mismatch, note string) {
+	bp, np := base.Profiles(), next.Profiles()
 	var added, removed []string
 	for _, p := range np {
 		if !slices.Contains(bp, p) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -109,14 +110,14 @@ func (s RunnerShift) Describe() string {
 
 // runnerValues are an input's runner control values by unit, from the
 // runs of the benchmarks in only (every benchmark when only is nil).
-func runnerValues(in *Input, only map[string]bool) map[string][]float64 {
+func runnerValues(in *input.Input, only map[string]bool) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, r := range in.Results {
-		if only != nil && !only[benchmarkName(r)] {
+		if only != nil && !only[input.BenchmarkName(r)] {
 			continue
 		}
 		for _, v := range r.Values {
-			if u, x := AsWritten(v); slices.Contains(runnerRecorded, u) && x > 0 && !math.IsInf(x, 0) {
+			if u, x := input.AsWritten(v); slices.Contains(runnerRecorded, u) && x > 0 && !math.IsInf(x, 0) {
 				out[u] = append(out[u], x)
 			}
 		}
@@ -141,7 +142,7 @@ func minLen(vs map[string][]float64) int {
 // the short points read slower), so a side that ran only
 // some of the other's points would otherwise read as a slower or faster
 // runner.
-func RunnerShifts(base, next *Input) []RunnerShift {
+func RunnerShifts(base, next *input.Input) []RunnerShift {
 	shared := sharedBenchmarks(base, next)
 	bv, nv := runnerValues(base, shared), runnerValues(next, shared)
 	judged := RunnerUnits
@@ -203,7 +204,7 @@ func medianOf(xs []float64) float64 {
 // (another tool's output) are compared as before. When the sides were
 // interleaved, drift cancels by design: a control that moved between
 // them is reported and explains nothing (interleavedRunner).
-func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
+func judgeRunner(rep *Report, base, next *input.Input, interleaved bool) {
 	if !runnerComparable(rep, base, next) {
 		return
 	}
@@ -256,7 +257,7 @@ func judgeRunner(rep *Report, base, next *Input, interleaved bool) {
 
 // runnerComparable reports whether both sides record the runner control
 // with enough runs to compare it, and otherwise notes in rep why not.
-func runnerComparable(rep *Report, base, next *Input) bool {
+func runnerComparable(rep *Report, base, next *input.Input) bool {
 	bv, nv := runnerValues(base, nil), runnerValues(next, nil)
 	switch {
 	case len(bv) == 0 && len(nv) == 0:
@@ -355,14 +356,14 @@ func (r *Report) runnerWords() string {
 
 // sharedBenchmarks are the benchmarks (without go test's -N suffix) that
 // both sides ran.
-func sharedBenchmarks(base, next *Input) map[string]bool {
+func sharedBenchmarks(base, next *input.Input) map[string]bool {
 	inBase := map[string]bool{}
 	for _, r := range base.Results {
-		inBase[benchmarkName(r)] = true
+		inBase[input.BenchmarkName(r)] = true
 	}
 	shared := map[string]bool{}
 	for _, r := range next.Results {
-		if n := benchmarkName(r); inBase[n] {
+		if n := input.BenchmarkName(r); inBase[n] {
 			shared[n] = true
 		}
 	}

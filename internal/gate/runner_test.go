@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -254,7 +255,7 @@ func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
 // without the -N suffix, so its rows can be made INVALID.
 func TestFailedLaterRepetition(t *testing.T) {
 	t.Parallel()
-	in, err := ReadFile("testdata/bench/failed-later-run.txt")
+	in, err := input.ReadFile("testdata/bench/failed-later-run.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestFiguresRunner(t *testing.T) {
 // runnerTable is the runner experiment's table of the recording in dir.
 func runnerTable(t *testing.T, dir string) string {
 	t.Helper()
-	base, err := ReadFile(filepath.Join(dir, "A.txt"))
+	base, err := input.ReadFile(filepath.Join(dir, "A.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func runnerTable(t *testing.T, dir string) string {
 		{"D.txt", "`--sim-slowdown 1.10`"},
 		{"C.txt", "unchanged, 8 busy loops (`timeout 120 sh -c 'while :; do :; done'` ×8)"},
 	} {
-		next, err := ReadFile(filepath.Join(dir, side.file))
+		next, err := input.ReadFile(filepath.Join(dir, side.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +382,7 @@ func verdictCell(rep *Report) string {
 // a slower runner and would excuse it.
 func TestRunnerHungryServer(t *testing.T) {
 	t.Parallel()
-	side := func(seed uint64, code, during float64, idle bool) *Input {
+	side := func(seed uint64, code, during float64, idle bool) *input.Input {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		var b strings.Builder
 		b.WriteString("Unit tpot-p50-ns better=lower\nUnit tok/s better=higher\n")

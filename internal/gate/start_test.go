@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -242,14 +243,14 @@ func TestStartMDE(t *testing.T) {
 // runs together by exp(2%·z), and each start's runs follow its own
 // server-start line (one process a start, the outputs concatenated). The
 // new side is slower by slow.
-func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *Input) {
+func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*input.Input, *input.Input) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
-	side := func(name string, f float64) *Input {
+	side := func(name string, f float64) *input.Input {
 		var b strings.Builder
 		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n")
 		for s := range starts {
-			fmt.Fprintf(&b, "%s: %s-%d\n", ServerStartKey, name, s)
+			fmt.Fprintf(&b, "%s: %s-%d\n", input.ServerStartKey, name, s)
 			start := 0.02 * rng.NormFloat64()
 			for range 10 / starts {
 				for c := range 6 {
@@ -265,7 +266,7 @@ func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *I
 				}
 			}
 		}
-		in, err := Read(strings.NewReader(b.String()), name+".txt")
+		in, err := input.Read(strings.NewReader(b.String()), name+".txt")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -44,34 +45,34 @@ type ProfileSpread struct {
 // start: baselines of one key recorded on different days, or runs of a
 // history store). Only the headline metrics of points every file has,
 // with at least 2 positive runs in each, count.
-func EstimateStartSpread(files []*Input) (*SpreadEstimate, error) {
+func EstimateStartSpread(files []*input.Input) (*SpreadEstimate, error) {
 	if len(files) < 2 {
 		return nil, fmt.Errorf("estimating the start spread needs at least two recordings of the suite, each on its own server start: got %d", len(files))
 	}
-	g, err := newGrouping()
+	g, err := input.NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	sides := make([]*sideData, len(files))
+	sides := make([]*input.Side, len(files))
 	for i, f := range files {
-		sides[i] = g.group(f, nil)
+		sides[i] = g.Group(f, nil)
 	}
 	est := &SpreadEstimate{Files: len(files)}
 	sums := map[string]*ProfileSpread{}
-	for _, k := range sides[0].order {
-		first := sides[0].benches[k]
-		for _, u := range first.units {
+	for _, k := range sides[0].Order {
+		first := sides[0].Benches[k]
+		for _, u := range first.Units {
 			if !units.Headline(u) {
 				continue
 			}
 			means, within := make([]float64, 0, len(sides)), 0.0
 			for _, s := range sides {
-				b, ok := s.benches[k]
-				if !ok || len(b.values[u]) < 2 || !allPositive(b.values[u]) {
+				b, ok := s.Benches[k]
+				if !ok || len(b.Values[u]) < 2 || !allPositive(b.Values[u]) {
 					break
 				}
-				logs := make([]float64, len(b.values[u]))
-				for i, v := range b.values[u] {
+				logs := make([]float64, len(b.Values[u]))
+				for i, v := range b.Values[u] {
 					logs[i] = math.Log(v)
 				}
 				means = append(means, stats.Mean(logs))
@@ -81,11 +82,11 @@ func EstimateStartSpread(files []*Input) (*SpreadEstimate, error) {
 				continue
 			}
 			cell := stats.Variance(means) - within
-			p, ok := sums[first.profile]
+			p, ok := sums[first.Profile]
 			if !ok {
-				p = &ProfileSpread{Profile: first.profile}
-				sums[first.profile] = p
-				est.Profiles = append(est.Profiles, ProfileSpread{Profile: first.profile})
+				p = &ProfileSpread{Profile: first.Profile}
+				sums[first.Profile] = p
+				est.Profiles = append(est.Profiles, ProfileSpread{Profile: first.Profile})
 			}
 			p.Cells++
 			p.Pooled += cell

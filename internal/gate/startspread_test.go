@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestEstimateStartSpread: recordings of the suite, each with its own
@@ -13,9 +15,9 @@ import (
 // refused by name.
 func TestEstimateStartSpread(t *testing.T) {
 	t.Parallel()
-	recordings := func(spread float64) []*Input {
+	recordings := func(spread float64) []*input.Input {
 		rng := rand.New(rand.NewPCG(31, 7))
-		var out []*Input
+		var out []*input.Input
 		for r := range 8 {
 			f := map[string]float64{}
 			for _, p := range fiveProfiles.profiles {
@@ -61,17 +63,17 @@ func TestEstimateStartSpread(t *testing.T) {
 	}
 
 	one, _ := fiveProfiles.pair(t, 1, nil)
-	other, err := Read(strings.NewReader("BenchmarkOther 1 5 tpot-p50-ns\nBenchmarkOther 1 6 tpot-p50-ns\n"), "other.txt")
+	other, err := input.Read(strings.NewReader("BenchmarkOther 1 5 tpot-p50-ns\nBenchmarkOther 1 6 tpot-p50-ns\n"), "other.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name  string
-		files []*Input
+		files []*input.Input
 		want  string
 	}{
-		{"one recording", []*Input{one}, "at least two recordings"},
-		{"nothing in common", []*Input{one, other}, "no headline metric of a point is in every recording"},
+		{"one recording", []*input.Input{one}, "at least two recordings"},
+		{"nothing in common", []*input.Input{one, other}, "no headline metric of a point is in every recording"},
 	} {
 		if _, err := EstimateStartSpread(tc.files); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)

@@ -10,6 +10,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchproc"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -36,7 +37,7 @@ const spreadUpperLevel = 0.95
 // unitSpreads estimates every judged metric's start spread from the
 // grouped recordings (at least two), in TailUnits' order after the
 // headline ones.
-func unitSpreads(sides []*sideData) []UnitSpread {
+func unitSpreads(sides []*input.Side) []UnitSpread {
 	type acc struct {
 		cells            int
 		pooled, raw      float64
@@ -46,9 +47,9 @@ func unitSpreads(sides []*sideData) []UnitSpread {
 	}
 	byUnit := map[string]*acc{}
 	var order []string
-	for _, k := range sides[0].order {
-		first := sides[0].benches[k]
-		for _, u := range first.units {
+	for _, k := range sides[0].Order {
+		first := sides[0].Benches[k]
+		for _, u := range first.Units {
 			if !units.Headline(u) && !isTail(u) {
 				continue
 			}
@@ -66,7 +67,7 @@ func unitSpreads(sides []*sideData) []UnitSpread {
 			between := stats.Variance(means)
 			a.pooled += between - within
 			a.raw += between
-			a.profiles[first.profile] = true
+			a.profiles[first.Profile] = true
 		}
 	}
 	out := make([]UnitSpread, 0, len(order))
@@ -93,14 +94,14 @@ func unitSpreads(sides []*sideData) []UnitSpread {
 // cellMeans are one point's mean log value of unit in each recording and
 // the mean over recordings of its runs' variance of that mean; ok false
 // when a recording lacks it or has fewer than 2 positive runs.
-func cellMeans(sides []*sideData, k benchproc.Key, u string) (means []float64, within float64, ok bool) {
+func cellMeans(sides []*input.Side, k benchproc.Key, u string) (means []float64, within float64, ok bool) {
 	for _, s := range sides {
-		b, found := s.benches[k]
-		if !found || len(b.values[u]) < 2 || !allPositive(b.values[u]) {
+		b, found := s.Benches[k]
+		if !found || len(b.Values[u]) < 2 || !allPositive(b.Values[u]) {
 			return nil, 0, false
 		}
-		logs := make([]float64, len(b.values[u]))
-		for i, v := range b.values[u] {
+		logs := make([]float64, len(b.Values[u]))
+		for i, v := range b.Values[u] {
 			logs[i] = math.Log(v)
 		}
 		means = append(means, stats.Mean(logs))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -365,10 +366,10 @@ func oneAlphaRows(rep *Report) {
 // FAIL: its tests and rows that regressed say INVALID instead (the
 // outcome is INVALID, exit 2, unless something else fails outright).
 // runChecks does the same for the rows of the benchmark itself.
-func invalidProfiles(rep *Report, failed []RunCheck) {
+func invalidProfiles(rep *Report, failed []input.RunCheck) {
 	why := map[string]string{}
 	for _, rc := range failed {
-		if rc.Status != StatusInvalid {
+		if rc.Status != input.StatusInvalid {
 			continue
 		}
 		name, err := benchname.Parse(rc.Benchmark)

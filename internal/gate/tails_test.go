@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -68,7 +69,7 @@ type changes map[string]float64
 
 // pair generates a baseline and a new side from seed, the new one with
 // the changes.
-func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input) {
+func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*input.Input, *input.Input) {
 	t.Helper()
 	cvs := rand.New(rand.NewPCG(seed, 1)) // the points' noise levels, shared by both sides
 	cv := map[string]float64{}
@@ -83,7 +84,7 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input)
 			}
 		}
 	}
-	side := func(stream uint64, ch changes) *Input {
+	side := func(stream uint64, ch changes) *input.Input {
 		rng := rand.New(rand.NewPCG(seed, stream))
 		var b strings.Builder
 		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n\n")
@@ -110,7 +111,7 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input)
 				}
 			}
 		}
-		in, err := Read(strings.NewReader(b.String()), fmt.Sprintf("seed%d-%d.txt", seed, stream))
+		in, err := input.Read(strings.NewReader(b.String()), fmt.Sprintf("seed%d-%d.txt", seed, stream))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +282,7 @@ func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 	t.Parallel()
 	for _, bench := range []string{"Perf/profile=chat/scenario=concurrency-sweep/conc=8", "Perf/profile=chat/scenario=startup"} {
 		base, next := issueShape.pair(t, 1, changes{"chat " + units.TTFTP99: 1.25})
-		next.RunChecks = []RunCheck{{Benchmark: bench, Status: StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
+		next.RunChecks = []input.RunCheck{{Benchmark: bench, Status: input.StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
 		rep, err := Compare(base, next, thresholds.Default(), Options{})
 		if err != nil {
 			t.Fatal(err)

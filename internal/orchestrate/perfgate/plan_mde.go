@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -20,7 +21,7 @@ func (p *Plan) minimumEffects(set *thresholds.Set) error {
 		return p.priorEffects(set)
 	}
 	p.SpreadFrom = p.History + "'s spread"
-	in, err := gate.ReadFile(p.History)
+	in, err := input.ReadFile(p.History)
 	if err != nil {
 		return fmt.Errorf("the plan's history: %w", err)
 	}

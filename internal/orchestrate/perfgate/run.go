@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
@@ -362,11 +363,11 @@ func (o Options) bootstrap(key Key, bench string, benchCode, count int) (code in
 // summary, the step summary and the reports, and refreshes the baseline
 // when asked.
 func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, basePath string, meta Meta, count int) (int, error) {
-	base, err := gate.ReadFile(basePath)
+	base, err := input.ReadFile(basePath)
 	if err != nil {
 		return 2, err
 	}
-	next, err := gate.ReadFile(bench)
+	next, err := input.ReadFile(bench)
 	if err != nil {
 		return max(benchCode, 2), err // no benchmark line at all: every one failed
 	}

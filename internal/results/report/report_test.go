@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -144,9 +145,9 @@ func TestChartsLabelled(t *testing.T) {
 // what it does not.
 func TestReadGate(t *testing.T) {
 	dir := t.TempDir()
-	base, err := gate.ReadFile("../../gate/testdata/bench/base.txt")
+	base, err := input.ReadFile("../../gate/testdata/bench/base.txt")
 	require.NoError(t, err)
-	next, err := gate.ReadFile("../../gate/testdata/bench/regression.txt")
+	next, err := input.ReadFile("../../gate/testdata/bench/regression.txt")
 	require.NoError(t, err)
 	set, err := thresholds.Load("../../gate/testdata/thresholds.yaml")
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -76,7 +77,7 @@ func (o *Flags) compare() (*gate.Report, error) {
 func flagError(err error) error {
 	var (
 		mm    *gate.MismatchError
-		bad   *gate.FilterError
+		bad   *input.FilterError
 		empty *gate.EmptySelectionError
 	)
 	switch {

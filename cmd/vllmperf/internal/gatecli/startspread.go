@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // StartSpread is `vllmperf start-spread`: the server-start
@@ -25,9 +26,9 @@ profile and overall, the value for thresholds.yaml's gate: start_spread, which
 the gate allows for two starts' difference (docs/gate.md, "One server start a
 side").`,
 		RunE: func(_ *cobra.Command, files []string) error {
-			var ins []*gate.Input
+			var ins []*input.Input
 			for _, f := range files {
-				in, err := gate.ReadFile(f)
+				in, err := input.ReadFile(f)
 				if err != nil {
 					return err
 				}

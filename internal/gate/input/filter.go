@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"errors"
@@ -10,25 +10,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 )
-
-// Selection is what a filter kept of the two sides: benchstat's benchproc
-// query and how many benchmark lines (runs) it left out of each.
-type Selection struct {
-	// Flag names the filter in the report: the command's flag
-	// (Config.FilterFlag), "filter" without one.
-	Flag                    string
-	Query                   string
-	LeftOutBase, LeftOutNew int
-}
-
-// String says what was left out: the filter (its flag), its query and
-// the benchmark lines it left out of each side.
-func (s *Selection) String() string {
-	if s == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", orWord(s.Flag, "filter"), s.Query, s.LeftOutBase, s.LeftOutNew)
-}
 
 // A FilterError is a query that is not in benchstat's filter syntax.
 type FilterError struct {
@@ -45,20 +26,6 @@ func (e *FilterError) Detail() string {
 }
 
 func (e *FilterError) Unwrap() error { return e.Err }
-
-// An EmptySelectionError is a filter that leaves a side without any
-// benchmark: the query's keys do not match the side's names.
-type EmptySelectionError struct {
-	Query, Input string
-	LeftOut      int
-}
-
-func (e *EmptySelectionError) Error() string { return "filter " + e.Detail() }
-
-// Detail is the error after the word for the filter (FilterError.Detail).
-func (e *EmptySelectionError) Detail() string {
-	return fmt.Sprintf("'%s' selects no benchmark of %s (%d lines left out): check the keys against its names, e.g. /profile:basic /scenario:ttft-tpot", e.Query, e.Input, e.LeftOut)
-}
 
 // NewSelection parses query in benchstat's filter syntax
 // (golang.org/x/perf/benchproc: "/profile:basic /scenario:ttft-tpot",
@@ -108,39 +75,6 @@ func (in *Input) Keep(f *benchproc.Filter) (int, error) {
 	}
 	in.RunChecks = checks
 	return dropped, nil
-}
-
-// selectBoth applies the filter cfg names to both sides, nil without
-// one; a side it leaves empty is an *EmptySelectionError.
-func selectBoth(cfg Config, base, next *Input) (*Selection, error) {
-	if cfg.Filter == "" {
-		return nil, nil
-	}
-	f, err := NewSelection(cfg.Filter)
-	if err != nil {
-		return nil, err
-	}
-	sel := &Selection{Flag: cfg.FilterFlag, Query: cfg.Filter}
-	for _, side := range []struct {
-		in      *Input
-		leftOut *int
-	}{{base, &sel.LeftOutBase}, {next, &sel.LeftOutNew}} {
-		if *side.leftOut, err = side.in.Keep(f); err != nil {
-			return nil, err
-		}
-		if len(side.in.Results) == 0 && len(side.in.RunChecks) == 0 {
-			return nil, &EmptySelectionError{Query: cfg.Filter, Input: side.in.Name, LeftOut: *side.leftOut}
-		}
-	}
-	return sel, nil
-}
-
-// orWord is name, or word where name is empty.
-func orWord(name, word string) string {
-	if name == "" {
-		return word
-	}
-	return name
 }
 
 // nearbyResults is the hint for a results file that is not there: the

@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 // line cut short): it returns results or an error, never panics, and
 // never returns a value that is not a finite number.
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/bench/*.txt")
-	seeds = append(seeds, filepath.Join("..", "..", "baselines", "sim.txt"))
+	seeds, _ := filepath.Glob("../testdata/bench/*.txt")
+	seeds = append(seeds, filepath.Join("..", "..", "..", "baselines", "sim.txt"))
 	for _, name := range seeds {
 		b, err := os.ReadFile(name)
 		if err != nil {

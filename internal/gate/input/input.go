@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"bytes"
@@ -125,7 +125,7 @@ func checkFinite(r *benchfmt.Result) error {
 // checkUnitLines refuses a `better=` value the gate cannot read.
 func checkUnitLines(meta benchfmt.UnitMetadataMap) error {
 	var errs []error
-	for _, m := range sortedMetadata(meta) {
+	for _, m := range SortedMetadata(meta) {
 		if m.Key != "better" {
 			continue
 		}
@@ -137,9 +137,9 @@ func checkUnitLines(meta benchfmt.UnitMetadataMap) error {
 	return errors.Join(errs...)
 }
 
-// fileDirection is the direction the input's `Unit unit better=` line
+// FileDirection is the direction the input's `Unit unit better=` line
 // gives, Unset without one. unit is written as in the benchmark lines.
-func (in *Input) fileDirection(unit string) (units.Direction, *benchfmt.UnitMetadata) {
+func (in *Input) FileDirection(unit string) (units.Direction, *benchfmt.UnitMetadata) {
 	if in == nil || in.Units == nil {
 		return units.Unset, nil
 	}
@@ -154,7 +154,7 @@ func (in *Input) fileDirection(unit string) (units.Direction, *benchfmt.UnitMeta
 	return d, m
 }
 
-func sortedMetadata(meta benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
+func SortedMetadata(meta benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
 	out := make([]*benchfmt.UnitMetadata, 0, len(meta))
 	for _, m := range meta {
 		out = append(out, m)

@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"fmt"
@@ -27,15 +27,15 @@ type Benchmark struct {
 // (the -N suffix ignored), in the order the file lists them, with the
 // distinct values of configKeys.
 func (in *Input) Benchmarks(configKeys []string) ([]Benchmark, error) {
-	g, err := newGrouping()
+	g, err := NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	s := g.group(in, configKeys)
-	out := make([]Benchmark, 0, len(s.order))
-	for _, k := range s.order {
-		b := s.benches[k]
-		out = append(out, Benchmark{Name: b.name, Profile: b.profile, Scenario: b.scenario, Units: b.units, Values: b.values, Config: b.config})
+	s := g.Group(in, configKeys)
+	out := make([]Benchmark, 0, len(s.Order))
+	for _, k := range s.Order {
+		b := s.Benches[k]
+		out = append(out, Benchmark{Name: b.Name, Profile: b.Profile, Scenario: b.Scenario, Units: b.Units, Values: b.Values, Config: b.Config})
 	}
 	return out, nil
 }
@@ -46,7 +46,7 @@ func (in *Input) Benchmarks(configKeys []string) ([]Benchmark, error) {
 // units.DefaultDirection. from says which decided ("Unit line",
 // "thresholds" or "default"). Only Lower and Higher are gated.
 func (in *Input) Direction(set *thresholds.Set, profile, scenario, unit string) (dir units.Direction, from string) {
-	if dir, m := in.fileDirection(unit); m != nil {
+	if dir, m := in.FileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
 	if set == nil {
