@@ -172,7 +172,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	// step of the correction (within the profile, times the profiles).
 	short := map[string]int{}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
+		if row := &rep.Rows[i]; row.TooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
 			short[row.Profile]++
 		}
 	}
@@ -183,7 +183,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 		}
 	}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail {
+		if row := &rep.Rows[i]; row.TooFewRuns() && !row.Tail {
 			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
 			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
 		}

@@ -2,11 +2,9 @@ package gate
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate/input"
-	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -53,15 +51,6 @@ func CompareFiles(cfg Config) (*Report, error) {
 		rep.Selection = sel
 	}
 	return rep, err
-}
-
-// WriteFile writes the report in format to path, by a temporary file
-// renamed onto it: a failed write leaves the old file whole.
-func (r *Report) WriteFile(path, format string) error {
-	if err := outfile.Replace(path, 0o644, func(w io.Writer) error { return r.WriteFormat(w, format) }); err != nil {
-		return fmt.Errorf("the %s report: %w", format, err)
-	}
-	return nil
 }
 
 // InconclusiveReason says why an inconclusive report is so, and how many

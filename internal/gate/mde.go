@@ -10,7 +10,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
-	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // MDEPower is the chance at which a minimum detectable effect is found.
@@ -124,12 +123,16 @@ func (m MDE) RunsForWords(effect float64) string {
 	if effect <= m.StartFloor() {
 		return "not with " + m.Starts()
 	}
-	return fmtRunsFor(m.RunsFor(effect))
+	return FormatRunsFor(m.RunsFor(effect))
 }
 
 // MinSamples is the min_samples of the metric's settings: below it the
 // gate decides nothing, and TooNoisy is not said.
 func (m MDE) MinSamples() int { return m.minSamples }
+
+// StartAware says whether the runs of a side share a server start, so
+// that the start-aware test (and its floor) applies.
+func (m MDE) StartAware() bool { return m.startAware }
 
 // RunsFor is the fewest runs a side that see effect, at least
 // min_samples; -1 when more than MaxRunsEstimate.
@@ -361,17 +364,17 @@ func tooNoisy(ms []MDE) []string {
 		case m.Within(m.Runs) > m.MinEffect:
 			out = append(out, noisyRuns(m))
 		case m.StartFloor() >= m.MinEffect:
-			floored = append(floored, fmt.Sprintf("%s %s (min_effect %g%%)", orNone(m.Profile), m.Unit, 100*m.MinEffect))
+			floored = append(floored, fmt.Sprintf("%s %s (min_effect %g%%)", ProfileName(m.Profile), m.Unit, 100*m.MinEffect))
 			floor, lo, hi = m, min(lo, m.StartFloor()), max(hi, m.StartFloor())
 		default:
 			out = append(out, fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point, more than its min_effect %g%% (%s within a start, the server starts' allowance with %s, start_spread %g%%, added); about %d runs a side would see it (docs/gate.md)",
-				orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Effect), 100*m.MinEffect, fmtMDE(m.Within(m.Runs)), m.Starts(), 100*m.StartSpread, m.RunsFor(m.MinEffect)))
+				ProfileName(m.Profile), m.Unit, m.Runs, FormatMDE(m.Effect), 100*m.MinEffect, FormatMDE(m.Within(m.Runs)), m.Starts(), 100*m.StartSpread, m.RunsFor(m.MinEffect)))
 		}
 	}
 	if len(floored) > 0 {
-		span := fmtMDE(lo)
+		span := FormatMDE(lo)
 		if hi > lo+0.0005 {
-			span += "–" + fmtMDE(hi)
+			span += "–" + FormatMDE(hi)
 		}
 		out = append(out, fmt.Sprintf("the server starts' floor is above the minimum effect: with %s (start_spread %g%%) no count sees a change under about %s on every point (the floor by metric), more than the min_effect of %d judged metrics: %s; run more server starts a side (VLLMPERF_STARTS), or measure start_spread (docs/gate.md)",
 			floor.Starts(), 100*floor.StartSpread, span, len(floored), strings.Join(floored, ", ")))
@@ -383,9 +386,9 @@ func tooNoisy(ms []MDE) []string {
 // keeps the gate from seeing its min_effect.
 func noisyRuns(m MDE) string {
 	w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
-		orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
+		ProfileName(m.Profile), m.Unit, m.Runs, FormatMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
 	if f := m.StartFloor(); f > 0 {
-		w += fmt.Sprintf(" even before the server starts' allowance (%s with it; the starts' floor %s with %s)", fmtMDE(m.Effect), fmtMDE(f), m.Starts())
+		w += fmt.Sprintf(" even before the server starts' allowance (%s with it; the starts' floor %s with %s)", FormatMDE(m.Effect), FormatMDE(f), m.Starts())
 	}
 	if n := m.runsWithin(m.MinEffect); n > 0 {
 		w += fmt.Sprintf("; about %d runs a side would see it", n)
@@ -396,105 +399,38 @@ func noisyRuns(m MDE) string {
 	return w + " (or raise its min_effect, or make the runs steadier: docs/gate.md)"
 }
 
-func orNone(profile string) string {
+// ProfileName is a profile as the reports name it: "(no profile)" for
+// benchmarks without one.
+func ProfileName(profile string) string {
 	if profile == "" {
 		return "(no profile)"
 	}
 	return profile
 }
 
-// fmtMDE writes an effect: "12.3%", or "—" when the count can see
+// FormatMDE writes an effect: "12.3%", or "—" when the count can see
 // none.
-func fmtMDE(e float64) string {
+func FormatMDE(e float64) string {
 	if math.IsInf(e, 1) || math.IsNaN(e) {
 		return "—"
 	}
 	return fmt.Sprintf("%.1f%%", 100*e)
 }
 
-// fmtRunsFor writes RunsFor5: "34", or "> 100".
-func fmtRunsFor(n int) string {
+// FormatRunsFor writes RunsFor5: "34", or "> 100".
+func FormatRunsFor(n int) string {
 	if n < 0 {
 		return fmt.Sprintf("> %d", MaxRunsEstimate)
 	}
 	return fmt.Sprint(n)
 }
 
-// writeMDE writes the minimum detectable effects, one line a profile.
-func writeMDE(ew *verdict.ErrWriter, ms []MDE) {
-	if len(ms) == 0 {
-		return
-	}
-	none := false
-	ew.Printf("\nminimum detectable effects (one metric changed on every point of a profile, found with %g%% power; from the baseline's run-to-run spread):\n", 100*MDEPower)
-	for i := 0; i < len(ms); {
-		j := i
-		var parts []string
-		for ; j < len(ms) && ms[j].Profile == ms[i].Profile; j++ {
-			m := ms[j]
-			if math.IsNaN(m.Spread) {
-				parts = append(parts, m.Unit+" unknown (fewer than 3 baseline runs)")
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("%s %s (%g%%: %s)", m.Unit, fmtMDE(m.Effect), 100*MDEReference, runsWords(m)))
-			none = none || math.IsInf(m.Effect, 1)
-		}
-		ew.Printf("  %s at %d runs a side: %s\n", orNone(ms[i].Profile), ms[i].Runs, strings.Join(parts, ", "))
-		i = j
-	}
-	if none {
-		ew.Printf("  (—: with so few runs the exact test cannot reach the level the correction asks for)\n")
-	}
-	if m := ms[0]; m.startAware && m.StartSpread > 0 {
-		ew.Printf("  (%s, start_spread %g%%: a change of a whole profile under about %s cannot be told from a start, whatever the count; docs/gate.md)\n",
-			m.Starts(), 100*m.StartSpread, fmtMDE(m.StartFloor()))
-	}
-}
-
-// runsWords is the runs a side that see MDEReference, in words: "from 34
+// RunsWords is the runs a side that see MDEReference, in words: "from 34
 // runs", "from > 100 runs", or "not with one server start a side"
 // (Starts).
-func runsWords(m MDE) string {
-	if w := m.RunsForWords(MDEReference); w != fmtRunsFor(m.RunsFor5) {
+func (m MDE) RunsWords() string {
+	if w := m.RunsForWords(MDEReference); w != FormatRunsFor(m.RunsFor5) {
 		return w
 	}
-	return "from " + fmtRunsFor(m.RunsFor5) + " runs"
-}
-
-// JSONMDE is an MDE in gate.json.
-type JSONMDE struct {
-	Profile      string   `json:"profile"`
-	Unit         string   `json:"unit"`
-	Points       int      `json:"points"`
-	SpreadPct    *float64 `json:"spread_pct"`
-	Level        float64  `json:"level"`
-	Runs         int      `json:"runs"`
-	MDEPct       *float64 `json:"mde_pct"`
-	RunsFor5Pct  *int     `json:"runs_for_5pct"`
-	MinEffectPct float64  `json:"min_effect_pct"`
-	TooNoisy     bool     `json:"too_noisy"`
-	// StartSpreadPct is the start_spread allowed for (0 where a side's
-	// runs do not share a start), StartFloorPct the smallest change the
-	// start-aware test sees at any count (MDE.StartFloor).
-	StartSpreadPct float64 `json:"start_spread_pct"`
-	StartFloorPct  float64 `json:"start_floor_pct"`
-	// BaseStarts and NewStarts are the server starts of each side the
-	// floor is for (a plan's new run: one).
-	BaseStarts int `json:"base_starts"`
-	NewStarts  int `json:"new_starts"`
-}
-
-func jsonMDEs(ms []MDE) []JSONMDE {
-	out := []JSONMDE{}
-	for _, m := range ms {
-		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
-			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy,
-			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor(),
-			BaseStarts: max(1, m.BaseStarts), NewStarts: max(1, m.NewStarts)}
-		if n := m.RunsFor5; n > 0 {
-			j.RunsFor5Pct = &n
-		}
-		out = append(out, j)
-	}
-	return out
+	return "from " + FormatRunsFor(m.RunsFor5) + " runs"
 }

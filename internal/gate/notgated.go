@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -39,21 +38,4 @@ func (r *Report) NotGated() []UnitCount {
 		return strings.Compare(a.Unit, b.Unit)
 	})
 	return out
-}
-
-// notGatedWords lists NotGated for the report's first line: "12 rows
-// reported only, not gated: ready-ns ×5, prefix-hit-% ×3, …" (every unit
-// named; "0 rows reported only" with none).
-func (r *Report) notGatedWords() string {
-	ng := r.NotGated()
-	n := 0
-	parts := make([]string, len(ng))
-	for i, u := range ng {
-		n += u.Rows
-		parts[i] = fmt.Sprintf("%s ×%d", u.Unit, u.Rows)
-	}
-	if n == 0 {
-		return "0 rows reported only"
-	}
-	return fmt.Sprintf("%d rows reported only, not gated: %s", n, strings.Join(parts, ", "))
 }

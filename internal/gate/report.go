@@ -206,7 +206,7 @@ func (r *Report) Outcome() Outcome {
 			invalid = true
 		}
 	}
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			return OutcomeFail
 		}
@@ -298,3 +298,26 @@ func countIf[T any](xs []T, keep func(T) bool) int {
 }
 
 func nan() float64 { return math.NaN() }
+
+// Reported reports whether the row has a direction but is not a
+// headline metric: shown with benchstat's numbers, not judged.
+func (row Row) Reported() bool {
+	return !row.Headline && !row.Tail && (row.Direction == units.Lower || row.Direction == units.Higher)
+}
+
+// TooFewRuns reports whether the row is inconclusive only because a side
+// has fewer than min_samples runs.
+func (row *Row) TooFewRuns() bool {
+	return row.Verdict == Inconclusive && row.Baseline != nil && row.New != nil &&
+		(row.Baseline.N < row.Settings.MinSamples || row.New.N < row.Settings.MinSamples)
+}
+
+// BadChange is the row's relative change in its bad direction, for a gated
+// row with both sides.
+func (row *Row) BadChange() (float64, bool) {
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
+	if !gated || row.Baseline == nil || row.New == nil || math.IsNaN(row.DeltaPct) {
+		return 0, false
+	}
+	return badChange(row.Direction, row.Baseline.Median, row.New.Median), true
+}

@@ -101,7 +101,7 @@ func TestStartAllowance(t *testing.T) {
 		}
 		if got := rep.Outcome(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, rep.Headline(), tc.want)
-			for _, p := range rep.allTests() {
+			for _, p := range rep.AllTests() {
 				t.Log(p.Describe())
 			}
 			continue

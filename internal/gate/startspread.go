@@ -125,7 +125,7 @@ func (e *SpreadEstimate) String() string {
 		if p.Pooled > 0 {
 			s = fmt.Sprintf("%.2f%%", 100*p.Spread)
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (%d cells)", orNone(p.Profile), s, p.Cells))
+		parts = append(parts, fmt.Sprintf("%s %s (%d cells)", ProfileName(p.Profile), s, p.Cells))
 	}
 	fmt.Fprintf(&b, "  per profile: %s\n", strings.Join(parts, ", "))
 	b.WriteString(e.unitsWords())

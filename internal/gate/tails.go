@@ -425,22 +425,12 @@ func (p ProfileTest) describeTail(name, verdict string) string {
 		name, p.Metric, p.Tests, p.Points, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, p.startWords(), verdict)
 }
 
-// tailWords counts the tail tests for the report's first line: ", 3
-// tail tests (15 rows)", or "".
-func (r *Report) tailWords() string {
-	n := len(r.Tails)
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %d tail tests of %d rows by runs, one α over both", n, countIf(r.Rows, func(row Row) bool { return row.Tail }))
-}
-
 // RegressedTests names the tests that regressed, as the verdict line
 // does: the profile for its headline test, "profile metric" for a tail
 // test.
 func (r *Report) RegressedTests() []string {
 	var out []string
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			out = append(out, p.Name())
 		}
@@ -448,28 +438,8 @@ func (r *Report) RegressedTests() []string {
 	return out
 }
 
-// jsonProfiles are profile tests as gate.json writes them.
-func jsonProfiles(tests []ProfileTest) []JSONProfile {
-	out := []JSONProfile{}
-	for _, f := range tests {
-		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Point: f.Point, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
-			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
-			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid}
-		if f.StartSD > 0 || f.PStart > 0 {
-			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
-			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
-			j.BaseStarts, j.NewStarts = f.BaseStarts, f.NextStarts
-		}
-		if f.LeftOut != "" {
-			j.LeftOut, j.PLeaveOut, j.LeaveOutShiftPct = f.LeftOut, finite(f.PLeaveOut), finite(100*math.Expm1(f.LeaveOutShift))
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
-// allTests are the profiles' headline tests, the tail tests, the
+// AllTests are the profiles' headline tests, the tail tests, the
 // suite-wide test, then the points tests.
-func (r *Report) allTests() []ProfileTest {
+func (r *Report) AllTests() []ProfileTest {
 	return slices.Concat(r.Profiles, r.Tails, r.Suite, r.Points)
 }

@@ -1,8 +1,11 @@
 package input
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/docfigures"
 )
 
 // TestReadRefusesNonFinite: a NaN or infinite value is refused with the
@@ -41,5 +44,25 @@ func TestReadBounded(t *testing.T) {
 	}
 	if r.Len() != 9 {
 		t.Errorf("read %d bytes, want MaxFileBytes+1", MaxFileBytes+10-r.Len())
+	}
+}
+
+// simBaseline is the shipped simulator baseline's path.
+func simBaseline(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt")
+}
+
+// TestMissingBaselineHint: a results file that is not there names the
+// files its folder holds (docs/verdict.md's first example once named a
+// baselines/gpu.txt the repository does not ship).
+func TestMissingBaselineHint(t *testing.T) {
+	t.Parallel()
+	_, err := ReadFile(filepath.Join(filepath.Dir(simBaseline(t)), "gpu.txt"))
+	if err == nil || !strings.Contains(err.Error(), "holds sim.txt") || !strings.Contains(err.Error(), "make baseline-gpu") {
+		t.Errorf("ReadFile(baselines/gpu.txt) = %v, want the folder's files named and how a GPU baseline is made", err)
+	}
+	if _, err := ReadFile(filepath.Join(t.TempDir(), "none.txt")); err == nil || strings.Contains(err.Error(), "holds") {
+		t.Errorf("ReadFile in an empty folder = %v, want the error without a list", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -154,7 +155,7 @@ func TestReadGate(t *testing.T) {
 	rep, err := gate.Compare(base, next, set, gate.Options{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, rep.WriteJSON(&buf))
+	require.NoError(t, render.Of(rep).WriteJSON(&buf))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, GateFile), buf.Bytes(), 0o644))
 
 	g, err := ReadGate(dir)

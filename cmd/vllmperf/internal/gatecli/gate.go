@@ -7,6 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -41,10 +42,11 @@ func (o *Flags) Run(stdout, stderr io.Writer) error {
 		return exitstatus.Usage(err)
 	}
 	defer out.Discard()
-	rep, err := o.compare()
+	got, err := o.compare()
 	if err != nil {
 		return exitstatus.Usage(err)
 	}
+	rep := render.Of(got)
 	// An output that cannot be written is an I/O error (exit 2), never
 	// the regression status.
 	if err := o.Output.Publish(rep, stdout, stderr, "vllmperf gate", ""); err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
@@ -25,7 +25,7 @@ func TestBriefFitsAScreen(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
 	o := &Flags{Baseline: simBaseline(t), New: simBaseline(t)}
-	o.Output.Format, o.Output.Formats = "text", gate.Formats
+	o.Output.Format, o.Output.Formats = "text", render.Formats
 	if err := o.Run(&out, &errOut); err != nil {
 		t.Fatalf("gate of the baseline against itself: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestFilterGatesASubset(t *testing.T) {
 			t.Parallel()
 			var out, errOut, msg bytes.Buffer
 			o := &Flags{Baseline: simBaseline(t), New: subset, Filter: tc.filter}
-			o.Output.Format, o.Output.Formats = "text", gate.Formats
+			o.Output.Format, o.Output.Formats = "text", render.Formats
 			err := o.Run(&out, &errOut)
 			if code := exitstatus.Code(err, &msg); code != tc.wantCode {
 				t.Fatalf("exit %d, want %d: %s\n%s", code, tc.wantCode, msg.String(), out.String())

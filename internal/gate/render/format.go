@@ -1,15 +1,16 @@
-package gate
+package render
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/vllmperf/vllmperf/internal/gate"
+
+	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 	"golang.org/x/perf/benchmath"
@@ -20,65 +21,10 @@ func (r *Report) Formats() []verdict.Format {
 	return []verdict.Format{{Name: "text", Write: r.WriteBrief}, {Name: "full", Write: r.WriteText}, {Name: "summary", Write: r.WriteSummary}, {Name: "markdown", Write: r.WriteMarkdown}, {Name: "json", Write: r.WriteJSON}}
 }
 
-// Formats lists the names of the report's formats.
-var Formats = verdict.FormatNames((&Report{}).Formats())
-
 // WriteFormat writes the report in format: text (brief), full, summary,
 // markdown or json.
 func (r *Report) WriteFormat(w io.Writer, format string) error {
 	return verdict.WriteAs(w, format, r.Formats())
-}
-
-// Headline is the one-line verdict: "FAIL: 2 regressions, 1 limit
-// breached".
-func (r *Report) Headline() string {
-	var parts []string
-	add := func(n int, one, many string) {
-		switch {
-		case n == 1:
-			parts = append(parts, "1 "+one)
-		case n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
-		}
-	}
-	add(r.Count(Regression), "regression", "regressions")
-	regressed := r.RegressedProfiles()
-	suite := slices.Contains(regressed, SuiteProfile)
-	add(len(regressed)-btoi(suite), "profile regressed", "profiles regressed")
-	if suite {
-		parts = append(parts, "every profile slower together (the suite-wide test)")
-	}
-	add(r.Count(Missing), "missing metric", "missing metrics")
-	add(r.CountChecks(CheckFail)-r.countRunChecks(CheckFail), "limit breached", "limits breached")
-	add(r.CountChecks(CheckMissing), "limit without its metric", "limits without their metric")
-	add(r.countRunChecks(CheckFail), "failed check", "failed checks")
-	add(r.countRunChecks(CheckInvalid)+r.Count(InvalidVerdict), "INVALID run or row", "INVALID runs or rows")
-	add(r.Count(Inconclusive), "inconclusive", "inconclusive")
-	add(r.CountChecks(CheckUnchecked), "limit never checked", "limits never checked")
-	add(len(r.OnlyBaseline), "baseline benchmark not run", "baseline benchmarks not run")
-	add(r.Count(Improvement), "improvement", "improvements")
-	add(r.Count(NoChange), "unchanged", "unchanged")
-	add(r.Count(NoRegression), "without a regression", "without a regression")
-	if len(parts) == 0 {
-		parts = append(parts, "nothing gated")
-	}
-	head := fmt.Sprintf("%s: %s", r.Outcome(), strings.Join(parts, ", "))
-	if names := r.RegressedTests(); len(names) > 0 {
-		head += "; profiles: " + strings.Join(names, ", ")
-	}
-	if names := r.FailedCheckNames(); len(names) > 0 {
-		head += "; checks: " + strings.Join(names, "; ")
-	}
-	if words := r.runnerWords(); words != "" {
-		head += "; " + words
-	}
-	return head
-}
-
-// countRunChecks counts the checks of benchmarks (RunCheckKind) with
-// status s.
-func (r *Report) countRunChecks(s CheckStatus) int {
-	return countIf(r.Checks, func(c Check) bool { return c.Kind == RunCheckKind && c.Status == s })
 }
 
 // cells are one row's printed columns.
@@ -86,14 +32,14 @@ type cells struct {
 	unit, base, next, delta, p, holm, n, verdict, note string
 }
 
-func (row *Row) cells() cells {
+func rowCells(row *gate.Row) cells {
 	c := cells{
 		unit:    row.Unit,
 		base:    fmtSummary(row.Unit, row.Baseline),
 		next:    fmtSummary(row.Unit, row.New),
-		delta:   FormatDelta(row.DeltaPct),
-		p:       FormatP(row.P),
-		holm:    FormatP(row.PHolm),
+		delta:   gate.FormatDelta(row.DeltaPct),
+		p:       gate.FormatP(row.P),
+		holm:    gate.FormatP(row.PHolm),
 		verdict: string(row.Verdict),
 	}
 	switch {
@@ -106,7 +52,7 @@ func (row *Row) cells() cells {
 	}
 	// Unchanged rows and metrics without a direction need no words.
 	gated := row.Direction == units.Lower || row.Direction == units.Higher
-	if row.Verdict != NoChange && row.Verdict != NoRegression && (row.Verdict != NotGated || (gated && !row.Reported())) {
+	if row.Verdict != gate.NoChange && row.Verdict != gate.NoRegression && (row.Verdict != gate.NotGated || (gated && !row.Reported())) {
 		c.note = row.Reason
 	}
 	return c
@@ -126,7 +72,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
 	for i := range r.Rows {
-		all = append(all, r.Rows[i].cells())
+		all = append(all, rowCells(&r.Rows[i]))
 	}
 	width := columnWidths(all)
 	name := ""
@@ -152,13 +98,13 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) writeTail(ew *verdict.ErrWriter) {
 	if len(r.Profiles)+len(r.Tails)+len(r.Suite) > 0 {
 		ew.Printf("\nprofiles (combined tests):\n")
-		for _, p := range r.allTests() {
+		for _, p := range r.AllTests() {
 			ew.Printf("  %s\n", p.Describe())
 		}
 	}
 	writeMDE(ew, r.MinimumEffects)
 	if bad := r.problemChecks(); len(bad) > 0 {
-		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(CheckPass))
+		ew.Printf("\nlimits on the new results (%d checked, %d passed):\n", len(r.Checks), r.CountChecks(gate.CheckPass))
 		for _, c := range bad {
 			ew.Printf("  %-9s %s\n", c.Status, checkLine(c))
 		}
@@ -183,7 +129,7 @@ func (r *Report) writeTail(ew *verdict.ErrWriter) {
 // --format full and the JSON report have every row).
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	ew := &verdict.ErrWriter{W: w}
-	icon := map[Outcome]string{OutcomePass: "✅", OutcomeFail: "❌", OutcomeInconclusive: "⚠️", OutcomeInvalid: "🚫"}[r.Outcome()]
+	icon := map[gate.Outcome]string{gate.OutcomePass: "✅", gate.OutcomeFail: "❌", gate.OutcomeInconclusive: "⚠️", gate.OutcomeInvalid: "🚫"}[r.Outcome()]
 	ew.Printf("### %s vllmperf gate: %s\n\n", icon, r.Outcome())
 	ew.Printf("`%s` (baseline) → `%s` (new): %s. %s; medians with %s; settings from %s.\n\n",
 		mdCode(r.Baseline), mdCode(r.New), strings.TrimPrefix(r.Headline(), string(r.Outcome())+": "), r.testsWords(), ciWords(r), mdCode(r.thresholdsName()))
@@ -191,14 +137,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		ew.Printf("%s\n\n", mdCell(r.Selection.String()))
 	}
 
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			ew.Printf("- ❌ %s\n", mdCode(p.Describe()))
 		}
 	}
-	var attention []*Row
+	var attention []*gate.Row
 	for i := range r.Rows {
-		if r.Rows[i].needsAttention() {
+		if needsAttention(&r.Rows[i]) {
 			attention = append(attention, &r.Rows[i])
 		}
 	}
@@ -212,7 +158,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if bad := r.problemChecks(); len(bad) > 0 {
 		ew.Printf("| status | benchmark | unit | limit | value | why |\n|---|---|---|---|---|---|\n")
 		for _, c := range bad {
-			ew.Printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
+			ew.Printf("| %s | %s | %s | %s | %s | %s |\n", c.Status, mdCell(c.Name), mdCell(c.Unit), mdCell(c.Limit), mdCell(gate.FormatValue(c.Unit, c.Value)), mdCell(c.Reason))
 		}
 		ew.Printf("\n")
 	}
@@ -230,10 +176,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // mdRows writes rows as a markdown table, each with why it got its verdict.
-func mdRows(ew *verdict.ErrWriter, rows []*Row) {
+func mdRows(ew *verdict.ErrWriter, rows []*gate.Row) {
 	ew.Printf("| benchmark | unit | baseline | new | Δ | p (holm) | verdict | why |\n|---|---|---|---|--:|--:|---|---|\n")
 	for _, row := range rows {
-		c := row.cells()
+		c := rowCells(row)
 		ew.Printf("| %s | %s | %s | %s | %s | %s (%s) | %s | %s |\n", mdCell(row.Name), mdCell(c.unit), mdCell(c.base), mdCell(c.next), c.delta, c.p, c.holm, c.verdict, mdCell(row.Reason))
 	}
 }
@@ -245,22 +191,22 @@ func (r *Report) thresholdsName() string {
 	return r.Thresholds
 }
 
-func (r *Report) problemChecks() []Check {
-	var out []Check
+func (r *Report) problemChecks() []gate.Check {
+	var out []gate.Check
 	for _, c := range r.Checks {
-		if c.Status != CheckPass {
+		if c.Status != gate.CheckPass {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func checkLine(c Check) string {
+func checkLine(c gate.Check) string {
 	where := c.Name
 	if where == "" {
 		where = "(all benchmarks)"
 	}
-	if c.Kind == RunCheckKind {
+	if c.Kind == gate.RunCheckKind {
 		return fmt.Sprintf("%s check %s: %s", where, c.Unit, c.Reason)
 	}
 	return fmt.Sprintf("%s %s %s: %s", where, c.Unit, c.Limit, c.Reason)
@@ -282,43 +228,43 @@ func ciWords(r *Report) string {
 
 // JSONRow is a Row as --format json writes it (gate.json's rows).
 type JSONRow struct {
-	Name           string     `json:"name"`
-	Profile        string     `json:"profile,omitempty"`
-	Scenario       string     `json:"scenario,omitempty"`
-	Unit           string     `json:"unit"`
-	Headline       bool       `json:"headline"`
-	Tail           bool       `json:"tail,omitempty"`
-	Direction      string     `json:"direction"`
-	DirectionFrom  string     `json:"direction_from"`
-	BaselineMedian *float64   `json:"baseline_median"`
-	BaselineCI     []*float64 `json:"baseline_ci"`
-	BaselineN      int        `json:"baseline_n"`
-	BaselineValues []float64  `json:"baseline_values"`
-	NewMedian      *float64   `json:"new_median"`
-	NewCI          []*float64 `json:"new_ci"`
-	NewN           int        `json:"new_n"`
-	NewValues      []float64  `json:"new_values"`
-	DeltaPct       *float64   `json:"delta_pct"`
-	P              *float64   `json:"p"`
-	PHolm          *float64   `json:"p_holm"`
-	Alpha          float64    `json:"alpha"`
-	MinEffectPct   float64    `json:"min_effect_pct"`
-	MinSamples     int        `json:"min_samples"`
-	Confidence     float64    `json:"confidence"`
-	Verdict        Verdict    `json:"verdict"`
-	Reason         string     `json:"reason"`
-	RunsNeeded     *int       `json:"runs_needed"`
+	Name           string       `json:"name"`
+	Profile        string       `json:"profile,omitempty"`
+	Scenario       string       `json:"scenario,omitempty"`
+	Unit           string       `json:"unit"`
+	Headline       bool         `json:"headline"`
+	Tail           bool         `json:"tail,omitempty"`
+	Direction      string       `json:"direction"`
+	DirectionFrom  string       `json:"direction_from"`
+	BaselineMedian *float64     `json:"baseline_median"`
+	BaselineCI     []*float64   `json:"baseline_ci"`
+	BaselineN      int          `json:"baseline_n"`
+	BaselineValues []float64    `json:"baseline_values"`
+	NewMedian      *float64     `json:"new_median"`
+	NewCI          []*float64   `json:"new_ci"`
+	NewN           int          `json:"new_n"`
+	NewValues      []float64    `json:"new_values"`
+	DeltaPct       *float64     `json:"delta_pct"`
+	P              *float64     `json:"p"`
+	PHolm          *float64     `json:"p_holm"`
+	Alpha          float64      `json:"alpha"`
+	MinEffectPct   float64      `json:"min_effect_pct"`
+	MinSamples     int          `json:"min_samples"`
+	Confidence     float64      `json:"confidence"`
+	Verdict        gate.Verdict `json:"verdict"`
+	Reason         string       `json:"reason"`
+	RunsNeeded     *int         `json:"runs_needed"`
 }
 
 // JSONCheck is a Check as --format json writes it.
 type JSONCheck struct {
-	Kind   CheckKind   `json:"kind"`
-	Name   string      `json:"name"`
-	Unit   string      `json:"unit"`
-	Limit  string      `json:"limit"`
-	Value  *float64    `json:"value"`
-	Status CheckStatus `json:"status"`
-	Reason string      `json:"reason,omitempty"`
+	Kind   gate.CheckKind   `json:"kind"`
+	Name   string           `json:"name"`
+	Unit   string           `json:"unit"`
+	Limit  string           `json:"limit"`
+	Value  *float64         `json:"value"`
+	Status gate.CheckStatus `json:"status"`
+	Reason string           `json:"reason,omitempty"`
 }
 
 // JSONProfile is one profile's combined test in gate.json.
@@ -355,18 +301,6 @@ type JSONProfile struct {
 	LeaveOutShiftPct *float64 `json:"leave_one_out_shift_pct,omitempty"`
 }
 
-// RegressedProfiles names the profiles that regressed as a whole (by
-// their headline test or a tail test), once each.
-func (r *Report) RegressedProfiles() []string {
-	var out []string
-	for _, p := range r.allTests() {
-		if p.Regression {
-			out = addDistinct(out, p.Profile)
-		}
-	}
-	return out
-}
-
 // testsWords says what the gate judged: "12 headline tests in 2 profiles,
 // combined per profile and Holm-corrected".
 func (r *Report) testsWords() string {
@@ -384,9 +318,9 @@ type JSONReport struct {
 	Baseline     string        `json:"baseline"`
 	New          string        `json:"new"`
 	Thresholds   string        `json:"thresholds"`
-	Result       Outcome       `json:"result"`
+	Result       gate.Outcome  `json:"result"`
 	ExitCode     int           `json:"exit_code"`
-	Decision     Decision      `json:"decision"`
+	Decision     gate.Decision `json:"decision"`
 	Summary      string        `json:"summary"`
 	Comparisons  int           `json:"comparisons"`
 	Profiles     []JSONProfile `json:"profiles"`
@@ -440,7 +374,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		if s := row.New; s != nil {
 			j.NewMedian, j.NewCI, j.NewN, j.NewValues = finite(s.Median), []*float64{finite(s.Lo), finite(s.Hi)}, s.N, s.Values
 		}
-		if row.Verdict == Inconclusive {
+		if row.Verdict == gate.Inconclusive {
 			need := row.RunsNeeded
 			j.RunsNeeded = &need
 		}
@@ -472,48 +406,12 @@ func nonNil(s []string) []string {
 // value formatting ----------------------------------------------------------
 
 // fmtSummary writes "40.12ms ±3%" (benchstat's ± range), "—" when absent.
-func fmtSummary(unit string, s *Summary) string {
+func fmtSummary(unit string, s *gate.Summary) string {
 	if s == nil {
 		return "—"
 	}
 	rng := benchmath.Summary{Center: s.Median, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
-	return FormatValue(unit, s.Median) + " ±" + rng
-}
-
-// FormatValue writes a value in its unit's natural form (thresholds'), "—"
-// for none (NaN).
-func FormatValue(unit string, v float64) string {
-	if math.IsNaN(v) {
-		return "—"
-	}
-	return units.FormatValue(unit, v)
-}
-
-// FormatDelta writes a change in percent as benchstat does (+1.23%), "—"
-// for none (NaN).
-func FormatDelta(pct float64) string {
-	switch {
-	case math.IsNaN(pct):
-		return "—"
-	case math.IsInf(pct, 1):
-		return "+∞%"
-	case math.IsInf(pct, -1):
-		return "-∞%"
-	}
-	return fmt.Sprintf("%+.2f%%", pct)
-}
-
-// fmtPct writes a limit in percent without trailing zeros (5%, 2.5%).
-func fmtPct(pct float64) string {
-	return strconv.FormatFloat(pct, 'f', -1, 64) + "%"
-}
-
-// FormatP writes a p-value with three decimals.
-func FormatP(p float64) string {
-	if math.IsNaN(p) {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", p)
+	return gate.FormatValue(unit, s.Median) + " ±" + rng
 }
 
 // columns ---------------------------------------------------------------------
@@ -571,17 +469,103 @@ func mdList(names []string) string {
 func (j *JSONReport) Notable() []JSONRow {
 	var out []JSONRow
 	for _, r := range j.Rows {
-		if r.Verdict != NoChange && r.Verdict != NotGated && r.Verdict != NoRegression {
+		if r.Verdict != gate.NoChange && r.Verdict != gate.NotGated && r.Verdict != gate.NoRegression {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// btoi is 1 for true.
-func btoi(b bool) int {
-	if b {
-		return 1
+// WriteFile writes the report in format to path, by a temporary file
+// renamed onto it: a failed write leaves the old file whole.
+func (r *Report) WriteFile(path, format string) error {
+	if err := outfile.Replace(path, 0o644, func(w io.Writer) error { return r.WriteFormat(w, format) }); err != nil {
+		return fmt.Errorf("the %s report: %w", format, err)
 	}
-	return 0
+	return nil
+}
+
+// tailWords counts the tail tests for the report's first line: ", 3
+// tail tests (15 rows)", or "".
+func (r *Report) tailWords() string {
+	n := len(r.Tails)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d tail tests of %d rows by runs, one α over both", n, countIf(r.Rows, func(row gate.Row) bool { return row.Tail }))
+}
+
+// jsonProfiles are profile tests as gate.json writes them.
+func jsonProfiles(tests []gate.ProfileTest) []JSONProfile {
+	out := []JSONProfile{}
+	for _, f := range tests {
+		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Point: f.Point, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
+			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
+			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid}
+		if f.StartSD > 0 || f.PStart > 0 {
+			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
+			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
+			j.BaseStarts, j.NewStarts = f.BaseStarts, f.NextStarts
+		}
+		if f.LeftOut != "" {
+			j.LeftOut, j.PLeaveOut, j.LeaveOutShiftPct = f.LeftOut, finite(f.PLeaveOut), finite(100*math.Expm1(f.LeaveOutShift))
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// notGatedWords lists NotGated for the report's first line: "12 rows
+// reported only, not gated: ready-ns ×5, prefix-hit-% ×3, …" (every unit
+// named; "0 rows reported only" with none).
+func (r *Report) notGatedWords() string {
+	ng := r.NotGated()
+	n := 0
+	parts := make([]string, len(ng))
+	for i, u := range ng {
+		n += u.Rows
+		parts[i] = fmt.Sprintf("%s ×%d", u.Unit, u.Rows)
+	}
+	if n == 0 {
+		return "0 rows reported only"
+	}
+	return fmt.Sprintf("%d rows reported only, not gated: %s", n, strings.Join(parts, ", "))
+}
+
+// JSONMDE is an MDE in gate.json.
+type JSONMDE struct {
+	Profile      string   `json:"profile"`
+	Unit         string   `json:"unit"`
+	Points       int      `json:"points"`
+	SpreadPct    *float64 `json:"spread_pct"`
+	Level        float64  `json:"level"`
+	Runs         int      `json:"runs"`
+	MDEPct       *float64 `json:"mde_pct"`
+	RunsFor5Pct  *int     `json:"runs_for_5pct"`
+	MinEffectPct float64  `json:"min_effect_pct"`
+	TooNoisy     bool     `json:"too_noisy"`
+	// StartSpreadPct is the start_spread allowed for (0 where a side's
+	// runs do not share a start), StartFloorPct the smallest change the
+	// start-aware test sees at any count (MDE.StartFloor).
+	StartSpreadPct float64 `json:"start_spread_pct"`
+	StartFloorPct  float64 `json:"start_floor_pct"`
+	// BaseStarts and NewStarts are the server starts of each side the
+	// floor is for (a plan's new run: one).
+	BaseStarts int `json:"base_starts"`
+	NewStarts  int `json:"new_starts"`
+}
+
+func jsonMDEs(ms []gate.MDE) []JSONMDE {
+	out := []JSONMDE{}
+	for _, m := range ms {
+		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
+			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy,
+			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor(),
+			BaseStarts: max(1, m.BaseStarts), NewStarts: max(1, m.NewStarts)}
+		if n := m.RunsFor5; n > 0 {
+			j.RunsFor5Pct = &n
+		}
+		out = append(out, j)
+	}
+	return out
 }

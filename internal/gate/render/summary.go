@@ -1,4 +1,4 @@
-package gate
+package render
 
 import (
 	"fmt"
@@ -8,22 +8,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"github.com/vllmperf/vllmperf/internal/gate"
+
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
-
-// Reported reports whether the row has a direction but is not a
-// headline metric: shown with benchstat's numbers, not judged.
-func (row Row) Reported() bool {
-	return !row.Headline && !row.Tail && (row.Direction == units.Lower || row.Direction == units.Higher)
-}
-
-// tooFewRuns reports whether the row is inconclusive only because a side
-// has fewer than min_samples runs.
-func (row *Row) tooFewRuns() bool {
-	return row.Verdict == Inconclusive && row.Baseline != nil && row.New != nil &&
-		(row.Baseline.N < row.Settings.MinSamples || row.New.N < row.Settings.MinSamples)
-}
 
 // WriteSummary writes the report for a terminal in brief (make bench): one
 // line per benchmark with its verdicts and its largest change for the
@@ -37,32 +25,32 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	ew.Printf("%s; medians with %s; p from the Mann-Whitney U test (as benchstat)\n\n", r.testsWords(), ciWords(r))
 
 	lines := [][]string{{"benchmark", "gated", "regression", "missing", "improvement", "no change / no regression", "inconclusive", "worst change"}}
-	var attention []*Row
-	var short []*Row
+	var attention []*gate.Row
+	var short []*gate.Row
 	for _, b := range r.benchmarks() {
 		var n [5]int // regression, missing, improvement, no change, inconclusive
-		var worst *Row
+		var worst *gate.Row
 		worstBad := math.Inf(-1)
 		for _, row := range b {
 			switch row.Verdict {
-			case Regression:
+			case gate.Regression:
 				n[0]++
-			case Missing:
+			case gate.Missing:
 				n[1]++
-			case Improvement:
+			case gate.Improvement:
 				n[2]++
-			case NoChange, NoRegression:
+			case gate.NoChange, gate.NoRegression:
 				n[3]++
-			case Inconclusive:
+			case gate.Inconclusive:
 				n[4]++
 			}
 			switch {
-			case row.tooFewRuns():
+			case row.TooFewRuns():
 				short = append(short, row)
-			case row.Verdict == Regression || row.Verdict == Missing || row.Verdict == Improvement || row.Verdict == Inconclusive:
+			case row.Verdict == gate.Regression || row.Verdict == gate.Missing || row.Verdict == gate.Improvement || row.Verdict == gate.Inconclusive:
 				attention = append(attention, row)
 			}
-			if bad, ok := row.badChange(); ok && bad > worstBad {
+			if bad, ok := row.BadChange(); ok && bad > worstBad {
 				worst, worstBad = row, bad
 			}
 		}
@@ -71,7 +59,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			line = append(line, dotIfZero(k))
 		}
 		if worst != nil {
-			line = append(line, worst.Unit+" "+FormatDelta(worst.DeltaPct))
+			line = append(line, worst.Unit+" "+gate.FormatDelta(worst.DeltaPct))
 		} else {
 			line = append(line, "—")
 		}
@@ -96,8 +84,8 @@ func (r *Report) WriteSummary(w io.Writer) error {
 }
 
 // benchmarks groups the rows by benchmark, in order.
-func (r *Report) benchmarks() [][]*Row {
-	var out [][]*Row
+func (r *Report) benchmarks() [][]*gate.Row {
+	var out [][]*gate.Row
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		if len(out) == 0 || out[len(out)-1][0].Name != row.Name {
@@ -108,19 +96,9 @@ func (r *Report) benchmarks() [][]*Row {
 	return out
 }
 
-// badChange is the row's relative change in its bad direction, for a gated
-// row with both sides.
-func (row *Row) badChange() (float64, bool) {
-	gated := row.Direction == units.Lower || row.Direction == units.Higher
-	if !gated || row.Baseline == nil || row.New == nil || math.IsNaN(row.DeltaPct) {
-		return 0, false
-	}
-	return badChange(row.Direction, row.Baseline.Median, row.New.Median), true
-}
-
 // runCounts describes the rows' run counts: "10 in the baseline, 1 in the
 // new results; min_samples 6".
-func runCounts(rows []*Row) string {
+func runCounts(rows []*gate.Row) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, row := range rows {

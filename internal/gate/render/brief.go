@@ -1,9 +1,11 @@
-package gate
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/gate"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
@@ -19,8 +21,8 @@ const (
 
 // needsAttention reports whether the row changed, failed or could not be
 // decided: what a reader of the gate must look at.
-func (row *Row) needsAttention() bool {
-	return row.Verdict != NoChange && row.Verdict != NoRegression && row.Verdict != NotGated
+func needsAttention(row *gate.Row) bool {
+	return row.Verdict != gate.NoChange && row.Verdict != gate.NoRegression && row.Verdict != gate.NotGated
 }
 
 // WriteBrief writes the report for a person at a terminal (--format text,
@@ -36,7 +38,7 @@ func (r *Report) WriteBrief(w io.Writer) error {
 		ew.Printf("%s\n", r.Selection)
 	}
 	r.writeAttention(ew)
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			ew.Printf("\nregressed: %s\n", p.Describe())
 		}
@@ -63,9 +65,9 @@ func (r *Report) WriteBrief(w io.Writer) error {
 // writeAttention writes the rows that need attention, by benchmark, at
 // most briefRows of them.
 func (r *Report) writeAttention(ew *verdict.ErrWriter) {
-	var rows []*Row
+	var rows []*gate.Row
 	for i := range r.Rows {
-		if r.Rows[i].needsAttention() {
+		if needsAttention(&r.Rows[i]) {
 			rows = append(rows, &r.Rows[i])
 		}
 	}
@@ -84,9 +86,9 @@ func (r *Report) writeAttention(ew *verdict.ErrWriter) {
 func (r *Report) restWords() string {
 	var parts []string
 	for _, c := range []struct {
-		v     Verdict
+		v     gate.Verdict
 		words string
-	}{{NoChange, "unchanged"}, {NoRegression, "without a regression"}, {NotGated, "not gated (reported only, or no direction)"}} {
+	}{{gate.NoChange, "unchanged"}, {gate.NoRegression, "without a regression"}, {gate.NotGated, "not gated (reported only, or no direction)"}} {
 		if n := r.Count(c.v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, c.words))
 		}
@@ -95,7 +97,7 @@ func (r *Report) restWords() string {
 		parts = append(parts, "none")
 	}
 	s := "rows not shown: " + strings.Join(parts, ", ")
-	if n := r.CountChecks(CheckPass); n > 0 {
+	if n := r.CountChecks(gate.CheckPass); n > 0 {
 		s += fmt.Sprintf("; %d limits passed", n)
 	}
 	return s
@@ -120,11 +122,11 @@ func moreLine(ew *verdict.ErrWriter, n int, what string) {
 // writeRowsByBenchmark prints rows under their benchmark's name, each
 // benchmark with the columns' header, the columns as wide as their
 // widest cell.
-func writeRowsByBenchmark(ew *verdict.ErrWriter, rows []*Row) {
+func writeRowsByBenchmark(ew *verdict.ErrWriter, rows []*gate.Row) {
 	head := cells{unit: "unit", base: "baseline", next: "new", delta: "Δ", p: "p", holm: "holm", n: "n", verdict: "verdict"}
 	all := []cells{head}
 	for _, row := range rows {
-		all = append(all, row.cells())
+		all = append(all, rowCells(row))
 	}
 	width := columnWidths(all)
 	name := ""
