@@ -9,6 +9,7 @@ import (
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -158,8 +159,8 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		row.P, t.theta = uTest(t.base, t.next)
-		t.pWorse = uTestWorse(row.Direction, t.base, t.next)
+		row.P, t.theta = gatemath.UTest(t.base, t.next)
+		t.pWorse = gatemath.UTestWorse(row.Direction, t.base, t.next)
 		if t.gated {
 			gated = append(gated, t)
 		}
@@ -185,7 +186,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	for i := range rep.Rows {
 		if row := &rep.Rows[i]; row.TooFewRuns() && !row.Tail {
 			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
-			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
+			setTooFewRuns(row, m, gatemath.HolmRuns(row.Settings.Alpha, m))
 		}
 	}
 	for _, f := range fams {
@@ -244,10 +245,10 @@ func buildRow(bb, nb *input.Bench, unit string, set *thresholds.Set, dirs *direc
 	nv, inNew := nb.Values[unit]
 	var bsam, nsam *benchmath.Sample
 	if inBase {
-		row.Baseline, bsam = summarize(bv, row.Settings.Confidence)
+		row.Baseline, bsam = gatemath.Summarize(bv, row.Settings.Confidence)
 	}
 	if inNew {
-		row.New, nsam = summarize(nv, row.Settings.Confidence)
+		row.New, nsam = gatemath.Summarize(nv, row.Settings.Confidence)
 	}
 	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	// Judged: a headline unit, or one the user gave a direction in
@@ -267,7 +268,7 @@ func buildRow(bb, nb *input.Bench, unit string, set *thresholds.Set, dirs *direc
 		row.Reason = "new metric: no baseline to compare with"
 		return row, nil
 	}
-	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
+	row.DeltaPct = 100 * gatemath.RelChange(row.Baseline.Median, row.New.Median)
 	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.Starts), nextStarts: len(nb.Starts)}
 	if !gated {
 		row.Verdict = NotGated
@@ -294,30 +295,18 @@ func buildRow(bb, nb *input.Bench, unit string, set *thresholds.Set, dirs *direc
 // m tests (holm runs a side).
 func setTooFewRuns(row *Row, m, holm int) {
 	g := row.Settings
-	row.RunsNeeded = max(g.MinSamples, finiteCIRuns(g.Confidence))
+	row.RunsNeeded = max(g.MinSamples, gatemath.FiniteCIRuns(g.Confidence))
 	why := fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d", row.Baseline.N, row.New.N, g.MinSamples)
 	if holm > row.RunsNeeded {
 		row.RunsNeeded = holm
 		why += fmt.Sprintf(", and a regression can be significant after the correction over about %d tests (its profile's rows times the profiles) from %d runs a side", m, holm)
 	}
-	if row.RunsNeeded > MaxRunsEstimate {
+	if row.RunsNeeded > gatemath.MaxRunsEstimate {
 		row.RunsNeeded = -1
 		row.Reason = why + "; " + runsAdvice(-1)
 		return
 	}
 	row.Reason = fmt.Sprintf("%s: run at least %d a side (-count %d)", why, row.RunsNeeded, row.RunsNeeded)
-}
-
-// holmRuns is the fewest runs a side at which the exact U test's smallest
-// p (complete separation) passes the first step of Holm's correction over
-// m tests at alpha; MaxRunsEstimate+1 when none up to it does.
-func holmRuns(alpha float64, m int) int {
-	for n := 2; n <= MaxRunsEstimate; n++ {
-		if minUTestP(n) < alpha/float64(max(m, 1)) {
-			return n
-		}
-	}
-	return MaxRunsEstimate + 1
 }
 
 func orOne(procs string) string {
@@ -387,7 +376,7 @@ func (d *directions) of(profile, scenario, unit string) (units.Direction, string
 // gated tests under settings g: min_samples, and enough for the exact U
 // test's smallest p to pass the first step of Holm's correction.
 func MinRuns(g thresholds.Gate, m int) int {
-	return max(g.MinSamples, holmRuns(g.Alpha, m))
+	return max(g.MinSamples, gatemath.HolmRuns(g.Alpha, m))
 }
 
 // allFailed is the report on new results whose every benchmark failed a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
@@ -30,7 +31,7 @@ func TestCauchyCombine(t *testing.T) {
 		// Nothing to combine.
 		{"none", []float64{math.NaN()}, 1},
 	} {
-		got := cauchyCombine(tc.ps)
+		got := gatemath.CauchyCombine(tc.ps)
 		if math.Abs(got-tc.want) > 0.02*tc.want {
 			t.Errorf("%s: cauchyCombine(%v) = %g, want %g", tc.name, tc.ps, got, tc.want)
 		}
@@ -52,7 +53,7 @@ func TestCauchyCombineNull(t *testing.T) {
 			z := 0.8*shared + 0.6*rng.NormFloat64() // correlation 0.64
 			ps[i] = 2 * (1 - normCDF(math.Abs(z)))
 		}
-		if cauchyCombine(ps) < 0.05 {
+		if gatemath.CauchyCombine(ps) < 0.05 {
 			below++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -61,7 +62,7 @@ func (r *Report) InconclusiveReason() string {
 	case need > 0:
 		reason += fmt.Sprintf("; about %d runs a side would decide (go test -count %d)", need, need)
 	case need < 0:
-		reason += fmt.Sprintf("; some rows need more than %d runs a side: see the report", MaxRunsEstimate)
+		reason += fmt.Sprintf("; some rows need more than %d runs a side: see the report", gatemath.MaxRunsEstimate)
 	}
 	return reason
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -41,7 +42,7 @@ func checkLimits(base, next *input.Side, set *thresholds.Set) []Check {
 			values, ok := nb.Values[unit]
 			switch {
 			case ok:
-				s, _ := summarize(values, thresholds.DefaultGate.Confidence)
+				s, _ := gatemath.Summarize(values, thresholds.DefaultGate.Confidence)
 				c.Value = s.Median
 				if why := lim.Check(unit, s.Median); why != "" {
 					c.Status, c.Reason = CheckFail, fmt.Sprintf("median of %d runs: %s", s.N, why)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -89,7 +90,7 @@ func (m MDE) At(n int) float64 {
 // alone (the runs as independent draws) with n runs a side: what more
 // runs improve, and what TooNoisy judges.
 func (m MDE) Within(n int) float64 {
-	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(lchoose(2*n, n)) >= m.Level {
+	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(gatemath.LogChoose(2*n, n)) >= m.Level {
 		return math.Inf(1)
 	}
 	return math.Expm1(m.z() * m.Spread * math.Sqrt(2/float64(n)) * math.Sqrt(math.Pi/3))
@@ -106,7 +107,7 @@ func (m MDE) StartFloor() float64 {
 	return math.Expm1(m.z() * math.Sqrt(m.startShare()) * m.StartSpread)
 }
 
-func (m MDE) startShare() float64 { return startShare(m.BaseStarts, m.NewStarts) }
+func (m MDE) startShare() float64 { return gatemath.StartShare(m.BaseStarts, m.NewStarts) }
 
 // Starts says the sides' server starts in words ("one server start a
 // side").
@@ -137,7 +138,7 @@ func (m MDE) StartAware() bool { return m.startAware }
 // RunsFor is the fewest runs a side that see effect, at least
 // min_samples; -1 when more than MaxRunsEstimate.
 func (m MDE) RunsFor(effect float64) int {
-	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+	for n := max(2, m.minSamples); n <= gatemath.MaxRunsEstimate; n++ {
 		if m.At(n) <= effect {
 			return n
 		}
@@ -147,7 +148,7 @@ func (m MDE) RunsFor(effect float64) int {
 
 // runsWithin is RunsFor for the test within the starts alone (Within).
 func (m MDE) runsWithin(effect float64) int {
-	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+	for n := max(2, m.minSamples); n <= gatemath.MaxRunsEstimate; n++ {
 		if m.Within(n) <= effect {
 			return n
 		}
@@ -161,13 +162,6 @@ func fewestStarts(n int, b *input.Bench) int {
 		return k
 	}
 	return n
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }
 
 // MinimumEffects are the minimum detectable effects of base's judged
@@ -203,7 +197,7 @@ func minimumEffects(bs, ns *input.Side, set *thresholds.Set, starts bool) []MDE 
 				ms[i].NewStarts = fewestStarts(ms[i].NewStarts, b)
 			}
 		}
-		ms[i].setRuns(modeInt(lens))
+		ms[i].setRuns(gatemath.ModeInt(lens))
 	}
 	return ms
 }
@@ -271,11 +265,11 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	for _, kk := range keys {
 		g := set.Gate(kk.profile, "", kk.unit)
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
-			Level: g.Alpha / float64(hypotheses) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
-		m.RunSpread, m.Points = runSpread(points[kk])
+			Level: g.Alpha / float64(hypotheses) * gatemath.ComponentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
+		m.RunSpread, m.Points = gatemath.RunSpread(points[kk])
 		m.BaseStarts = startsOf[kk]
 		if !isTail(kk.unit) {
-			m.Spread, m.Points = pointSpread(points[kk])
+			m.Spread, m.Points = gatemath.PointSpread(points[kk])
 		} else {
 			m.Spread = m.RunSpread
 		}
@@ -285,71 +279,6 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 		out = append(out, m)
 	}
 	return out
-}
-
-// runSpread is the standard deviation across runs of the runs' mean log
-// value over the points whose run count is the most common one (and
-// whose values are all positive); NaN with fewer than 3 runs.
-func runSpread(points [][]float64) (float64, int) {
-	lens := make([]int, len(points))
-	for i, p := range points {
-		lens[i] = len(p)
-	}
-	n := modeInt(lens)
-	if n < 3 {
-		return math.NaN(), 0
-	}
-	means := make([]float64, n)
-	used := 0
-	for _, p := range points {
-		if len(p) != n || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
-			continue
-		}
-		used++
-		for j, v := range p {
-			means[j] += math.Log(v)
-		}
-	}
-	if used == 0 {
-		return math.NaN(), 0
-	}
-	for j := range means {
-		means[j] /= float64(used)
-	}
-	return stats.StdDev(means), used
-}
-
-// pointSpread is the median, over the points with at least 3 runs (all
-// positive), of the standard deviation of a point's log values: the
-// run-to-run CV of one row, which the headline test's rows each see
-// (their Cauchy combination is about as strong as its typical row, not
-// the average of the points); NaN when no point has 3 runs.
-func pointSpread(points [][]float64) (float64, int) {
-	var sds []float64
-	for _, p := range points {
-		if len(p) < 3 || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
-			continue
-		}
-		logs := make([]float64, len(p))
-		for i, v := range p {
-			logs[i] = math.Log(v)
-		}
-		sds = append(sds, stats.StdDev(logs))
-	}
-	return median(sds), len(sds)
-}
-
-// modeInt is the most common value (the larger on a tie); 0 for none.
-func modeInt(xs []int) int {
-	count := map[int]int{}
-	best := 0
-	for _, x := range xs {
-		count[x]++
-		if count[x] > count[best] || (count[x] == count[best] && x > best) {
-			best = x
-		}
-	}
-	return best
 }
 
 // tooNoisy are the report's warnings for metrics whose baseline is too
@@ -420,7 +349,7 @@ func FormatMDE(e float64) string {
 // FormatRunsFor writes RunsFor5: "34", or "> 100".
 func FormatRunsFor(n int) string {
 	if n < 0 {
-		return fmt.Sprintf("> %d", MaxRunsEstimate)
+		return fmt.Sprintf("> %d", gatemath.MaxRunsEstimate)
 	}
 	return fmt.Sprint(n)
 }

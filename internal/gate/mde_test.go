@@ -9,6 +9,7 @@ import (
 
 	"github.com/aclements/go-moremath/stats"
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -34,7 +35,7 @@ func TestMDEAt(t *testing.T) {
 		t.Errorf("RunsFor(5%%) = %d: At(n) = %g, At(n-1) = %g", n, m.At(n), m.At(n-1))
 	}
 	if got := (MDE{Spread: 0.5, Level: 0.01}).RunsFor(0.05); got != -1 {
-		t.Errorf("a 50%% spread sees 5%% from %d runs, want -1 (more than %d)", got, MaxRunsEstimate)
+		t.Errorf("a 50%% spread sees 5%% from %d runs, want -1 (more than %d)", got, gatemath.MaxRunsEstimate)
 	}
 }
 

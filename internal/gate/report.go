@@ -3,6 +3,7 @@ package gate
 import (
 	"math"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -40,18 +41,6 @@ const (
 	InvalidVerdict Verdict = Verdict(verdict.Invalid)
 )
 
-// Summary is one side of a row: its runs' values, their median and the
-// median's confidence interval (benchmath.AssumeNothing, as benchstat).
-// Values are in the unit's own scale (nanoseconds for -ns units).
-type Summary struct {
-	N int
-	// Median is the center; Lo and Hi bound its confidence interval, ±Inf
-	// when N is too small for a finite interval at the level asked.
-	Median, Lo, Hi float64
-	// Values are the runs' values, sorted.
-	Values []float64
-}
-
 // Row compares one metric (unit) of one benchmark.
 type Row struct {
 	// Name is the benchmark's full name without the "Benchmark" prefix
@@ -73,7 +62,7 @@ type Row struct {
 	// DirectionFrom says which of the three decided it.
 	DirectionFrom string
 	// Baseline and New are nil when the metric is on one side only.
-	Baseline, New *Summary
+	Baseline, New *gatemath.Summary
 	// DeltaPct is 100·(new median / baseline median − 1); NaN when
 	// either side is missing, ±Inf from a zero baseline median.
 	DeltaPct float64
@@ -319,5 +308,5 @@ func (row *Row) BadChange() (float64, bool) {
 	if !gated || row.Baseline == nil || row.New == nil || math.IsNaN(row.DeltaPct) {
 		return 0, false
 	}
-	return badChange(row.Direction, row.Baseline.Median, row.New.Median), true
+	return gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median), true
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -155,8 +156,8 @@ func RunnerShifts(base, next *input.Input) []RunnerShift {
 		if len(b) == 0 || len(n) == 0 {
 			continue
 		}
-		mb, sb := logMedianSE(b)
-		mn, sn := logMedianSE(n)
+		mb, sb := gatemath.LogMedianSE(b)
+		mn, sn := gatemath.LogMedianSE(n)
 		out = append(out, RunnerShift{
 			Unit: u, Baseline: math.Exp(mb), New: math.Exp(mn), NBaseline: len(b), NNew: len(n),
 			Change: math.Expm1(mn - mb),
@@ -165,33 +166,6 @@ func RunnerShifts(base, next *input.Input) []RunnerShift {
 		})
 	}
 	return out
-}
-
-// logMedianSE is the median of the values' logs and its standard error
-// from their median absolute deviation (1.4826·MAD estimates σ; the
-// median's standard error is √(π/2)·σ/√n): robust to the few probes a
-// burst of another process slowed.
-func logMedianSE(xs []float64) (med, se float64) {
-	ls := make([]float64, len(xs))
-	for i, x := range xs {
-		ls[i] = math.Log(x)
-	}
-	med = medianOf(ls)
-	dev := make([]float64, len(ls))
-	for i, l := range ls {
-		dev[i] = math.Abs(l - med)
-	}
-	sigma := 1.4826 * medianOf(dev)
-	return med, math.Sqrt(math.Pi/2) * sigma / math.Sqrt(float64(len(xs)))
-}
-
-func medianOf(xs []float64) float64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // judgeRunner reads the runner control of both sides into rep: a check
@@ -317,7 +291,7 @@ func explainRegressions(rep *Report, slow float64, why string) int {
 		if row.Verdict != Regression || row.Baseline == nil || row.New == nil {
 			continue
 		}
-		if c := badChange(row.Direction, row.Baseline.Median, row.New.Median); c <= limit {
+		if c := gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median); c <= limit {
 			row.Verdict = InvalidVerdict
 			row.Reason = fmt.Sprintf("not called a regression: %.1f%% worse is within what the slower runner explains (%.1f%%; %s); %s", 100*c, 100*limit, why, row.Reason)
 			n++
@@ -390,7 +364,7 @@ func hiddenRegressions(rep *Report, fast float64, why string) int {
 		if row.Verdict != NoChange && row.Verdict != NoRegression && row.Verdict != Improvement {
 			continue
 		}
-		if c := badChange(row.Direction, row.Baseline.Median, row.New.Median); c+fast >= row.Settings.MinEffect {
+		if c := gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median); c+fast >= row.Settings.MinEffect {
 			row.Verdict = InvalidVerdict
 			row.Reason = fmt.Sprintf("not called a pass: %+.1f%% for the worse on a runner at least %.1f%% faster could be a regression of its %g%% minimum effect (%s); %s", 100*c, 100*fast, 100*row.Settings.MinEffect, why, row.Reason)
 			n++

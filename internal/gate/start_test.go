@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -27,7 +28,7 @@ func TestStartP(t *testing.T) {
 		{"no spread at all, worse", 0.01, 0, 9, 0, 0},
 		{"no spread at all, unchanged", 0, 0, 9, 1, 1},
 	} {
-		if got := startP(tc.shift, tc.sd, tc.df); got < tc.wantLo || got > tc.wantHi {
+		if got := gatemath.StartP(tc.shift, tc.sd, tc.df); got < tc.wantLo || got > tc.wantHi {
 			t.Errorf("%s: p = %.4g, want %.4g–%.4g", tc.name, got, tc.wantLo, tc.wantHi)
 		}
 	}
@@ -349,10 +350,10 @@ func TestStartsPhrase(t *testing.T) {
 			t.Errorf("%d, %d: %q, want %q", tc.base, tc.next, got, tc.want)
 		}
 	}
-	if got, want := startShare(1, 1), 2.0; got != want {
+	if got, want := gatemath.StartShare(1, 1), 2.0; got != want {
 		t.Errorf("share of one start a side: %g, want %g", got, want)
 	}
-	if got, want := startShare(5, 5), 0.4; math.Abs(got-want) > 1e-12 {
+	if got, want := gatemath.StartShare(5, 5), 0.4; math.Abs(got-want) > 1e-12 {
 		t.Errorf("share of 5 starts a side: %g, want %g", got, want)
 	}
 }

@@ -2,14 +2,6 @@ package gate
 
 import "fmt"
 
-// startShare is the factor of start_spread² in the variance of the
-// shift between a side measured on base starts and one on next starts
-// (each side's mean over its starts): 1/base + 1/next, 2 with one start
-// a side. Fewer than one start counts as one.
-func startShare(base, next int) float64 {
-	return 1/float64(max(1, base)) + 1/float64(max(1, next))
-}
-
 // startsPhrase says how many server starts the sides were measured on,
 // each a what ("start" or "server start"): "one start a side", "3 starts
 // a side", "1 start in the baseline and 2 in the new results".

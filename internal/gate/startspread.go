@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -68,7 +69,7 @@ func EstimateStartSpread(files []*input.Input) (*SpreadEstimate, error) {
 			means, within := make([]float64, 0, len(sides)), 0.0
 			for _, s := range sides {
 				b, ok := s.Benches[k]
-				if !ok || len(b.Values[u]) < 2 || !allPositive(b.Values[u]) {
+				if !ok || len(b.Values[u]) < 2 || !gatemath.AllPositive(b.Values[u]) {
 					break
 				}
 				logs := make([]float64, len(b.Values[u]))

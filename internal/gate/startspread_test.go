@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
@@ -85,7 +86,7 @@ func TestEstimateStartSpread(t *testing.T) {
 // of freedom (tables: 0.00393, 3.940, 22.465).
 func TestChiSquareQuantile(t *testing.T) {
 	for _, tc := range []struct{ df, want float64 }{{1, 0.00393}, {10, 3.940}, {35, 22.465}} {
-		if got := chiSquareQuantile(0.05, tc.df); math.Abs(got-tc.want) > 0.002*max(1, tc.want) {
+		if got := gatemath.ChiSquareQuantile(0.05, tc.df); math.Abs(got-tc.want) > 0.002*max(1, tc.want) {
 			t.Errorf("χ²(%g) 5%%: %.5f, want %.5f", tc.df, got, tc.want)
 		}
 	}

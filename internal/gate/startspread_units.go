@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aclements/go-moremath/mathx"
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchproc"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -76,7 +76,7 @@ func unitSpreads(sides []*input.Side) []UnitSpread {
 		us := UnitSpread{Unit: u, Cells: a.cells, Profiles: len(a.profiles), Pooled: a.pooled / float64(a.cells)}
 		us.Spread = math.Sqrt(max(0, us.Pooled))
 		us.DF = (len(sides) - 1) * us.Profiles
-		us.Upper = math.Sqrt(a.raw / float64(a.cells) * float64(us.DF) / chiSquareQuantile(1-spreadUpperLevel, float64(us.DF)))
+		us.Upper = math.Sqrt(a.raw / float64(a.cells) * float64(us.DF) / gatemath.ChiSquareQuantile(1-spreadUpperLevel, float64(us.DF)))
 		out = append(out, us)
 	}
 	slices.SortStableFunc(out, func(a, b UnitSpread) int {
@@ -97,7 +97,7 @@ func unitSpreads(sides []*input.Side) []UnitSpread {
 func cellMeans(sides []*input.Side, k benchproc.Key, u string) (means []float64, within float64, ok bool) {
 	for _, s := range sides {
 		b, found := s.Benches[k]
-		if !found || len(b.Values[u]) < 2 || !allPositive(b.Values[u]) {
+		if !found || len(b.Values[u]) < 2 || !gatemath.AllPositive(b.Values[u]) {
 			return nil, 0, false
 		}
 		logs := make([]float64, len(b.Values[u]))
@@ -108,22 +108,6 @@ func cellMeans(sides []*input.Side, k benchproc.Key, u string) (means []float64,
 		within += stats.Variance(logs) / float64(len(logs)) / float64(len(sides))
 	}
 	return means, within, true
-}
-
-// chiSquareQuantile is the q-quantile of the χ² distribution with df
-// degrees of freedom (its CDF is the regularized lower incomplete gamma
-// function P(df/2, x/2)), by bisection.
-func chiSquareQuantile(q, df float64) float64 {
-	lo, hi := 0.0, max(10*df, 100)
-	for range 200 {
-		mid := (lo + hi) / 2
-		if mathx.GammaInc(df/2, mid/2) < q {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
 }
 
 // unitsWords says the per-metric estimates and the thresholds.yaml they

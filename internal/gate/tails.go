@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -92,7 +93,7 @@ func tailTest(d units.Direction, tests []*test) (pWorse, pBetter float64, points
 			continue
 		}
 		points++
-		ranks := midRanks(append(slices.Clone(t.baseRuns), t.nextRuns...))
+		ranks := gatemath.MidRanks(append(slices.Clone(t.baseRuns), t.nextRuns...))
 		for i := range nb {
 			bs[i] += ranks[i]
 		}
@@ -112,7 +113,7 @@ func tailTest(d units.Direction, tests []*test) (pWorse, pBetter float64, points
 }
 
 func oneSided(a, b []float64, alt stats.LocationHypothesis) float64 {
-	p, _, err := mannWhitney(a, b, alt)
+	p, _, err := gatemath.MannWhitney(a, b, alt)
 	if err != nil {
 		return 1
 	}
@@ -132,59 +133,6 @@ func modeLen(tests []*test, runs func(*test) []float64) int {
 		}
 	}
 	return best
-}
-
-// midRanks ranks values from 1 (ties share their mean rank), in their
-// order.
-func midRanks(values []float64) []float64 {
-	order := make([]int, len(values))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(values[a], values[b]) })
-	ranks := make([]float64, len(values))
-	for i := 0; i < len(order); {
-		j := i
-		for j < len(order) && values[order[j]] == values[order[i]] {
-			j++
-		}
-		for k := i; k < j; k++ {
-			ranks[order[k]] = float64(i+j+1) / 2
-		}
-		i = j
-	}
-	return ranks
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// headlineWeight is the headline test's share of a profile's α when the
-// profile has tail tests; the tail tests share the rest equally.
-const headlineWeight = 0.5
-
-// componentWeight is a profile's test's share of its α: headlineWeight
-// for the headline test among tail tests, an equal share of the rest for
-// a tail test, all of it for a test alone.
-func componentWeight(headline bool, hasHeadline bool, tails int) float64 {
-	switch {
-	case tails == 0 || !hasHeadline:
-		if headline {
-			return 1
-		}
-		return 1 / float64(tails)
-	case headline:
-		return headlineWeight
-	default:
-		return (1 - headlineWeight) / float64(tails)
-	}
 }
 
 // oneAlpha is the one procedure through which the gate fails
@@ -253,13 +201,13 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 		for j := range members {
 			m := &members[j]
 			if m.suite == nil && m.points == nil {
-				m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
+				m.p = min(1, m.p/gatemath.ComponentWeight(m.family != nil, hasHeadline, nTails))
 			}
 			raw[i] = min(raw[i], m.p)
 		}
 	}
 	headline := map[*family]float64{}
-	for i, gate := range holm(raw) {
+	for i, gate := range gatemath.Holm(raw) {
 		for _, m := range byProfile[profiles[i]] {
 			adj := max(m.p, gate)
 			switch {
@@ -291,23 +239,23 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 	for i, tf := range tails {
 		two[i] = min(1, 2*min(tf.pWorse, tf.pBetter))
 	}
-	twoHolm := holm(two)
+	twoHolm := gatemath.Holm(two)
 	for i, tf := range tails {
 		bad := make([]float64, 0, len(tf.tests))
 		ps := make([]float64, len(tf.tests))
 		for j, t := range tf.tests {
 			row := &rep.Rows[t.row]
 			row.Tail = true
-			bad = append(bad, badChange(row.Direction, row.Baseline.Median, row.New.Median))
+			bad = append(bad, gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median))
 			ps[j] = row.P
 		}
-		for j, adj := range holm(ps) {
+		for j, adj := range gatemath.Holm(ps) {
 			row := &rep.Rows[tf.tests[j].row]
 			row.PHolm = max(adj, twoHolm[i])
 			decide(row, len(tf.tests), tf.tests[j].theta, absolute(row))
 		}
 		g := rep.Rows[tf.tests[0].row].Settings
-		effect := median(bad)
+		effect := gatemath.Median(bad)
 		rep.Tails = append(rep.Tails, withStart(ProfileTest{
 			Profile: tf.profile, Metric: tf.unit, Tests: len(tf.tests), Points: tf.points,
 			P: two[i], PHolm: twoHolm[i], PWorse: tf.pWorse, PWorseHolm: tf.pWorseHolm, PGate: tf.pGate,
@@ -315,19 +263,6 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 			Regression: tf.pWorseHolm < g.Alpha && effect >= g.MinEffect,
 		}, tf.start))
 	}
-}
-
-// median of xs (sorted in place); NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	m := xs[len(xs)/2]
-	if len(xs)%2 == 0 {
-		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
-	return m
 }
 
 // oneAlphaRows keeps a row from failing the gate outside the one α

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -229,7 +230,7 @@ func TestTailTestByRuns(t *testing.T) {
 
 // TestMidRanks checks ties share their mean rank.
 func TestMidRanks(t *testing.T) {
-	got := midRanks([]float64{3, 1, 3, 2})
+	got := gatemath.MidRanks([]float64{3, 1, 3, 2})
 	if want := []float64{3.5, 1, 3.5, 2}; !slices.Equal(got, want) {
 		t.Errorf("midRanks = %v, want %v", got, want)
 	}

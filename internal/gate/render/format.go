@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/gate"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -406,7 +407,7 @@ func nonNil(s []string) []string {
 // value formatting ----------------------------------------------------------
 
 // fmtSummary writes "40.12ms ±3%" (benchstat's ± range), "—" when absent.
-func fmtSummary(unit string, s *gate.Summary) string {
+func fmtSummary(unit string, s *gatemath.Summary) string {
 	if s == nil {
 		return "—"
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -99,7 +100,7 @@ func planRuns(m gate.MDE) string {
 	if n := m.RunsFor(gate.MDEReference); n >= 0 {
 		return fmt.Sprintf("5%% from %d", n)
 	}
-	return fmt.Sprintf("5%% from > %d", gate.MaxRunsEstimate)
+	return fmt.Sprintf("5%% from > %d", gatemath.MaxRunsEstimate)
 }
 
 // spreadOverStarts plans the suite as starts go test processes

@@ -1,4 +1,4 @@
-package gate
+package gatemath
 
 import (
 	"math"
@@ -14,7 +14,7 @@ func TestMannWhitneyNonFinite(t *testing.T) {
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := mannWhitney([]float64{1, 2, bad}, []float64{1, 3, 4}, stats.LocationDiffers)
+			_, _, err := MannWhitney([]float64{1, 2, bad}, []float64{1, 3, 4}, stats.LocationDiffers)
 			done <- err
 		}()
 		select {

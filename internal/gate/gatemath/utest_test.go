@@ -1,4 +1,4 @@
-package gate
+package gatemath
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func TestMannWhitneyIsMoremaths(t *testing.T) {
 		for _, alt := range alts {
 			want, wantErr := stats.MannWhitneyUTest(x1, x2, alt)
 			for range 2 {
-				p, u, err := mannWhitney(x1, x2, alt)
+				p, u, err := MannWhitney(x1, x2, alt)
 				if (err != nil) != (wantErr != nil) {
 					t.Fatalf("%v %v %v: error %v, want %v", x1, x2, alt, err, wantErr)
 				}
@@ -46,10 +46,10 @@ func TestMannWhitneyIsMoremaths(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := mannWhitney(nil, []float64{1}, stats.LocationLess); err == nil {
+	if _, _, err := MannWhitney(nil, []float64{1}, stats.LocationLess); err == nil {
 		t.Error("an empty sample gave no error")
 	}
-	if _, _, err := mannWhitney([]float64{1, 1}, []float64{1}, stats.LocationLess); err == nil {
+	if _, _, err := MannWhitney([]float64{1, 1}, []float64{1}, stats.LocationLess); err == nil {
 		t.Error("samples all equal gave no error")
 	}
 }
@@ -63,7 +63,7 @@ func BenchmarkMannWhitney(b *testing.B) {
 	pairs := samplePairs(64, rng.NormFloat64)
 	benchPairs(b, "moremath", pairs, moremathP)
 	benchPairs(b, "memoized", pairs, func(x1, x2 []float64) error {
-		_, _, err := mannWhitney(x1, x2, stats.LocationLess)
+		_, _, err := MannWhitney(x1, x2, stats.LocationLess)
 		return err
 	})
 }

@@ -1,4 +1,4 @@
-package gate
+package gatemath
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 )
 
-// mannWhitney is go-moremath's Mann-Whitney U test (stats.MannWhitneyUTest)
+// MannWhitney is go-moremath's Mann-Whitney U test (stats.MannWhitneyUTest)
 // with its U statistic, memoized: go-moremath's p depends on the sample
 // sizes, U, the alternative and the tie vector T (the sizes of the merged
 // samples' groups of equal values, in order) alone, and building the exact
@@ -22,7 +22,7 @@ import (
 // at most tiesExactTotal values, where tiedP computes the same p (the same
 // integer count over the same binomial coefficient) far faster; errors are
 // never memoized.
-func mannWhitney(x1, x2 []float64, alt stats.LocationHypothesis) (p, u float64, err error) {
+func MannWhitney(x1, x2 []float64, alt stats.LocationHypothesis) (p, u float64, err error) {
 	if !allFinite(x1) || !allFinite(x2) {
 		return 0, 0, errNotFinite
 	}
