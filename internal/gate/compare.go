@@ -71,18 +71,18 @@ func Compare(base, next *input.Input, set *thresholds.Set, opts Options) (*Repor
 	bs, ns := g.Group(base, input.GroupKeys(keys)), g.Group(next, input.GroupKeys(keys))
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 
-	pm, notes := provenanceDiffs(bs, ns, keys)
+	pm, notes := input.ProvenanceDiffs(bs, ns, keys)
 	rep.Warnings = append(rep.Warnings, notes...)
-	if _, note := profileSet(bs, ns); note != "" {
+	if _, note := input.ProfileSet(bs, ns); note != "" {
 		rep.Warnings = append(rep.Warnings, note)
 	}
-	if mm := append(checkConfig(bs, ns, keys), pm...); len(mm) > 0 {
-		cerr := &MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
+	if mm := append(input.CheckConfig(bs, ns, keys), pm...); len(mm) > 0 {
+		cerr := &input.MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
 		if !opts.Force {
 			return nil, cerr
 		}
 		for _, m := range mm {
-			rep.Warnings = append(rep.Warnings, orWord(opts.ForceFlag, "forced")+": "+m.describe(base.Name, next.Name))
+			rep.Warnings = append(rep.Warnings, orWord(opts.ForceFlag, "forced")+": "+m.Describe(base.Name, next.Name))
 		}
 	}
 
@@ -402,4 +402,12 @@ func addDistinct(list []string, v string) []string {
 		return list
 	}
 	return append(list, v)
+}
+
+// orWord is name, or word where name is empty.
+func orWord(name, word string) string {
+	if name == "" {
+		return word
+	}
+	return name
 }

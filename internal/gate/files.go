@@ -43,9 +43,12 @@ func CompareFiles(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := selectBoth(cfg, base, next)
+	sel, err := input.SelectBoth(cfg.Filter, base, next)
 	if err != nil {
 		return nil, err
+	}
+	if sel != nil {
+		sel.Flag = cfg.FilterFlag
 	}
 	rep, err := Compare(base, next, set, Options{Force: cfg.Force, ForceFlag: cfg.ForceFlag})
 	if rep != nil {

@@ -53,7 +53,7 @@ func TestProvenance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := Compare(parse(t, "base.txt", side(tc.base)), parse(t, "new.txt", side(tc.new)), nil, Options{ConfigKeys: tc.keys})
-			var me *MismatchError
+			var me *input.MismatchError
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("err = %v, want a comparison", err)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -160,7 +161,7 @@ type Report struct {
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
 	// Selection is what --filter kept of the inputs; nil without one.
-	Selection *Selection
+	Selection *input.Selection
 	// Warnings are notes on the comparison (forced configuration
 	// differences, benchmarks the new results lack, GOMAXPROCS).
 	Warnings []string

@@ -59,7 +59,7 @@ func GroupKeys(keys []string) []string {
 // GPU, model, backend, server image or size (quick or full scenarios) is
 // not a regression of this change.
 // vllm-version is not among them (the image pins it); the set of profiles
-// is always compared (profileSet: a new profile is not compared, a missing
+// is always compared (ProfileSet: a new profile is not compared, a missing
 // one refused). benchname.ConfigDataset is a benchmark's own: a scenario
 // that sends a data set prints it before its benchmarks (and clears it
 // after), so results of other data, or none, are not compared.

@@ -299,7 +299,7 @@ func (b *bisection) step(ctx context.Context, i int) (Verdict, error) {
 		gc := b.cfg.Gate
 		gc.Old, gc.New, gc.Dir = good.Side, c.Side, dir
 		res, err := b.cfg.compare(ctx, gc)
-		var merr *gate.MismatchError
+		var merr *input.MismatchError
 		var serr *upgrade.StartError
 		switch {
 		case ctx.Err() != nil:

@@ -78,9 +78,9 @@ func (o *Flags) compare() (*gate.Report, error) {
 // flag: a refused setup can be forced, a filter is --filter.
 func flagError(err error) error {
 	var (
-		mm    *gate.MismatchError
+		mm    *input.MismatchError
 		bad   *input.FilterError
-		empty *gate.EmptySelectionError
+		empty *input.EmptySelectionError
 	)
 	switch {
 	case errors.As(err, &mm):

@@ -1,11 +1,9 @@
-package gate
+package input
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // ProfilesKey names the set of profiles in a Mismatch.
@@ -40,13 +38,13 @@ func (e *MismatchError) Error() string {
 	fmt.Fprintf(&b, "%s and %s were not measured on the same setup:", e.Baseline, e.New)
 	for _, m := range e.Mismatches {
 		b.WriteString("\n  ")
-		b.WriteString(m.describe(e.Baseline, e.New))
+		b.WriteString(m.Describe(e.Baseline, e.New))
 	}
 	b.WriteString("\ncompare results of one setup (re-baseline after a change of GPU, driver, model or image: see docs/gate.md)")
 	return b.String()
 }
 
-func (m Mismatch) describe(baseName, newName string) string {
+func (m Mismatch) Describe(baseName, newName string) string {
 	s := fmt.Sprintf("%s is %s in %s but %s in %s", m.Key, m.Baseline, baseName, m.New, newName)
 	if m.Detail != "" {
 		s += ": " + m.Detail
@@ -70,9 +68,9 @@ func (m Mismatch) describe(baseName, newName string) string {
 	return s
 }
 
-// checkConfig compares the configuration keys of every benchmark both
+// CheckConfig compares the configuration keys of every benchmark both
 // sides ran, and the sides' sets of profiles.
-func checkConfig(base, next *input.Side, keys []string) []Mismatch {
+func CheckConfig(base, next *Side, keys []string) []Mismatch {
 	var out mismatchSet
 	for _, key := range base.Order {
 		nb, ok := next.Benches[key]
@@ -89,7 +87,7 @@ func checkConfig(base, next *input.Side, keys []string) []Mismatch {
 			out.add(m, bb.Name)
 		}
 	}
-	if m, _ := profileSet(base, next); m != nil {
+	if m, _ := ProfileSet(base, next); m != nil {
 		out.list = append(out.list, *m)
 	}
 	return out.list

@@ -1,10 +1,8 @@
-package gate
+package input
 
 import (
 	"fmt"
 	"slices"
-
-	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // recorded is the one value a benchmark's side records for a key, or ""
@@ -16,10 +14,10 @@ func recorded(vs []string) string {
 	return vs[0]
 }
 
-// provenanceDiffs compares the provenance of every benchmark both sides
+// ProvenanceDiffs compares the provenance of every benchmark both sides
 // ran: mismatches of ProvenanceKeys (the digest only when keys hold the
 // image) and, for NoteKeys, one warning per key.
-func provenanceDiffs(base, next *input.Side, keys []string) ([]Mismatch, []string) {
+func ProvenanceDiffs(base, next *Side, keys []string) ([]Mismatch, []string) {
 	if len(keys) == 0 {
 		return nil, nil // the caller asked for no configuration check
 	}
@@ -32,15 +30,15 @@ func provenanceDiffs(base, next *input.Side, keys []string) ([]Mismatch, []strin
 			continue
 		}
 		bb := base.Benches[key]
-		for _, k := range slices.Concat(input.ProvenanceKeys, input.NoteKeys) {
-			if k == input.ImageDigestKey && !slices.Contains(keys, "image") {
+		for _, k := range slices.Concat(ProvenanceKeys, NoteKeys) {
+			if k == ImageDigestKey && !slices.Contains(keys, "image") {
 				continue
 			}
 			bv, nv := recorded(bb.Config[k]), recorded(nb.Config[k])
 			if bv == "" || nv == "" || bv == nv {
 				continue
 			}
-			if slices.Contains(input.NoteKeys, k) {
+			if slices.Contains(NoteKeys, k) {
 				if !noted[k] {
 					noted[k] = true
 					notes = append(notes, fmt.Sprintf("%s differs: %q in the baseline, %q in the new results (recorded, not a setup key: the comparison stands)", k, bv, nv))
@@ -48,7 +46,7 @@ func provenanceDiffs(base, next *input.Side, keys []string) ([]Mismatch, []strin
 				continue
 			}
 			m := Mismatch{Key: k, Baseline: joinValues([]string{bv}), New: joinValues([]string{nv})}
-			if img := recorded(bb.Config["image"]); k == input.ImageDigestKey && img != "" && img == recorded(nb.Config["image"]) {
+			if img := recorded(bb.Config["image"]); k == ImageDigestKey && img != "" && img == recorded(nb.Config["image"]) {
 				m.Detail = fmt.Sprintf("the same image %q resolved to another build", img)
 			}
 			out.add(m, bb.Name)

@@ -1,16 +1,14 @@
-package gate
+package input
 
 import (
 	"fmt"
-
-	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // Selection is what a filter kept of the two sides: benchstat's benchproc
 // query and how many benchmark lines (runs) it left out of each.
 type Selection struct {
 	// Flag names the filter in the report: the command's flag
-	// (Config.FilterFlag), "filter" without one.
+	// (gate.Config.FilterFlag), "filter" without one.
 	Flag                    string
 	Query                   string
 	LeftOutBase, LeftOutNew int
@@ -22,7 +20,11 @@ func (s *Selection) String() string {
 	if s == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", orWord(s.Flag, "filter"), s.Query, s.LeftOutBase, s.LeftOutNew)
+	flag := s.Flag
+	if flag == "" {
+		flag = "filter"
+	}
+	return fmt.Sprintf("%s '%s': %d baseline and %d new benchmark lines left out (not gated, limits not checked)", flag, s.Query, s.LeftOutBase, s.LeftOutNew)
 }
 
 // An EmptySelectionError is a filter that leaves a side without any
@@ -39,35 +41,28 @@ func (e *EmptySelectionError) Detail() string {
 	return fmt.Sprintf("'%s' selects no benchmark of %s (%d lines left out): check the keys against its names, e.g. /profile:basic /scenario:ttft-tpot", e.Query, e.Input, e.LeftOut)
 }
 
-// selectBoth applies the filter cfg names to both sides, nil without
-// one; a side it leaves empty is an *EmptySelectionError.
-func selectBoth(cfg Config, base, next *input.Input) (*Selection, error) {
-	if cfg.Filter == "" {
+// SelectBoth cuts both sides to the benchproc filter query (NewSelection),
+// nil without one; a side it leaves empty is an *EmptySelectionError.
+// The Selection's Flag is the caller's to set.
+func SelectBoth(query string, base, next *Input) (*Selection, error) {
+	if query == "" {
 		return nil, nil
 	}
-	f, err := input.NewSelection(cfg.Filter)
+	f, err := NewSelection(query)
 	if err != nil {
 		return nil, err
 	}
-	sel := &Selection{Flag: cfg.FilterFlag, Query: cfg.Filter}
+	sel := &Selection{Query: query}
 	for _, side := range []struct {
-		in      *input.Input
+		in      *Input
 		leftOut *int
 	}{{base, &sel.LeftOutBase}, {next, &sel.LeftOutNew}} {
 		if *side.leftOut, err = side.in.Keep(f); err != nil {
 			return nil, err
 		}
 		if len(side.in.Results) == 0 && len(side.in.RunChecks) == 0 {
-			return nil, &EmptySelectionError{Query: cfg.Filter, Input: side.in.Name, LeftOut: *side.leftOut}
+			return nil, &EmptySelectionError{Query: query, Input: side.in.Name, LeftOut: *side.leftOut}
 		}
 	}
 	return sel, nil
-}
-
-// orWord is name, or word where name is empty.
-func orWord(name, word string) string {
-	if name == "" {
-		return word
-	}
-	return name
 }

@@ -1,14 +1,12 @@
-package gate
+package input
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
-// profileSet compares the sides' sets of profiles.
+// ProfileSet compares the sides' sets of profiles.
 //
 // A profile only the new results have (a file added to
 // scenarios/profiles/ before `make baseline`) is no mismatch: its
@@ -20,7 +18,7 @@ import (
 // likelier cause is a run of fewer profiles (VLLMPERF_PROFILES) against a
 // full baseline than a profile removed on purpose, which a re-baseline
 // records. --force compares anyway.
-func profileSet(base, next *input.Side) (m *Mismatch, note string) {
+func ProfileSet(base, next *Side) (m *Mismatch, note string) {
 	bp, np := base.Profiles(), next.Profiles()
 	var added, removed []string
 	for _, p := range np {
