@@ -16,6 +16,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/merge"
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -127,7 +128,7 @@ func withoutRunnerControl(in *input.Input) {
 	for _, r := range in.Results {
 		r.Values = slices.DeleteFunc(r.Values, func(v benchfmt.Value) bool {
 			unit, _ := input.AsWritten(v)
-			return gate.IsRunnerUnit(unit)
+			return runnerctl.IsUnit(unit)
 		})
 	}
 }
