@@ -50,11 +50,11 @@ func TestMinimumEffects(t *testing.T) {
 	}
 	for _, m := range rep.MinimumEffects {
 		cv := issueShape.headCV
-		if isTail(m.Unit) {
+		if IsTail(m.Unit) {
 			cv = (issueShape.p99CV[0] + issueShape.p99CV[1]) / 2
 		}
 		expect := math.Hypot(cv, issueShape.runCV) // a row's
-		if isTail(m.Unit) {                        // the run's mean over the points
+		if IsTail(m.Unit) {                        // the run's mean over the points
 			expect = math.Hypot(cv/math.Sqrt(float64(len(issueShape.concs))), issueShape.runCV)
 		}
 		if m.Spread < expect/2 || m.Spread > 2*expect || m.Points != len(issueShape.concs) || m.Runs != 10 {
@@ -83,7 +83,7 @@ func TestTooNoisyBaseline(t *testing.T) {
 		t.Errorf("no warning names chat's %s:\n%s", units.TTFTP99, strings.Join(rep.Warnings, "\n"))
 	}
 	for _, m := range rep.MinimumEffects {
-		if m.TooNoisy != (m.Effect > m.MinEffect) || (isTail(m.Unit) && !m.TooNoisy) {
+		if m.TooNoisy != (m.Effect > m.MinEffect) || (IsTail(m.Unit) && !m.TooNoisy) {
 			t.Errorf("%s %s: %.1f%% against %g%%: too noisy %v", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect, m.TooNoisy)
 		}
 	}

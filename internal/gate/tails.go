@@ -19,8 +19,8 @@ import (
 // headline metric (units.Headline) and judged with those.
 var TailUnits = []string{units.TTFTP99, units.TPOTP99, units.ITLP99}
 
-// isTail reports whether unit is one of TailUnits.
-func isTail(unit string) bool { return slices.Contains(TailUnits, unit) }
+// IsTail reports whether unit is one of TailUnits.
+func IsTail(unit string) bool { return slices.Contains(TailUnits, unit) }
 
 // A tailFamily is one tail metric of one profile: its rows with enough
 // runs on both sides, tested together by runs.
@@ -47,7 +47,7 @@ func tailFamilies(rep *Report, tests []test, starts bool) []*tailFamily {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		if t.gated || row.Headline || !isTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
+		if t.gated || row.Headline || !IsTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
 			continue
 		}
 		if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {

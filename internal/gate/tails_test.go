@@ -79,7 +79,7 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*input.Input, *
 			for _, u := range shapeUnits {
 				k := fmt.Sprintf("%s/%d/%s", p, c, u)
 				cv[k] = s.headCV
-				if isTail(u) {
+				if IsTail(u) {
 					cv[k] = s.p99CV[0] + (s.p99CV[1]-s.p99CV[0])*cvs.Float64()
 				}
 			}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/startspread"
 )
 
 // StartSpread is `vllmperf start-spread`: the server-start
@@ -34,7 +34,7 @@ side").`,
 				}
 				ins = append(ins, in)
 			}
-			est, err := gate.EstimateStartSpread(ins)
+			est, err := startspread.EstimateStartSpread(ins)
 			if err != nil {
 				return err
 			}

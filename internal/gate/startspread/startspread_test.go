@@ -1,4 +1,4 @@
-package gate
+package startspread
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
@@ -51,15 +51,15 @@ func TestEstimateStartSpread(t *testing.T) {
 		// the estimate from (8−1)·5 degrees of freedom.
 		tails := 0
 		for _, u := range est.Units {
-			if isTail(u.Unit) {
+			if gate.IsTail(u.Unit) {
 				tails++
 			}
 			if u.DF != 35 || u.Upper < u.Spread || u.Upper > tc.hi+0.05 || u.Cells != 30 {
 				t.Errorf("%s: %+v: want 30 cells, 35 degrees of freedom, an upper bound above the estimate", tc.name, u)
 			}
 		}
-		if len(est.Units) != len(shapeUnits) || tails != len(TailUnits) {
-			t.Errorf("%s: %d metrics (%d tails), want %d (%d)", tc.name, len(est.Units), tails, len(shapeUnits), len(TailUnits))
+		if len(est.Units) != len(shapeUnits) || tails != len(gate.TailUnits) {
+			t.Errorf("%s: %d metrics (%d tails), want %d (%d)", tc.name, len(est.Units), tails, len(shapeUnits), len(gate.TailUnits))
 		}
 	}
 
@@ -78,16 +78,6 @@ func TestEstimateStartSpread(t *testing.T) {
 	} {
 		if _, err := EstimateStartSpread(tc.files); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
-		}
-	}
-}
-
-// TestChiSquareQuantile: the 5% quantiles of χ² with 1, 10 and 35 degrees
-// of freedom (tables: 0.00393, 3.940, 22.465).
-func TestChiSquareQuantile(t *testing.T) {
-	for _, tc := range []struct{ df, want float64 }{{1, 0.00393}, {10, 3.940}, {35, 22.465}} {
-		if got := gatemath.ChiSquareQuantile(0.05, tc.df); math.Abs(got-tc.want) > 0.002*max(1, tc.want) {
-			t.Errorf("χ²(%g) 5%%: %.5f, want %.5f", tc.df, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gate
+package startspread
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -126,7 +127,7 @@ func (e *SpreadEstimate) String() string {
 		if p.Pooled > 0 {
 			s = fmt.Sprintf("%.2f%%", 100*p.Spread)
 		}
-		parts = append(parts, fmt.Sprintf("%s %s (%d cells)", ProfileName(p.Profile), s, p.Cells))
+		parts = append(parts, fmt.Sprintf("%s %s (%d cells)", gate.ProfileName(p.Profile), s, p.Cells))
 	}
 	fmt.Fprintf(&b, "  per profile: %s\n", strings.Join(parts, ", "))
 	b.WriteString(e.unitsWords())
