@@ -31,7 +31,7 @@ type SpreadEstimate struct {
 	// Profiles are the same per profile, in the first file's order.
 	Profiles []ProfileSpread
 	// Units are the same per judged metric, the tails included, each
-	// with an upper bound (startspread_units.go).
+	// with an upper bound (units.go).
 	Units []UnitSpread
 }
 
