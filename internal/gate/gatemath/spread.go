@@ -8,6 +8,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 )
 
+// LogChoose is log C(n, k).
 func LogChoose(n, k int) float64 {
 	a, _ := math.Lgamma(float64(n + 1))
 	b, _ := math.Lgamma(float64(k + 1))

@@ -46,6 +46,8 @@ func StartP(shift, sd, df float64) float64 {
 	return 1
 }
 
+// AllPositive reports whether every value is a finite number above 0
+// (a relative change, and a log, need one).
 func AllPositive(vs []float64) bool {
 	return !slices.ContainsFunc(vs, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) })
 }

@@ -44,6 +44,7 @@ func (e *MismatchError) Error() string {
 	return b.String()
 }
 
+// Describe says the mismatch in words, naming the two inputs.
 func (m Mismatch) Describe(baseName, newName string) string {
 	s := fmt.Sprintf("%s is %s in %s but %s in %s", m.Key, m.Baseline, baseName, m.New, newName)
 	if m.Detail != "" {

@@ -154,6 +154,7 @@ func (in *Input) FileDirection(unit string) (units.Direction, *benchfmt.UnitMeta
 	return d, m
 }
 
+// SortedMetadata lists the Unit lines' metadata by unit, then key.
 func SortedMetadata(meta benchfmt.UnitMetadataMap) []*benchfmt.UnitMetadata {
 	out := make([]*benchfmt.UnitMetadata, 0, len(meta))
 	for _, m := range meta {
