@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
-
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 

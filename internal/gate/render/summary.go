@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
-
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
