@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/suggest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // flagKind is how a flag takes its value.
@@ -245,6 +246,9 @@ var simFlags = []flagSpec{
 		set: str(func(o *Options) *string { return &o.Release })},
 	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: " + string(engine.MetricsV09) + " keeps gpu_cache_usage_perc and friends (default: current names)",
 		set: func(o *Options, v string) error { o.MetricsVersion = engine.ParseMetricsVersion(v); return nil }},
+	{name: "sim-family", meta: "NAME", help: "the server family whose /metrics to serve: " + strings.Join(metrics.FamilyNames(), ", ") + " (default " + string(metrics.VLLM) +
+		"); sglang serves SGLang's sglang:* series (after " + metrics.SGLangSource + "); the flags and the HTTP API stay vLLM's",
+		set: func(o *Options, v string) error { o.Family = metrics.Family(v); return nil }},
 }
 
 // faultFlags are the --sim-fault-* flags (faults.go applies them).

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // parityValue is one value of a flag: its text on the command line, the
@@ -113,6 +114,8 @@ var parityCases = map[string][]parityValue{
 		v("latest", false, func(o *Options) { o.Release = "latest" })},
 	"sim-metrics-version": {v("current", true, func(o *Options) { o.MetricsVersion = engine.MetricsCurrent }), v("0.9", true, func(o *Options) { o.MetricsVersion = engine.MetricsV09 }),
 		v("0.7", false, func(o *Options) { o.MetricsVersion = "0.7" })},
+	"sim-family": {v("vllm", true, func(o *Options) { o.Family = metrics.VLLM }), v("sglang", true, func(o *Options) { o.Family = metrics.SGLang }),
+		v("tgi", false, func(o *Options) { o.Family = "tgi" })},
 	"sim-fault-500-rate": {v("0.1", true, func(o *Options) { o.Faults.Rate500 = 0.1 }), v("1.5", false, func(o *Options) { o.Faults.Rate500 = 1.5 }),
 		v("-0.1", false, func(o *Options) { o.Faults.Rate500 = -0.1 }), syntax("half")},
 	"sim-fault-429-rate": {v("0.1", true, func(o *Options) { o.Faults.Rate429 = 0.1 }), v("2", false, func(o *Options) { o.Faults.Rate429 = 2 })},

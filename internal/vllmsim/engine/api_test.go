@@ -60,13 +60,13 @@ func TestCountersReconcile(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"generation_tokens", val(m.generationTokens), float64(gen)},
-		{"prompt_tokens", val(m.promptTokens), float64(promptToks)},
-		{"prompt_tokens_cached", val(m.promptTokensCached), float64(cached)},
-		{"request_success{stop}", val(m.success["stop"]), float64(reasons["stop"])},
-		{"request_success{length}", val(m.success["length"]), float64(reasons["length"])},
-		{"request_success{abort}", val(m.success["abort"]), float64(reasons["abort"])},
-		{"request_success{error}", val(m.success["error"]), 0},
+		{"generation_tokens", val(m.GenerationTokens), float64(gen)},
+		{"prompt_tokens", val(m.PromptTokens), float64(promptToks)},
+		{"prompt_tokens_cached", val(m.PromptTokensCached), float64(cached)},
+		{"request_success{stop}", val(m.Success["stop"]), float64(reasons["stop"])},
+		{"request_success{length}", val(m.Success["length"]), float64(reasons["length"])},
+		{"request_success{abort}", val(m.Success["abort"]), float64(reasons["abort"])},
+		{"request_success{error}", val(m.Success["error"]), 0},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -76,8 +76,8 @@ func TestCountersReconcile(t *testing.T) {
 	if reasons["stop"] == 0 || reasons["length"] == 0 || reasons["abort"] != 2 {
 		t.Errorf("finish reasons %v: want some stop, some length, 2 abort", reasons)
 	}
-	if val(m.running) != 0 || val(m.waiting) != 0 {
-		t.Errorf("gauges after the run: running %v waiting %v", val(m.running), val(m.waiting))
+	if val(m.Running) != 0 || val(m.Waiting) != 0 {
+		t.Errorf("gauges after the run: running %v waiting %v", val(m.Running), val(m.Waiting))
 	}
 }
 
@@ -212,19 +212,6 @@ func TestMetricsExposition(t *testing.T) {
 	for _, w := range []string{"vllm:spec_decode_num_drafts_total{", "vllm:spec_decode_num_draft_tokens_total{", "vllm:spec_decode_num_accepted_tokens_total{", `vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="Qwen/Qwen3-0.6B",position="1"}`} {
 		if !strings.Contains(text, w) {
 			t.Errorf("exposition lacks %q", w)
-		}
-	}
-}
-
-func TestBuckets125(t *testing.T) {
-	got := buckets125(4096)
-	want := []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000}
-	if len(got) != len(want) {
-		t.Fatalf("buckets125(4096) = %v, want %v", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("buckets125(4096) = %v, want %v", got, want)
 		}
 	}
 }
@@ -439,13 +426,13 @@ func TestAbortByContext(t *testing.T) {
 	for range ch {
 	}
 	deadline := time.Now().Add(2 * time.Second)
-	for val(e.m.success["abort"]) != 1 && time.Now().Before(deadline) {
+	for val(e.m.Success["abort"]) != 1 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if got := val(e.m.success["abort"]); got != 1 {
+	if got := val(e.m.Success["abort"]); got != 1 {
 		t.Errorf("request_success{abort} = %v, want 1", got)
 	}
-	if got := val(e.m.running); got != 0 {
+	if got := val(e.m.Running); got != 0 {
 		t.Errorf("running %v after abort", got)
 	}
 }
@@ -471,7 +458,7 @@ func TestRealTimeGaugesAndCounters(t *testing.T) {
 				return
 			default:
 			}
-			maxRunning = max(maxRunning, val(e.m.running))
+			maxRunning = max(maxRunning, val(e.m.Running))
 			time.Sleep(200 * time.Microsecond)
 		}
 	}()
@@ -499,7 +486,7 @@ func TestRealTimeGaugesAndCounters(t *testing.T) {
 	if maxRunning > 3 || maxRunning == 0 {
 		t.Errorf("sampled num_requests_running max %v, want 1..3", maxRunning)
 	}
-	if got := val(e.m.generationTokens); int(got) != total || total != 150 {
+	if got := val(e.m.GenerationTokens); int(got) != total || total != 150 {
 		t.Errorf("generation_tokens %v, clients got %d, want 150", got, total)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // Core is what an API server needs of an engine core. Two engines
@@ -98,7 +101,9 @@ const requestStream = 0x517cc1b727220a95
 type base struct {
 	r     *resolved
 	clock Clock
-	m     *metrics
+	m     *metrics.Set
+	pace  pace      // the real-time loop's account (pace.go)
+	lora  *loraInfo // vllm:lora_requests_info; nil without LoRA
 	adm   admission
 
 	mu       sync.Mutex
@@ -157,11 +162,15 @@ func (b *base) init(cfg Config, reg prometheus.Registerer) error {
 	if err != nil {
 		return fmt.Errorf("vllm engine config: %w", err)
 	}
-	m, err := newMetrics(r, r.cfg.ModelName(), reg)
+	m, err := metrics.New(r.metricsSetup(), reg)
 	if err != nil {
 		return err
 	}
 	b.r, b.m, b.clock = r, m, r.cfg.Clock
+	b.pace = pace{modelled: m.Modelled, lost: m.Lost, ratio: m.BehindRatio}
+	if m.LoRA != nil {
+		b.lora = &loraInfo{vec: m.LoRA, maxLoRAs: strconv.Itoa(r.cfg.maxLoRAs())}
+	}
 	if b.clock == nil {
 		b.clock = realClock{}
 	}
@@ -357,10 +366,10 @@ func (b *base) finish(s *seq, reason string, now time.Time, last Output) {
 	}
 	s.done = true
 	b.adm.release(s)
-	b.m.success[reason].Inc()
-	if reason == "stop" || reason == "length" {
-		b.m.observeFinished(s, now)
-	}
+	b.m.FinishedRequest(reason, metrics.Finished{
+		Arrival: s.arrival, Queued: s.queued, FirstScheduled: s.firstScheduled, FirstToken: s.firstToken, End: now,
+		PromptLen: s.promptLen, Generated: s.generated, MaxTokens: s.maxTokens, Preemptions: s.preemptions, Guided: s.req.Guided,
+	})
 	s.sink(last)
 }
 
@@ -379,15 +388,15 @@ func (b *base) emit(s *seq, n int, now time.Time) string {
 		out.Tokens = append(out.Tokens, tok)
 	}
 	m := b.m
-	m.generationTokens.Add(float64(len(out.Tokens)))
+	m.GenerationTokens.Add(float64(len(out.Tokens)))
 	if s.firstToken.IsZero() {
 		s.firstToken = now
 		out.CachedPromptTokens = s.cachedHit
-		m.promptTokens.Add(float64(s.promptLen))
-		m.promptTokensCached.Add(float64(s.cachedHit))
-		m.ttft.Observe(max(0, now.Sub(s.arrival).Seconds()))
+		m.PromptTokens.Add(float64(s.promptLen))
+		m.PromptTokensCached.Add(float64(s.cachedHit))
+		m.TTFT.Observe(max(0, now.Sub(s.arrival).Seconds()))
 	} else {
-		m.itl.Observe(max(0, now.Sub(s.lastToken).Seconds()))
+		m.TokenGap(max(0, now.Sub(s.lastToken).Seconds()), len(out.Tokens))
 	}
 	s.lastToken = now
 	if reason != "" {
@@ -425,12 +434,8 @@ func (b *base) sample(s *seq) (int32, string) {
 // updateGauges sets the gauges from the current state (under mu).
 func (b *base) updateGauges() {
 	running, waiting := len(b.adm.admitted()), len(b.waiting)
-	b.m.running.Set(float64(running))
-	b.m.waiting.Set(float64(waiting))
-	b.m.waitingCapacity.Set(float64(waiting))
-	b.m.waitingDeferred.Set(0)
-	b.m.kvUsage.Set(b.adm.kvUsage())
-	b.m.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
+	b.m.Gauges(running, waiting, b.adm.kvUsage())
+	b.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
 	if b.stepHook != nil {
 		b.stepHook(running, waiting)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // Config is the engine's configuration, one field per vLLM serve flag (or
@@ -109,6 +110,10 @@ type Config struct {
 	// MetricsVersion is --sim-metrics-version: the metric names of which
 	// vLLM release to expose.
 	MetricsVersion MetricsVersion
+	// Family is --sim-family: the server whose /metrics names, types,
+	// labels and buckets the engine exposes ("" or metrics.VLLM: vLLM's;
+	// metrics.SGLang: SGLang's). The flags stay vLLM's either way.
+	Family metrics.Family
 	// Release is --sim-vllm-version: the vLLM release whose
 	// release-dependent costs the engine takes (FrontendPreset.ForRelease),
 	// X.Y or X.Y.Z. "": DefaultRelease.
@@ -416,6 +421,7 @@ var fieldChecks = []fieldCheck{
 		_, err := ParseRelease(c.Release)
 		return err
 	}},
+	{"sim-family", func(c Config) error { _, err := metrics.ParseFamily(string(c.Family)); return err }},
 	{"sim-metrics-version", func(c Config) error {
 		names := make([]string, len(metricsVersions))
 		for i, v := range metricsVersions {

@@ -1,7 +1,8 @@
 // Package engine is the simulated vLLM V1 engine: a continuous-batching
 // scheduler with a per-step token budget, KV-cache blocks with prefix caching
 // and preemption, a roofline timing model with GPU and model presets,
-// speculative decoding, and vLLM's Prometheus metrics.
+// speculative decoding, and the Prometheus metrics of package metrics (vLLM's
+// or, with --sim-family sglang, SGLang's).
 //
 // The engine works on token ids; text and HTTP live in package vllmsim.
 //
@@ -20,7 +21,8 @@
 //   - clock.go: the clock and the precise real-time wait.
 //   - pace.go: the real-time loop's account of the time it loses to the
 //     host (the vllmperf_sim_* metrics, BehindThreshold).
+//   - lora.go: LoRA adapters, max_loras, and vllm:lora_requests_info's values.
 //   - outbox.go: non-blocking delivery of outputs to slow readers.
-//   - metrics.go: vLLM's Prometheus metrics.
+//   - resolve.go also fills metrics.Setup, what package metrics needs.
 //   - presets.go: GPU and model presets.
 package engine

@@ -128,7 +128,7 @@ func (e *Engine) loop() {
 			if !p.preempted {
 				next = time.Time{}
 				if ready.IsZero() {
-					e.m.pace.close(e.clock.Now())
+					e.pace.close(e.clock.Now())
 					e.idle()
 				} else if waitUntil(e.clock, ready, e.wake, e.stop) == wokeDeadline {
 					// A request leaves the front end at ready in the model: a
@@ -144,8 +144,8 @@ func (e *Engine) loop() {
 		// Keep back-to-back steps on the schedule the timing model gives, unless
 		// the loop fell well behind (then restart from now instead of bursting,
 		// and count the time lost: pace).
-		start := e.m.pace.start(next, e.clock.Now())
-		e.m.pace.ran(dur)
+		start := e.pace.start(next, e.clock.Now())
+		e.pace.ran(dur)
 		end := start.Add(dur)
 		if waitUntil(e.clock, end, nil, e.stop) == wokeStop {
 			continue

@@ -111,6 +111,7 @@ func (f *Fixed) admit(now time.Time) {
 			start = now // it waited for a max_num_seqs slot
 		}
 		s.scheduled, s.firstScheduled = true, start
+		f.m.Scheduled(start.Sub(s.queued).Seconds(), false, 0, 0)
 		s.nextAt = start.Add(cfg.FixedTTFT)
 		heap.Push(&f.q, s)
 	}
@@ -132,7 +133,7 @@ func (f *Fixed) emitDue(now time.Time) {
 			}
 			heap.Fix(&f.q, s.heapIdx)
 		}
-		f.m.iterTokens.Observe(1)
+		f.m.IterTokens.Observe(1)
 	}
 }
 

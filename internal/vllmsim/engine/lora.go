@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -218,18 +217,6 @@ func loraDims(m ModelPreset) float64 {
 type loraInfo struct {
 	vec      *prometheus.GaugeVec
 	maxLoRAs string
-}
-
-// addLoRA makes vllm:lora_requests_info when LoRA is enabled. vLLM gives
-// it no model_name or engine label.
-func (m *metrics) addLoRA(b *metricsBuilder, r *resolved) {
-	if !r.cfg.EnableLoRA {
-		return
-	}
-	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:lora_requests_info", Help: "Running stats on lora requests."},
-		[]string{"max_lora", "waiting_lora_adapters", "running_lora_adapters"})
-	b.cs = append(b.cs, vec)
-	m.lora = &loraInfo{vec: vec, maxLoRAs: strconv.Itoa(r.cfg.maxLoRAs())}
 }
 
 // set records the adapters of the running and waiting requests at now.

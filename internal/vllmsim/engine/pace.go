@@ -51,16 +51,6 @@ type pace struct {
 	winLost  time.Duration
 }
 
-func (m *metrics) addPace(b *metricsBuilder) {
-	m.pace = pace{
-		modelled: b.counter(MetricModelledSeconds, "vllmperf simulator (not a vLLM metric): engine time its timing model asked for, run in real time, in seconds."),
-		lost: b.counter(MetricLostSeconds, "vllmperf simulator (not a vLLM metric): engine time lost because the host woke the engine loop later than its schedule "+
-			"by more than the catch-up window, in seconds; the engine served that much less than its model computes."),
-		ratio: b.gauge(MetricBehindRatio, "vllmperf simulator (not a vLLM metric): engine time lost to the host per second of engine activity, "+
-			"over the last second of it; above 0.05 the figures measured are the host's, not the model's."),
-	}
-}
-
 // start places a step that the schedule has begin at sched (the previous
 // step's end, or when a request left the front end; zero: no schedule, the
 // engine was idle) and that the loop reaches at now: it returns when the step starts, sched when the loop is within

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // TestPace: a step the loop reaches within catchUpWindow of its schedule
@@ -39,10 +40,11 @@ func TestPace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &metricsBuilder{labels: prometheus.Labels{"model_name": "m", "engine": "0"}}
-			m := &metrics{}
-			m.addPace(b)
-			p := &m.pace
+			m, err := metrics.New(metrics.Setup{ModelName: "m", MaxModelLen: 4096}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &pace{modelled: m.Modelled, lost: m.Lost, ratio: m.BehindRatio}
 			for i, c := range tt.calls {
 				var sched time.Time
 				if c.sched >= 0 {

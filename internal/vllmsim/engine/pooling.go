@@ -79,9 +79,9 @@ func (c Config) PoolingModel() bool {
 // mu): no token, "stop".
 func (b *base) pooled(s *seq, now time.Time) string {
 	s.firstToken, s.lastToken = now, now
-	b.m.promptTokens.Add(float64(s.promptLen))
-	b.m.ttft.Observe(max(0, now.Sub(s.arrival).Seconds())) // its one output, as vLLM records it
-	b.m.promptTokensCached.Add(float64(s.cachedHit))
+	b.m.PromptTokens.Add(float64(s.promptLen))
+	b.m.TTFT.Observe(max(0, now.Sub(s.arrival).Seconds())) // its one output, as vLLM records it
+	b.m.PromptTokensCached.Add(float64(s.cachedHit))
 	b.remove(s)
 	b.finish(s, "stop", now, Output{Finished: true, FinishReason: "stop", CachedPromptTokens: s.cachedHit})
 	return "stop"

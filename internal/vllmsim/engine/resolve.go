@@ -3,7 +3,10 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
 // The activation memory vLLM's profiling run reserves next to the weights.
@@ -138,4 +141,39 @@ func (r *resolved) sizeKVCache() error {
 			cfg.MaxModelLen, r.numGPUBlocks*cfg.BlockSize)
 	}
 	return nil
+}
+
+// metricsSetup is what the engine's metrics need from r.
+func (r *resolved) metricsSetup() metrics.Setup {
+	st := metrics.Setup{
+		Family:    r.cfg.Family,
+		ModelName: r.cfg.ModelName(),
+		V09:       r.cfg.MetricsVersion == MetricsV09,
+		Cache: metrics.Cache{
+			BlockSize:            r.cfg.BlockSize,
+			Dtype:                r.cacheDtype,
+			PrefixCaching:        r.cfg.EnablePrefixCaching,
+			GPUMemoryUtilization: r.cfg.GPUMemoryUtilization,
+			NumGPUBlocks:         r.numGPUBlocks,
+			SwapSpace:            swapSpaceLabel(r.cfg.SwapSpace),
+		},
+		MaxModelLen: r.cfg.MaxModelLen,
+	}
+	if r.spec != nil {
+		st.SpecTokens = r.spec.NumSpeculativeTokens
+	}
+	if r.cfg.EnableLoRA {
+		st.MaxLoRAs = strconv.Itoa(r.cfg.maxLoRAs())
+	}
+	return st
+}
+
+// swapSpaceLabel is cache_config_info's swap_space as vLLM prints it: its
+// default is the int 4 ("4"), a value given on the command line is a float
+// ("8.0").
+func swapSpaceLabel(gib float64) string {
+	if gib == DefaultSwapSpace {
+		return strconv.Itoa(DefaultSwapSpace)
+	}
+	return metrics.PyFloat(gib)
 }

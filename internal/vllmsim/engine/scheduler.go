@@ -145,10 +145,7 @@ func (e *Engine) recordFirstScheduling(s *seq, computed int) {
 	s.scheduled = true
 	s.firstScheduled = e.clock.Now()
 	s.cachedHit = min(computed, s.promptLen)
-	if e.pool.caching {
-		e.m.prefixQueries.Add(float64(len(s.tokens)))
-		e.m.prefixHits.Add(float64(computed))
-	}
+	e.m.Scheduled(s.firstScheduled.Sub(s.queued).Seconds(), e.pool.caching, len(s.tokens), computed)
 }
 
 // preempt frees a running request's blocks and puts it at the front of the
@@ -159,7 +156,7 @@ func (e *Engine) preempt(s *seq) {
 	s.blocks, s.committed = nil, 0
 	s.numComputed = 0
 	s.preemptions++
-	e.m.preemptions.Inc()
+	e.m.Preemptions.Inc()
 	e.waiting = append([]*seq{s}, e.waiting...)
 }
 
@@ -167,7 +164,7 @@ func (e *Engine) preempt(s *seq) {
 // tokens, caches newly full blocks, samples and emits tokens.
 func (e *Engine) apply(p plan, now time.Time) {
 	bs := e.r.cfg.BlockSize
-	e.m.iterTokens.Observe(float64(p.tokens))
+	e.m.IterTokens.Observe(float64(p.tokens))
 	defer e.fe.flush(now)
 	for _, it := range p.items {
 		s := it.s
@@ -180,11 +177,11 @@ func (e *Engine) apply(p plan, now time.Time) {
 			for acc < it.drafts && s.rng.Float64() < e.r.spec.AcceptanceRate {
 				acc++
 			}
-			e.m.specDrafts.Inc()
-			e.m.specDraftTokens.Add(float64(it.drafts))
-			e.m.specAccepted.Add(float64(acc))
+			e.m.SpecDrafts.Inc()
+			e.m.SpecDraftTokens.Add(float64(it.drafts))
+			e.m.SpecAccepted.Add(float64(acc))
 			for i := 0; i < acc; i++ {
-				e.m.specPerPos[i].Inc()
+				e.m.SpecPerPos[i].Inc()
 			}
 			s.numComputed = it.start + 1 + acc
 			newTokens = 1 + acc
