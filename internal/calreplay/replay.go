@@ -26,6 +26,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // DefaultPrompts is the number of requests replayed for a row whose source
@@ -45,7 +46,7 @@ type Options struct {
 	// Costs, when set, replace the costs of the row's GPU preset (a fit's
 	// candidate). Check rows refuse them (ErrCheckRow): no fitting run
 	// ever replays a check row.
-	Costs *engine.Costs
+	Costs *presets.Costs
 }
 
 // ErrCheckRow is returned by Replay for a check row with candidate costs
@@ -218,7 +219,7 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 		cfg.Jitter = *opts.Jitter
 	}
 	if opts.Costs != nil {
-		g, _ := engine.LookupGPU(in.GPU)
+		g, _ := presets.LookupGPU(in.GPU)
 		g = g.WithCosts(*opts.Costs)
 		cfg.GPUSpec = &g
 	}

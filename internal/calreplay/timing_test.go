@@ -11,7 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // httpPoint is one load of TestTimingHTTPPath.
@@ -158,7 +158,7 @@ func judge(t *testing.T, gpu string, pt httpPoint) pointResult {
 // name, not counted as the model's.
 func TestTimingHTTPPath(t *testing.T) {
 	testphase.Timed(t)
-	for _, gpu := range engine.GPUPresetNames() {
+	for _, gpu := range presets.GPUPresetNames() {
 		for _, pt := range httpPoints {
 			t.Run(gpu+"/"+pt.name, func(t *testing.T) { judge(t, gpu, pt) })
 		}

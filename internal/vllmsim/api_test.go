@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/request/workload"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 func readFixture(t *testing.T, name string) string {
@@ -441,8 +441,8 @@ func TestSpeculativeChunksCarrySeveralTokens(t *testing.T) {
 // half a GPU's memory, so that every model preset starts, the 70B one too.
 func presetArgs(t *testing.T, model string) []string {
 	t.Helper()
-	m, ok := engine.LookupModel(model)
-	g, gok := engine.LookupGPU("h200")
+	m, ok := presets.LookupModel(model)
+	g, gok := presets.LookupGPU("h200")
 	if !ok || !gok {
 		t.Fatalf("no preset for %s or h200", model)
 	}
@@ -463,13 +463,13 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 	t.Parallel()
 	words := workload.Vocabulary()
 	text, _ := json.Marshal(strings.Join(words, " "))
-	for _, model := range engine.ModelPresetNames() {
+	for _, model := range presets.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
-			if p, _ := engine.LookupModel(model); p.Pooling {
+			if p, _ := presets.LookupModel(model); p.Pooling {
 				t.Skip("a pooling model serves /v1/embeddings only: TestEmbeddings and TestEmbeddingErrors")
 			}
-			vocab := func() int { m, _ := engine.LookupModel(model); return m.Vocab }()
+			vocab := func() int { m, _ := presets.LookupModel(model); return m.Vocab }()
 			m := startSimRaw(t, append(presetArgs(t, model), "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats")...)
 			oov := func(id int64) string {
 				return fmt.Sprintf("Token id %d is out of vocabulary (vocab size %d)", id, vocab)

@@ -9,13 +9,13 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // A prompt of N words is N tokens, each an id of the served model's
 // vocabulary.
 func ExampleTokenizer() {
-	m, _ := engine.LookupModel("meta-llama/Llama-3.1-8B-Instruct")
+	m, _ := presets.LookupModel("meta-llama/Llama-3.1-8B-Instruct")
 	tok := vllmsim.NewTokenizer(m.Vocab)
 	ids := tok.Tokenize("The quick brown fox")
 	fmt.Println(len(ids), vllmsim.CountTokens("one  two\tthree"), tok.Vocab() == m.Vocab)

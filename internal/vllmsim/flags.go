@@ -11,6 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/suggest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // flagKind is how a flag takes its value.
@@ -158,7 +159,7 @@ var flagTable = slices.Concat(serveFlags, poolingFlags, mmFlags, loraFlags, reas
 
 // serveFlags are vllm serve's flags.
 var serveFlags = []flagSpec{
-	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + engine.DefaultModel + "); timing presets: " + strings.Join(engine.ModelPresetNames(), ", "),
+	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + presets.DefaultModel + "); timing presets: " + strings.Join(presets.ModelPresetNames(), ", "),
 		set: str(func(o *Options) *string { return &o.Model })},
 	{name: "served-model-name", kind: kindMulti, meta: "NAME [NAME ...]", help: "model name(s) clients use; the first is the metrics' model_name label (default: the model)",
 		setM: func(o *Options, v []string) error { o.ServedModelNames = v; return nil }},
@@ -222,7 +223,7 @@ var serveFlags = []flagSpec{
 var simFlags = []flagSpec{
 	{name: "sim-eos-prob", meta: "F", help: "chance that each generated token is EOS and ends the request with \"stop\" (after min_tokens, unless ignore_eos; default 0 = never)",
 		set: rateVal(func(o *Options) *float64 { return &o.EOSProbability })},
-	{name: "sim-gpu", meta: "PRESET", help: "simulated GPU preset: " + strings.Join(engine.GPUPresetNames(), ", ") + " (default " + engine.DefaultGPU + ")",
+	{name: "sim-gpu", meta: "PRESET", help: "simulated GPU preset: " + strings.Join(presets.GPUPresetNames(), ", ") + " (default " + presets.DefaultGPU + ")",
 		set: str(func(o *Options) *string { return &o.GPU })},
 	{name: "sim-seed", meta: "N", help: "seed of output tokens, timing jitter and fault injection (default 0)",
 		set: int64Val(func(o *Options) *int64 { return &o.Seed })},
@@ -242,7 +243,7 @@ var simFlags = []flagSpec{
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedTTFT })},
 	{name: "sim-fixed-itl", meta: "D", help: "exact gap between output tokens",
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedITL })},
-	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work, one figure before 0.11 and one from 0.11 on) and GET /version (default " + engine.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
+	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work, one figure before 0.11 and one from 0.11 on) and GET /version (default " + presets.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
 		set: str(func(o *Options) *string { return &o.Release })},
 	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: " + string(engine.MetricsV09) + " keeps gpu_cache_usage_perc and friends (default: current names)",
 		set: func(o *Options, v string) error { o.MetricsVersion = engine.ParseMetricsVersion(v); return nil }},
@@ -489,7 +490,7 @@ func Usage() string {
 	b.WriteString("usage: vllm-sim [MODEL] [options]\n\n")
 	b.WriteString("A simulated vLLM OpenAI-compatible server (vllm serve flags plus --sim-*).\n")
 	b.WriteString("Values go as --flag VALUE or --flag=VALUE; durations take a unit (500ms, 2s).\n\n")
-	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + engine.DefaultModel + ")\n\noptions:\n")
+	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + presets.DefaultModel + ")\n\noptions:\n")
 	b.WriteString("  -h, --help\n        show this help and exit\n")
 	for _, group := range []struct {
 		title string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 func TestParseArgsAccepts(t *testing.T) {
@@ -20,7 +21,7 @@ func TestParseArgsAccepts(t *testing.T) {
 	}{
 		// No arguments: vLLM's default model, served under its own name.
 		{"defaults", nil, func(o Options) bool {
-			return o.Model == engine.DefaultModel && slices.Equal(o.ServedNames(), []string{engine.DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
+			return o.Model == presets.DefaultModel && slices.Equal(o.ServedNames(), []string{presets.DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
 		}},
 		// The model as vllm serve's positional argument (an 8B model's full
 		// context needs more KV cache than the default 24 GiB GPU holds).
@@ -171,8 +172,8 @@ func TestTokenizer(t *testing.T) {
 		// Punctuation sticks to its word.
 		{"punctuation", "Hello, world!", 2},
 	}
-	for _, model := range engine.ModelPresetNames() {
-		m, _ := engine.LookupModel(model)
+	for _, model := range presets.ModelPresetNames() {
+		m, _ := presets.LookupModel(model)
 		tok := NewTokenizer(m.Vocab)
 		if tok.Vocab() != m.Vocab {
 			t.Errorf("%s: Vocab() = %d, want the preset's %d", model, tok.Vocab(), m.Vocab)
@@ -216,8 +217,8 @@ func TestTokenizer(t *testing.T) {
 func TestWorkloadWordsAreDistinctTokens(t *testing.T) {
 	t.Parallel()
 	words := workload.Vocabulary()
-	for _, model := range engine.ModelPresetNames() {
-		m, _ := engine.LookupModel(model)
+	for _, model := range presets.ModelPresetNames() {
+		m, _ := presets.LookupModel(model)
 		if m.Pooling {
 			continue // an encoder runs without the prefix cache (engine.PoolingConfig)
 		}

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Images in chat requests follow vLLM 0.11 (commit 005a810bc40f): a
@@ -24,7 +24,7 @@ import (
 // (V1's default: 999 each), refused with vLLM's "At most N image(s) may
 // be provided in one prompt."; a model without a vision encoder takes no
 // image. Each image adds the processor's placeholder tokens to the prompt
-// (engine.VisionEncoder.ImageTokens), ids drawn from its bytes so that
+// (presets.VisionEncoder.ImageTokens), ids drawn from its bytes so that
 // different images never share a prefix-cache block, and its patches to
 // the encoder's work.
 
@@ -182,8 +182,8 @@ func clipURL(u string) string {
 // visionPresets are the model presets with a vision encoder.
 func visionPresets() []string {
 	var out []string
-	for _, n := range engine.ModelPresetNames() {
-		if m, _ := engine.LookupModel(n); m.Vision != nil {
+	for _, n := range presets.ModelPresetNames() {
+		if m, _ := presets.LookupModel(n); m.Vision != nil {
 			out = append(out, n)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // pngURL is a data: URL of a blank w × h PNG.
@@ -36,7 +36,7 @@ func imageBody(text string, urls ...string) string {
 // TestQwen25VLImageTokens: the processor's smart_resize, as Qwen2.5-VL's
 // image processor computes it.
 func TestQwen25VLImageTokens(t *testing.T) {
-	m, ok := engine.LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
+	m, ok := presets.LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
 	require.True(t, ok)
 	for _, tc := range []struct {
 		w, h, tokens, patches int

@@ -27,6 +27,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // PointOverhead is what the harness adds to a point's load around it: the
@@ -115,11 +116,11 @@ func PredictProfile(p profile.Profile, scenarios []*scenario.Scenario, s Setting
 	}
 	cfg := opts.Config
 	out := Profile{Name: p.Name, GPUs: max(cfg.TensorParallelSize, 1)}
-	gpu, ok := engine.LookupGPU(s.Preset)
+	gpu, ok := presets.LookupGPU(s.Preset)
 	if !ok {
-		return Profile{}, fmt.Errorf("predict: no GPU preset %q (the presets: %s)", s.Preset, strings.Join(engine.GPUPresetNames(), ", "))
+		return Profile{}, fmt.Errorf("predict: no GPU preset %q (the presets: %s)", s.Preset, strings.Join(presets.GPUPresetNames(), ", "))
 	}
-	model, _ := engine.LookupModel(p.Model)
+	model, _ := presets.LookupModel(p.Model)
 	out.Start, out.StartFrom = ModelledStartup(gpu, model, out.GPUs), Modelled
 	if s.Simulator {
 		out.Start, out.StartFrom = opts.Startup, SimStartup

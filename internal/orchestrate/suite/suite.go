@@ -27,7 +27,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -455,7 +455,7 @@ func simGPU(args []string) string {
 	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
 		return v
 	}
-	return engine.DefaultGPU
+	return presets.DefaultGPU
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit

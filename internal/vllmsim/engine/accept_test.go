@@ -230,7 +230,7 @@ func TestKVExhaustionPreempts(t *testing.T) {
 	maxUsage := 0.0
 	s.e.stepHook = func(running, waiting int) {
 		s.maxWait = max(s.maxWait, waiting)
-		maxUsage = max(maxUsage, s.e.pool.usage())
+		maxUsage = max(maxUsage, s.e.pool.Usage())
 	}
 	s.run(arr, nil)
 	pre := val(s.e.m.Preemptions)
@@ -249,8 +249,8 @@ func TestKVExhaustionPreempts(t *testing.T) {
 			t.Errorf("request %d: reason %q tokens %d err %v, want length 400 nil", i, r.reason, r.tokens, r.err)
 		}
 	}
-	if s.e.pool.numFree != blocks {
-		t.Errorf("free blocks %d after the run, want all %d", s.e.pool.numFree, blocks)
+	if s.e.pool.NumFree != blocks {
+		t.Errorf("free blocks %d after the run, want all %d", s.e.pool.NumFree, blocks)
 	}
 }
 

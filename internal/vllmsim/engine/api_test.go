@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Acceptance (8): counters reconcile exactly with what clients received.
@@ -253,7 +255,7 @@ func TestConfigErrors(t *testing.T) {
 		// batch smaller than seqs
 		{"budget", Config{EnableChunkedPrefill: true, MaxNumSeqs: 512, MaxNumBatchedTokens: 256}, "must be greater than or equal to max_num_seqs"},
 		// a literal Config is taken as given: its zero block size is refused (Defaults fills it)
-		{"zero literal", Config{Model: DefaultModel, GPU: DefaultGPU}, "argument --block-size: invalid choice: '0'"},
+		{"zero literal", Config{Model: presets.DefaultModel, GPU: presets.DefaultGPU}, "argument --block-size: invalid choice: '0'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,52 +280,6 @@ func TestConfigErrors(t *testing.T) {
 	defer e.Close()
 	if got := e.Info().CacheDtype; got != "fp8_inc" {
 		t.Errorf("cache dtype %q, want fp8_inc", got)
-	}
-}
-
-func TestParseSpeculativeConfig(t *testing.T) {
-	tests := []struct {
-		name, in string
-		method   string
-		k        int
-		wantErr  string
-	}{
-		{"off", "", "", 0, ""}, // empty = off
-		{"ngram", `{"method":"ngram","num_speculative_tokens":5,"prompt_lookup_max":5}`, "ngram", 5, ""},                                          // the seed's example
-		{"draft model", `{"model":"Qwen/Qwen3-0.6B","num_speculative_tokens":2}`, "draft_model", 2, ""},                                           // method inferred
-		{"eagle by name", `{"model":"yuhuili/EAGLE-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}`, "eagle", 3, ""},                            // method inferred from the name
-		{"bad json", `{"method":`, "", 0, "invalid JSON"},                                                                                         // truncated
-		{"unknown method", `{"method":"magic","num_speculative_tokens":2}`, "", 0, `unknown method "magic"; use one of`},                          // names the methods
-		{"unknown key", `{"method":"ngram","num_speculative_tokens":2,"num_spec":3}`, "", 0, "unknown key(s) num_spec"},                           // typo
-		{"no k", `{"method":"ngram"}`, "", 0, "num_speculative_tokens must be a positive integer"},                                                // k missing
-		{"no method", `{"num_speculative_tokens":2}`, "", 0, `give "method"`},                                                                     // neither method nor model
-		{"bad rate", `{"method":"ngram","num_speculative_tokens":2,"sim_acceptance_rate":1.5}`, "", 0, "sim_acceptance_rate"},                     // out of range
-		{"eagle without model", `{"method":"eagle","num_speculative_tokens":2}`, "", 0, `needs a draft "model"`},                                  // eagle head needed
-		{"wrong type", `{"method":"ngram","num_speculative_tokens":"5"}`, "", 0, "--speculative-config"},                                          // string for int
-		{"lookup range", `{"method":"ngram","num_speculative_tokens":2,"prompt_lookup_min":6,"prompt_lookup_max":3}`, "", 0, "prompt_lookup_min"}, // min > max
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc, err := ParseSpeculativeConfig(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.method == "" {
-				if sc != nil {
-					t.Fatalf("got %+v, want nil", sc)
-				}
-				return
-			}
-			if sc.Method != tt.method || sc.NumSpeculativeTokens != tt.k {
-				t.Errorf("got method %q k %d, want %q %d", sc.Method, sc.NumSpeculativeTokens, tt.method, tt.k)
-			}
-		})
 	}
 }
 
@@ -498,13 +454,13 @@ func TestInfo(t *testing.T) {
 	}
 	defer e.Close()
 	info := e.Info()
-	if !strings.Contains(info.ModelNote, "has no preset") || info.Model.Name != DefaultModel {
+	if !strings.Contains(info.ModelNote, "has no preset") || info.Model.Name != presets.DefaultModel {
 		t.Errorf("unknown model: note %q shape %q", info.ModelNote, info.Model.Name)
 	}
 	if info.KVBytesPerToken != 114688 || info.BlockSize != 16 || info.NumGPUBlocks <= 0 || info.KVCacheTokens != 16*info.NumGPUBlocks {
 		t.Errorf("info %+v", info)
 	}
-	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != DefaultGPU || info.Config.MaxModelLen != 40960 {
+	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != presets.DefaultGPU || info.Config.MaxModelLen != 40960 {
 		t.Errorf("defaults: %+v", info.Config)
 	}
 	// vLLM's larger scheduler defaults: GPUs of at least 70 GiB, but not the

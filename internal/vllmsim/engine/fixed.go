@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/clock"
 )
 
 // Fixed is the fixed-timing engine (--sim-fixed-ttft, --sim-fixed-itl):
@@ -91,7 +93,7 @@ func (f *Fixed) loop() {
 			f.idle()
 			continue
 		}
-		waitUntil(f.clock, wakeAt, f.wake, f.stop)
+		clock.WaitUntil(f.clock, wakeAt, f.wake, f.stop)
 	}
 }
 

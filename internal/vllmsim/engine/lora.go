@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // LoRA serving follows vLLM's own code at commit 005a810bc40f (the 0.11
@@ -203,7 +204,7 @@ func (e *Engine) loraCost(p plan) time.Duration {
 // up, down): the width a rank-r adapter adds r × that many weights for. The
 // MLP's intermediate size is what the layer's parameters leave after
 // attention.
-func loraDims(m ModelPreset) float64 {
+func loraDims(m presets.ModelPreset) float64 {
 	h := float64(m.Hidden)
 	q := float64(m.QHeads * m.HeadDim)
 	kv := float64(m.KVHeads * m.HeadDim)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Pooling models follow vLLM 0.11 (commit 005a810bc40f): --runner
@@ -71,7 +72,7 @@ func (c Config) PoolingModel() bool {
 	case c.Task == "generate":
 		return false
 	}
-	m, ok := LookupModel(c.Model)
+	m, ok := presets.LookupModel(c.Model)
 	return ok && m.Pooling
 }
 
