@@ -23,8 +23,8 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
@@ -208,7 +208,7 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 	if err != nil {
 		return cfg, 0, err
 	}
-	o, err := vllmsim.ParseArgs(args)
+	o, err := config.ParseArgs(args)
 	if err != nil {
 		return cfg, 0, err
 	}
@@ -234,11 +234,11 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 // the sources ran these models on these GPUs, so they lowered it (the
 // length only bounds which requests are admitted).
 func serveArgs(args []string) (out []string, capped int, err error) {
-	_, err = vllmsim.ParseArgs(args)
+	_, err = config.ParseArgs(args)
 	if err == nil || slices.Contains(args, "--max-model-len") {
 		return args, 0, err
 	}
-	probe, perr := vllmsim.ParseArgs(append(slices.Clone(args), "--max-model-len", "1"))
+	probe, perr := config.ParseArgs(append(slices.Clone(args), "--max-model-len", "1"))
 	if perr != nil {
 		return nil, 0, err // the first error says more
 	}
@@ -248,7 +248,7 @@ func serveArgs(args []string) (out []string, capped int, err error) {
 	}
 	capped = sm.Info().KVCacheTokens
 	out = append(slices.Clone(args), "--max-model-len", fmt.Sprint(capped))
-	if _, err := vllmsim.ParseArgs(out); err != nil {
+	if _, err := config.ParseArgs(out); err != nil {
 		return nil, 0, err
 	}
 	return out, capped, nil

@@ -6,10 +6,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
 )
 
-// statsInterval is how often Serve logs engine statistics, as vLLM's
-// LoggingStatLogger does.
-const statsInterval = 10 * time.Second
-
 // logStats logs a vLLM-style throughput line every interval while there is
 // traffic, until stop closes.
 func (s *Server) logStats(stop <-chan struct{}, interval time.Duration) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
@@ -101,7 +101,7 @@ func TestPredictProfile(t *testing.T) {
 
 	// Full size, the points whose request counts the scenarios fix
 	// (concurrency-sweep.yaml: 8 waves, at least 32 requests).
-	opts, err := vllmsim.ParseArgs(append([]string{p.Model}, append(p.SimArgs(), "--sim-gpu", "h100")...))
+	opts, err := config.ParseArgs(append([]string{p.Model}, append(p.SimArgs(), "--sim-gpu", "h100")...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -276,7 +276,7 @@ func gpus(p profile.Profile) int {
 // simSeedSet reports whether args set --sim-seed (read as the simulator
 // reads it).
 func simSeedSet(args []string) bool {
-	_, ok := vllmsim.ArgValue(args, "sim-seed")
+	_, ok := config.ArgValue(args, "sim-seed")
 	return ok
 }
 
@@ -452,7 +452,7 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
+	if v, ok := config.ArgValue(args, "sim-gpu"); ok {
 		return v
 	}
 	return presets.DefaultGPU

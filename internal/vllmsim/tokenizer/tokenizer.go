@@ -1,4 +1,4 @@
-package vllmsim
+package tokenizer
 
 import (
 	"fmt"
@@ -79,9 +79,9 @@ func Word(id int32) string {
 	return outputWords[i%int64(len(outputWords))]
 }
 
-// detokenize renders output tokens as the simulator streams them: " word" per
+// Detokenize renders output tokens as the simulator streams them: " word" per
 // token.
-func detokenize(ids []int32) string {
+func Detokenize(ids []int32) string {
 	var b strings.Builder
 	for _, id := range ids {
 		b.WriteByte(' ')
@@ -108,3 +108,7 @@ var outputWords = [...]string{
 	"right", "big", "high", "different", "small", "large", "next", "early", "young", "important",
 	"few", "public", "bad", "same", "able", "quick", "brown", "fox", "jumps", "over",
 }
+
+// WordAt is the output word at index i of the word list, modulo its
+// length: structured output draws its strings' words with it.
+func WordAt(i uint64) string { return outputWords[i%uint64(len(outputWords))] }

@@ -1,4 +1,4 @@
-package vllmsim
+package config
 
 import (
 	"fmt"
@@ -211,7 +211,7 @@ var serveFlags = []flagSpec{
 		setB: func(o *Options, b bool) { o.LogRequests = !b }},
 	{name: "enable-log-requests", kind: kindNegBool, help: "log each request's arrival and end",
 		setB: func(o *Options, b bool) { o.LogRequests = b }},
-	{name: "disable-log-stats", kind: kindNegBool, help: fmt.Sprintf("do not log engine statistics every %s", statsInterval),
+	{name: "disable-log-stats", kind: kindNegBool, help: fmt.Sprintf("do not log engine statistics every %s", StatsInterval),
 		setB: func(o *Options, b bool) { o.DisableLogStats = b }},
 	{name: "enforce-eager", kind: kindNegBool, help: "accepted; no effect in the simulator",
 		setB: func(o *Options, b bool) { o.EnforceEager = b }},
@@ -374,10 +374,10 @@ func (p *argParser) flag(a string) error {
 	switch spec.kind {
 	case kindBool, kindNegBool:
 		if hasVal {
-			return argErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
+			return ArgErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
 		}
 		if spec.kind == kindBool && negated {
-			return argErrorf("unrecognized arguments: %s", a)
+			return ArgErrorf("unrecognized arguments: %s", a)
 		}
 		spec.setB(&p.opts, !negated)
 		return nil
@@ -391,7 +391,7 @@ func (p *argParser) flag(a string) error {
 func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) error {
 	if !hasVal {
 		if p.i+1 >= len(p.args) || (strings.HasPrefix(p.args[p.i+1], "-") && !isNumber(p.args[p.i+1])) {
-			return argErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
+			return ArgErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
 		}
 		p.i++
 		val = p.args[p.i]
@@ -403,7 +403,7 @@ func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) erro
 		p.given[spec.name] = val
 	}
 	if err := spec.set(&p.opts, val); err != nil {
-		return argErrorf("argument %s: %v", display, err)
+		return ArgErrorf("argument %s: %v", display, err)
 	}
 	return nil
 }
@@ -419,10 +419,10 @@ func (p *argParser) multi(spec *flagSpec, display, val string, hasVal bool) erro
 		vals = append(vals, p.args[p.i])
 	}
 	if len(vals) == 0 {
-		return argErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
+		return ArgErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
 	}
 	if err := spec.setM(&p.opts, vals); err != nil {
-		return argErrorf("argument %s: %v", display, err)
+		return ArgErrorf("argument %s: %v", display, err)
 	}
 	return nil
 }
@@ -436,7 +436,7 @@ func (p *argParser) finish() error {
 		fallthrough
 	case len(p.positional) == 1:
 		if p.modelFlag != "" && p.modelFlag != p.positional[0] {
-			return argErrorf("the model is given twice, as %q (positional) and --model %q: give it once", p.positional[0], p.modelFlag)
+			return ArgErrorf("the model is given twice, as %q (positional) and --model %q: give it once", p.positional[0], p.modelFlag)
 		}
 		p.opts.Model = p.positional[0]
 	}
