@@ -146,6 +146,8 @@ func TestSGLangExposition(t *testing.T) {
 		{"sglang:cache_hit_rate", dto.MetricType_GAUGE, scheduler, nil, -1},
 		{"sglang:max_total_num_tokens", dto.MetricType_GAUGE, scheduler, nil, float64(m.s.info.NumGPUBlocks * m.s.info.Config.BlockSize)},
 		{"sglang:num_retracted_requests_total", dto.MetricType_COUNTER, scheduler, nil, 0},
+		{"sglang:spec_accept_length", dto.MetricType_GAUGE, scheduler, nil, 0},
+		{"sglang:spec_accept_rate", dto.MetricType_GAUGE, scheduler, nil, 0},
 		{"sglang:queue_time_seconds", dto.MetricType_HISTOGRAM, scheduler, queue, n},
 		{"vllmperf_sim_real_time_modelled_seconds_total", dto.MetricType_COUNTER, scheduler, nil, -1},
 		{"vllmperf_sim_real_time_lost_seconds_total", dto.MetricType_COUNTER, scheduler, nil, -1},

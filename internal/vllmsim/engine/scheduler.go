@@ -177,12 +177,7 @@ func (e *Engine) apply(p plan, now time.Time) {
 			for acc < it.drafts && s.rng.Float64() < e.r.spec.AcceptanceRate {
 				acc++
 			}
-			e.m.SpecDrafts.Inc()
-			e.m.SpecDraftTokens.Add(float64(it.drafts))
-			e.m.SpecAccepted.Add(float64(acc))
-			for i := 0; i < acc; i++ {
-				e.m.SpecPerPos[i].Inc()
-			}
+			e.m.Drafted(it.drafts, acc)
 			s.numComputed = it.start + 1 + acc
 			newTokens = 1 + acc
 		} else {

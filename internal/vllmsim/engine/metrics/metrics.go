@@ -170,6 +170,20 @@ func (s *Set) Scheduled(queue float64, caching bool, queried, hit int) {
 	}
 }
 
+// Drafted records one request's speculative decoding in a step: drafts
+// draft tokens proposed, accepted of them accepted.
+func (s *Set) Drafted(drafts, accepted int) {
+	s.SpecDrafts.Inc()
+	s.SpecDraftTokens.Add(float64(drafts))
+	s.SpecAccepted.Add(float64(accepted))
+	for i := 0; i < accepted; i++ {
+		s.SpecPerPos[i].Inc()
+	}
+	if s.g != nil {
+		s.g.drafted(drafts, accepted)
+	}
+}
+
 // Gauges sets the gauges after a step.
 func (s *Set) Gauges(running, waiting int, kvUsage float64) {
 	s.Running.Set(float64(running))

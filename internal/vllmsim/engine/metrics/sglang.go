@@ -36,10 +36,14 @@ func sglSchedulerLabels(model string) prometheus.Labels {
 type sglangSeries struct {
 	requests, aborted, structured prometheus.Counter
 	itl, e2e, retractions, queue  prometheus.Observer
-	hitRate                       prometheus.Gauge
+	hitRate, specLen, specRate    prometheus.Gauge
 	// The prefix-cache lookups since the gauges were last set: SGLang's
 	// cache_hit_rate is that of the last prefill batch.
 	queried, hit int
+	// The speculative decoding since the gauges were last set: forward
+	// passes (one a request a step), tokens they accepted, tokens they
+	// verified (the drafts and the target model's own).
+	forwards, accepted, verified int
 }
 
 // addSGLang makes SGLang's series: those whose quantity the engine models,
@@ -69,6 +73,8 @@ func (s *Set) addSGLang(st Setup) {
 	g.hitRate = sch.gauge("sglang:cache_hit_rate", "The prefix cache hit rate.")
 	maxTokens := sch.gauge("sglang:max_total_num_tokens", "Maximum total number of tokens in the KV cache pool.")
 	maxTokens.Set(float64(st.Cache.NumGPUBlocks * st.Cache.BlockSize))
+	g.specLen = sch.gauge("sglang:spec_accept_length", "The average acceptance length of speculative decoding.")
+	g.specRate = sch.gauge("sglang:spec_accept_rate", "The average acceptance rate of speculative decoding (`accepted tokens / total draft tokens` in batch).")
 	s.Preemptions = sch.counter("sglang:num_retracted_requests_total", "Total number of retracted requests.")
 	g.queue = sch.hist("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", sglQueueBuckets)
 	s.addPace(sch)
@@ -112,12 +118,27 @@ func (g *sglangSeries) scheduled(queue float64, caching bool, queried, hit int) 
 	}
 }
 
-// gauges sets cache_hit_rate from the lookups since the last call, when
-// there were any (a step that admitted nothing leaves it).
+// drafted accounts one request's speculative step for the spec gauges.
+func (g *sglangSeries) drafted(drafts, accepted int) {
+	g.forwards++
+	g.accepted += accepted
+	g.verified += drafts + 1
+}
+
+// gauges sets cache_hit_rate from the lookups since the last call, and the
+// speculative gauges from the speculative steps since then, when there
+// were any (a step without leaves them). As SGLang's scheduler computes
+// them: the acceptance length is (accepted + forwards) / forwards, the
+// rate that over the tokens verified (forwards × its draft tokens,
+// counting the target model's own).
 func (g *sglangSeries) gauges() {
-	if g.queried == 0 {
-		return
+	if g.queried > 0 {
+		g.hitRate.Set(float64(g.hit) / float64(g.queried))
+		g.queried, g.hit = 0, 0
 	}
-	g.hitRate.Set(float64(g.hit) / float64(g.queried))
-	g.queried, g.hit = 0, 0
+	if g.forwards > 0 {
+		g.specLen.Set(float64(g.accepted+g.forwards) / float64(g.forwards))
+		g.specRate.Set(float64(g.accepted+g.forwards) / float64(g.verified))
+		g.forwards, g.accepted, g.verified = 0, 0, 0
+	}
 }
