@@ -26,8 +26,8 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -276,7 +276,7 @@ func gpus(p profile.Profile) int {
 // simSeedSet reports whether args set --sim-seed (read as the simulator
 // reads it).
 func simSeedSet(args []string) bool {
-	_, ok := vllmsim.ArgValue(args, "sim-seed")
+	_, ok := config.ArgValue(args, "sim-seed")
 	return ok
 }
 
@@ -452,10 +452,10 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
+	if v, ok := config.ArgValue(args, "sim-gpu"); ok {
 		return v
 	}
-	return engine.DefaultGPU
+	return presets.DefaultGPU
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit

@@ -1,17 +1,17 @@
-package engine
+package kvcache
 
-// blockPool is the KV cache: fixed-size blocks with reference counts, a free
-// queue in eviction order, and (with prefix caching) a map from the chained
+// Pool is the KV cache: fixed-size blocks with reference counts, a free
+// queue in eviction order, and (with prefix caching, Caching) a map from the chained
 // hash of a full block's tokens to the block holding them, as in vLLM V1's
 // BlockPool/KVCacheManager.
-type blockPool struct {
+type Pool struct {
 	blockSize int
-	caching   bool
+	Caching   bool
 	blocks    []kvBlock
 	// free queue: intrusive doubly linked list of blocks with refCount 0;
-	// the head is evicted/reused first.
+	// the head is evicted/reused first. NumFree counts its blocks.
 	head, tail int
-	numFree    int
+	NumFree    int
 	cached     map[uint64]int // block hash -> block id
 }
 
@@ -25,8 +25,10 @@ type kvBlock struct {
 
 const noBlock = -1
 
-func newBlockPool(n, blockSize int, caching bool) *blockPool {
-	p := &blockPool{blockSize: blockSize, caching: caching, blocks: make([]kvBlock, n), head: noBlock, tail: noBlock, cached: map[uint64]int{}}
+// NewPool makes a pool of n blocks of blockSize tokens, with prefix
+// caching when caching is set.
+func NewPool(n, blockSize int, caching bool) *Pool {
+	p := &Pool{blockSize: blockSize, Caching: caching, blocks: make([]kvBlock, n), head: noBlock, tail: noBlock, cached: map[uint64]int{}}
 	for i := range p.blocks {
 		p.blocks[i] = kvBlock{prev: noBlock, next: noBlock}
 		p.pushTail(i)
@@ -34,7 +36,7 @@ func newBlockPool(n, blockSize int, caching bool) *blockPool {
 	return p
 }
 
-func (p *blockPool) pushTail(id int) {
+func (p *Pool) pushTail(id int) {
 	b := &p.blocks[id]
 	b.prev, b.next, b.inFree = p.tail, noBlock, true
 	if p.tail != noBlock {
@@ -43,10 +45,10 @@ func (p *blockPool) pushTail(id int) {
 		p.head = id
 	}
 	p.tail = id
-	p.numFree++
+	p.NumFree++
 }
 
-func (p *blockPool) pushHead(id int) {
+func (p *Pool) pushHead(id int) {
 	b := &p.blocks[id]
 	b.prev, b.next, b.inFree = noBlock, p.head, true
 	if p.head != noBlock {
@@ -55,10 +57,10 @@ func (p *blockPool) pushHead(id int) {
 		p.tail = id
 	}
 	p.head = id
-	p.numFree++
+	p.NumFree++
 }
 
-func (p *blockPool) unlink(id int) {
+func (p *Pool) unlink(id int) {
 	b := &p.blocks[id]
 	if b.prev != noBlock {
 		p.blocks[b.prev].next = b.next
@@ -71,22 +73,22 @@ func (p *blockPool) unlink(id int) {
 		p.tail = b.prev
 	}
 	b.prev, b.next, b.inFree = noBlock, noBlock, false
-	p.numFree--
+	p.NumFree--
 }
 
-// usage is vLLM's kv_cache_usage_perc: 1 − free/total (evictable cached
+// Usage is vLLM's kv_cache_usage_perc: 1 − free/total (evictable cached
 // blocks count as free).
-func (p *blockPool) usage() float64 {
+func (p *Pool) Usage() float64 {
 	if len(p.blocks) == 0 {
 		return 0
 	}
-	return 1 - float64(p.numFree)/float64(len(p.blocks))
+	return 1 - float64(p.NumFree)/float64(len(p.blocks))
 }
 
-// allocate takes n blocks from the head of the free queue, evicting their
+// Allocate takes n blocks from the head of the free queue, evicting their
 // cached hashes. It returns nil when fewer than n are free.
-func (p *blockPool) allocate(n int) []int {
-	if n > p.numFree {
+func (p *Pool) Allocate(n int) []int {
+	if n > p.NumFree {
 		return nil
 	}
 	out := make([]int, n)
@@ -106,10 +108,10 @@ func (p *blockPool) allocate(n int) []int {
 	return out
 }
 
-// free releases a request's blocks, in reverse order so that a request's
+// Free releases a request's blocks, in reverse order so that a request's
 // tail blocks are evicted before its (more shareable) head blocks. Blocks
 // without a cached hash go to the head: they hold nothing worth keeping.
-func (p *blockPool) free(ids []int) {
+func (p *Pool) Free(ids []int) {
 	for i := len(ids) - 1; i >= 0; i-- {
 		id := ids[i]
 		b := &p.blocks[id]
@@ -134,7 +136,7 @@ const (
 // blockHash chains a block's tokens to its parent's hash: FNV-1a's step
 // taken a word at a time (the parent hash, then each token id), with
 // splitmix64's finalizer to spread the bits. The prefix cache only compares
-// these hashes for equality; byte-wise FNV-1a (fnvTokens) cost four times
+// these hashes for equality; byte-wise FNV-1a (FNVTokens) cost four times
 // the multiplications and was a tenth of a calibration replay's time.
 func blockHash(parent uint64, toks []int32) uint64 {
 	const prime = fnvPrime64
@@ -149,9 +151,9 @@ func blockHash(parent uint64, toks []int32) uint64 {
 	return h ^ h>>31
 }
 
-// fnvTokens is FNV-1a over the seed's 8 bytes and each token id's 4 bytes,
+// FNVTokens is FNV-1a over the seed's 8 bytes and each token id's 4 bytes,
 // little-endian.
-func fnvTokens(seed uint64, toks []int32) uint64 {
+func FNVTokens(seed uint64, toks []int32) uint64 {
 	const prime = fnvPrime64
 	h := uint64(fnvOffset64)
 	for i := 0; i < 8; i++ {
@@ -168,9 +170,9 @@ func fnvTokens(seed uint64, toks []int32) uint64 {
 	return h
 }
 
-// hashes returns the chained hashes of the full blocks of toks, reusing
+// Hashes returns the chained hashes of the full blocks of toks, reusing
 // (and extending) the already-computed prefix in have.
-func (p *blockPool) hashes(toks []int32, have []uint64) []uint64 {
+func (p *Pool) Hashes(toks []int32, have []uint64) []uint64 {
 	full := len(toks) / p.blockSize
 	for i := len(have); i < full; i++ {
 		var parent uint64
@@ -182,10 +184,10 @@ func (p *blockPool) hashes(toks []int32, have []uint64) []uint64 {
 	return have
 }
 
-// lookup returns the longest run of cached blocks for the given block hashes
+// Lookup returns the longest run of cached blocks for the given block hashes
 // (at most maxBlocks) and takes a reference on each.
-func (p *blockPool) lookup(hs []uint64, maxBlocks int) []int {
-	if !p.caching {
+func (p *Pool) Lookup(hs []uint64, maxBlocks int) []int {
+	if !p.Caching {
 		return nil
 	}
 	var out []int
@@ -206,11 +208,11 @@ func (p *blockPool) lookup(hs []uint64, maxBlocks int) []int {
 	return out
 }
 
-// commit records the hash of a newly filled block so later requests can
+// Commit records the hash of a newly filled block so later requests can
 // share it. If another block already holds the same content, the first one
 // stays the cached copy.
-func (p *blockPool) commit(id int, h uint64) {
-	if !p.caching {
+func (p *Pool) Commit(id int, h uint64) {
+	if !p.Caching {
 		return
 	}
 	b := &p.blocks[id]

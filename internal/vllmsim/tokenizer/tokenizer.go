@@ -1,4 +1,4 @@
-package vllmsim
+package tokenizer
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 //   - Text is split on Unicode white space (strings.Fields); every word is one
 //     token. "The quick  brown\nfox" is 4 tokens; the empty string is 0.
 //   - A word's token id is FNV-1a-32(word) mod the served model's vocabulary
-//     size (its preset's engine.ModelPreset.Vocab), so every id is one the
+//     size (its preset's presets.ModelPreset.Vocab), so every id is one the
 //     engine accepts, equal words get equal ids and a shared prefix of words
 //     is a shared prefix of tokens (what the prefix cache keys on).
 //   - A chat request's prompt is its messages' contents in order, each
@@ -34,7 +34,7 @@ type Tokenizer struct {
 }
 
 // NewTokenizer returns the tokenizer of a vocabulary of vocab ids (a model
-// preset's engine.ModelPreset.Vocab). It panics unless 0 < vocab < 2^31: a
+// preset's presets.ModelPreset.Vocab). It panics unless 0 < vocab < 2^31: a
 // vocabulary comes from a preset, so any other size is a programming error.
 func NewTokenizer(vocab int) Tokenizer {
 	if vocab <= 0 || vocab > math.MaxInt32 {
@@ -79,9 +79,9 @@ func Word(id int32) string {
 	return outputWords[i%int64(len(outputWords))]
 }
 
-// detokenize renders output tokens as the simulator streams them: " word" per
+// Detokenize renders output tokens as the simulator streams them: " word" per
 // token.
-func detokenize(ids []int32) string {
+func Detokenize(ids []int32) string {
 	var b strings.Builder
 	for _, id := range ids {
 		b.WriteByte(' ')
@@ -108,3 +108,7 @@ var outputWords = [...]string{
 	"right", "big", "high", "different", "small", "large", "next", "early", "young", "important",
 	"few", "public", "bad", "same", "able", "quick", "brown", "fox", "jumps", "over",
 }
+
+// WordAt is the output word at index i of the word list, modulo its
+// length: structured output draws its strings' words with it.
+func WordAt(i uint64) string { return outputWords[i%uint64(len(outputWords))] }

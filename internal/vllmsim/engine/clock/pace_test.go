@@ -1,4 +1,4 @@
-package engine
+package clock
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// TestPace: a step the loop reaches within catchUpWindow of its schedule
+// TestPace: a step the loop reaches within CatchUpWindow of its schedule
 // starts on it (nothing lost); reached later, it starts now and the time
 // in between counts as lost, and the ratio gauge gives the time lost per
 // second of activity once a window closes (a second of activity, or the
@@ -30,7 +30,7 @@ func TestPace(t *testing.T) {
 		{"idle start", []call{{-1, 0, 0}}, 0, 0, 0},
 		{"on time", []call{{-1, 0, 0}, {5 * time.Millisecond, 5 * time.Millisecond, 5 * time.Millisecond}}, 0, 0, 0},
 		{"early wake-up", []call{{-1, 0, 0}, {5 * time.Millisecond, 4 * time.Millisecond, 4 * time.Millisecond}}, 0, 0, 0},
-		{"late within the window", []call{{-1, 0, 0}, {5 * time.Millisecond, 5*time.Millisecond + catchUpWindow - 1, 5 * time.Millisecond}}, 0, 0, 0},
+		{"late within the window", []call{{-1, 0, 0}, {5 * time.Millisecond, 5*time.Millisecond + CatchUpWindow - 1, 5 * time.Millisecond}}, 0, 0, 0},
 		{"late beyond the window", []call{{-1, 0, 0}, {5 * time.Millisecond, 8 * time.Millisecond, 8 * time.Millisecond}}, 0, 3 * time.Millisecond, 0},
 		{"ratio when idle", []call{{-1, 0, 0}, {10 * time.Millisecond, 60 * time.Millisecond, 60 * time.Millisecond}},
 			100 * time.Millisecond, 50 * time.Millisecond, 0.5},
@@ -39,26 +39,24 @@ func TestPace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &metricsBuilder{labels: prometheus.Labels{"model_name": "m", "engine": "0"}}
-			m := &metrics{}
-			m.addPace(b)
-			p := &m.pace
+			p := &Pace{Modelled: prometheus.NewCounter(prometheus.CounterOpts{Name: "modelled"}),
+				Lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "lost"}), Ratio: prometheus.NewGauge(prometheus.GaugeOpts{Name: "ratio"})}
 			for i, c := range tt.calls {
 				var sched time.Time
 				if c.sched >= 0 {
 					sched = at(c.sched)
 				}
-				if got := p.start(sched, at(c.now)); !got.Equal(at(c.want)) {
+				if got := p.Start(sched, at(c.now)); !got.Equal(at(c.want)) {
 					t.Errorf("call %d: start at %v, want %v", i, got.Sub(t0), c.want)
 				}
 			}
 			if tt.closeAt > 0 {
-				p.close(at(tt.closeAt))
+				p.Close(at(tt.closeAt))
 			}
-			if got := testutil.ToFloat64(p.lost); got != tt.wantLost.Seconds() {
+			if got := testutil.ToFloat64(p.Lost.(prometheus.Counter)); got != tt.wantLost.Seconds() {
 				t.Errorf("lost %v s, want %v", got, tt.wantLost.Seconds())
 			}
-			if got := testutil.ToFloat64(p.ratio); got != tt.wantRatio {
+			if got := testutil.ToFloat64(p.Ratio.(prometheus.Gauge)); got != tt.wantRatio {
 				t.Errorf("ratio %v, want %v", got, tt.wantRatio)
 			}
 		})

@@ -1,4 +1,4 @@
-package vllmsim
+package schemadoc
 
 import (
 	"encoding/json"
@@ -15,15 +15,26 @@ func GuidedTokens(schema json.RawMessage, seed string) (int, error) {
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return 0, fmt.Errorf("the JSON schema does not parse: %w", err)
 	}
+	pieces, err := Pieces(s, seed)
+	return len(pieces), err
+}
+
+// Pieces builds a JSON document that validates against schema s and cuts
+// it into the pieces the simulator streams, one a token. seed varies the
+// document's values between requests.
+func Pieces(s map[string]any, seed string) ([]string, error) {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(seed))
 	doc, err := instance(s, h.Sum64(), 0)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return len(split(string(b))), nil
+	return split(string(b)), nil
 }
+
+// pieceLen is the most characters of a string one output token carries.
+const pieceLen = 4

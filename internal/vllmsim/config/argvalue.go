@@ -1,4 +1,4 @@
-package vllmsim
+package config
 
 // ArgValue is the value args give the value flag name (without "--":
 // "sim-gpu"), read by ParseArgs's own rules (--flag=V or --flag V, "_"

@@ -1,4 +1,4 @@
-package vllmsim
+package config
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/suggest"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // flagKind is how a flag takes its value.
@@ -157,7 +159,7 @@ var flagTable = slices.Concat(serveFlags, poolingFlags, mmFlags, loraFlags, reas
 
 // serveFlags are vllm serve's flags.
 var serveFlags = []flagSpec{
-	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + engine.DefaultModel + "); timing presets: " + strings.Join(engine.ModelPresetNames(), ", "),
+	{name: "model", meta: "MODEL", help: "model name or path (also the first positional argument; default " + presets.DefaultModel + "); timing presets: " + strings.Join(presets.ModelPresetNames(), ", "),
 		set: str(func(o *Options) *string { return &o.Model })},
 	{name: "served-model-name", kind: kindMulti, meta: "NAME [NAME ...]", help: "model name(s) clients use; the first is the metrics' model_name label (default: the model)",
 		setM: func(o *Options, v []string) error { o.ServedModelNames = v; return nil }},
@@ -209,7 +211,7 @@ var serveFlags = []flagSpec{
 		setB: func(o *Options, b bool) { o.LogRequests = !b }},
 	{name: "enable-log-requests", kind: kindNegBool, help: "log each request's arrival and end",
 		setB: func(o *Options, b bool) { o.LogRequests = b }},
-	{name: "disable-log-stats", kind: kindNegBool, help: fmt.Sprintf("do not log engine statistics every %s", statsInterval),
+	{name: "disable-log-stats", kind: kindNegBool, help: fmt.Sprintf("do not log engine statistics every %s", StatsInterval),
 		setB: func(o *Options, b bool) { o.DisableLogStats = b }},
 	{name: "enforce-eager", kind: kindNegBool, help: "accepted; no effect in the simulator",
 		setB: func(o *Options, b bool) { o.EnforceEager = b }},
@@ -221,7 +223,7 @@ var serveFlags = []flagSpec{
 var simFlags = []flagSpec{
 	{name: "sim-eos-prob", meta: "F", help: "chance that each generated token is EOS and ends the request with \"stop\" (after min_tokens, unless ignore_eos; default 0 = never)",
 		set: rateVal(func(o *Options) *float64 { return &o.EOSProbability })},
-	{name: "sim-gpu", meta: "PRESET", help: "simulated GPU preset: " + strings.Join(engine.GPUPresetNames(), ", ") + " (default " + engine.DefaultGPU + ")",
+	{name: "sim-gpu", meta: "PRESET", help: "simulated GPU preset: " + strings.Join(presets.GPUPresetNames(), ", ") + " (default " + presets.DefaultGPU + ")",
 		set: str(func(o *Options) *string { return &o.GPU })},
 	{name: "sim-seed", meta: "N", help: "seed of output tokens, timing jitter and fault injection (default 0)",
 		set: int64Val(func(o *Options) *int64 { return &o.Seed })},
@@ -241,10 +243,13 @@ var simFlags = []flagSpec{
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedTTFT })},
 	{name: "sim-fixed-itl", meta: "D", help: "exact gap between output tokens",
 		set: durationVal(func(o *Options) *time.Duration { return &o.FixedITL })},
-	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work, one figure before 0.11 and one from 0.11 on) and GET /version (default " + engine.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
+	{name: "sim-vllm-version", meta: "X.Y.Z", help: "the vLLM release to stand for: its release-dependent costs (a chat request's front-end work, one figure before 0.11 and one from 0.11 on) and GET /version (default " + presets.DefaultRelease + ", or 0.9.2 with --sim-metrics-version 0.9 for /version)",
 		set: str(func(o *Options) *string { return &o.Release })},
 	{name: "sim-metrics-version", meta: "X.Y", help: "expose the metric names of vLLM X.Y: " + string(engine.MetricsV09) + " keeps gpu_cache_usage_perc and friends (default: current names)",
 		set: func(o *Options, v string) error { o.MetricsVersion = engine.ParseMetricsVersion(v); return nil }},
+	{name: "sim-family", meta: "NAME", help: "the server family whose /metrics to serve: " + strings.Join(metrics.FamilyNames(), ", ") + " (default " + string(metrics.VLLM) +
+		"); sglang serves SGLang's sglang:* series (after " + metrics.SGLangSource + "); the flags and the HTTP API stay vLLM's",
+		set: func(o *Options, v string) error { o.Family = metrics.Family(v); return nil }},
 }
 
 // faultFlags are the --sim-fault-* flags (faults.go applies them).
@@ -369,10 +374,10 @@ func (p *argParser) flag(a string) error {
 	switch spec.kind {
 	case kindBool, kindNegBool:
 		if hasVal {
-			return argErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
+			return ArgErrorf("argument %s: ignored explicit argument '%s' (%s takes no value; use %s or --no-%s)", display, val, display, "--"+spec.name, spec.name)
 		}
 		if spec.kind == kindBool && negated {
-			return argErrorf("unrecognized arguments: %s", a)
+			return ArgErrorf("unrecognized arguments: %s", a)
 		}
 		spec.setB(&p.opts, !negated)
 		return nil
@@ -386,7 +391,7 @@ func (p *argParser) flag(a string) error {
 func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) error {
 	if !hasVal {
 		if p.i+1 >= len(p.args) || (strings.HasPrefix(p.args[p.i+1], "-") && !isNumber(p.args[p.i+1])) {
-			return argErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
+			return ArgErrorf("argument %s: expected one argument (e.g. %s %s)", display, display, spec.meta)
 		}
 		p.i++
 		val = p.args[p.i]
@@ -398,7 +403,7 @@ func (p *argParser) value(spec *flagSpec, display, val string, hasVal bool) erro
 		p.given[spec.name] = val
 	}
 	if err := spec.set(&p.opts, val); err != nil {
-		return argErrorf("argument %s: %v", display, err)
+		return ArgErrorf("argument %s: %v", display, err)
 	}
 	return nil
 }
@@ -414,10 +419,10 @@ func (p *argParser) multi(spec *flagSpec, display, val string, hasVal bool) erro
 		vals = append(vals, p.args[p.i])
 	}
 	if len(vals) == 0 {
-		return argErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
+		return ArgErrorf("argument %s: expected at least one argument (e.g. %s my-model)", display, display)
 	}
 	if err := spec.setM(&p.opts, vals); err != nil {
-		return argErrorf("argument %s: %v", display, err)
+		return ArgErrorf("argument %s: %v", display, err)
 	}
 	return nil
 }
@@ -431,7 +436,7 @@ func (p *argParser) finish() error {
 		fallthrough
 	case len(p.positional) == 1:
 		if p.modelFlag != "" && p.modelFlag != p.positional[0] {
-			return argErrorf("the model is given twice, as %q (positional) and --model %q: give it once", p.positional[0], p.modelFlag)
+			return ArgErrorf("the model is given twice, as %q (positional) and --model %q: give it once", p.positional[0], p.modelFlag)
 		}
 		p.opts.Model = p.positional[0]
 	}
@@ -485,7 +490,7 @@ func Usage() string {
 	b.WriteString("usage: vllm-sim [MODEL] [options]\n\n")
 	b.WriteString("A simulated vLLM OpenAI-compatible server (vllm serve flags plus --sim-*).\n")
 	b.WriteString("Values go as --flag VALUE or --flag=VALUE; durations take a unit (500ms, 2s).\n\n")
-	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + engine.DefaultModel + ")\n\noptions:\n")
+	b.WriteString("positional arguments:\n  MODEL    model to serve (default " + presets.DefaultModel + ")\n\noptions:\n")
 	b.WriteString("  -h, --help\n        show this help and exit\n")
 	for _, group := range []struct {
 		title string

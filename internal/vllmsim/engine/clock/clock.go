@@ -1,4 +1,4 @@
-package engine
+package clock
 
 import (
 	"runtime"
@@ -14,11 +14,14 @@ type Clock interface {
 	AfterFunc(t time.Time, f func()) (stop func() bool)
 }
 
-// realClock is time itself.
-type realClock struct{}
+// Real is time itself.
+type Real struct{}
 
-func (realClock) Now() time.Time { return time.Now() }
-func (realClock) AfterFunc(t time.Time, f func()) func() bool {
+// Now is time.Now.
+func (Real) Now() time.Time { return time.Now() }
+
+// AfterFunc is time.AfterFunc at t.
+func (Real) AfterFunc(t time.Time, f func()) func() bool {
 	return time.AfterFunc(time.Until(t), f).Stop
 }
 
@@ -28,59 +31,59 @@ func (realClock) AfterFunc(t time.Time, f func()) func() bool {
 // --sim-fixed-ttft/--sim-fixed-itl precision.
 const spinWindow = 1500 * time.Microsecond
 
-// woke says why a wait ended.
-type woke int
+// Woke says why a wait ended.
+type Woke int
 
 const (
-	wokeDeadline woke = iota // the clock reached the deadline
-	wokeSignal               // something arrived on wake
-	wokeStop                 // stop closed: the engine is shutting down
+	Deadline Woke = iota // the clock reached the deadline
+	Signal               // something arrived on wake
+	Stop                 // stop closed: the engine is shutting down
 )
 
-// waitUntil waits until clock reaches t, a signal arrives on wake (nil:
+// WaitUntil waits until c reaches t, a signal arrives on wake (nil:
 // none), or stop closes, and says which came first. On the real clock the
 // last spinWindow of the wait is a yielding spin, for sub-millisecond
 // precision.
-func waitUntil(clock Clock, t time.Time, wake, stop <-chan struct{}) woke {
-	if _, real := clock.(realClock); real {
+func WaitUntil(c Clock, t time.Time, wake, stop <-chan struct{}) Woke {
+	if _, real := c.(Real); real {
 		return waitReal(t, wake, stop)
 	}
 	fire := make(chan struct{})
-	stopTimer := clock.AfterFunc(t, func() { close(fire) })
+	stopTimer := c.AfterFunc(t, func() { close(fire) })
 	select {
 	case <-fire:
-		return wokeDeadline
+		return Deadline
 	case <-wake:
 		stopTimer()
-		return wokeSignal
+		return Signal
 	case <-stop:
 		stopTimer()
-		return wokeStop
+		return Stop
 	}
 }
 
-// waitReal is waitUntil on the wall clock: a timer to spinWindow before t,
+// waitReal is WaitUntil on the wall clock: a timer to spinWindow before t,
 // then a spin that yields the processor until t.
-func waitReal(t time.Time, wake, stop <-chan struct{}) woke {
+func waitReal(t time.Time, wake, stop <-chan struct{}) Woke {
 	if d := time.Until(t) - spinWindow; d > 0 {
 		tm := time.NewTimer(d)
 		select {
 		case <-tm.C:
 		case <-wake:
 			tm.Stop()
-			return wokeSignal
+			return Signal
 		case <-stop:
 			tm.Stop()
-			return wokeStop
+			return Stop
 		}
 	}
 	for time.Now().Before(t) {
 		select {
 		case <-stop:
-			return wokeStop
+			return Stop
 		default:
 		}
 		runtime.Gosched()
 	}
-	return wokeDeadline
+	return Deadline
 }

@@ -1,17 +1,18 @@
-package engine
+package spec
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 )
 
-// SpecConfig is the parsed --speculative-config.
-type SpecConfig struct {
+// Config is the parsed --speculative-config.
+type Config struct {
 	Method               string `json:"method"`
 	Model                string `json:"model,omitempty"`
 	NumSpeculativeTokens int    `json:"num_speculative_tokens"`
@@ -51,15 +52,16 @@ const (
 	defaultPromptLookup = 5
 )
 
-// specError is a --speculative-config problem.
+// specError is a --speculative-config problem; the engine's checks put
+// the flag before it.
 func specError(format string, a ...any) error {
-	return &FieldError{Flag: "speculative-config", Msg: fmt.Sprintf(format, a...)}
+	return fmt.Errorf(format, a...)
 }
 
-// ParseSpeculativeConfig parses vLLM's --speculative-config JSON. An empty
-// string means speculative decoding is off (nil, nil). Errors are
-// *FieldError.
-func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
+// Parse parses vLLM's --speculative-config JSON. An empty
+// string means speculative decoding is off (nil, nil). An error says what
+// is wrong without naming the flag.
+func Parse(s string) (*Config, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return nil, nil
@@ -78,7 +80,7 @@ func ParseSpeculativeConfig(s string) (*SpecConfig, error) {
 }
 
 // decodeSpec decodes the JSON, refusing keys vLLM does not have.
-func decodeSpec(s string) (*SpecConfig, error) {
+func decodeSpec(s string) (*Config, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		return nil, specError("invalid JSON object: %v (want e.g. '{\"method\":\"ngram\",\"num_speculative_tokens\":5,\"prompt_lookup_max\":5}')", err)
@@ -91,10 +93,14 @@ func decodeSpec(s string) (*SpecConfig, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		known := sortedKeys(specKnownKeys)
+		known := slices.Sorted(maps.Keys(specKnownKeys))
 		return nil, specError("unknown key(s) %s; known keys: %s", strings.Join(unknown, ", "), strings.Join(known, ", "))
 	}
-	sc := &SpecConfig{AcceptanceRate: -1}
+	// SpecConfig names the embedded field as the type was named when it
+	// lived in package engine, so that a decode error reads as it did
+	// ("Go struct field .SpecConfig.num_speculative_tokens").
+	type SpecConfig = Config
+	sc := &Config{AcceptanceRate: -1}
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	if err := dec.Decode(&struct {
 		*SpecConfig
@@ -117,7 +123,7 @@ func decodeSpec(s string) (*SpecConfig, error) {
 
 // inferMethod sets Method from the draft model's name when absent, as vLLM
 // does, and checks it.
-func (sc *SpecConfig) inferMethod() error {
+func (sc *Config) inferMethod() error {
 	if sc.Method == "" {
 		switch {
 		case sc.Model == "":
@@ -138,7 +144,7 @@ func (sc *SpecConfig) inferMethod() error {
 }
 
 // check applies the bounds and fills the defaults of the numbers.
-func (sc *SpecConfig) check() error {
+func (sc *Config) check() error {
 	if sc.NumSpeculativeTokens <= 0 {
 		return specError("num_speculative_tokens must be a positive integer (got %d)", sc.NumSpeculativeTokens)
 	}

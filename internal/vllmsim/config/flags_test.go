@@ -1,4 +1,4 @@
-package vllmsim
+package config
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 func TestParseArgsAccepts(t *testing.T) {
@@ -20,7 +20,7 @@ func TestParseArgsAccepts(t *testing.T) {
 	}{
 		// No arguments: vLLM's default model, served under its own name.
 		{"defaults", nil, func(o Options) bool {
-			return o.Model == engine.DefaultModel && slices.Equal(o.ServedNames(), []string{engine.DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
+			return o.Model == presets.DefaultModel && slices.Equal(o.ServedNames(), []string{presets.DefaultModel}) && o.Host == "127.0.0.1" && o.Port == 8000 && o.EnablePrefixCaching && o.EnableChunkedPrefill
 		}},
 		// The model as vllm serve's positional argument (an 8B model's full
 		// context needs more KV cache than the default 24 GiB GPU holds).
@@ -151,134 +151,5 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(u, "--"+f.name) {
 			t.Errorf("Usage() does not list --%s", f.name)
 		}
-	}
-}
-
-// TestTokenizer: one token per white-space separated word, whatever the
-// vocabulary, and every id inside the served model's vocabulary for every
-// model preset.
-func TestTokenizer(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		text string
-		want int
-	}{
-		// Empty text has no tokens.
-		{"empty", "", 0},
-		// Runs of white space of any kind separate words.
-		{"spaces", "  the quick\tbrown\n\nfox ", 4},
-		// Punctuation sticks to its word.
-		{"punctuation", "Hello, world!", 2},
-	}
-	for _, model := range engine.ModelPresetNames() {
-		m, _ := engine.LookupModel(model)
-		tok := NewTokenizer(m.Vocab)
-		if tok.Vocab() != m.Vocab {
-			t.Errorf("%s: Vocab() = %d, want the preset's %d", model, tok.Vocab(), m.Vocab)
-		}
-		for _, tt := range tests {
-			ids := tok.Tokenize(tt.text)
-			if got := len(ids); got != tt.want || CountTokens(tt.text) != tt.want {
-				t.Errorf("%s, %s: Tokenize(%q) has %d tokens, CountTokens %d; want %d", model, tt.name, tt.text, got, CountTokens(tt.text), tt.want)
-			}
-			for _, id := range ids {
-				if id < 0 || int(id) >= m.Vocab {
-					t.Errorf("%s, %s: id %d outside [0, %d)", model, tt.name, id, m.Vocab)
-				}
-			}
-		}
-		// FNV-1a-32("a") = 0xe40c292c, reduced mod the vocabulary: pinned so
-		// that the ids (and with them prefix-cache hits) cannot drift
-		// unnoticed.
-		if got, want := tok.TokenID("a"), int32(0xe40c292c%uint32(m.Vocab)); got != want {
-			t.Errorf("%s: TokenID(\"a\") = %d, want %d", model, got, want)
-		}
-		if tok.TokenID("cache") != tok.TokenID("cache") || tok.TokenID("cache") == tok.TokenID("Cache") {
-			t.Errorf("%s: TokenID must be deterministic and case-sensitive", model)
-		}
-	}
-	ids := []int32{0, 1, 151935, -7}
-	if got := CountTokens(detokenize(ids)); got != len(ids) {
-		t.Errorf("detokenize(%v) re-tokenizes to %d tokens, want %d", ids, got, len(ids))
-	}
-	for _, w := range outputWords {
-		if CountTokens(w) != 1 {
-			t.Errorf("output word %q is not one token", w)
-		}
-	}
-}
-
-// TestWorkloadWordsAreDistinctTokens: the load generator's 256 words are,
-// for every model preset, one token each and 256 different ids, as each is
-// its own token in Qwen's and Llama 3's real tokenizers (README): two words
-// on one id would let prompts that differ share a prefix-cache block.
-func TestWorkloadWordsAreDistinctTokens(t *testing.T) {
-	t.Parallel()
-	words := workload.Vocabulary()
-	for _, model := range engine.ModelPresetNames() {
-		m, _ := engine.LookupModel(model)
-		if m.Pooling {
-			continue // an encoder runs without the prefix cache (engine.PoolingConfig)
-		}
-		tok := NewTokenizer(m.Vocab)
-		seen := map[int32]string{}
-		for _, w := range words {
-			ids := tok.Tokenize(w)
-			if len(ids) != 1 {
-				t.Errorf("%s: workload word %q is %d tokens, want 1", model, w, len(ids))
-				continue
-			}
-			if other, dup := seen[ids[0]]; dup {
-				t.Errorf("%s: workload words %q and %q are both token %d", model, other, w, ids[0])
-			}
-			seen[ids[0]] = w
-		}
-	}
-}
-
-// TestNewTokenizerRefusesBadSizes: a vocabulary comes from a preset; a size
-// that cannot be one is a programming error.
-func TestNewTokenizerRefusesBadSizes(t *testing.T) {
-	t.Parallel()
-	for _, vocab := range []int{0, -1} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("NewTokenizer(%d) did not panic", vocab)
-				}
-			}()
-			NewTokenizer(vocab)
-		}()
-	}
-}
-
-// TestEngineConfigErrors: configurations only the engine can judge come
-// back from New as *ArgError naming the problem.
-func TestEngineConfigErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
-		// A GPU preset that does not exist: the engine's rule, in argparse's words.
-		{"unknown gpu", []string{"--sim-gpu", "tpu-v9"}, "argument --sim-gpu: unknown GPU preset 'tpu-v9'"},
-		// Without chunked prefill a whole prompt must fit one step.
-		{"batched tokens below context", []string{"--no-enable-chunked-prefill", "--max-num-batched-tokens", "512", "--max-model-len", "4096"}, "invalid engine configuration"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s, err := New(tt.args, nil)
-			if err == nil {
-				_ = s.Close()
-				t.Fatalf("New(%q) succeeded", tt.args)
-			}
-			var ae *ArgError
-			if !errors.As(err, &ae) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("New(%q) = %v, want an *ArgError containing %q", tt.args, err, tt.want)
-			}
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package vllmsim
+package config
 
 import (
 	"errors"
@@ -81,10 +81,10 @@ func DefaultOptions() Options {
 // (engine.Config.Validate).
 func (o Options) Validate() error {
 	if err := argcheck.IntRange(o.Port, 0, maxPort); err != nil {
-		return argErrorf("argument --port: %v", err)
+		return ArgErrorf("argument --port: %v", err)
 	}
 	if err := argcheck.NonNegative(o.Startup); err != nil {
-		return argErrorf("argument --sim-startup: %v", err)
+		return ArgErrorf("argument --sim-startup: %v", err)
 	}
 	if err := o.ReasoningOptions.validate(); err != nil {
 		return err
@@ -95,13 +95,13 @@ func (o Options) Validate() error {
 	if err := o.Profiler.validate(); err != nil {
 		return err
 	}
-	return engineArgError(o.Config.Validate())
+	return EngineArgError(o.Config.Validate())
 }
 
-// engineArgError turns an engine configuration error into an *ArgError: a
+// EngineArgError turns an engine configuration error into an *ArgError: a
 // field's own error as argparse's "argument --flag: ...", a combination
 // the engine refuses as "invalid engine configuration: ...".
-func engineArgError(err error) error {
+func EngineArgError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -125,7 +125,16 @@ type ArgError struct {
 
 func (e *ArgError) Error() string { return e.Msg }
 
-func argErrorf(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
+// ArgErrorf makes an *ArgError.
+func ArgErrorf(format string, a ...any) error { return &ArgError{Msg: fmt.Sprintf(format, a...)} }
 
 // anyInt is the upper bound of an unbounded integer flag.
 const anyInt = math.MaxInt
+
+// StatsInterval is how often Serve logs engine statistics, as vLLM's
+// LoggingStatLogger does.
+const StatsInterval = 10 * time.Second
+
+// OutputSaltWindow bounds where --sim-output-salt makes a greedy output
+// diverge: at a token position drawn per prompt from [0, OutputSaltWindow).
+const OutputSaltWindow = 8

@@ -1,4 +1,4 @@
-package engine
+package presets
 
 import (
 	"fmt"
@@ -128,6 +128,17 @@ func (p FrontendPreset) ForRelease(r Release) FrontendPreset {
 	}
 	p.ChatRequest011 = 0
 	return p
+}
+
+// InputWork is a request's input work in the API server's loop: Base,
+// ChatRequest for a chat request (the release's: ForRelease), and
+// PerPromptToken per prompt token.
+func (p FrontendPreset) InputWork(chat bool, promptLen int) time.Duration {
+	w := p.Base + time.Duration(promptLen)*p.PerPromptToken
+	if chat {
+		w += p.ChatRequest
+	}
+	return w
 }
 
 // Arch is a GPU architecture, as far as the timing model tells them apart.
@@ -485,3 +496,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// DefaultModelPreset is DefaultModel's preset, the shape the engine
+// simulates a model without a preset with.
+func DefaultModelPreset() ModelPreset { return modelPresets[DefaultModel] }
