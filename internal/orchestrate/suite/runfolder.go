@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
 	"github.com/vllmperf/vllmperf/internal/run/check"
-	"github.com/vllmperf/vllmperf/internal/run/record"
 	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"

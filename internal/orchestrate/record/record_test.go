@@ -13,11 +13,11 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/orchestrate/capacity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
-	"github.com/vllmperf/vllmperf/internal/run/record"
 	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
