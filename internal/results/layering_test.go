@@ -86,3 +86,13 @@ func assertStandAlone(t *testing.T, pkgs []string, bans []forbidden, fix string)
 		t.Fatalf("go list listed %d packages, want %d:\n%s", seen, len(pkgs), out)
 	}
 }
+
+// TestHistoryNoVLLMFormats: the history reads one key of vLLM's result
+// JSON, its date, by the layout in vllmfmt/vllmdate, without vllmfmt (the
+// writer of vLLM's formats) or the /metrics names and parser behind it.
+func TestHistoryNoVLLMFormats(t *testing.T) {
+	t.Parallel()
+	assertStandAlone(t, []string{mod + "results/history"},
+		[]forbidden{{mod + "vocab/vllmfmt", false, "vLLM's formats (their writer)"}, {mod + "target/scrape", false, "the /metrics parser"}},
+		"name the date layout by vllmdate.Layout")
+}
