@@ -21,15 +21,11 @@ func progressLog(w io.Writer, cfg Config, now func() time.Time) func(*result.Res
 	began, n := now(), 0
 	return func(_ *result.Result, t Trial) {
 		n++
-		verdict := "FAIL"
-		if t.Pass {
-			verdict = "pass"
-		}
 		level := num(t.Level) + " req/s"
 		if cfg.Mode == Concurrency {
 			level = "concurrency " + num(t.Level)
 		}
-		line := fmt.Sprintf("vllmperf capacity: run %d of ≤%d: %s: %d requests, %.1f%% within the SLO: %s", n, cfg.Capacity.MaxRuns, level, t.Requests, t.GoodputPct(), verdict)
+		line := fmt.Sprintf("vllmperf capacity: run %d of ≤%d: %s: %d requests, %.1f%% within the SLO: %s", n, cfg.Capacity.MaxRuns, level, t.Requests, t.GoodputPct(), t.Verdict())
 		if cfg.Mode != Concurrency && t.Level > 0 {
 			line += fmt.Sprintf("; completed %.2f req/s of the %s sent", t.ReqPerSec, num(t.Level))
 			if t.ReqPerSec < fellBehind*t.Level {
