@@ -88,11 +88,11 @@ func assertStandAlone(t *testing.T, pkgs []string, bans []forbidden, fix string)
 }
 
 // TestHistoryNoVLLMFormats: the history reads one key of vLLM's result
-// JSON, its date, by the layout in vllmfmt/vllmdate, without vllmfmt (the
+// JSON, its date, by the layout in vocab/vllmdate, without vllmfmt (the
 // writer of vLLM's formats) or the /metrics names and parser behind it.
 func TestHistoryNoVLLMFormats(t *testing.T) {
 	t.Parallel()
 	assertStandAlone(t, []string{mod + "results/history"},
-		[]forbidden{{mod + "vocab/vllmfmt", false, "vLLM's formats (their writer)"}, {mod + "target/scrape", false, "the /metrics parser"}},
+		[]forbidden{{mod + "run/vllmfmt", false, "vLLM's formats (their writer)"}, {mod + "target/scrape", false, "the /metrics parser"}},
 		"name the date layout by vllmdate.Layout")
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/run/check"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt/vllmdate"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // simConfig is the suite's configuration lines for the simulator.

@@ -18,7 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/dataset"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt/vllmdate"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // The store's layout (docs/history.md):

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // writeAdapters writes each adapter's summary as vllm bench serve prints a

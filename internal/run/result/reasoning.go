@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/vllmperf/vllmperf/internal/run/stats"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // Reasoning summarizes a reasoning model's answers: those whose stream

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt/vllmdate"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // TestLayout: vLLM's strftime("%Y%m%d-%H%M%S") of 2026-01-02 03:04:05 is

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/run/stats"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt/vllmdate"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // Meta is the run description that the result JSON carries besides the
