@@ -108,16 +108,22 @@ func TestFiguresArchitecture(t *testing.T) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	for _, p := range paths {
-		if archAreaOf(p) == nil {
-			t.Errorf("package %s is in no area: add its folder to an area's dirs in internal/docfigures/architecture_test.go (archAreas)", p)
-		}
-	}
+	checkAreas(t, paths)
 	checkImports(t, paths, pkgs)
 	checkListedTree(t, root, paths)
 	Sync(t, archDoc, "architecture-diagram", archDiagram())
 	Sync(t, archDoc, "architecture-areas", archTable())
 	Sync(t, archDoc, "architecture-tree", archTree(paths))
+}
+
+// checkAreas fails for every package in no area.
+func checkAreas(t *testing.T, paths []string) {
+	t.Helper()
+	for _, p := range paths {
+		if archAreaOf(p) == nil {
+			t.Errorf("package %s is in no area: add its folder to an area's dirs in internal/docfigures/architecture_test.go (archAreas)", p)
+		}
+	}
 }
 
 // listPackages runs go list over the module: each package's folder from
@@ -214,7 +220,7 @@ func checkImports(t *testing.T, paths []string, pkgs map[string][]string) {
 	}
 	for i := range archExceptions {
 		if e := &archExceptions[i]; !used[e] {
-			t.Errorf("exception %s -> %s is used by no import any more: remove it from archExceptions", orAny(e.from), e.to)
+			t.Errorf("exception %s -> %s is used by no import any more: remove it from archExceptions", e.importerText(), e.to)
 		}
 	}
 }
@@ -233,53 +239,66 @@ func (a *archArea) mayText() string {
 	return strings.Join(append(names, "the shared areas (support, files)"), ", ")
 }
 
-func orAny(from string) string {
-	if from == "" {
+// importerText names an exception's importers.
+func (e archException) importerText() string {
+	if e.from == "" {
 		return "any package"
 	}
-	return from
+	return "`" + e.from + "`"
+}
+
+// drawnAreas are the diagram's boxes, in archAreas' order.
+func drawnAreas() []*archArea {
+	var out []*archArea
+	for i := range archAreas {
+		if archAreas[i].drawn {
+			out = append(out, &archAreas[i])
+		}
+	}
+	return out
+}
+
+// arrow reports whether the diagram may draw a to b: a may import b, an
+// area of its own.
+func arrow(a, b *archArea) bool { return a != b && a.allows(b) && !b.shared }
+
+// reaches reports whether a path of arrows through areas leads from a to
+// b, avoiding those seen.
+func reaches(areas []*archArea, a, b *archArea, seen map[*archArea]bool) bool {
+	for _, c := range areas {
+		if !seen[c] && arrow(a, c) {
+			seen[c] = true
+			if c == b || reaches(areas, c, b, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// implied reports whether the arrow from a to b is implied by a longer
+// path, through another area a may import.
+func implied(areas []*archArea, a, b *archArea) bool {
+	for _, c := range areas {
+		if c != b && arrow(a, c) && reaches(areas, c, b, map[*archArea]bool{c: true}) {
+			return true
+		}
+	}
+	return false
 }
 
 // archDiagram is the Mermaid flowchart of the drawn areas: an arrow from
 // A to B says A may import B, drawn only when no longer path says so.
 func archDiagram() string {
-	var drawn []*archArea
-	for i := range archAreas {
-		if archAreas[i].drawn {
-			drawn = append(drawn, &archAreas[i])
-		}
-	}
-	edge := func(a, b *archArea) bool { return a != b && a.allows(b) && !b.shared }
-	var reaches func(a, b *archArea, seen map[*archArea]bool) bool
-	reaches = func(a, b *archArea, seen map[*archArea]bool) bool {
-		for _, c := range drawn {
-			if !seen[c] && edge(a, c) {
-				seen[c] = true
-				if c == b || reaches(c, b, seen) {
-					return true
-				}
-			}
-		}
-		return false
-	}
+	areas := drawnAreas()
 	var sb strings.Builder
 	sb.WriteString("\n```mermaid\nflowchart TD\n")
-	for _, a := range drawn {
+	for _, a := range areas {
 		fmt.Fprintf(&sb, "  %s[\"%s<br/>%s/\"]\n", a.name, a.name, strings.Join(a.dirs, "/, "))
 	}
-	for _, a := range drawn {
-		for _, b := range drawn {
-			if !edge(a, b) {
-				continue
-			}
-			indirect := false
-			for _, c := range drawn {
-				if c != b && edge(a, c) && reaches(c, b, map[*archArea]bool{c: true}) {
-					indirect = true
-					break
-				}
-			}
-			if !indirect {
+	for _, a := range areas {
+		for _, b := range areas {
+			if arrow(a, b) && !implied(areas, a, b) {
 				fmt.Fprintf(&sb, "  %s --> %s\n", a.name, b.name)
 			}
 		}
@@ -307,11 +326,7 @@ func archTable() string {
 	}
 	sb.WriteString("\nAllowed across the rules, by name, until the package moves:\n\n")
 	for _, e := range archExceptions {
-		from := "any package"
-		if e.from != "" {
-			from = "`" + e.from + "`"
-		}
-		fmt.Fprintf(&sb, "- %s may import `%s`: %s.\n", from, e.to, e.why)
+		fmt.Fprintf(&sb, "- %s may import `%s`: %s.\n", e.importerText(), e.to, e.why)
 	}
 	sb.WriteString("\n")
 	return sb.String()
