@@ -15,12 +15,13 @@ import (
 	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/capacity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
-	"github.com/vllmperf/vllmperf/internal/run/record"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
@@ -99,7 +100,7 @@ type Session struct {
 type Run struct {
 	// Name is profile=P/scenario=S/POINT.
 	Name    string
-	Result  *pipeline.Result
+	Result  *result.Result
 	Checks  []check.Result
 	Metrics map[string]float64
 	// Strict says whether NOT_AVAILABLE checks fail (thresholds).
@@ -381,7 +382,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*capacity
 	runner.Server = ss.Server
 	runner.Options = append(runner.Options, pipeline.WithAPIKey(ss.suite.cfg.APIKey))
 	if out := ss.suite.out; out != nil {
-		runner.OnRun = func(res *pipeline.Result, _ capacity.Trial) {
+		runner.OnRun = func(res *result.Result, _ capacity.Trial) {
 			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
 			record.Add(out, name, ss.Profile.Name, res, res.Metrics(), nil)
 		}

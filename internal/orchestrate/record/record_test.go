@@ -13,11 +13,12 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/orchestrate/capacity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
-	"github.com/vllmperf/vllmperf/internal/run/record"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
@@ -27,7 +28,7 @@ import (
 
 // mixedRun runs the quick long-prefill-mix point (two classes) against the
 // in-process simulator.
-func mixedRun(t *testing.T) *pipeline.Result {
+func mixedRun(t *testing.T) *result.Result {
 	t.Helper()
 	p, err := profile.Builtin("basic")
 	if err != nil {

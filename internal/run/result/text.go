@@ -1,11 +1,11 @@
-package pipeline
+package result
 
 import (
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // WriteText writes the run's summary as vllm bench serve prints it, the

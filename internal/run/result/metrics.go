@@ -1,4 +1,4 @@
-package pipeline
+package result
 
 import (
 	"math"
@@ -7,9 +7,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // distUnits are the latency percentiles reported per run, and per class

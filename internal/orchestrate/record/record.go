@@ -1,4 +1,4 @@
-// Package record turns what the run pipeline produces (a pipeline.Result,
+// Package record turns what the run pipeline produces (a result.Result,
 // a knee, a capacity search) into the results folder's records (package
 // results). It is the edge between the two: results, and the readers of a
 // folder (report, diagnose, history), never import the run pipeline or the
@@ -14,14 +14,14 @@ import (
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/run/check"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // Add records one run of res under name in w: its summary entry, samples
 // and time series. An error building the record is w's to return at Close.
-func Add(w *results.Writer, name, profile string, res *pipeline.Result, metrics map[string]float64, checks []check.Result) {
+func Add(w *results.Writer, name, profile string, res *result.Result, metrics map[string]float64, checks []check.Result) {
 	rec, err := Run(name, profile, res, metrics, checks)
 	if err != nil {
 		w.Fail(err)
@@ -32,7 +32,7 @@ func Add(w *results.Writer, name, profile string, res *pipeline.Result, metrics 
 
 // Run is res as the folder's record: vLLM's --save-result keys (and per
 // class), the bench metrics, the server's deltas and the checks.
-func Run(name, profile string, res *pipeline.Result, metrics map[string]float64, checks []check.Result) (results.Record, error) {
+func Run(name, profile string, res *result.Result, metrics map[string]float64, checks []check.Result) (results.Record, error) {
 	p := res.Point
 	run := results.Run{Name: name, Profile: profile, Point: p.Key, Concurrency: p.Concurrency(), Metrics: metrics, Checks: checks}
 	if p.Scenario != nil {
@@ -97,7 +97,7 @@ func Knee(profile, scenario string, k knee.Result) results.Knee {
 	return kj
 }
 
-func serverSide(res *pipeline.Result) results.Server {
+func serverSide(res *result.Result) results.Server {
 	s := results.Server{DrainWaitMS: float64(res.DrainWait) / float64(time.Millisecond)}
 	if res.ScrapeErr != nil {
 		s.ScrapeError = res.ScrapeErr.Error()
@@ -141,7 +141,7 @@ func serverSide(res *pipeline.Result) results.Server {
 
 // series are res's sampler points, timed from the measured phase's start;
 // nil when no sampler ran.
-func series(res *pipeline.Result) []results.SeriesLine {
+func series(res *result.Result) []results.SeriesLine {
 	if res.Series == nil {
 		return nil
 	}

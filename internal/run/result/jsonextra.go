@@ -1,8 +1,8 @@
-package pipeline
+package result
 
 import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // JSONExtras are the run's parts vLLM's --save-result has no key for,

@@ -12,15 +12,13 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/run/stats"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
-
-// DateLayout is the layout of the "date" key, vLLM's "%Y%m%d-%H%M%S".
-const DateLayout = "20060102-150405"
 
 // Meta is the run description that the result JSON carries besides the
 // Summary: the keys vLLM takes from its command line.
 type Meta struct {
-	// Date is when the run happened ("date", in DateLayout, as given: pass
+	// Date is when the run happened ("date", in vllmdate.Layout, as given: pass
 	// the time in the zone wanted).
 	Date time.Time
 	// Backend is the client backend, e.g. "openai-chat" or "vllm" ("backend").
@@ -116,7 +114,7 @@ func WriteJSONWith(w io.Writer, s *stats.Summary, meta Meta, extras ...Extra) er
 
 // saveResultKeys adds vLLM's --save-result keys, in its order.
 func saveResultKeys(o *object, s *stats.Summary, meta Meta) {
-	o.add("date", meta.Date.Format(DateLayout))
+	o.add("date", meta.Date.Format(vllmdate.Layout))
 	o.add("backend", meta.Backend)
 	o.add("model_id", meta.ModelID)
 	o.add("num_prompts", cmp.Or(meta.NumPrompts, s.Requests))

@@ -1,4 +1,4 @@
-package pipeline
+package result
 
 import (
 	"bufio"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/run/stats"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 )
 
 // windowFigures are the figures a window shows beside the whole run's, by
