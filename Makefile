@@ -90,7 +90,7 @@ timings:
 # scored on the rows it never saw; the least held-out loss wins), fit the
 # costs on every fit row with the chosen weight, and write
 # internal/calreplay/loso.yaml (tens of minutes). Put the full fit's
-# costs into engine.FittedCosts (internal/vllmsim/engine/presets.go), then
+# costs into presets.FittedCosts (internal/vllmsim/engine/presets/presets.go), then
 # make calibrate. Check rows are never replayed by it.
 fit:
 	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/calreplay/ -fit all

@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // HTTPRow is a row that goes through the HTTP path: a short workload of
@@ -173,7 +174,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 	}
 	seed ^= int64(idHash(hr.ID()))
 	l.Args = slices.Concat(args, []string{"--sim-jitter", "0", "--sim-cold-start", "0", "--sim-seed", fmt.Sprint(seed)})
-	o, err := vllmsim.ParseArgs(l.Args)
+	o, err := config.ParseArgs(l.Args)
 	if err != nil {
 		l.Err = err
 		return l
@@ -206,7 +207,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 // stats). It returns the prompt tokens every request counted (usage) and
 // how well the host kept real time meanwhile, or an error naming the first
 // request that failed or counted otherwise.
-func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) (promptTokens int, host HostPace, err error) {
+func sendHTTP(ctx context.Context, o config.Options, res *Result, seed uint64) (promptTokens int, host HostPace, err error) {
 	srv, err := vllmsim.NewWithOptions(o, io.Discard)
 	if err != nil {
 		return 0, host, err

@@ -17,7 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 )
 
@@ -72,7 +72,7 @@ func predictionPreset(cfg suite.Config, key Key) (gpu, preset string, sim bool, 
 		p, err := predict.PresetFor(key.GPU)
 		return key.GPU, p, false, err
 	}
-	gpu = engine.DefaultGPU
+	gpu = presets.DefaultGPU
 	for i, a := range cfg.SimArgs {
 		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
 			gpu = v

@@ -18,7 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/dataset"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // The store's layout (docs/history.md):
@@ -392,7 +392,7 @@ func readSummary(dir string) (*Checks, time.Time, error) {
 			Date string `json:"date"`
 		}
 		if json.Unmarshal(r.Result, &meta) == nil && meta.Date != "" {
-			if t, err := time.ParseInLocation(vllmfmt.DateLayout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
+			if t, err := time.ParseInLocation(vllmdate.Layout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
 				first = t
 			}
 		}

@@ -94,8 +94,19 @@ func unclosed(data []byte) (last string, cut bool) {
 	return last, closed && !closing(last)
 }
 
+// go test's own closing lines (cmd/go, testing): the test binary's
+// verdict, then the package line. These are go test's words, which the
+// history parses; they are not vllmperf's verdicts (package verdict) and
+// must not follow them if those ever change.
+const (
+	goTestPass       = "PASS"   // the binary's line when every test passed
+	goTestFail       = "FAIL"   // the binary's line when one failed
+	goTestPackageOK  = "ok  \t" // "ok  \t<package>\t<time>"
+	goTestPackageBad = "FAIL\t" // "FAIL\t<package>\t<time>"
+)
+
 // closing reports whether line is one of go test's closing lines.
 func closing(line string) bool {
 	line = strings.TrimRight(line, "\r")
-	return line == "PASS" || line == "FAIL" || strings.HasPrefix(line, "ok  \t") || strings.HasPrefix(line, "FAIL\t")
+	return line == goTestPass || line == goTestFail || strings.HasPrefix(line, goTestPackageOK) || strings.HasPrefix(line, goTestPackageBad)
 }

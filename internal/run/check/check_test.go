@@ -9,7 +9,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/request/load"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
@@ -32,7 +32,7 @@ type run struct {
 	scrapeErr     error
 }
 
-func (r run) result(t *testing.T) *pipeline.Result {
+func (r run) result(t *testing.T) *result.Result {
 	t.Helper()
 	var samples []sample.Sample
 	for i := range r.n + r.failed {
@@ -50,7 +50,7 @@ func (r run) result(t *testing.T) *pipeline.Result {
 		t.Fatal(err)
 	}
 	sc := &scenario.Scenario{Name: "test", Expect: r.expect}
-	res := &pipeline.Result{
+	res := &result.Result{
 		Point:     scenario.Point{Scenario: sc, Key: "conc=8", Load: load.Config{Concurrency: max(r.conc, 1), Requests: r.n + r.failed}},
 		Load:      &load.Result{Samples: samples, Start: t0, End: t0.Add(time.Second)},
 		Summary:   sum,
