@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/predict"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/outfile"
@@ -138,7 +138,7 @@ func measuredStarts(history string) map[string]time.Duration {
 	if history == "" {
 		return out
 	}
-	in, err := gate.ReadFile(history)
+	in, err := input.ReadFile(history)
 	if err != nil {
 		return out
 	}
@@ -218,7 +218,7 @@ func (pr *Prediction) Compare(key Key, wall time.Duration, bench string) (Predic
 	if rec.PredictedSec > 0 {
 		rec.Ratio = rec.ActualSec / rec.PredictedSec
 	}
-	in, err := gate.ReadFile(bench)
+	in, err := input.ReadFile(bench)
 	if err != nil {
 		return rec, err
 	}

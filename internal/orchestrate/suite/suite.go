@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/fixtures"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/capacity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
@@ -419,7 +419,7 @@ func (ss *Session) StartLines() [][2]string {
 	if ss.StartID == "" {
 		return nil
 	}
-	return [][2]string{{gate.ServerStartKey, ss.StartID}}
+	return [][2]string{{input.ServerStartKey, ss.StartID}}
 }
 
 // flagsLine says whose flags the server runs with: the profile's (the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
@@ -108,7 +109,7 @@ func PairCap(changed func(name string) bool, maxPairs int) int {
 // gate's decision as the command's result: DIFFERENT fails (exit 1),
 // UNKNOWN is inconclusive (exit 3).
 func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error {
-	if err := o.Output.Publish(res.Report, stdout, stderr, "vllmperf upgrade-gate", res.SummaryIntro(o.Old, o.New)); err != nil {
+	if err := o.Output.Publish(render.Of(res.Report), stdout, stderr, "vllmperf upgrade-gate", res.SummaryIntro(o.Old, o.New)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nupgrade gate %s → %s: %s\n", o.Old, o.New, res.Headline())
@@ -120,7 +121,7 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 		return err
 	}
 	for name, format := range map[string]string{ReportText: "full", ReportJSON: "json"} {
-		if err := res.Report.WriteFile(filepath.Join(dir, name), format); err != nil {
+		if err := render.Of(res.Report).WriteFile(filepath.Join(dir, name), format); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
-
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
@@ -312,7 +311,7 @@ func TestRequestsEnded(t *testing.T) {
 // TestInvalidIsTheGatesInvalid ties the status the benchmark writes to the
 // one the gate reads back from the bench output.
 func TestInvalidIsTheGatesInvalid(t *testing.T) {
-	if string(Invalid) != gate.StatusInvalid {
-		t.Errorf("check.Invalid = %q, gate.StatusInvalid = %q: the gate would not recognise an INVALID run", Invalid, gate.StatusInvalid)
+	if string(Invalid) != input.StatusInvalid {
+		t.Errorf("check.Invalid = %q, gate.StatusInvalid = %q: the gate would not recognise an INVALID run", Invalid, input.StatusInvalid)
 	}
 }

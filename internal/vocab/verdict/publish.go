@@ -49,6 +49,10 @@ type Published interface {
 	WriteMarkdown(io.Writer) error
 }
 
+// FormatFlag is the flag that selects a gate command's Output.Format
+// (cliflags.Output binds it); the reports name it in their hints.
+const FormatFlag = "--format"
+
 // Output is where a gate command's report goes: stdout in --format, and
 // the markdown report appended to --step-summary (GitHub Actions' job
 // summary by default).
@@ -64,7 +68,7 @@ type Output struct {
 // Check refuses a format that is not one of Formats.
 func (o *Output) Check() error {
 	if !slices.Contains(o.Formats, o.Format) {
-		return fmt.Errorf("--format %q: want one of %s", o.Format, strings.Join(o.Formats, ", "))
+		return fmt.Errorf("%s %q: want one of %s", FormatFlag, o.Format, strings.Join(o.Formats, ", "))
 	}
 	return nil
 }
