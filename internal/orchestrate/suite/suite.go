@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -306,12 +305,9 @@ func (ss *Session) addStartupMetrics() {
 	}
 }
 
-// kvMemoryLine is vLLM V1's start-up log line with the KV cache's size
-// (vllm/v1/worker/gpu_worker.py).
-var kvMemoryLine = regexp.MustCompile(`Available KV cache memory: ([0-9.]+) GiB`)
-
 // blocksPerGiB is num_gpu_blocks (cache_config_info) per GiB of KV cache
-// (the server's log), when both are known.
+// (the server's start-up log, read by its family: Family.KVCacheGiB), when
+// both are known.
 func (ss *Session) blocksPerGiB() (float64, bool) {
 	res := ss.Startup.Result
 	if res.After == nil {
@@ -325,15 +321,11 @@ func (ss *Session) blocksPerGiB() (float64, bool) {
 	if err != nil || blocks <= 0 {
 		return 0, false
 	}
-	for _, line := range ss.Server.Logs(1000) {
-		if m := kvMemoryLine.FindStringSubmatch(line); m != nil {
-			gib, err := strconv.ParseFloat(m[1], 64)
-			if err == nil && gib > 0 {
-				return blocks / gib, true
-			}
-		}
+	gib, ok := server.FamilyOf(ss.Server).KVCacheGiB(ss.Server.Logs(1000))
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return blocks / gib, true
 }
 
 // Knee computes a sweep's knee from its runs (one per concurrency) and

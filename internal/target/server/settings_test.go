@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,27 @@ func TestFromEnv(t *testing.T) {
 					t.Errorf("got %+v", s)
 				}
 			}, ""},
+		// VLLMPERF_FAMILY picks the family and, with no image chosen, its image.
+		{"sglang family", map[string]string{envFamily: "sglang"}, func(t *testing.T, s settings) {
+			if s.family != serverfamily.SGLang || s.image != serverfamily.SGLang.Image {
+				t.Errorf("family %v image %q", s.family, s.image)
+			}
+		}, ""},
+		// An image chosen beside the family stays.
+		{"sglang family own image", map[string]string{envFamily: "sglang", envImage: "lmsysorg/sglang:dev"}, func(t *testing.T, s settings) {
+			if s.image != "lmsysorg/sglang:dev" {
+				t.Errorf("image %q", s.image)
+			}
+		}, ""},
+		// The entrypoint is checked against the chosen family's layouts.
+		{"sglang layout", map[string]string{envFamily: "sglang", envEntrypoint: "serve"}, nil, `use launch_server (`},
+		{"unknown family", map[string]string{envFamily: "tgi"}, nil, envFamily + `: server family "tgi" is unknown: use one of `},
+		// VLLMPERF_HF_TOKEN wins over Hugging Face's HF_TOKEN.
+		{"own hf token", map[string]string{envOwnHFToken: fakeToken, envHFToken: "hf_other"}, func(t *testing.T, s settings) {
+			if string(s.hfToken) != fakeToken {
+				t.Errorf("hfToken is not VLLMPERF_HF_TOKEN's")
+			}
+		}, ""},
 		// A vLLM image without an explicit timeout gets minutes, not 60 s.
 		{"vllm image default timeout", map[string]string{envBackend: "container"}, func(t *testing.T, s settings) {
 			if s.timeout() != defaultStartupTimeout || s.gpuList() != "all" {
