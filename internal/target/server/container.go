@@ -18,6 +18,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
@@ -205,7 +206,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
 	if s.isSimImage() {
-		req.image, err = ensureSimImage(ctx, s)
+		req.image, err = simbuild.EnsureSim(ctx, s.simBinary, s.logf)
 	} else {
 		err = ensureImage(ctx, s, req.image)
 	}

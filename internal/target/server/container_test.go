@@ -19,6 +19,7 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -429,7 +430,7 @@ func prepareSimImage(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := ensureSimImage(ctx, settings{simBinary: os.Getenv(envSimBinary)}); err != nil {
+	if _, err := simbuild.EnsureSim(ctx, os.Getenv(envSimBinary), t.Logf); err != nil {
 		t.Fatal(err)
 	}
 }

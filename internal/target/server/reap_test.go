@@ -15,6 +15,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -32,7 +33,7 @@ func TestReapLeftovers(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	img, err := ensureSimImage(ctx, settings{simBinary: os.Getenv(envSimBinary)})
+	img, err := simbuild.EnsureSim(ctx, os.Getenv(envSimBinary), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
