@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/vllmperf/vllmperf/internal/target/server/owner"
 	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 )
 
@@ -25,6 +26,14 @@ const (
 )
 
 // DockerAvailable reports whether a Docker engine answers, with the reason
+
+// EnvJob names the job on the containers this process starts (labelled
+// owner.JobLabel; package envvar declares it).
+var EnvJob = owner.EnvJob
+
+// Job is the job's name: EnvJob, or this process's owner value.
+func Job() string { return owner.Job() }
+
 // when not.
 func DockerAvailable(ctx context.Context) error {
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/request/gateway"
+	"github.com/vllmperf/vllmperf/internal/target/server/lease"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
@@ -191,16 +192,13 @@ func (s settings) redact(text string) string {
 }
 
 // gpuSelection is a parsed GPU list.
-type gpuSelection struct {
-	all bool     // every GPU (docker --gpus all)
-	ids []string // these device ids or UUIDs; empty with all false: none
-}
+type gpuSelection = lease.GPUs
 
 // parseGPUs parses "all", "none" (or "") and comma-separated device ids.
 func parseGPUs(list string) (gpuSelection, error) {
 	switch strings.ToLower(strings.TrimSpace(list)) {
 	case "all":
-		return gpuSelection{all: true}, nil
+		return gpuSelection{All: true}, nil
 	case "", "none":
 		return gpuSelection{}, nil
 	}
@@ -212,5 +210,5 @@ func parseGPUs(list string) (gpuSelection, error) {
 		}
 		ids = append(ids, id)
 	}
-	return gpuSelection{ids: ids}, nil
+	return gpuSelection{IDs: ids}, nil
 }

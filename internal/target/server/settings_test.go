@@ -172,12 +172,12 @@ func TestParseGPUs(t *testing.T) {
 		want gpuSelection
 		ok   bool
 	}{
-		{"all", gpuSelection{all: true}, true},                      // every GPU
-		{"ALL", gpuSelection{all: true}, true},                      // case does not matter
+		{"all", gpuSelection{All: true}, true},                      // every GPU
+		{"ALL", gpuSelection{All: true}, true},                      // case does not matter
 		{"none", gpuSelection{}, true},                              // explicit none
 		{"", gpuSelection{}, true},                                  // unset
-		{"0,1", gpuSelection{ids: []string{"0", "1"}}, true},        // device indices
-		{"GPU-3a1b", gpuSelection{ids: []string{"GPU-3a1b"}}, true}, // a UUID
+		{"0,1", gpuSelection{IDs: []string{"0", "1"}}, true},        // device indices
+		{"GPU-3a1b", gpuSelection{IDs: []string{"GPU-3a1b"}}, true}, // a UUID
 		{"0,", gpuSelection{}, false},                               // trailing comma
 		{"count=2", gpuSelection{}, false},                          // docker's count= syntax is not supported
 	}
@@ -187,7 +187,7 @@ func TestParseGPUs(t *testing.T) {
 			t.Errorf("parseGPUs(%q) err = %v, want ok=%v", tt.in, err, tt.ok)
 			continue
 		}
-		if tt.ok && (got.all != tt.want.all || !slices.Equal(got.ids, tt.want.ids)) {
+		if tt.ok && (got.All != tt.want.All || !slices.Equal(got.IDs, tt.want.IDs)) {
 			t.Errorf("parseGPUs(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
