@@ -66,6 +66,9 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 		srv.where.URLs = []string{srv.MetricsURL()}
 	}
 	srv.where.Model = label
+	if s.family == nil && len(srv.where.URLs) > 0 {
+		srv.fam = detectFamily(ctx, s, client, srv.where.URLs[0])
+	}
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }
