@@ -118,7 +118,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		servedModel:    p.ServedName(),
 		profile:        p.Name,
 	}
-	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	listen := []string{serverfamily.Dashed("host"), "0.0.0.0", serverfamily.Dashed("port"), strconv.Itoa(containerPort)}
 	r.applyEnv(p)
 	r.applyTraces(s.traceDir)
 	if s.isSimImage() {

@@ -139,8 +139,8 @@ func (l Launch) Command(model string, port int, args []string) []string {
 	return append(out, args...)
 }
 
-// Dashed is a flag name as a command line writes it: "max-num-seqs" is
-// "--max-num-seqs". A family keeps its flags without the dashes (as data),
+// Dashed is a flag name as a command line writes it: max-num-seqs is
+// --max-num-seqs. A family keeps its flags without the dashes (as data),
 // and this is the one place that adds them.
 func Dashed(name string) string { return "--" + name }
 
