@@ -118,6 +118,9 @@ func (s *settings) validate() error {
 	if _, err := s.launch(); err != nil {
 		return settingsError{err}
 	}
+	if err := s.simulatorServes(); err != nil {
+		return err
+	}
 	if s.startupTimeout < 0 {
 		return settingsErrorf("startup timeout %s: must be positive", s.startupTimeout)
 	}
@@ -211,4 +214,17 @@ func parseGPUs(list string) (gpuSelection, error) {
 		ids = append(ids, id)
 	}
 	return gpuSelection{IDs: ids}, nil
+}
+
+// simulatorServes refuses a simulator start (the sim backend, or the
+// simulator image) for a registered family other than vLLM's: the
+// simulator takes vLLM's flags, so another family's profiles would fail
+// on their first flag. Unregistered test families are left to their tests.
+func (s settings) simulatorServes() error {
+	fam := serverfamily.OrDefault(s.family)
+	if fam.Key == "" || fam.Key == serverfamily.VLLM.Key || (s.backend != KindSim && !s.isSimImage()) {
+		return nil
+	}
+	return settingsErrorf("the simulator takes vLLM's flags, not %s's: measure %s with the container backend (%s=container, image %s) or a running server (%s=external, %s=URL), or set %s=%s for the simulator",
+		fam.Name, fam.Name, envBackend, fam.Image, envBackend, envTarget, envFamily, serverfamily.VLLM.Key)
 }

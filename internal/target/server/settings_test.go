@@ -47,13 +47,13 @@ func TestFromEnv(t *testing.T) {
 				}
 			}, ""},
 		// VLLMPERF_FAMILY picks the family and, with no image chosen, its image.
-		{"sglang family", map[string]string{envFamily: "sglang"}, func(t *testing.T, s settings) {
+		{"sglang family", map[string]string{envFamily: "sglang", envBackend: "container"}, func(t *testing.T, s settings) {
 			if s.family != serverfamily.SGLang || s.image != serverfamily.SGLang.Image {
 				t.Errorf("family %v image %q", s.family, s.image)
 			}
 		}, ""},
 		// An image chosen beside the family stays.
-		{"sglang family own image", map[string]string{envFamily: "sglang", envImage: "lmsysorg/sglang:dev"}, func(t *testing.T, s settings) {
+		{"sglang family own image", map[string]string{envFamily: "sglang", envBackend: "container", envImage: "lmsysorg/sglang:dev"}, func(t *testing.T, s settings) {
 			if s.image != "lmsysorg/sglang:dev" {
 				t.Errorf("image %q", s.image)
 			}
