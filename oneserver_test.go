@@ -28,7 +28,7 @@ const managedLabel = "org.vllmperf.managed=true"
 // the server package, whose container tests start servers too), while it
 // watches Docker's events for the managed label: at no moment may two
 // managed containers exist. Every start holds the devices' lease
-// (internal/target/server/lease.go) until its container is gone.
+// (internal/target/server/lease) until its container is gone.
 //
 // Its name matches no -run Perf pattern: it starts `go test -run Perf`.
 func TestOneServerPerGPUSet(t *testing.T) {

@@ -10,10 +10,11 @@ import (
 	"strings"
 )
 
-// Profiles holds profiles/*.yaml, the built-in server profiles the suite
-// runs, and profiles/opt-in/*.yaml, those it runs only when named.
+// Profiles holds profiles/FAMILY/*.yaml, each server family's built-in
+// profiles the suite runs (FAMILY is the family's key: vllm, sglang), and
+// profiles/FAMILY/opt-in/*.yaml, those it runs only when named.
 //
-//go:embed profiles/*.yaml profiles/opt-in/*.yaml
+//go:embed profiles/*/*.yaml profiles/*/opt-in/*.yaml
 var Profiles embed.FS
 
 // Workloads holds workloads/*.yaml: the built-in scenarios' workloads and

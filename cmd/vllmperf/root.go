@@ -26,6 +26,7 @@ or a vLLM container on this machine's GPUs (--backend container).`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	cliflags.Family(root.PersistentFlags())
 	root.AddCommand(newRunCommand(stdout, stderr), newProfilesCommand(stdout), newScrapeCommand(stdout), newGateCommand(stdout, stderr), newReportCommand(stdout), newUpgradeCommand(stdout, stderr), newHistoryCommand(stdout, stderr))
 	root.AddCommand(newBisectCommand(stdout, stderr))
 	root.AddCommand(newPerfGateCommands(stdout, stderr)...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
+	"github.com/vllmperf/vllmperf/internal/target/scrape/scrapefmt"
 )
 
 func newScrapeCommand(stdout io.Writer) *cobra.Command {
@@ -39,9 +40,9 @@ With --json, histograms are {count, sum, buckets}.`,
 			case err != nil:
 				return err
 			case o.JSON:
-				return scrape.WriteJSON(stdout, snap)
+				return scrapefmt.WriteJSON(stdout, snap)
 			}
-			return scrape.WriteTable(stdout, snap)
+			return scrapefmt.WriteTable(stdout, snap)
 		},
 	}
 	cliflags.Scrape(cmd.Flags(), o)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -238,7 +237,10 @@ func (ss *Session) run(ctx context.Context, p scenario.Point, scenarioName strin
 		return nil, err
 	}
 	name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: p.Key}.String()
-	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: scope.Checks.Strict}
+	// A family that lacks canonical metrics (Metrics.Missing: SGLang's) runs
+	// with strict off: its NOT_AVAILABLE checks are expected, not failures.
+	strict := scope.Checks.Strict && server.FamilyOf(ss.Server).ExposesAll()
+	r := &Run{Name: name, Result: res, Metrics: res.Metrics(), Strict: strict}
 	maps.Copy(r.Metrics, tel.Metrics(res.Summary.TotalOutputTokens))
 	maps.Copy(r.Metrics, runner.Metrics())
 	r.Checks = append(check.All(res, scope, ss.facts()), check.GPU(tel, ss.gpu.required)...)
@@ -307,12 +309,9 @@ func (ss *Session) addStartupMetrics() {
 	}
 }
 
-// kvMemoryLine is vLLM V1's start-up log line with the KV cache's size
-// (vllm/v1/worker/gpu_worker.py).
-var kvMemoryLine = regexp.MustCompile(`Available KV cache memory: ([0-9.]+) GiB`)
-
 // blocksPerGiB is num_gpu_blocks (cache_config_info) per GiB of KV cache
-// (the server's log), when both are known.
+// (the server's start-up log, read by its family: Family.KVCacheGiB), when
+// both are known.
 func (ss *Session) blocksPerGiB() (float64, bool) {
 	res := ss.Startup.Result
 	if res.After == nil {
@@ -326,15 +325,11 @@ func (ss *Session) blocksPerGiB() (float64, bool) {
 	if err != nil || blocks <= 0 {
 		return 0, false
 	}
-	for _, line := range ss.Server.Logs(1000) {
-		if m := kvMemoryLine.FindStringSubmatch(line); m != nil {
-			gib, err := strconv.ParseFloat(m[1], 64)
-			if err == nil && gib > 0 {
-				return blocks / gib, true
-			}
-		}
+	gib, ok := server.FamilyOf(ss.Server).KVCacheGiB(ss.Server.Logs(1000))
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return blocks / gib, true
 }
 
 // Knee computes a sweep's knee from its runs (one per concurrency) and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/results/diagnose"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"github.com/vllmperf/vllmperf/scenarios"
 )
 
@@ -113,8 +114,8 @@ func TestRulesForBadAdvice(t *testing.T) {
 func copyProfiles(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, name := range profile.Names() {
-		data, err := scenarios.Profiles.ReadFile("profiles/" + name + ".yaml")
+	for _, name := range profile.BuiltinsFor(serverfamily.VLLM).Names() {
+		data, err := scenarios.Profiles.ReadFile("profiles/vllm/" + name + ".yaml")
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".yaml"), data, 0o644))
 	}

@@ -3,31 +3,33 @@ package profile
 import (
 	"fmt"
 	"io"
-	"strings"
-
-	"github.com/vllmperf/vllmperf/scenarios"
+	"path"
 )
 
-// optInDir holds the opt-in built-in profiles: the traffic kinds (LoRA
-// adapters, an embedding model, a vision model, a reasoning model) whose
-// requests the suite's chat scenarios do not make. Builtin finds them and
-// vllmperf profiles lists them; Names, the suite's default set, leaves
-// them out, so adding one changes neither the suite's time nor its
-// baselines. vllmperf run --profile NAME starts one.
-const optInDir = profileDir + "/opt-in"
+// optInDir is the folder, in a family's built-in set, of its opt-in
+// profiles: the traffic kinds (LoRA adapters, an embedding model, a vision
+// model, a reasoning model) whose requests the suite's chat scenarios do
+// not make. Builtin finds them and vllmperf profiles lists them; Names,
+// the suite's default set, leaves them out, so adding one changes neither
+// the suite's time nor its baselines. vllmperf run --profile NAME starts
+// one.
+const optInDir = "opt-in"
 
-// optIn is the set of the opt-in profiles.
-func optIn() Set {
-	return Set{fsys: scenarios.Profiles, dir: optInDir, prefix: "scenarios/" + optInDir}
+// optIn is the set of s's opt-in profiles.
+func (s Set) optIn() Set {
+	s.dir, s.prefix = path.Join(s.dir, optInDir), path.Join(s.prefix, optInDir)
+	return s
 }
 
-// OptInNames lists the opt-in built-in profiles, sorted.
-func OptInNames() []string { return optIn().Names() }
+// OptInNames lists the selected family's opt-in built-in profiles,
+// sorted.
+func OptInNames() []string { return Builtins().optIn().Names() }
 
-// writeOptIn lists the opt-in profiles after the suite's, each with the
-// vllmperf run flags its requests need (its run: line).
-func writeOptIn(w io.Writer) error {
-	names := OptInNames()
+// writeOptIn lists set's opt-in profiles after the suite's, each with the
+// server command it runs.
+func writeOptIn(w io.Writer, set Set) error {
+	opt := set.optIn()
+	names := opt.Names()
 	if len(names) == 0 {
 		return nil
 	}
@@ -35,11 +37,11 @@ func writeOptIn(w io.Writer) error {
 		return err
 	}
 	for _, name := range names {
-		p, err := optIn().Get(name)
+		p, err := opt.Get(name)
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%-16s %s\n%-16s vllm serve %s %s\n\n", p.Name, p.Description, "", p.Model, strings.Join(p.Args(), " ")); err != nil {
+		if err := writeEntry(w, set.Family(), p); err != nil {
 			return err
 		}
 	}

@@ -65,9 +65,9 @@ type Flag struct {
 // Args renders the flag as command-line arguments.
 func (f Flag) Args() []string {
 	if f.Bare {
-		return []string{"--" + f.Name}
+		return []string{serverfamily.Dashed(f.Name)}
 	}
-	return []string{"--" + f.Name, f.Value}
+	return []string{serverfamily.Dashed(f.Name), f.Value}
 }
 
 // Profile is a parsed server profile.
@@ -406,26 +406,54 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 	return nil
 }
 
-// profileDir is the folder of the embedded profiles in scenarios.Profiles.
+// profileDir is the folder of the embedded profiles in scenarios.Profiles:
+// one folder per server family, named by its Key.
 const profileDir = "profiles"
 
-// Set is a folder of profile files, one profile per NAME.yaml: the
-// built-in profiles (Builtins) or any folder (Dir), so that a test can
-// check a set with a profile added.
+// Set is a folder of profile files, one profile per NAME.yaml, of one
+// server family: the built-in profiles (Builtins, BuiltinsFor) or any
+// folder (Dir), so that a test can check a set with a profile added.
 type Set struct {
 	fsys fs.FS
 	dir  string
-	// prefix is the folder named in messages: "scenarios/profiles".
+	// prefix is the folder named in messages: "scenarios/profiles/vllm".
 	prefix string
+	// fam is the family whose flags the files name; nil: the default.
+	fam *serverfamily.Family
 }
 
-// Builtins is the built-in set: the files embedded from scenarios/profiles/.
+// Builtins is the built-in set of the selected family
+// (serverfamily.Selected: VLLMPERF_FAMILY, vLLM when unset): the files
+// embedded from scenarios/profiles/KEY/. An unknown VLLMPERF_FAMILY falls
+// back to vLLM here; server.FromEnv, which every run reads, reports it.
 func Builtins() Set {
-	return Set{fsys: scenarios.Profiles, dir: profileDir, prefix: "scenarios/" + profileDir}
+	fam, err := serverfamily.Selected()
+	if err != nil {
+		fam = serverfamily.Default
+	}
+	return BuiltinsFor(fam)
 }
 
-// Dir is the set of the profile files in folder dir.
+// BuiltinsFor is fam's built-in set: the files embedded from
+// scenarios/profiles/KEY/, parsed with fam's flags.
+func BuiltinsFor(fam *serverfamily.Family) Set {
+	fam = serverfamily.OrDefault(fam)
+	dir := path.Join(profileDir, fam.Key)
+	return Set{fsys: scenarios.Profiles, dir: dir, prefix: path.Join("scenarios", dir), fam: fam}
+}
+
+// Dir is the set of the profile files in folder dir, of the default family
+// (For names another).
 func Dir(dir string) Set { return Set{fsys: os.DirFS(dir), dir: ".", prefix: dir} }
+
+// For is the set with its files parsed as fam's profiles.
+func (s Set) For(fam *serverfamily.Family) Set {
+	s.fam = fam
+	return s
+}
+
+// Family is the family whose flags the set's files name.
+func (s Set) Family() *serverfamily.Family { return serverfamily.OrDefault(s.fam) }
 
 // Names lists the set's profiles, sorted.
 func (s Set) Names() []string { return scenarios.Names(s.fsys, s.dir) }
@@ -440,7 +468,7 @@ func (s Set) Get(name string) (Profile, error) {
 		}
 		return Profile{}, fmt.Errorf("profile %q is not built in: choose one of %s, or pass a YAML file path", name, strings.Join(s.Names(), ", "))
 	}
-	p, err := Parse(path.Join(s.prefix, name+".yaml"), data)
+	p, err := ParseFor(s.Family(), path.Join(s.prefix, name+".yaml"), data)
 	if err == nil && p.Name != name {
 		err = &Error{File: p.Source, Msg: fmt.Sprintf("name: %q differs from the file's name: write `name: %s` (profiles are found by their file name)", p.Name, name)}
 	}
@@ -460,17 +488,18 @@ func (s Set) All() ([]Profile, error) {
 	return out, nil
 }
 
-// Names lists the built-in profiles (the files embedded from
-// scenarios/profiles/), sorted.
+// Names lists the built-in profiles of the selected family (the files
+// embedded from scenarios/profiles/KEY/), sorted.
 func Names() []string { return Builtins().Names() }
 
-// Builtin returns the built-in profile called name, an opt-in one
-// (optin.go) included.
+// Builtin returns the selected family's built-in profile called name, an
+// opt-in one (optin.go) included.
 func Builtin(name string) (Profile, error) {
-	if slices.Contains(OptInNames(), name) {
-		return optIn().Get(name)
+	set := Builtins()
+	if slices.Contains(set.optIn().Names(), name) {
+		return set.optIn().Get(name)
 	}
-	return Builtins().Get(name)
+	return set.Get(name)
 }
 
 // Resolve returns the built-in profile called ref, or loads ref as a file
@@ -483,17 +512,34 @@ func Resolve(ref string) (Profile, error) {
 	return Builtin(ref)
 }
 
-// WriteList lists the built-in profiles on w (vllmperf profiles): each
-// one's name, description and the vllm serve command it runs.
+// WriteList lists the selected family's built-in profiles on w (vllmperf
+// profiles): each one's name, description and the server command it runs.
 func WriteList(w io.Writer) error {
-	for _, name := range Names() {
-		p, err := Builtin(name)
+	set := Builtins()
+	for _, name := range set.Names() {
+		p, err := set.Get(name)
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%-16s %s\n%-16s vllm serve %s %s\n\n", p.Name, p.Description, "", p.Model, strings.Join(p.Args(), " ")); err != nil {
+		if err := writeEntry(w, set.Family(), p); err != nil {
 			return err
 		}
 	}
-	return writeOptIn(w)
+	return writeOptIn(w, set)
+}
+
+// writeEntry writes one profile of fam for WriteList: its name and
+// description, then the command line of fam's default launch layout
+// (`vllm serve MODEL FLAGS...`).
+func writeEntry(w io.Writer, fam *serverfamily.Family, p Profile) error {
+	words := []string{}
+	if l, err := fam.Launch(""); err == nil {
+		words = append(words, l.Entrypoint...)
+		if l.ModelFlag != "" {
+			words = append(words, serverfamily.Dashed(l.ModelFlag))
+		}
+	}
+	words = append(append(words, p.Model), p.Args()...)
+	_, err := fmt.Fprintf(w, "%-16s %s\n%-16s %s\n\n", p.Name, p.Description, "", strings.Join(words, " "))
+	return err
 }

@@ -2,40 +2,74 @@ package profile
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily/familytest"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
-// TestBuiltinsParse loads every built-in profile and checks the invariants
-// each must hold.
+// TestBuiltinsParse loads every registered family's built-in profiles
+// and checks the invariants each must hold; the selected family's are
+// vLLM's when VLLMPERF_FAMILY is unset.
 func TestBuiltinsParse(t *testing.T) {
-	names := Names()
-	// The folder's files are the built-in profiles: whatever it holds.
-	want := Dir(filepath.Join("..", "..", "..", "scenarios", "profiles")).Names()
-	if !slices.Equal(names, want) || !slices.Contains(names, "basic") {
-		t.Fatalf("Names() = %v, want the files of scenarios/profiles: %v (basic among them)", names, want)
+	if !slices.Equal(Names(), BuiltinsFor(serverfamily.VLLM).Names()) && os.Getenv(envvar.Family.Name) == "" {
+		t.Errorf("Names() = %v, want vLLM's set with VLLMPERF_FAMILY unset", Names())
 	}
-	for _, n := range names {
-		p, err := Builtin(n)
+	for _, fam := range serverfamily.All() {
+		set := BuiltinsFor(fam)
+		names := set.Names()
+		// The folder's files are the built-in profiles: whatever it holds.
+		want := Dir(filepath.Join("..", "..", "..", "scenarios", "profiles", fam.Key)).Names()
+		if !slices.Equal(names, want) || !slices.Contains(names, "basic") {
+			t.Fatalf("%s: Names() = %v, want the files of scenarios/profiles/%s: %v (basic among them)", fam.Name, names, fam.Key, want)
+		}
+		for _, n := range names {
+			p, err := set.Get(n)
+			if err != nil {
+				t.Fatalf("%s: Get(%q): %v", fam.Name, n, err)
+			}
+			if p.Name != n {
+				t.Errorf("%s: name: %q does not match its file name", n, p.Name)
+			}
+			if p.Model != DefaultModel {
+				t.Errorf("%s: model = %q, want %q", n, p.Model, DefaultModel)
+			}
+			if p.Description == "" {
+				t.Errorf("%s: no description", n)
+			}
+			if len(p.Flags) == 0 {
+				t.Errorf("%s: no flags", n)
+			}
+		}
+	}
+}
+
+// TestSGLangProfiles: SGLang's profiles render its own flags for vLLM's
+// choices, and a vLLM flag in its folder is refused by name.
+func TestSGLangProfiles(t *testing.T) {
+	set := BuiltinsFor(serverfamily.SGLang)
+	tests := []struct{ name, want string }{
+		{"basic", "--dtype float16 --context-length 4096 --trust-remote-code"},
+		{"high-throughput", "--dtype float16 --context-length 4096 --max-running-requests 64 --chunked-prefill-size 4096 --mem-fraction-static 0.92 --trust-remote-code"},
+		{"low-latency", "--dtype float16 --max-running-requests 16 --chunked-prefill-size 512 --mem-fraction-static 0.90 --trust-remote-code"},
+		{"memory-saving", "--dtype float16 --kv-cache-dtype fp8_e4m3 --mem-fraction-static 0.70 --context-length 2048 --max-running-requests 32 --trust-remote-code"},
+	}
+	for _, tt := range tests {
+		p, err := set.Get(tt.name)
 		if err != nil {
-			t.Fatalf("Builtin(%q): %v", n, err)
+			t.Fatal(err)
 		}
-		if p.Name != n {
-			t.Errorf("%s: name: %q does not match its file name", n, p.Name)
+		if got := strings.Join(p.Args(), " "); got != tt.want {
+			t.Errorf("%s: Args()\n got %s\nwant %s", tt.name, got, tt.want)
 		}
-		if p.Model != DefaultModel {
-			t.Errorf("%s: model = %q, want %q", n, p.Model, DefaultModel)
-		}
-		if p.Description == "" {
-			t.Errorf("%s: no description", n)
-		}
-		if len(p.Flags) == 0 {
-			t.Errorf("%s: no flags", n)
-		}
+	}
+	if _, err := ParseFor(serverfamily.SGLang, "x.yaml", []byte("name: x\nflags:\n  max-num-seqs: 8\n")); err == nil || !strings.Contains(err.Error(), "unknown SGLang flag --max-num-seqs") {
+		t.Errorf("a vLLM flag on SGLang: %v, want unknown SGLang flag", err)
 	}
 }
 

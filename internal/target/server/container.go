@@ -18,6 +18,9 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/lease"
+	"github.com/vllmperf/vllmperf/internal/target/server/owner"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
@@ -107,7 +110,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 	r := containerRequest{
 		image:          s.image,
 		env:            map[string]secret{},
-		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session(), labelOwner: self().String(), labelJob: Job(), labelGPUs: gpus.String()},
+		labels:         map[string]string{labelManaged: "true", labelProfile: p.Name, labelSession: session(), owner.Label: owner.Self().String(), owner.JobLabel: owner.Job(), labelGPUs: gpus.String()},
 		gpus:           gpus,
 		leaseOnly:      s.isSimImage(),
 		ipcHost:        true,
@@ -115,7 +118,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		servedModel:    p.ServedName(),
 		profile:        p.Name,
 	}
-	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	listen := []string{serverfamily.Dashed("host"), "0.0.0.0", serverfamily.Dashed("port"), strconv.Itoa(containerPort)}
 	r.applyEnv(p)
 	r.applyTraces(s.traceDir)
 	if s.isSimImage() {
@@ -170,10 +173,10 @@ func (r containerRequest) options() []testcontainers.ContainerCustomizer {
 func (r containerRequest) modifyHostConfig(hc *container.HostConfig) {
 	switch {
 	case r.leaseOnly:
-	case r.gpus.all:
+	case r.gpus.All:
 		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{Count: -1, Capabilities: [][]string{{"gpu"}}})
-	case len(r.gpus.ids) > 0:
-		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{DeviceIDs: r.gpus.ids, Capabilities: [][]string{{"gpu"}}})
+	case len(r.gpus.IDs) > 0:
+		hc.DeviceRequests = append(hc.DeviceRequests, container.DeviceRequest{DeviceIDs: r.gpus.IDs, Capabilities: [][]string{{"gpu"}}})
 	}
 	if r.ipcHost {
 		hc.IpcMode = container.IPCModeHost
@@ -205,7 +208,7 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 		return nil, fmt.Errorf("start vllm: %w", err)
 	}
 	if s.isSimImage() {
-		req.image, err = ensureSimImage(ctx, s)
+		req.image, err = simbuild.EnsureSim(ctx, s.simBinary, s.logf)
 	} else {
 		err = ensureImage(ctx, s, req.image)
 	}
@@ -217,18 +220,18 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 			return nil, fmt.Errorf("start vllm: Hugging Face cache %s: %w (set %s)", req.hfCache, err, envHFCache)
 		}
 	}
-	// One server per GPU set at a time, across processes too (lease.go).
-	gpus, note := canonicalGPUs(ctx, req.gpus, listGPUs)
+	// One server per GPU set at a time, across processes too (package lease).
+	gpus, note := lease.CanonicalGPUs(ctx, req.gpus, lease.ListGPUs)
 	if note != "" {
 		s.logf("%s", note)
 	}
-	held, err := acquire(ctx, s, containerLocks(gpus), holderLine(KindContainer, req.profile))
+	held, err := lease.Acquire(ctx, lease.ContainerLocks(gpus), lease.Holder(string(KindContainer), req.profile), s.logf, s.leaseWaited)
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
 	}
 	// What a killed process left on these GPUs goes first (reap.go).
 	if err := clearLeftovers(ctx, s, req.gpus); err != nil {
-		held.release()
+		held.Release()
 		return nil, fmt.Errorf("start vllm: profile %s: %w", req.profile, err)
 	}
 	// Time to ready counts from here: the image is local (built, or pulled
@@ -242,13 +245,13 @@ func runContainer(ctx context.Context, s settings, p profile.Profile) (Server, e
 	if err != nil {
 		lines := containerLogs(c, logs)
 		rmErr := remove(c)
-		held.release()
+		held.Release()
 		return nil, newStartFailure(s, req, err, lines, rmErr)
 	}
 	port, err := c.MappedPort(ctx, containerPortSpec)
 	if err != nil {
 		rmErr := remove(c)
-		held.release()
+		held.Release()
 		return nil, newStartFailure(s, req, err, logs.Last(failureLogLines), rmErr)
 	}
 	srv := &containerServer{
@@ -344,7 +347,7 @@ func remove(c *testcontainers.DockerContainer) error {
 type containerServer struct {
 	endpoint
 	c      *testcontainers.DockerContainer
-	lease  *lease // the GPUs, given back once the container is gone
+	lease  *lease.Lease // the GPUs, given back once the container is gone
 	closed closeOnce
 }
 
@@ -357,7 +360,7 @@ func (s *containerServer) Close(context.Context) error {
 	return s.closed.do(func() error {
 		// The lease goes back even when removal failed (the error says
 		// so): held on, it would stall every later start of this process.
-		defer s.lease.release()
+		defer s.lease.Release()
 		if err := remove(s.c); err != nil {
 			return fmt.Errorf("remove container %.12s: %w", s.c.GetContainerID(), err)
 		}

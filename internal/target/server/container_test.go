@@ -19,6 +19,7 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -187,7 +188,7 @@ func TestBuildRequestSimImage(t *testing.T) {
 	if r.image != SimImage || !slices.Equal(r.entrypoint, []string{"/vllm-sim"}) || !slices.Equal(r.cmd, want) {
 		t.Errorf("got image %q entrypoint %q cmd %q; want %q [/vllm-sim] %q", r.image, r.entrypoint, r.cmd, SimImage, want)
 	}
-	if r.gpus.all || len(r.gpus.ids) > 0 || r.hfCache != "" || len(r.env) != 0 {
+	if r.gpus.All || len(r.gpus.IDs) > 0 || r.hfCache != "" || len(r.env) != 0 {
 		t.Errorf("sim image got GPUs %+v, cache %q, env %v; want none", r.gpus, r.hfCache, r.env)
 	}
 	if r.startupTimeout != defaultSimStartupTimeout {
@@ -244,7 +245,7 @@ func TestArgparseError(t *testing.T) {
 
 // startSimContainer starts p in the simulator image and registers removal.
 // The context also bounds the wait for the devices' lease, which another
-// test process's container may hold (lease.go): generous.
+// test process's container may hold (package lease): generous.
 func startSimContainer(t *testing.T, p profile.Profile, timeout time.Duration, opts ...Option) (Server, error) {
 	t.Helper()
 	var logBuf bytes.Buffer
@@ -317,7 +318,7 @@ func TestContainerBadFlagFailsFast(t *testing.T) {
 	begin := time.Now()
 	// A start-up deadline far above the failure time: only the exit
 	// detection can make this fast.
-	var waited time.Duration // for another process's container (lease.go)
+	var waited time.Duration // for another process's container (package lease)
 	s, err := startSimContainer(t, p, 2*time.Minute, withLeaseWaited(func(d time.Duration) { waited = d }))
 	took := time.Since(begin) - waited
 	if err == nil {
@@ -397,7 +398,7 @@ func TestContainerStartAbandoned(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), tt.ctxAfter)
 			defer cancel()
 			begin := time.Now()
-			var waited time.Duration // for another process's container (lease.go)
+			var waited time.Duration // for another process's container (package lease)
 			s, err := Run(ctx, p, WithBackend(KindContainer), WithImage(SimImage), withStartupTimeout(tt.deadline), withSimBinary(os.Getenv(envSimBinary)),
 				withLeaseWaited(func(d time.Duration) { waited = d }))
 			if err == nil {
@@ -429,7 +430,7 @@ func prepareSimImage(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if _, err := ensureSimImage(ctx, settings{simBinary: os.Getenv(envSimBinary)}); err != nil {
+	if _, err := simbuild.EnsureSim(ctx, os.Getenv(envSimBinary), t.Logf); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -34,7 +34,7 @@
 //   - Run, Option, FromEnv, WithBackend, WithTarget, WithImage, WithModel,
 //     WithAPIKey, WithLog: cmd/vllmperf (run.go: flags over the
 //     environment), perf_test.go (startProfile), the suite.
-//   - WithEntrypoint, BuildImage: internal/thirdparty/llmd and its tests
+//   - WithEntrypoint (and simbuild.Build): internal/thirdparty/llmd and its tests
 //     (the llm-d-inference-sim image, built FROM scratch like the
 //     simulator's, run with the image entrypoint).
 //   - Server (BaseURL, MetricsURL, Model, ReadyIn, Logs, Describe, Close),

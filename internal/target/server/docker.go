@@ -12,6 +12,9 @@ import (
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/vllmperf/vllmperf/internal/target/server/owner"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 )
 
 // Labels on every container this package starts, so that a leak is found
@@ -23,6 +26,14 @@ const (
 )
 
 // DockerAvailable reports whether a Docker engine answers, with the reason
+
+// EnvJob names the job on the containers this process starts (labelled
+// owner.JobLabel; package envvar declares it).
+var EnvJob = owner.EnvJob
+
+// Job is the job's name: EnvJob, or this process's owner value.
+func Job() string { return owner.Job() }
+
 // when not.
 func DockerAvailable(ctx context.Context) error {
 	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
@@ -129,21 +140,10 @@ const removeRetry = 200 * time.Millisecond
 // startedContainer is set before this process's first container start.
 var startedContainer atomic.Bool
 
-// imageExists reports whether img is in the local image store.
-func imageExists(ctx context.Context, img string) (bool, error) {
-	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return false, fmt.Errorf("docker: %w", err)
-	}
-	defer cli.Close()
-	_, err = cli.ImageInspect(ctx, img)
-	return err == nil, nil
-}
-
 // ensureImage pulls img when it is not local, so that the pull (minutes
 // for a vLLM image) is not counted in the time to ready.
 func ensureImage(ctx context.Context, s settings, img string) error {
-	if ok, err := imageExists(ctx, img); err != nil || ok {
+	if ok, err := simbuild.Exists(ctx, img); err != nil || ok {
 		return err
 	}
 	provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(redactLogger{s}))

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"os"
 	"strings"
 	"time"
@@ -22,11 +23,14 @@ var (
 	envModel          = envvar.Model.Name
 	envEntrypoint     = envvar.Entrypoint.Name
 	envSimBinary      = envvar.SimBinary.Name
+	envFamily         = envvar.Family.Name
+	envOwnHFToken     = envvar.HFToken.Name
 )
 
 // Hugging Face's own variables (not ours: package envvar declares
-// vllmperf's settings only): the token passed into containers, and the
-// cache folder VLLMPERF_HF_CACHE defaults to.
+// vllmperf's settings only): the token passed into containers (when
+// VLLMPERF_HF_TOKEN is unset), and the cache folder VLLMPERF_HF_CACHE
+// defaults to.
 const (
 	envHFToken = "HF_TOKEN"
 	envHFHome  = "HF_HOME"
@@ -77,8 +81,17 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 		}
 		opts = append(opts, withGPUs(v))
 	}
+	fam := serverfamily.Default
+	if v := get(envFamily); v != "" {
+		f, err := serverfamily.ByName(v)
+		if err != nil {
+			return nil, settingsErrorf("%s: %w", envFamily, err)
+		}
+		fam = f
+		opts = append(opts, WithFamily(f))
+	}
 	if v := get(envEntrypoint); v != "" {
-		if _, err := serverfamily.Default.Launch(v); err != nil {
+		if _, err := fam.Launch(v); err != nil {
 			return nil, settingsErrorf("%s: %w", envEntrypoint, err)
 		}
 		opts = append(opts, WithEntrypoint(v))
@@ -102,7 +115,9 @@ func fromLookup(lookup func(string) (string, bool)) ([]Option, error) {
 	}
 	add(envImage, WithImage)
 	add(envHFCache, withHFCache)
-	add(envHFToken, withHFToken)
+	if v := cmp.Or(get(envOwnHFToken), get(envHFToken)); v != "" {
+		opts = append(opts, withHFToken(v))
+	}
 	add(envModel, WithModel)
 	add(envSimBinary, withSimBinary)
 	return metricsFromEnv(get, opts), nil

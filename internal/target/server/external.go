@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/lease"
 )
 
 // externalTimeout bounds each of the two checks runExternal makes.
@@ -53,9 +54,9 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 	if err != nil {
 		return nil, err
 	}
-	// One load on a deployment at a time, across processes too (lease.go):
+	// One load on a deployment at a time, across processes too (package lease):
 	// two would each see the other's tokens in the server's counters.
-	held, err := acquire(ctx, s, targetLocks(ctx, base), holderLine(KindExternal, p.Name))
+	held, err := lease.Acquire(ctx, lease.TargetLocks(ctx, base), lease.Holder(string(KindExternal), p.Name), s.logf, s.leaseWaited)
 	if err != nil {
 		return nil, fmt.Errorf("start vllm: external server %s: %w", base, err)
 	}
@@ -65,6 +66,9 @@ func runExternal(ctx context.Context, s settings, p profile.Profile) (Server, er
 		srv.where.URLs = []string{srv.MetricsURL()}
 	}
 	srv.where.Model = label
+	if s.family == nil && len(srv.where.URLs) > 0 {
+		srv.fam = detectFamily(ctx, s, client, srv.where.URLs[0])
+	}
 	s.logf("vllm external: %s serves %s (checked in %s)", base, model, srv.ready.Round(time.Millisecond))
 	return srv, nil
 }
@@ -290,13 +294,13 @@ func get(ctx context.Context, client *http.Client, url, key string) ([]byte, err
 // is not visible here (Logs is nil).
 type externalServer struct {
 	endpoint
-	lease  *lease  // the target, given back by Close
-	where  Metrics // where its series are read (fleet.go)
+	lease  *lease.Lease // the target, given back by Close
+	where  Metrics      // where its series are read (fleet.go)
 	closed closeOnce
 }
 
 // Close gives the target back to other loads; the deployment itself is
 // not this process's to stop.
 func (s *externalServer) Close(context.Context) error {
-	return s.closed.do(func() error { s.lease.release(); return nil })
+	return s.closed.do(func() error { s.lease.Release(); return nil })
 }

@@ -98,3 +98,26 @@ func TestFamilyOf(t *testing.T) {
 		t.Errorf("FamilyOf(nil) = %s, want the default", got.Name)
 	}
 }
+
+// TestSimulatorServesVLLMOnly: the simulator (in process, or its image)
+// refuses a registered family other than vLLM's, naming the backends that
+// can measure it; the container backend takes it.
+func TestSimulatorServesVLLMOnly(t *testing.T) {
+	t.Parallel()
+	p, err := profile.BuiltinsFor(serverfamily.SGLang).Get("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]Option{
+		{WithFamily(serverfamily.SGLang)},
+		{WithFamily(serverfamily.SGLang), WithBackend(KindContainer), WithImage(SimImage)},
+	} {
+		_, err := Run(context.Background(), p, opts...)
+		if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), "the simulator takes vLLM's flags, not SGLang's") {
+			t.Errorf("Run = %v, want a settings error naming the simulator", err)
+		}
+	}
+	if _, err := PlanContainer(p, WithFamily(serverfamily.SGLang)); err != nil {
+		t.Errorf("the container backend refused SGLang: %v", err)
+	}
+}

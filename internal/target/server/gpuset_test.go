@@ -6,6 +6,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/lease"
 )
 
 // TestSimImageLeasesFakeGPUSets: the simulator image with device ids
@@ -42,8 +43,8 @@ func TestSimImageLeasesFakeGPUSets(t *testing.T) {
 			if got := r.labels[labelGPUs]; got != tc.gpus {
 				t.Errorf("label %s = %q, want %q", labelGPUs, got, tc.gpus)
 			}
-			locks := containerLocks(r.gpus)
-			if len(locks) < 2 || locks[0].mode != shared {
+			locks := lease.ContainerLocks(r.gpus)
+			if len(locks) < 2 || locks[0].Mode() != lease.Shared {
 				t.Errorf("locks %+v: want the devices file shared and each id exclusive", locks)
 			}
 		})

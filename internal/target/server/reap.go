@@ -11,14 +11,16 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/vllmperf/vllmperf/internal/target/server/owner"
 )
 
 // Leftovers: a process stopped by SIGKILL (or a second signal, or a
 // crash) cannot remove its containers, and the lease it held on their
-// GPUs (lease.go) dies with it, so the next start would put a second
+// GPUs (package lease) dies with it, so the next start would put a second
 // server on GPUs the leftover still holds. Every container start
 // therefore looks first, once it holds its lease, for managed containers
-// of other processes: one whose owner (labelOwner) is gone is removed,
+// of other processes: one whose owner (owner.Label) is gone is removed,
 // with a line naming it; one whose owner runs, or cannot be looked up
 // (another host, no owner label), is named and left alone, and when it
 // holds GPUs this start would use, the start fails rather than share them.
@@ -27,14 +29,14 @@ import (
 type leftover struct {
 	id, image string
 	created   time.Time
-	owner     owner
+	owner     owner.ID
 	ownerErr  error // no owner label, or one that does not parse
-	state     liveness
+	state     owner.Liveness
 }
 
 // String names the container, its image, age and owner, for a line.
 func (l leftover) String() string {
-	who := l.owner.describe() + ", " + l.state.String()
+	who := l.owner.Describe() + ", " + l.state.String()
 	if l.ownerErr != nil {
 		who = "not recorded (" + l.ownerErr.Error() + ")"
 	}
@@ -44,13 +46,13 @@ func (l leftover) String() string {
 // newLeftover reads a listed container's labels.
 func newLeftover(c container.Summary) leftover {
 	l := leftover{id: c.ID, image: c.Image, created: time.Unix(c.Created, 0)}
-	v, ok := c.Labels[labelOwner]
+	v, ok := c.Labels[owner.Label]
 	if !ok {
-		l.ownerErr = errors.New("no " + labelOwner + " label: an older vllmperf or a hand-made container")
+		l.ownerErr = errors.New("no " + owner.Label + " label: an older vllmperf or a hand-made container")
 		return l
 	}
-	if l.owner, l.ownerErr = parseOwner(v); l.ownerErr == nil {
-		l.state = l.owner.check()
+	if l.owner, l.ownerErr = owner.Parse(v); l.ownerErr == nil {
+		l.state = l.owner.Check()
 	}
 	return l
 }
@@ -65,7 +67,7 @@ func findLeftovers(ctx context.Context, cli *testcontainers.DockerClient) ([]lef
 	}
 	var out []leftover
 	for _, c := range res.Items {
-		if c.Labels[labelOwner] == self().String() || c.Labels[labelSession] == session() {
+		if c.Labels[owner.Label] == owner.Self().String() || c.Labels[labelSession] == session() {
 			continue
 		}
 		out = append(out, newLeftover(c))
@@ -101,7 +103,7 @@ func reapLeftovers(ctx context.Context, cli *testcontainers.DockerClient, logf f
 	var kept []leftover
 	var errs []error
 	for _, l := range found {
-		if l.state != ownerGone {
+		if l.state != owner.Gone {
 			logf("vllm: leftover %s: left alone (only a container whose owner is gone is removed; docker rm -f %.12s removes it)", l, l.id)
 			kept = append(kept, l)
 			continue
@@ -137,23 +139,23 @@ func gpusOf(hc *container.HostConfig) gpuSelection {
 			continue
 		}
 		if len(d.DeviceIDs) == 0 { // Count -1 (all), or a count of unnamed ones
-			return gpuSelection{all: true}
+			return gpuSelection{All: true}
 		}
-		g.ids = append(g.ids, d.DeviceIDs...)
+		g.IDs = append(g.IDs, d.DeviceIDs...)
 	}
 	return g
 }
 
 // overlaps says whether two GPU selections share a GPU; "all" shares with
 // any selection that has one.
-func (g gpuSelection) overlaps(o gpuSelection) bool {
+func overlaps(g, o gpuSelection) bool {
 	switch {
-	case !g.all && len(g.ids) == 0, !o.all && len(o.ids) == 0:
+	case !g.All && len(g.IDs) == 0, !o.All && len(o.IDs) == 0:
 		return false
-	case g.all || o.all:
+	case g.All || o.All:
 		return true
 	}
-	return slices.ContainsFunc(g.ids, func(id string) bool { return slices.Contains(o.ids, id) })
+	return slices.ContainsFunc(g.IDs, func(id string) bool { return slices.Contains(o.IDs, id) })
 }
 
 // clearLeftovers runs before a container start, its lease held: it
@@ -170,7 +172,7 @@ func clearLeftovers(ctx context.Context, s settings, want gpuSelection) error {
 		return err
 	}
 	for _, l := range kept {
-		if !want.all && len(want.ids) == 0 {
+		if !want.All && len(want.IDs) == 0 {
 			break
 		}
 		res, err := cli.ContainerInspect(ctx, l.id, client.ContainerInspectOptions{})
@@ -180,7 +182,7 @@ func clearLeftovers(ctx context.Context, s settings, want gpuSelection) error {
 		if err != nil {
 			return fmt.Errorf("docker: inspect leftover %.12s: %w", l.id, err)
 		}
-		if held := gpusOf(res.Container.HostConfig); held.overlaps(want) {
+		if held := gpusOf(res.Container.HostConfig); overlaps(held, want) {
 			return fmt.Errorf("GPUs %s: leftover %s holds GPUs %s; not sharing them: stop its owner, or remove it (docker rm -f %.12s)", want, l, held, l.id)
 		}
 	}

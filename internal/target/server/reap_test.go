@@ -15,6 +15,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/vllmperf/vllmperf/internal/target/server/owner"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 )
 
@@ -32,7 +34,7 @@ func TestReapLeftovers(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	img, err := ensureSimImage(ctx, settings{simBinary: os.Getenv(envSimBinary)})
+	img, err := simbuild.EnsureSim(ctx, os.Getenv(envSimBinary), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +55,14 @@ func TestReapLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = alive.Process.Kill(); _ = alive.Wait() })
-	aliveStart, _ := processStart(alive.Process.Pid)
-	gone := owner{host: self().host, ns: self().ns, pid: exited.ProcessState.Pid()}
-	live := owner{host: self().host, ns: self().ns, pid: alive.Process.Pid, start: aliveStart}
+	aliveStart, _ := owner.ProcessStart(alive.Process.Pid)
+	gone := owner.ID{Host: owner.Self().Host, NS: owner.Self().NS, PID: exited.ProcessState.Pid()}
+	live := owner.ID{Host: owner.Self().Host, NS: owner.Self().NS, PID: alive.Process.Pid, Start: aliveStart}
 
-	create := func(o owner, hc *container.HostConfig) string {
+	create := func(o owner.ID, hc *container.HostConfig) string {
 		t.Helper()
 		res, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-			Config:     &container.Config{Image: img, Labels: map[string]string{labelManaged: "true", labelOwner: o.String(), labelJob: job}},
+			Config:     &container.Config{Image: img, Labels: map[string]string{labelManaged: "true", owner.Label: o.String(), owner.JobLabel: job}},
 			HostConfig: hc,
 		})
 		if err != nil {
@@ -81,7 +83,7 @@ func TestReapLeftovers(t *testing.T) {
 		defer mu.Unlock()
 		lines = append(lines, fmt.Sprintf(format, args...))
 	}
-	err = clearLeftovers(ctx, settings{log: logWriter{logf}}, gpuSelection{all: true})
+	err = clearLeftovers(ctx, settings{log: logWriter{logf}}, gpuSelection{All: true})
 	if err == nil || !strings.Contains(err.Error(), liveID[:12]) || !strings.Contains(err.Error(), "not sharing them") {
 		t.Errorf("a start on every GPU beside a live owner's GPU container: %v; want it refused, naming %.12s", err, liveID)
 	}
@@ -99,10 +101,10 @@ func TestReapLeftovers(t *testing.T) {
 	// Another process's start may reap it first (make test runs packages
 	// side by side); then the line is theirs, and the container gone all
 	// the same.
-	if !strings.Contains(all, wantGone) || !strings.Contains(all, gone.describe()+", gone") {
+	if !strings.Contains(all, wantGone) || !strings.Contains(all, gone.Describe()+", gone") {
 		t.Logf("no removal line of ours for %.12s (another process's start removed it first?):\n%s", goneID, all)
 	}
-	if want := fmt.Sprintf("leftover container %.12s", liveID); !strings.Contains(all, want) || !strings.Contains(all, live.describe()+", alive): left alone") {
+	if want := fmt.Sprintf("leftover container %.12s", liveID); !strings.Contains(all, want) || !strings.Contains(all, live.Describe()+", alive): left alone") {
 		t.Errorf("no line naming the live owner's container as left alone:\n%s", all)
 	}
 }

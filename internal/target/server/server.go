@@ -81,12 +81,14 @@ func ParseKind(s string) (Kind, error) {
 	}
 }
 
+// DefaultImage is the pinned vLLM image the container backend runs
+// unless told otherwise (WithImage, or another family's Image through
+// WithFamily): serverfamily.VLLM's. Pinned so that a baseline is compared
+// against the same server; bump it deliberately (and re-baseline).
+var DefaultImage = serverfamily.VLLM.Image
+
 // Defaults, documented in docs/gpu-runners.md.
 const (
-	// DefaultImage is the pinned vLLM image the container backend runs
-	// unless told otherwise. Pinned so that a baseline is compared against
-	// the same server; bump it deliberately (and re-baseline).
-	DefaultImage = "vllm/vllm-openai:v0.11.0"
 	// SimImage is the image name (WithImage, VLLMPERF_IMAGE) that selects
 	// the simulator image built from cmd/vllm-sim.
 	SimImage = "sim"
@@ -183,9 +185,17 @@ func WithLog(w io.Writer) Option { return func(s *settings) { s.log = w } }
 func WithEntrypoint(name string) Option { return func(s *settings) { s.entrypoint = name } }
 
 // WithFamily says what kind of server runs (default serverfamily.Default,
-// vLLM): its launch layouts for the container backend, and the metric
-// names and request extras the run reads from FamilyOf.
-func WithFamily(f *serverfamily.Family) Option { return func(s *settings) { s.family = f } }
+// vLLM): its image and launch layouts for the container backend, and the
+// metric names and request extras the run reads from FamilyOf. The
+// family's Image replaces the image unless one was chosen (WithImage).
+func WithFamily(f *serverfamily.Family) Option {
+	return func(s *settings) {
+		if f != nil && f.Image != "" && s.image == serverfamily.OrDefault(s.family).Image {
+			s.image = f.Image
+		}
+		s.family = f
+	}
+}
 
 // The settings FromEnv reads that callers set no other way.
 

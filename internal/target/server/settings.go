@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/request/gateway"
+	"github.com/vllmperf/vllmperf/internal/target/server/lease"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
@@ -117,6 +118,9 @@ func (s *settings) validate() error {
 	if _, err := s.launch(); err != nil {
 		return settingsError{err}
 	}
+	if err := s.simulatorServes(); err != nil {
+		return err
+	}
 	if s.startupTimeout < 0 {
 		return settingsErrorf("startup timeout %s: must be positive", s.startupTimeout)
 	}
@@ -191,16 +195,13 @@ func (s settings) redact(text string) string {
 }
 
 // gpuSelection is a parsed GPU list.
-type gpuSelection struct {
-	all bool     // every GPU (docker --gpus all)
-	ids []string // these device ids or UUIDs; empty with all false: none
-}
+type gpuSelection = lease.GPUs
 
 // parseGPUs parses "all", "none" (or "") and comma-separated device ids.
 func parseGPUs(list string) (gpuSelection, error) {
 	switch strings.ToLower(strings.TrimSpace(list)) {
 	case "all":
-		return gpuSelection{all: true}, nil
+		return gpuSelection{All: true}, nil
 	case "", "none":
 		return gpuSelection{}, nil
 	}
@@ -212,5 +213,18 @@ func parseGPUs(list string) (gpuSelection, error) {
 		}
 		ids = append(ids, id)
 	}
-	return gpuSelection{ids: ids}, nil
+	return gpuSelection{IDs: ids}, nil
+}
+
+// simulatorServes refuses a simulator start (the sim backend, or the
+// simulator image) for a registered family other than vLLM's: the
+// simulator takes vLLM's flags, so another family's profiles would fail
+// on their first flag. Unregistered test families are left to their tests.
+func (s settings) simulatorServes() error {
+	fam := serverfamily.OrDefault(s.family)
+	if fam.Key == "" || fam.Key == serverfamily.VLLM.Key || (s.backend != KindSim && !s.isSimImage()) {
+		return nil
+	}
+	return settingsErrorf("the simulator takes vLLM's flags, not %s's: measure %s with the container backend (%s=container, image %s) or a running server (%s=external, %s=URL), or set %s=%s for the simulator",
+		fam.Name, fam.Name, envBackend, fam.Image, envBackend, envTarget, envFamily, serverfamily.VLLM.Key)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,27 @@ func TestFromEnv(t *testing.T) {
 					t.Errorf("got %+v", s)
 				}
 			}, ""},
+		// VLLMPERF_FAMILY picks the family and, with no image chosen, its image.
+		{"sglang family", map[string]string{envFamily: "sglang", envBackend: "container"}, func(t *testing.T, s settings) {
+			if s.family != serverfamily.SGLang || s.image != serverfamily.SGLang.Image {
+				t.Errorf("family %v image %q", s.family, s.image)
+			}
+		}, ""},
+		// An image chosen beside the family stays.
+		{"sglang family own image", map[string]string{envFamily: "sglang", envBackend: "container", envImage: "lmsysorg/sglang:dev"}, func(t *testing.T, s settings) {
+			if s.image != "lmsysorg/sglang:dev" {
+				t.Errorf("image %q", s.image)
+			}
+		}, ""},
+		// The entrypoint is checked against the chosen family's layouts.
+		{"sglang layout", map[string]string{envFamily: "sglang", envEntrypoint: "serve"}, nil, `use launch_server (`},
+		{"unknown family", map[string]string{envFamily: "tgi"}, nil, envFamily + `: server family "tgi" is unknown: use one of `},
+		// VLLMPERF_HF_TOKEN wins over Hugging Face's HF_TOKEN.
+		{"own hf token", map[string]string{envOwnHFToken: fakeToken, envHFToken: "hf_other"}, func(t *testing.T, s settings) {
+			if string(s.hfToken) != fakeToken {
+				t.Errorf("hfToken is not VLLMPERF_HF_TOKEN's")
+			}
+		}, ""},
 		// A vLLM image without an explicit timeout gets minutes, not 60 s.
 		{"vllm image default timeout", map[string]string{envBackend: "container"}, func(t *testing.T, s settings) {
 			if s.timeout() != defaultStartupTimeout || s.gpuList() != "all" {
@@ -150,12 +172,12 @@ func TestParseGPUs(t *testing.T) {
 		want gpuSelection
 		ok   bool
 	}{
-		{"all", gpuSelection{all: true}, true},                      // every GPU
-		{"ALL", gpuSelection{all: true}, true},                      // case does not matter
+		{"all", gpuSelection{All: true}, true},                      // every GPU
+		{"ALL", gpuSelection{All: true}, true},                      // case does not matter
 		{"none", gpuSelection{}, true},                              // explicit none
 		{"", gpuSelection{}, true},                                  // unset
-		{"0,1", gpuSelection{ids: []string{"0", "1"}}, true},        // device indices
-		{"GPU-3a1b", gpuSelection{ids: []string{"GPU-3a1b"}}, true}, // a UUID
+		{"0,1", gpuSelection{IDs: []string{"0", "1"}}, true},        // device indices
+		{"GPU-3a1b", gpuSelection{IDs: []string{"GPU-3a1b"}}, true}, // a UUID
 		{"0,", gpuSelection{}, false},                               // trailing comma
 		{"count=2", gpuSelection{}, false},                          // docker's count= syntax is not supported
 	}
@@ -165,7 +187,7 @@ func TestParseGPUs(t *testing.T) {
 			t.Errorf("parseGPUs(%q) err = %v, want ok=%v", tt.in, err, tt.ok)
 			continue
 		}
-		if tt.ok && (got.all != tt.want.all || !slices.Equal(got.ids, tt.want.ids)) {
+		if tt.ok && (got.All != tt.want.All || !slices.Equal(got.IDs, tt.want.IDs)) {
 			t.Errorf("parseGPUs(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
@@ -18,7 +19,7 @@ import (
 // the model, --host, --port, then the profile's vLLM flags, extra args and
 // --sim-* flags, the same for the in-process and the container simulator.
 func simArgs(p profile.Profile, host string, port int) []string {
-	args := []string{p.Model, "--host", host, "--port", strconv.Itoa(port)}
+	args := []string{p.Model, serverfamily.Dashed("host"), host, serverfamily.Dashed("port"), strconv.Itoa(port)}
 	return append(args, p.SimArgs()...)
 }
 

@@ -11,52 +11,23 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 )
-
-// TestCheckStaticLinux: what VLLMPERF_SIM_BINARY names must run as a
-// FROM scratch image's entrypoint, or the error says how to build it.
-func TestCheckStaticLinux(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		bin  func(t *testing.T) []byte // nil: skip the row
-		want string
-	}{
-		// A shell script, not an executable.
-		{"script", func(*testing.T) []byte { return []byte("#!/bin/sh\necho hi\n") }, "is not a Linux executable"},
-		// A dynamically linked system binary.
-		{"dynamic", func(t *testing.T) []byte {
-			b, err := os.ReadFile("/bin/ls")
-			if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) {
-				t.Skip("no ELF /bin/ls here")
-			}
-			return b
-		}, "is dynamically linked"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := checkStaticLinux(tt.bin(t))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want %q", err, tt.want)
-			}
-		})
-	}
-}
 
 // buildStaticSim builds cmd/vllm-sim as the image needs it, into dir.
 func buildStaticSim(t *testing.T, dir string) string {
 	t.Helper()
-	root, err := moduleRoot()
+	root, err := simbuild.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	bin, err := buildSimBinary(ctx, root)
+	bin, err := simbuild.BuildSimBinary(ctx, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkStaticLinux(bin); err != nil {
+	if err := simbuild.CheckStaticLinux(bin); err != nil {
 		t.Fatalf("the binary go build made %v", err)
 	}
 	path := filepath.Join(dir, "vllm-sim")
@@ -78,7 +49,7 @@ func TestSimImageOutsideCheckout(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "go.mod")); err == nil {
 		t.Fatal("the temporary directory has a go.mod")
 	}
-	if _, err := moduleRoot(); err == nil {
+	if _, err := simbuild.ModuleRoot(); err == nil {
 		t.Fatalf("%s is inside a checkout: the test needs a directory outside it", outside)
 	}
 	p, err := profile.Builtin("basic")
@@ -103,7 +74,7 @@ func TestSimImageOutsideCheckout(t *testing.T) {
 	}
 	// Another process (here: this one, forgetting what it built) finds the
 	// image built from the same binary and does not build it again.
-	forgetSimImages()
+	simbuild.Forget()
 	log, err := run(withSimBinary(bin))
 	if err != nil {
 		t.Fatal(err)
@@ -112,19 +83,12 @@ func TestSimImageOutsideCheckout(t *testing.T) {
 		t.Errorf("second run did not reuse the image:\n%s", log)
 	}
 	// Without the binary there is nothing to build from: say what to set.
-	forgetSimImages()
+	simbuild.Forget()
 	_, err = run()
 	if err == nil || !strings.Contains(err.Error(), envSimBinary+" is not set and "+outside+" is not inside") {
 		t.Errorf("without %s outside the checkout: err = %v, want it to name the variable and the directory", envSimBinary, err)
 	}
-	forgetSimImages()
-}
-
-// forgetSimImages clears the process's memory of the images it made sure of.
-func forgetSimImages() {
-	simImages.Lock()
-	defer simImages.Unlock()
-	clear(simImages.tags)
+	simbuild.Forget()
 }
 
 // TestStaticSimBuildFromCheckout: inside the checkout the binary is built

@@ -19,13 +19,16 @@
 // suite's vocabulary and stay in package scrape: a family maps its
 // exposition onto them. The stages take a family where they meet the
 // server: scrape (WithFamily), server (WithFamily, FamilyOf), profile
-// (ParseFor), openai (WithFamily) and check (through the profile's batch-cap
-// flag and the snapshot). VLLM is the default and the only family shipped;
-// a family for a vLLM-compatible server that differs (llm-d-inference-sim,
-// internal/thirdparty/llmd) is a new value, not edits in those packages.
-// CONTRIBUTING.md's "Add a server family" is the recipe; family_test.go
-// in this package and plug_test.go in internal/run/pipeline drive a test-only
-// family through every stage.
+// (ParseFor, BuiltinsFor), openai (WithFamily) and check (through the
+// profile's batch-cap flag and the snapshot). The shipped families, VLLM
+// (the default) and SGLang, are one file each that Registers its value
+// (registry.go); VLLMPERF_FAMILY or vllmperf's --family names one (ByName),
+// or Detect reads it off a /metrics exposition. A family for a server that
+// differs (llm-d-inference-sim, internal/thirdparty/llmd) is a new value,
+// not edits in those packages.
+// CONTRIBUTING.md's "Recipe: add a server family" is the recipe;
+// family_test.go and recipe_test.go in this package, and family_test.go in
+// internal/run/pipeline, drive test-only families through every stage.
 //
 // The package is a leaf: it imports nothing of the pipeline.
 package serverfamily
@@ -34,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +51,14 @@ import (
 type Family struct {
 	// Name names the family in messages ("vLLM").
 	Name string
+	// Key selects it (VLLMPERF_FAMILY, --family) and names its profile
+	// folder, scenarios/profiles/KEY/: lower case ("vllm"); "" for a
+	// family that is not registered.
+	Key string
+	// Image is the pinned image the container backend runs for it.
+	Image string
+	// Logs is what the family's start-up log says.
+	Logs Logs
 	// Metrics is how its /metrics names its series.
 	Metrics Metrics
 	// Launches are the layouts of a container's command line; the first
@@ -93,14 +105,18 @@ type Launch struct {
 	Name string
 	// Entrypoint replaces the image's ENTRYPOINT; nil keeps the image's own.
 	Entrypoint []string
-	// ModelFlag precedes the model ("--model"); "" puts the model first,
-	// positional.
+	// ModelFlag is the flag, without its dashes (Dashed adds them), that
+	// precedes the model ("model"); "" puts the model first, positional.
 	ModelFlag string
-	// HostFlag precedes the address to bind ("--host"); "" when the server
+	// HostFlag precedes the address to bind ("host"); "" when the server
 	// has none and listens on every interface itself.
 	HostFlag string
-	// PortFlag precedes the port to listen on ("--port").
+	// PortFlag precedes the port to listen on ("port").
 	PortFlag string
+	// Always are bare flags (without dashes) the layout passes after the
+	// port on every start: what the suite needs the server to do that is
+	// off by default (SGLang's "enable-metrics").
+	Always []string
 	// Use says in a few words when to choose this layout, for messages.
 	Use string
 }
@@ -110,17 +126,51 @@ type Launch struct {
 func (l Launch) Command(model string, port int, args []string) []string {
 	var out []string
 	if l.ModelFlag != "" {
-		out = append(out, l.ModelFlag)
+		out = append(out, Dashed(l.ModelFlag))
 	}
 	out = append(out, model)
 	if l.HostFlag != "" {
-		out = append(out, l.HostFlag, "0.0.0.0")
+		out = append(out, Dashed(l.HostFlag), "0.0.0.0")
 	}
-	out = append(out, l.PortFlag, strconv.Itoa(port))
+	out = append(out, Dashed(l.PortFlag), strconv.Itoa(port))
+	for _, f := range l.Always {
+		out = append(out, Dashed(f))
+	}
 	return append(out, args...)
 }
 
-// Flags are the server flags of a family, without the leading "--".
+// Dashed is a flag name as a command line writes it: max-num-seqs is
+// --max-num-seqs. A family keeps its flags without the dashes (as data),
+// and this is the one place that adds them.
+func Dashed(name string) string { return "--" + name }
+
+// Logs is what a family's start-up log says that the suite reads.
+type Logs struct {
+	// KVCacheGiB matches the line that gives the KV cache's size, its
+	// first group the size in GiB (vLLM V1's "Available KV cache memory:
+	// 1.23 GiB"); nil when the family logs none.
+	KVCacheGiB *regexp.Regexp
+}
+
+// KVCacheGiB returns the KV cache's size in GiB from the first of lines
+// that Logs.KVCacheGiB matches; false when none does (or the family logs
+// no such line).
+func (f *Family) KVCacheGiB(lines []string) (float64, bool) {
+	re := f.Logs.KVCacheGiB
+	if re == nil {
+		return 0, false
+	}
+	for _, line := range lines {
+		if m := re.FindStringSubmatch(line); len(m) > 1 {
+			if gib, err := strconv.ParseFloat(m[1], 64); err == nil && gib > 0 {
+				return gib, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Flags are the server flags of a family, without their leading dashes.
 type Flags struct {
 	// Known are the flags a profile may name under flags:.
 	Known map[string]bool
@@ -166,9 +216,17 @@ func (f *Family) Check() error {
 	if _, err := f.Launch(""); err != nil {
 		return err
 	}
+	if f.Key != strings.ToLower(strings.TrimSpace(f.Key)) {
+		return fmt.Errorf("server family %s: Key %q must be lower case without spaces (it names scenarios/profiles/KEY/)", f.Name, f.Key)
+	}
 	for _, l := range f.Launches {
 		if l.Name == "" || l.PortFlag == "" {
 			return fmt.Errorf("server family %s: launch layout %q needs a Name and a PortFlag", f.Name, l.Name)
+		}
+		for _, flag := range append([]string{l.ModelFlag, l.HostFlag, l.PortFlag}, l.Always...) {
+			if strings.HasPrefix(flag, "-") {
+				return fmt.Errorf("server family %s: launch layout %q: write flag %q without its dashes (Dashed adds them)", f.Name, l.Name, flag)
+			}
 		}
 	}
 	for old, canonical := range f.Metrics.Renames {
@@ -238,7 +296,7 @@ func (f *Family) RemovedNames() []string { return slices.Sorted(maps.Keys(f.Metr
 // Renames returns a copy of Metrics.Renames.
 func (f *Family) Renames() map[string]string { return maps.Clone(f.Metrics.Renames) }
 
-// IsKnownFlag reports whether name (without the leading "--") is a flag a
+// IsKnownFlag reports whether name (without its leading dashes) is a flag a
 // profile may name.
 func (f *Family) IsKnownFlag(name string) bool { return f.Flags.Known[name] }
 

@@ -33,6 +33,8 @@ func TestFamiliesCheck(t *testing.T) {
 		{"no launch", acme(func(f *serverfamily.Family) { f.Launches = nil }), "no Launches"},
 		{"no port flag", acme(func(f *serverfamily.Family) { f.Launches[0].PortFlag = "" }), `launch layout "acme" needs a Name and a PortFlag`},
 		{"self rename", acme(func(f *serverfamily.Family) { f.Metrics.Renames["x"] = "x" }), `maps "x" onto itself`},
+		{"dashed flag", acme(func(f *serverfamily.Family) { f.Launches[0].ModelFlag = "--weights" }), `write flag "--weights" without its dashes`},
+		{"upper key", acme(func(f *serverfamily.Family) { f.Key = "Acme" }), `Key "Acme" must be lower case`},
 	}
 	for _, tt := range tests {
 		if err := tt.f.Check(); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -1,10 +1,19 @@
 package serverfamily
 
+import "regexp"
+
 // VLLM is vLLM's family (V1 engine, the vllm/vllm-openai images): the
-// default, and the only family shipped. Treat it as read-only: a variant
-// is a new value (llmd.Family copies the parts it keeps).
-var VLLM = &Family{
+// default. Treat it as read-only: a variant is a new value (llmd.Family
+// copies the parts it keeps).
+var VLLM = Register(&Family{
 	Name: "vLLM",
+	Key:  "vllm",
+	// The pinned image the container backend runs (vLLM's flags and
+	// names here follow v0.11).
+	Image: "vllm/vllm-openai:v0.11.0",
+	// vLLM V1's start-up line with the KV cache's size
+	// (vllm/v1/worker/gpu_worker.py).
+	Logs: Logs{KVCacheGiB: regexp.MustCompile(`Available KV cache memory: ([0-9.]+) GiB`)},
 	Metrics: Metrics{
 		Prefix:             "vllm:",
 		Renames:            vllmRenamed,
@@ -15,17 +24,17 @@ var VLLM = &Family{
 		// `vllm serve MODEL --host 0.0.0.0 --port 8000 FLAGS...` (vLLM >=
 		// 0.5; the image's own ENTRYPOINT is overridden so that any tag
 		// works).
-		{Name: "serve", Entrypoint: []string{"vllm", "serve"}, HostFlag: "--host", PortFlag: "--port",
+		{Name: "serve", Entrypoint: []string{"vllm", "serve"}, HostFlag: "host", PortFlag: "port",
 			Use: "vllm serve MODEL ..., vLLM >= 0.5"},
 		// `python3 -m vllm.entrypoints.openai.api_server --model MODEL
 		// ...`, for old images without the vllm CLI.
-		{Name: "api_server", Entrypoint: []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, ModelFlag: "--model", HostFlag: "--host", PortFlag: "--port",
+		{Name: "api_server", Entrypoint: []string{"python3", "-m", "vllm.entrypoints.openai.api_server"}, ModelFlag: "model", HostFlag: "host", PortFlag: "port",
 			Use: "python3 -m vllm.entrypoints.openai.api_server --model MODEL ..., older vLLM images"},
 		// The image's own ENTRYPOINT with `--model MODEL --port 8000
 		// FLAGS...`: a vLLM-compatible image whose server is not vLLM's
 		// (no --host: llm-d-inference-sim has none and listens on every
 		// interface of the container itself).
-		{Name: "image", ModelFlag: "--model", PortFlag: "--port",
+		{Name: "image", ModelFlag: "model", PortFlag: "port",
 			Use: "the image's own ENTRYPOINT with --model MODEL --port 8000 ..., a vLLM-compatible server such as llm-d-inference-sim"},
 	},
 	// Keep the server from phoning home: only the model download leaves
@@ -40,7 +49,7 @@ var VLLM = &Family{
 	// vLLM's sampling extras (vllm/entrypoints/openai/protocol.py) and
 	// stream_options' continuous usage (vllm-reference.md §3).
 	Extras: Extras{MinTokens: "min_tokens", IgnoreEOS: "ignore_eos", ContinuousUsage: "continuous_usage_stats", GuidedDecoding: true},
-}
+})
 
 // vllmRenamed maps names vLLM deprecated to their V1 replacements
 // (vllm-reference.md §2): the cache names were deprecated in 0.9 and gone by
@@ -69,7 +78,7 @@ var vllmRemovedV0 = map[string]bool{
 	"time_in_queue_requests":               true,
 }
 
-// vllmKnownFlags lists the `vllm serve` flags (without the leading "--") that a
+// vllmKnownFlags lists the `vllm serve` flags (without their leading dashes) that a
 // profile may name under flags:. It follows vLLM's EngineArgs and the OpenAI
 // frontend's argument parser (vllm/engine/arg_utils.py,
 // vllm/entrypoints/openai/cli_args.py, v0.11). A flag a newer vLLM adds and

@@ -34,7 +34,7 @@ func newFamily() *serverfamily.Family {
 				"prefix_cache_queries_total", "prefix_cache_hits_total"},
 		},
 		Launches: []serverfamily.Launch{
-			{Name: "image", ModelFlag: "--model", PortFlag: "--port",
+			{Name: "image", ModelFlag: "model", PortFlag: "port",
 				Use: "the image's own ENTRYPOINT, /llm-d-inference-sim " + OfflineFlag + " (llmd.Image), with --model MODEL --port 8000 ..."},
 		},
 		Env: map[string]string{"DO_NOT_TRACK": "1"},

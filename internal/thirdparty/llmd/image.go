@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/target/server/simbuild"
 )
 
 // ImageRef is the image Image builds: llm-d-inference-sim Version in a
@@ -27,7 +28,7 @@ var imageBuilt struct {
 
 // Image builds ImageRef from the embedded Dockerfile and a static Linux
 // binary (Binary for linux: VLLMPERF_LLMD_BINARY, or built from tools/llmd)
-// with server.BuildImage, once per process (Docker's layer cache makes a
+// with simbuild.Build, once per process (Docker's layer cache makes a
 // rebuild of the same binary quick), and returns ImageRef. Nothing is
 // pulled. Without a Docker engine the error wraps server.ErrNoDocker. Run
 // it with the container backend: server.WithImage(ref),
@@ -52,7 +53,7 @@ func Image(ctx context.Context) (string, error) {
 	if err := checkStaticLinux(bin); err != nil {
 		return "", fmt.Errorf("llm-d-inference-sim image: %s: %w", path, err)
 	}
-	if err := server.BuildImage(ctx, ImageRef, dockerfile, map[string][]byte{binaryName: bin}); err != nil {
+	if err := simbuild.Build(ctx, ImageRef, dockerfile, map[string][]byte{binaryName: bin}); err != nil {
 		return "", fmt.Errorf("llm-d-inference-sim image: %w", err)
 	}
 	imageBuilt.done = true

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
 )
 
 const (
@@ -96,19 +98,20 @@ func Start(ctx context.Context, args ...string) (*Process, error) {
 var errPortTaken = errors.New("port taken")
 
 // commandLine is the simulator's arguments for port and the caller's args.
-func commandLine(port int, args []string) ([]string, error) {
+func commandLine(portNumber int, args []string) ([]string, error) {
+	port, model := serverfamily.Dashed("port"), serverfamily.Dashed("model")
 	hasModel := false
 	for _, a := range args {
 		switch {
-		case a == "--port" || strings.HasPrefix(a, "--port="):
+		case a == port || strings.HasPrefix(a, port+"="):
 			return nil, fmt.Errorf("llm-d-inference-sim: Start picks the port itself; drop %q from the arguments", a)
-		case a == "--model" || strings.HasPrefix(a, "--model="):
+		case a == model || strings.HasPrefix(a, model+"="):
 			hasModel = true
 		}
 	}
-	argv := []string{"--port", strconv.Itoa(port), OfflineFlag}
+	argv := []string{port, strconv.Itoa(portNumber), OfflineFlag}
 	if !hasModel {
-		argv = append(argv, "--model", DefaultModel)
+		argv = append(argv, model, DefaultModel)
 	}
 	return append(argv, args...), nil
 }

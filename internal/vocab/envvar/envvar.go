@@ -130,6 +130,10 @@ var (
 		Doc: "the Hugging Face cache folder mounted into containers"}
 	Entrypoint = Setting{Name: "VLLMPERF_ENTRYPOINT",
 		Doc: "how the container backend lays out an image's command line: serve (the default), api_server or image (server.WithEntrypoint)"}
+	Family = Setting{Name: "VLLMPERF_FAMILY", Default: "vllm", Suite: true,
+		Doc: "the kind of server measured: vllm or sglang (package serverfamily; its profiles, flags, image and /metrics names); vllmperf's --family wins"}
+	HFToken = Setting{Name: "VLLMPERF_HF_TOKEN",
+		Doc: "the Hugging Face token passed into server containers as HF_TOKEN (default: $HF_TOKEN); never written to a file or a log"}
 	SimBinary = Setting{Name: "VLLMPERF_SIM_BINARY",
 		Doc: "a static vllm-sim binary for the simulator's image (default: built from this module)"}
 	LockDir = Setting{Name: "VLLMPERF_LOCK_DIR",
@@ -244,7 +248,7 @@ var Runner = Setting{Name: "VLLMPERF_RUNNER",
 
 // All lists every setting, in the order above.
 func All() []Setting {
-	return []Setting{Backend, Image, Target, Model, GPUs, StartupTimeout, HFCache, Entrypoint, SimBinary, LockDir, Job,
+	return []Setting{Backend, Image, Target, Model, GPUs, StartupTimeout, HFCache, HFToken, Family, Entrypoint, SimBinary, LockDir, Job,
 		MetricsURLs, Prometheus, PrometheusSelector,
 		Headers, CACert, ClientCert, ClientKey,
 		Telemetry, DCGMURL,

@@ -3,9 +3,10 @@ package cliflags
 // The long help of commands whose wiring lives in cmd/vllmperf (its line
 // cap keeps the text here).
 const (
-	ProfilesLong = `Profiles lists the built-in server profiles (scenarios/profiles/*.yaml): each
-one's name, what it is for, and the vllm serve command it runs: its model and
-vLLM flags. --profile NAME picks one for vllmperf run and capacity, and
+	ProfilesLong = `Profiles lists the built-in server profiles of the server family
+(scenarios/profiles/FAMILY/*.yaml; VLLMPERF_FAMILY or --family, default vllm): each
+one's name, what it is for, and the server command it runs: its model and
+flags. --profile NAME picks one for vllmperf run and capacity, and
 VLLMPERF_PROFILES picks the suite's; a YAML file of your own works wherever a
 name does (docs/suite.md, scenarios/README.md).`
 

@@ -28,8 +28,8 @@ func Acme() *serverfamily.Family {
 			Renames: map[string]string{"tokens_out_total": "generation_tokens_total", "kv_used_ratio": "kv_cache_usage_perc"},
 		},
 		Launches: []serverfamily.Launch{
-			{Name: "acme", Entrypoint: []string{"acme-serve"}, ModelFlag: "--weights", PortFlag: "--listen-port", Use: "acme-serve --weights MODEL ..."},
-			{Name: "image", ModelFlag: "--weights", PortFlag: "--listen-port", Use: "the image's own ENTRYPOINT"},
+			{Name: "acme", Entrypoint: []string{"acme-serve"}, ModelFlag: "weights", PortFlag: "listen-port", Use: "acme-serve --weights MODEL ..."},
+			{Name: "image", ModelFlag: "weights", PortFlag: "listen-port", Use: "the image's own ENTRYPOINT"},
 		},
 		Flags: serverfamily.Flags{
 			Known:     map[string]bool{"batch-slots": true, "cache-mb": true, "warmup": true},

@@ -1,4 +1,8 @@
-package server
+// Package owner names the process that starts a container, on the
+// container's labels (Label, JobLabel), so that a later process can tell a
+// leftover of a killed process from a container a live process still
+// uses (server's reap.go).
+package owner
 
 import (
 	"fmt"
@@ -11,7 +15,7 @@ import (
 )
 
 // The owner of a container: the process that started it, put on the
-// container as labelOwner so that a later process can tell a leftover of a
+// container as Label so that a later process can tell a leftover of a
 // killed process (removed at the next start, reap.go) from a container a
 // live process still uses (left alone, whatever else runs on this Docker
 // engine). A pid alone is not enough: pids are reused, and one engine may
@@ -20,13 +24,13 @@ import (
 // host, its pid namespace (the inode of /proc/self/ns/pid), the pid and
 // the process's start time (in the kernel's clock ticks since boot,
 // /proc/PID/stat); the last two are empty where there is no /proc.
-const labelOwner = "org.vllmperf.owner"
+const Label = "org.vllmperf.owner"
 
 // The job: what a whole gate's containers share, across the processes it
 // runs (vllmperf perf-gate passes it to go test's test binary), so that
 // its containers are found by one label. EnvJob sets it; by default it is
 // the starting process's owner value.
-const labelJob = "org.vllmperf.job"
+const JobLabel = "org.vllmperf.job"
 
 // EnvJob names the job on the containers this process starts (labelled
 // org.vllmperf.job; package envvar declares it).
@@ -37,54 +41,56 @@ func Job() string {
 	if v := strings.TrimSpace(os.Getenv(EnvJob)); v != "" {
 		return v
 	}
-	return self().String()
+	return Self().String()
 }
 
-// owner identifies one process on one host.
-type owner struct {
-	host  string
-	ns    string // the pid namespace; "" when unknown
-	pid   int
-	start string // the process's start time as the kernel counts it; "" when unknown
+// ID identifies one process on one host.
+type ID struct {
+	Host  string
+	NS    string // the pid namespace; "" when unknown
+	PID   int
+	Start string // the process's start time as the kernel counts it; "" when unknown
 }
 
 // String is the label's value: HOST/PIDNS/PID/START.
-func (o owner) String() string {
-	return o.host + "/" + o.ns + "/" + strconv.Itoa(o.pid) + "/" + o.start
+func (o ID) String() string {
+	return o.Host + "/" + o.NS + "/" + strconv.Itoa(o.PID) + "/" + o.Start
 }
 
-// describe names the owner for a line about a leftover.
-func (o owner) describe() string {
-	return fmt.Sprintf("pid %d on %s", o.pid, o.host)
+// Describe names the owner for a line about a leftover.
+func (o ID) Describe() string {
+	return fmt.Sprintf("pid %d on %s", o.PID, o.Host)
 }
 
-// parseOwner reads a labelOwner value.
-func parseOwner(v string) (owner, error) {
+// Parse reads a Label value.
+func Parse(v string) (ID, error) {
 	parts := strings.Split(v, "/")
 	if len(parts) != 4 || parts[0] == "" {
-		return owner{}, fmt.Errorf("owner label %q: want HOST/PIDNS/PID/START", v)
+		return ID{}, fmt.Errorf("owner label %q: want HOST/PIDNS/PID/START", v)
 	}
 	pid, err := strconv.Atoi(parts[2])
 	if err != nil || pid <= 0 {
-		return owner{}, fmt.Errorf("owner label %q: the pid %q is not a positive number", v, parts[2])
+		return ID{}, fmt.Errorf("owner label %q: the pid %q is not a positive number", v, parts[2])
 	}
-	return owner{host: parts[0], ns: parts[1], pid: pid, start: parts[3]}, nil
+	return ID{Host: parts[0], NS: parts[1], PID: pid, Start: parts[3]}, nil
 }
 
-// liveness is what this process can tell of an owner.
-type liveness int
+// Liveness is what this process can tell of an owner.
+type Liveness int
 
+// The liveness of an owner.
 const (
-	ownerUnknown liveness = iota // another host, or no way to look: left alone
-	ownerAlive
-	ownerGone
+	Unknown Liveness = iota // another host, or no way to look: left alone
+	Alive
+	Gone
 )
 
-func (l liveness) String() string {
+// String is the word for l in a line about a leftover.
+func (l Liveness) String() string {
 	switch l {
-	case ownerAlive:
+	case Alive:
 		return "alive"
-	case ownerGone:
+	case Gone:
 		return "gone"
 	}
 	return "unknown"
@@ -98,34 +104,34 @@ func hostname() string {
 
 var (
 	selfOnce sync.Once
-	selfID   owner
+	selfID   ID
 )
 
-// self is this process as an owner.
-func self() owner {
+// Self is this process as an owner.
+func Self() ID {
 	selfOnce.Do(func() {
 		pid := os.Getpid()
-		start, _ := processStart(pid)
-		selfID = owner{host: hostname(), ns: pidNamespace(), pid: pid, start: start}
+		start, _ := ProcessStart(pid)
+		selfID = ID{Host: hostname(), NS: pidNamespace(), PID: pid, Start: start}
 	})
 	return selfID
 }
 
-// check says whether o still runs, as far as this process can tell: an
+// Check says whether o still runs, as far as this process can tell: an
 // owner on another host or in another pid namespace (or one whose
 // namespace is not known) is unknown; in this one, a pid that no longer
 // exists, or exists with another start time (reused), is gone.
-func (o owner) check() liveness {
-	me := self()
-	if o.host != me.host || o.host == "" || o.ns != me.ns || o.ns == "" {
-		return ownerUnknown
+func (o ID) Check() Liveness {
+	me := Self()
+	if o.Host != me.Host || o.Host == "" || o.NS != me.NS || o.NS == "" {
+		return Unknown
 	}
-	start, exists := processStart(o.pid)
+	start, exists := ProcessStart(o.PID)
 	switch {
 	case !exists:
-		return ownerGone
-	case o.start != "" && start != "" && start != o.start:
-		return ownerGone // the pid was reused by another process
+		return Gone
+	case o.Start != "" && start != "" && start != o.Start:
+		return Gone // the pid was reused by another process
 	}
-	return ownerAlive
+	return Alive
 }

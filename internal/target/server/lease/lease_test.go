@@ -1,4 +1,4 @@
-package server
+package lease
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestContainerLocks(t *testing.T) {
 		{"all", "all", []string{"devices.lock:x"}},
 		// No GPU (the simulator image standing for vLLM): one at a time too.
 		{"none", "none", []string{"devices.lock:x"}},
-		// Device ids: a shared hold on the devices, each id exclusively,
+		// Device ids: a Shared hold on the devices, each id exclusively,
 		// sorted so that two starts take them in the same order.
 		{"ids", "1,0", []string{"devices.lock:s", "gpu-0.lock:x", "gpu-1.lock:x"}},
 		// A UUID is kept readable; anything else becomes '_'.
@@ -33,11 +34,11 @@ func TestContainerLocks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := parseGPUs(tc.gpus)
+			g, err := testGPUs(tc.gpus)
 			require.NoError(t, err)
 			var got []string
-			for _, l := range containerLocks(g) {
-				got = append(got, l.name+":"+map[lockMode]string{shared: "s", exclusive: "x"}[l.mode])
+			for _, l := range ContainerLocks(g) {
+				got = append(got, l.name+":"+map[Mode]string{Shared: "s", Exclusive: "x"}[l.mode])
 			}
 			assert.Equal(t, tc.want, got)
 		})
@@ -47,10 +48,10 @@ func TestContainerLocks(t *testing.T) {
 // TestLeaseConflicts: which holds exclude which, within one process.
 func TestLeaseConflicts(t *testing.T) {
 	t.Setenv(envLockDir, t.TempDir())
-	sel := func(s string) []lockSpec { g, err := parseGPUs(s); require.NoError(t, err); return containerLocks(g) }
+	sel := func(s string) []Spec { g, err := testGPUs(s); require.NoError(t, err); return ContainerLocks(g) }
 	tests := []struct {
 		name        string
-		first, then []lockSpec
+		first, then []Spec
 		conflict    bool
 	}{
 		{"all then all", sel("all"), sel("all"), true},
@@ -58,20 +59,20 @@ func TestLeaseConflicts(t *testing.T) {
 		{"one GPU then all", sel("0"), sel("all"), true},
 		{"GPU 0 then GPU 1", sel("0"), sel("1"), false},
 		{"GPUs 0,1 then GPU 1", sel("0,1"), sel("1"), true},
-		{"one target then the same", targetLocks(context.Background(), "http://127.0.0.1:8000"), targetLocks(context.Background(), "http://127.0.0.1:8000"), true},
-		{"two targets", targetLocks(context.Background(), "http://127.0.0.1:8000"), targetLocks(context.Background(), "http://127.0.0.1:8001"), false},
+		{"one target then the same", TargetLocks(context.Background(), "http://127.0.0.1:8000"), TargetLocks(context.Background(), "http://127.0.0.1:8000"), true},
+		{"two targets", TargetLocks(context.Background(), "http://127.0.0.1:8000"), TargetLocks(context.Background(), "http://127.0.0.1:8001"), false},
 		// localhost and 127.0.0.1 are one server: one lock.
-		{"localhost then 127.0.0.1", targetLocks(context.Background(), "http://localhost:8000"), targetLocks(context.Background(), "http://127.0.0.1:8000"), true},
+		{"localhost then 127.0.0.1", TargetLocks(context.Background(), "http://localhost:8000"), TargetLocks(context.Background(), "http://127.0.0.1:8000"), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			first, err := acquire(context.Background(), settings{}, tc.first, "first")
+			first, err := Acquire(context.Background(), tc.first, "first", t.Logf, nil)
 			require.NoError(t, err)
-			defer first.release()
+			defer first.Release()
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			second, err := acquire(ctx, settings{}, tc.then, "second")
-			second.release()
+			second, err := Acquire(ctx, tc.then, "second", t.Logf, nil)
+			second.Release()
 			if !tc.conflict {
 				require.NoError(t, err)
 				return
@@ -87,18 +88,18 @@ func TestLeaseConflicts(t *testing.T) {
 // on as soon as the holder gives it back.
 func TestLeaseWaitsForRelease(t *testing.T) {
 	t.Setenv(envLockDir, t.TempDir())
-	first, err := acquire(context.Background(), settings{}, targetLocks(context.Background(), "http://x"), "first")
+	first, err := Acquire(context.Background(), TargetLocks(context.Background(), "http://x"), "first", t.Logf, nil)
 	require.NoError(t, err)
 	released := make(chan time.Time, 1)
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		released <- time.Now()
-		first.release()
+		first.Release()
 	}()
-	second, err := acquire(context.Background(), settings{}, targetLocks(context.Background(), "http://x"), "second")
+	second, err := Acquire(context.Background(), TargetLocks(context.Background(), "http://x"), "second", t.Logf, nil)
 	got := time.Now()
 	require.NoError(t, err)
-	defer second.release()
+	defer second.Release()
 	assert.False(t, got.Before(<-released), "the second lease was granted before the first was released")
 }
 
@@ -122,15 +123,15 @@ func TestLeaseAcrossProcesses(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err = acquire(ctx, settings{}, containerLocks(gpuSelection{all: true}), "parent")
+	_, err = Acquire(ctx, ContainerLocks(GPUs{All: true}), "parent", t.Logf, nil)
 	require.Error(t, err, "another process holds every GPU")
 	assert.Contains(t, err.Error(), "held by pid ")
 	assert.Contains(t, err.Error(), "profile helper")
 
 	require.NoError(t, stdin.Close()) // the helper releases and exits
-	l, err := acquire(context.Background(), settings{}, containerLocks(gpuSelection{all: true}), "parent")
+	l, err := Acquire(context.Background(), ContainerLocks(GPUs{All: true}), "parent", t.Logf, nil)
 	require.NoError(t, err)
-	l.release()
+	l.Release()
 }
 
 // TestLeaseHelperProcess holds every GPU's lease until its stdin closes;
@@ -139,11 +140,23 @@ func TestLeaseHelperProcess(t *testing.T) {
 	if os.Getenv("VLLMPERF_LEASE_HELPER") != "1" {
 		t.Skip("a helper process of TestLeaseAcrossProcesses")
 	}
-	l, err := acquire(context.Background(), settings{}, containerLocks(gpuSelection{all: true}), holderLine(KindContainer, "helper"))
+	l, err := Acquire(context.Background(), ContainerLocks(GPUs{All: true}), Holder("container", "helper"), t.Logf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.release()
+	defer l.Release()
 	os.Stdout.WriteString("held\n")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+// testGPUs reads a selection the way VLLMPERF_GPUS spells it (server's
+// parseGPUs checks the variable itself): all, none or "", or ids.
+func testGPUs(list string) (GPUs, error) {
+	switch strings.ToLower(strings.TrimSpace(list)) {
+	case "all":
+		return GPUs{All: true}, nil
+	case "", "none":
+		return GPUs{}, nil
+	}
+	return GPUs{IDs: strings.Split(list, ",")}, nil
 }

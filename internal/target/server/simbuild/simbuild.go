@@ -1,4 +1,9 @@
-package server
+// Package simbuild builds the images the container backend runs that
+// vllmperf makes itself: the simulator image (a static vllm-sim in a FROM
+// scratch image, build/sim/Dockerfile) and, through Build, any image of a
+// Dockerfile and executables (internal/thirdparty/llmd's). It talks to
+// Docker and go build, and to nothing of the server package.
+package simbuild
 
 import (
 	"archive/tar"
@@ -22,7 +27,12 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	simimage "github.com/vllmperf/vllmperf/build/sim"
+	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
+
+// envSimBinary names a prebuilt static vllm-sim (package envvar declares
+// it).
+var envSimBinary = envvar.SimBinary.Name
 
 // The simulator image: a static vllm-sim in a FROM scratch image
 // (build/sim/Dockerfile, embedded), built from an in-memory context and
@@ -45,34 +55,54 @@ var simImages = struct {
 	tags map[string]string
 }{tags: map[string]string{}}
 
-// ensureSimImage makes sure the simulator image for the settings' binary
-// is local and returns its tag: reused when it exists, else built.
-func ensureSimImage(ctx context.Context, s settings) (string, error) {
+// EnsureSim makes sure the simulator image of binaryPath (a static
+// vllm-sim; "": built from the checkout) is local and returns its tag:
+// reused when it exists, else built. logf hears which.
+func EnsureSim(ctx context.Context, binaryPath string, logf func(format string, args ...any)) (string, error) {
 	simImages.Lock()
 	defer simImages.Unlock()
-	if tag, ok := simImages.tags[s.simBinary]; ok {
+	if tag, ok := simImages.tags[binaryPath]; ok {
 		return tag, nil
 	}
 	begin := time.Now()
-	bin, err := simBinary(ctx, s)
+	bin, err := simBinary(ctx, binaryPath)
 	if err != nil {
 		return "", fmt.Errorf("simulator image: %w", err)
 	}
 	tag := simImageTag(bin)
-	exists, err := imageExists(ctx, tag)
+	exists, err := Exists(ctx, tag)
 	if err != nil {
 		return "", fmt.Errorf("simulator image: %w", err)
 	}
 	if exists {
-		s.logf("vllm container: reusing %s", tag)
+		logf("vllm container: reusing %s", tag)
 	} else {
 		if err := buildSimImage(ctx, tag, bin); err != nil {
 			return "", fmt.Errorf("simulator image: %w", err)
 		}
-		s.logf("vllm container: built %s in %s", tag, time.Since(begin).Round(time.Millisecond))
+		logf("vllm container: built %s in %s", tag, time.Since(begin).Round(time.Millisecond))
 	}
-	simImages.tags[s.simBinary] = tag
+	simImages.tags[binaryPath] = tag
 	return tag, nil
+}
+
+// Forget clears the process's memory of the simulator images it made sure
+// of, so that the next EnsureSim looks again (as another process would).
+func Forget() {
+	simImages.Lock()
+	defer simImages.Unlock()
+	clear(simImages.tags)
+}
+
+// Exists reports whether img is in the local image store.
+func Exists(ctx context.Context, img string) (bool, error) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return false, fmt.Errorf("docker: %w", err)
+	}
+	defer cli.Close()
+	_, err = cli.ImageInspect(ctx, img)
+	return err == nil, nil
 }
 
 // simImageTag names the image of bin: repo:hash(Dockerfile, binary).
@@ -86,31 +116,31 @@ func simImageTag(bin []byte) string {
 // simBinary returns the static vllm-sim the image gets: VLLMPERF_SIM_BINARY
 // when set, which works from any directory; else cmd/vllm-sim built from
 // the checkout the process runs in.
-func simBinary(ctx context.Context, s settings) ([]byte, error) {
-	if s.simBinary != "" {
-		bin, err := os.ReadFile(s.simBinary)
+func simBinary(ctx context.Context, binaryPath string) ([]byte, error) {
+	if binaryPath != "" {
+		bin, err := os.ReadFile(binaryPath)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", envSimBinary, err)
 		}
-		if err := checkStaticLinux(bin); err != nil {
-			return nil, fmt.Errorf("%s=%s %w", envSimBinary, s.simBinary, err)
+		if err := CheckStaticLinux(bin); err != nil {
+			return nil, fmt.Errorf("%s=%s %w", envSimBinary, binaryPath, err)
 		}
 		return bin, nil
 	}
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
-	return buildSimBinary(ctx, root)
+	return BuildSimBinary(ctx, root)
 }
 
 // elfMachines maps GOARCH to the ELF machine of its binaries.
 var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
 
-// checkStaticLinux refuses what cannot run as the entrypoint of a FROM
+// CheckStaticLinux refuses what cannot run as the entrypoint of a FROM
 // scratch image on this machine's Docker: a file that is no Linux ELF
 // executable, a dynamically linked one, or one for another architecture.
-func checkStaticLinux(bin []byte) error {
+func CheckStaticLinux(bin []byte) error {
 	f, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {
 		return fmt.Errorf("is not a Linux executable (%v): build one with CGO_ENABLED=0 GOOS=linux go build -o vllm-sim ./cmd/vllm-sim", err)
@@ -127,8 +157,9 @@ func checkStaticLinux(bin []byte) error {
 	return nil
 }
 
-// buildSimBinary builds cmd/vllm-sim as a static Linux binary.
-func buildSimBinary(ctx context.Context, root string) ([]byte, error) {
+// BuildSimBinary builds cmd/vllm-sim of the checkout at root as a static
+// Linux binary.
+func BuildSimBinary(ctx context.Context, root string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "vllmperf-sim-")
 	if err != nil {
 		return nil, err
@@ -146,8 +177,8 @@ func buildSimBinary(ctx context.Context, root string) ([]byte, error) {
 	return os.ReadFile(out)
 }
 
-// moduleRoot finds the vllmperf checkout from the working directory up.
-func moduleRoot() (string, error) {
+// ModuleRoot finds the vllmperf checkout from the working directory up.
+func ModuleRoot() (string, error) {
 	start, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -167,16 +198,16 @@ func moduleRoot() (string, error) {
 
 // buildSimImage builds the image tag from the embedded Dockerfile and bin.
 func buildSimImage(ctx context.Context, tag string, bin []byte) error {
-	return BuildImage(ctx, tag, simimage.Dockerfile, map[string][]byte{"vllm-sim": bin})
+	return Build(ctx, tag, simimage.Dockerfile, map[string][]byte{"vllm-sim": bin})
 }
 
-// BuildImage builds the image tag (repo:version) from dockerfile and
+// Build builds the image tag (repo:version) from dockerfile and
 // executables (file name to content, mode 0755) put next to it in an
 // in-memory build context, the way the simulator image is built: a FROM
 // scratch Dockerfile pulls nothing. The image is kept; an existing one of
-// that tag is replaced. Users: the simulator image (SimImage) and
+// that tag is replaced. Users: the simulator image (server.SimImage) and
 // internal/thirdparty/llmd (the llm-d-inference-sim image).
-func BuildImage(ctx context.Context, tag string, dockerfile []byte, executables map[string][]byte) error {
+func Build(ctx context.Context, tag string, dockerfile []byte, executables map[string][]byte) error {
 	buildCtx, err := buildContext(dockerfile, executables)
 	if err != nil {
 		return err

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package lease
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 
 // tryLock takes f's flock(2) lock in mode without waiting; false when
 // another open file (this process's or another's) holds a conflicting one.
-func tryLock(f *os.File, mode lockMode) (bool, error) {
+func tryLock(f *os.File, mode Mode) (bool, error) {
 	how := syscall.LOCK_SH
-	if mode == exclusive {
+	if mode == Exclusive {
 		how = syscall.LOCK_EX
 	}
 	for {
@@ -31,9 +31,9 @@ func tryLock(f *os.File, mode lockMode) (bool, error) {
 
 // waitLock takes f's lock in mode, blocking until no other open file
 // holds a conflicting one.
-func waitLock(f *os.File, mode lockMode) error {
+func waitLock(f *os.File, mode Mode) error {
 	how := syscall.LOCK_SH
-	if mode == exclusive {
+	if mode == Exclusive {
 		how = syscall.LOCK_EX
 	}
 	for {

@@ -1,4 +1,4 @@
-package server
+package lease
 
 import (
 	"bytes"
@@ -20,14 +20,14 @@ import (
 // addresses, nvidia-smi's GPU list).
 const leaseKeyTimeout = 5 * time.Second
 
-// targetKey is the canonical form of a deployment's base URL for its
+// TargetKey is the canonical form of a deployment's base URL for its
 // lease: scheme, resolved address and port, so that every spelling of
 // one server is one lock (http://localhost:8000, http://127.0.0.1:8000/,
 // http://LOCALHOST:8000/v1). A name resolves to its addresses and the
 // first IPv4 one (else the first) stands for it; a name that does not
 // resolve is kept, lower-cased. The path is left out: a gateway's paths
 // may lead to one deployment, and two loads on it must not run together.
-func targetKey(ctx context.Context, base string, resolve func(context.Context, string) ([]string, error)) string {
+func TargetKey(ctx context.Context, base string, resolve func(context.Context, string) ([]string, error)) string {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" {
 		return base
@@ -78,27 +78,27 @@ func lookupHost(ctx context.Context, host string) ([]string, error) {
 	return net.DefaultResolver.LookupHost(ctx, host)
 }
 
-// targetLocks is the lock an external deployment's load holds: one per
-// canonical target (targetKey; a hash of it names the file).
-func targetLocks(ctx context.Context, base string) []lockSpec {
-	key := targetKey(ctx, base, lookupHost)
+// TargetLocks is the lock an external deployment's load holds: one per
+// canonical target (TargetKey; a hash of it names the file).
+func TargetLocks(ctx context.Context, base string) []Spec {
+	key := TargetKey(ctx, base, lookupHost)
 	sum := sha256.Sum256([]byte(key))
 	what := "the deployment at " + base
 	if key != base {
 		what += " (" + key + ")"
 	}
-	return []lockSpec{{name: "target-" + hex.EncodeToString(sum[:8]) + ".lock", mode: exclusive, what: what}}
+	return []Spec{{name: "target-" + hex.EncodeToString(sum[:8]) + ".lock", mode: Exclusive, what: what}}
 }
 
-// gpuIndexes maps every GPU UUID nvidia-smi lists to its index, so that
+// Indexes maps every GPU UUID nvidia-smi lists to its index, so that
 // a container given GPU 0 and one given its UUID take one lock.
-type gpuIndexes map[string]string
+type Indexes map[string]string
 
 // errNoNvidiaSMI says the GPU ids could not be mapped.
 var errNoNvidiaSMI = errors.New("nvidia-smi is not on PATH")
 
-// listGPUs asks nvidia-smi for the index and UUID of every GPU.
-func listGPUs(ctx context.Context) (gpuIndexes, error) {
+// ListGPUs asks nvidia-smi for the index and UUID of every GPU.
+func ListGPUs(ctx context.Context) (Indexes, error) {
 	bin, err := exec.LookPath("nvidia-smi")
 	if err != nil {
 		return nil, errNoNvidiaSMI
@@ -109,18 +109,18 @@ func listGPUs(ctx context.Context) (gpuIndexes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nvidia-smi --query-gpu=index,uuid: %w", err)
 	}
-	return parseGPUIndexes(out)
+	return parseIndexes(out)
 }
 
-// parseGPUIndexes reads nvidia-smi's "index, uuid" lines.
-func parseGPUIndexes(out []byte) (gpuIndexes, error) {
+// parseIndexes reads nvidia-smi's "index, uuid" lines.
+func parseIndexes(out []byte) (Indexes, error) {
 	r := csv.NewReader(bytes.NewReader(out))
 	r.TrimLeadingSpace = true
 	rows, err := r.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("nvidia-smi's GPU list: %w", err)
 	}
-	m := gpuIndexes{}
+	m := Indexes{}
 	for _, row := range rows {
 		if len(row) != 2 || row[0] == "" || row[1] == "" {
 			return nil, fmt.Errorf("nvidia-smi's GPU list: want \"index, uuid\" lines, got %q", strings.Join(row, ","))
@@ -130,23 +130,23 @@ func parseGPUIndexes(out []byte) (gpuIndexes, error) {
 	return m, nil
 }
 
-// canonicalGPUs turns every GPU UUID of gpus that list knows into its
+// CanonicalGPUs turns every GPU UUID of gpus that list knows into its
 // index. Without nvidia-smi the ids stay as given, and note says so: a
 // container given GPU 0 and another given its UUID then take two locks.
-func canonicalGPUs(ctx context.Context, gpus gpuSelection, list func(context.Context) (gpuIndexes, error)) (gpuSelection, string) {
-	if len(gpus.ids) == 0 || !slices.ContainsFunc(gpus.ids, isGPUUUID) {
+func CanonicalGPUs(ctx context.Context, gpus GPUs, list func(context.Context) (Indexes, error)) (GPUs, string) {
+	if len(gpus.IDs) == 0 || !slices.ContainsFunc(gpus.IDs, isGPUUUID) {
 		return gpus, ""
 	}
 	idx, err := list(ctx)
 	if err != nil {
 		return gpus, fmt.Sprintf("vllm container: GPU UUIDs are locked as given, not as their indexes (%v): a start given the same GPU by index is not kept out", err)
 	}
-	out := gpuSelection{all: gpus.all}
-	for _, id := range gpus.ids {
+	out := GPUs{All: gpus.All}
+	for _, id := range gpus.IDs {
 		if i, ok := idx[strings.ToLower(id)]; ok {
 			id = i
 		}
-		out.ids = append(out.ids, id)
+		out.IDs = append(out.IDs, id)
 	}
 	return out, ""
 }

@@ -1,4 +1,8 @@
-package server
+// Package lease keeps servers apart: one load per server, one server per
+// GPU set, at a time, across processes, with advisory file locks. The
+// server package's container and external backends hold a Lease from a
+// start until Close.
+package lease
 
 import (
 	"context"
@@ -40,18 +44,20 @@ func leaseDir() string {
 	return filepath.Join(os.TempDir(), "vllmperf-leases")
 }
 
-// lockMode is how a lease file is held.
-type lockMode int
+// Mode is how a lease file is held.
+type Mode int
 
+// The modes: Shared holds may overlap, an Exclusive one excludes every
+// other.
 const (
-	shared lockMode = iota
-	exclusive
+	Shared Mode = iota
+	Exclusive
 )
 
-// lockSpec is one lease file and how it is held.
-type lockSpec struct {
+// Spec is one lease file and how it is held.
+type Spec struct {
 	name string // file name under leaseDir
-	mode lockMode
+	mode Mode
 	what string // what it guards, for messages ("every GPU", "GPU 0")
 }
 
@@ -61,17 +67,17 @@ type lockSpec struct {
 // device ids, each of which it then holds exclusively.
 const devicesLock = "devices.lock"
 
-// containerLocks lists the locks a container with gpus holds, in the
+// ContainerLocks lists the locks a container with gpus holds, in the
 // order they are taken (always the same order: no two starts deadlock).
-func containerLocks(gpus gpuSelection) []lockSpec {
-	if gpus.all || len(gpus.ids) == 0 {
-		return []lockSpec{{name: devicesLock, mode: exclusive, what: "this machine's GPUs (" + gpus.String() + ")"}}
+func ContainerLocks(gpus GPUs) []Spec {
+	if gpus.All || len(gpus.IDs) == 0 {
+		return []Spec{{name: devicesLock, mode: Exclusive, what: "this machine's GPUs (" + gpus.String() + ")"}}
 	}
-	out := []lockSpec{{name: devicesLock, mode: shared, what: "this machine's GPUs"}}
-	ids := slices.Clone(gpus.ids)
+	out := []Spec{{name: devicesLock, mode: Shared, what: "this machine's GPUs"}}
+	ids := slices.Clone(gpus.IDs)
 	slices.Sort(ids)
 	for _, id := range slices.Compact(ids) {
-		out = append(out, lockSpec{name: "gpu-" + fileSafe(id) + ".lock", mode: exclusive, what: "GPU " + id})
+		out = append(out, Spec{name: "gpu-" + fileSafe(id) + ".lock", mode: Exclusive, what: "GPU " + id})
 	}
 	return out
 }
@@ -86,12 +92,12 @@ func fileSafe(s string) string {
 	}, s)
 }
 
-// lease is a set of held locks; release gives them back.
-type lease struct{ files []*os.File }
+// Lease is a set of held locks; Release gives them back.
+type Lease struct{ files []*os.File }
 
-// release unlocks and closes every file; it is safe on a nil lease and
+// Release unlocks and closes every file; it is safe on a nil lease and
 // more than once.
-func (l *lease) release() {
+func (l *Lease) Release() {
 	if l == nil {
 		return
 	}
@@ -102,42 +108,49 @@ func (l *lease) release() {
 	l.files = nil
 }
 
-// acquire takes every lock of specs in order, waiting while another
+// Acquire takes every lock of specs in order, waiting while another
 // server holds one, until ctx ends. holder describes this start in the
 // files it holds exclusively, so that a waiting start can say who it
-// waits for.
-func acquire(ctx context.Context, s settings, specs []lockSpec, holder string) (*lease, error) {
+// waits for. logf hears about a wait; waited, when not nil, is told how
+// long taking them all took.
+func Acquire(ctx context.Context, specs []Spec, holder string, logf func(format string, args ...any), waited func(time.Duration)) (*Lease, error) {
 	dir := leaseDir()
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("lease folder %s: %w (set %s to a writable folder)", dir, err, envLockDir)
 	}
-	l, begin := &lease{}, time.Now()
+	l, begin := &Lease{}, time.Now()
 	for _, spec := range specs {
-		f, err := lockWaiting(ctx, s, filepath.Join(dir, spec.name), spec, holder)
+		f, err := lockWaiting(ctx, logf, filepath.Join(dir, spec.name), spec, holder)
 		if err != nil {
-			l.release()
+			l.Release()
 			return nil, err
 		}
 		l.files = append(l.files, f)
 	}
-	if s.leaseWaited != nil {
-		s.leaseWaited(time.Since(begin))
+	if waited != nil {
+		waited(time.Since(begin))
 	}
 	return l, nil
 }
+
+// File is the spec's lease file name, under the lease folder.
+func (s Spec) File() string { return s.name }
+
+// Mode is how the spec's file is held.
+func (s Spec) Mode() Mode { return s.mode }
 
 // lockWaiting opens and locks one lease file, waiting while it is held.
 // The wait is the kernel's (a blocking flock in its own goroutine), so a
 // waiter is woken as soon as the holder lets go, and a holder that frees
 // and takes the lease again in a loop cannot starve it. If ctx ends first
 // the goroutine lets go of the lock as soon as it gets it.
-func lockWaiting(ctx context.Context, s settings, path string, spec lockSpec, holder string) (*os.File, error) {
+func lockWaiting(ctx context.Context, logf func(format string, args ...any), path string, spec Spec, holder string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("lease %s: %w (set %s to a writable folder)", path, err, envLockDir)
 	}
 	got := func() (*os.File, error) {
-		if spec.mode == exclusive {
+		if spec.mode == Exclusive {
 			writeHolder(f, holder)
 		}
 		return f, nil
@@ -151,7 +164,7 @@ func lockWaiting(ctx context.Context, s settings, path string, spec lockSpec, ho
 		return got()
 	}
 	begin := time.Now()
-	s.logf("vllm: waiting for %s: one server per GPU set and one load per server at a time; held by %s", spec.what, readHolder(path))
+	logf("vllm: waiting for %s: one server per GPU set and one load per server at a time; held by %s", spec.what, readHolder(path))
 	done := make(chan error, 1)
 	go func() { done <- waitLock(f, spec.mode) }()
 	tick := time.NewTicker(leaseLogInterval)
@@ -163,10 +176,10 @@ func lockWaiting(ctx context.Context, s settings, path string, spec lockSpec, ho
 				f.Close()
 				return nil, fmt.Errorf("lease %s: %w", path, err)
 			}
-			s.logf("vllm: got %s after waiting %s", spec.what, time.Since(begin).Round(time.Millisecond))
+			logf("vllm: got %s after waiting %s", spec.what, time.Since(begin).Round(time.Millisecond))
 			return got()
 		case <-tick.C:
-			s.logf("vllm: still waiting for %s (%s so far); held by %s", spec.what, time.Since(begin).Round(time.Second), readHolder(path))
+			logf("vllm: still waiting for %s (%s so far); held by %s", spec.what, time.Since(begin).Round(time.Second), readHolder(path))
 		case <-ctx.Done():
 			go func() { // give the lock back the moment the wait ends
 				if <-done == nil {
@@ -179,7 +192,7 @@ func lockWaiting(ctx context.Context, s settings, path string, spec lockSpec, ho
 	}
 }
 
-// writeHolder records who holds an exclusive lease, for waiting starts.
+// writeHolder records who holds an Exclusive lease, for waiting starts.
 func writeHolder(f *os.File, holder string) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(holder+"\n"), 0)
@@ -192,11 +205,12 @@ func readHolder(path string) string {
 	if h := strings.TrimSpace(string(b)); err == nil && h != "" {
 		return h
 	}
-	return "another server (a shared hold on the devices)"
+	return "another server (a Shared hold on the devices)"
 }
 
-// holderLine describes a start for the lease files.
-func holderLine(backend Kind, profileName string) string {
+// Holder describes a start for the lease files: this process, and the
+// backend and profile it starts.
+func Holder(backend, profileName string) string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("pid %d on %s (%s backend, profile %s) since %s", os.Getpid(), host, backend, profileName, time.Now().Format(time.RFC3339))
 }
@@ -204,13 +218,19 @@ func holderLine(backend Kind, profileName string) string {
 // errLockUnsupported is returned where file locks are not available.
 var errLockUnsupported = errors.New("advisory file locks are not supported on this platform")
 
+// GPUs is a GPU selection, as VLLMPERF_GPUS gives it.
+type GPUs struct {
+	All bool     // every GPU (docker --gpus all)
+	IDs []string // these device ids or UUIDs; empty with All false: none
+}
+
 // String names the selection as VLLMPERF_GPUS spells it.
-func (g gpuSelection) String() string {
+func (g GPUs) String() string {
 	switch {
-	case g.all:
+	case g.All:
 		return "all"
-	case len(g.ids) == 0:
+	case len(g.IDs) == 0:
 		return "none"
 	}
-	return strings.Join(g.ids, ",")
+	return strings.Join(g.IDs, ",")
 }

@@ -1,4 +1,6 @@
-package scrape
+// Package scrapefmt prints a /metrics snapshot (package scrape) for
+// people and programs: vllmperf scrape's table and its --json object.
+package scrapefmt
 
 import (
 	"encoding/json"
@@ -11,32 +13,34 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/target/scrape"
 )
 
 // jsonMeta is the "scrape" object of the JSON output: where the numbers
 // come from and what was renamed or left out.
 type jsonMeta struct {
-	Source     string    `json:"source"`
-	ScrapedAt  time.Time `json:"scraped_at"`
-	Engines    []string  `json:"engines"`
-	ModelNames []string  `json:"model_names"`
-	Renamed    []Rename  `json:"renamed,omitempty"`
-	Ignored    []Ignored `json:"ignored,omitempty"`
-	Warnings   []string  `json:"warnings,omitempty"`
+	Source     string           `json:"source"`
+	ScrapedAt  time.Time        `json:"scraped_at"`
+	Engines    []string         `json:"engines"`
+	ModelNames []string         `json:"model_names"`
+	Renamed    []scrape.Rename  `json:"renamed,omitempty"`
+	Ignored    []scrape.Ignored `json:"ignored,omitempty"`
+	Warnings   []string         `json:"warnings,omitempty"`
 }
 
 // WriteJSON prints the snapshot as one object (vllmperf scrape --json): every metric under its V1 name (a
 // number; {count, sum, buckets} for histograms; the labels for info
 // metrics), "by_label" with the breakdowns, and "scrape" with the metadata.
-func WriteJSON(w io.Writer, snap *Snapshot) error {
+func WriteJSON(w io.Writer, snap *scrape.Snapshot) error {
 	out := map[string]any{}
 	byLabel := map[string]map[string]map[string]float64{}
 	for _, name := range snap.Names() {
 		m, _ := snap.Metric(name)
 		switch m.Kind {
-		case KindHistogram:
+		case scrape.KindHistogram:
 			out[name] = m.Histogram // {count, sum, buckets}
-		case KindInfo:
+		case scrape.KindInfo:
 			out[name] = m.Info
 		default:
 			out[name] = jsonNumber(m.Value)
@@ -59,7 +63,7 @@ func WriteJSON(w io.Writer, snap *Snapshot) error {
 // the exposition spells them.
 func jsonNumber(v float64) any {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return FormatBound(v)
+		return scrape.FormatBound(v)
 	}
 	return v
 }
@@ -72,7 +76,7 @@ func nonNil(s []string) []string {
 }
 
 // breakdowns returns a metric's values by each of its breakdown labels.
-func breakdowns(m *Metric) map[string]map[string]float64 {
+func breakdowns(m *scrape.Metric) map[string]map[string]float64 {
 	labels := map[string]bool{}
 	for _, p := range m.Parts {
 		for k := range p.Labels {
@@ -100,7 +104,7 @@ func enginesWords(engines []string) string {
 
 // WriteTable prints the snapshot for a person (vllmperf scrape): header, then gauges,
 // counters, histograms and info metrics, then what was renamed or ignored.
-func WriteTable(w io.Writer, snap *Snapshot) error {
+func WriteTable(w io.Writer, snap *scrape.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "source\t%s\n", snap.Source)
 	fmt.Fprintf(tw, "scraped at\t%s\n", snap.ScrapedAt.UTC().Format(time.RFC3339))
@@ -110,12 +114,12 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 		return err
 	}
 
-	byKind := map[Kind][]*Metric{}
+	byKind := map[scrape.Kind][]*scrape.Metric{}
 	for _, name := range snap.Names() {
 		m, _ := snap.Metric(name)
 		byKind[m.Kind] = append(byKind[m.Kind], m)
 	}
-	for _, k := range []Kind{KindGauge, KindCounter, KindUntyped} {
+	for _, k := range []scrape.Kind{scrape.KindGauge, scrape.KindCounter, scrape.KindUntyped} {
 		if len(byKind[k]) == 0 {
 			continue
 		}
@@ -128,7 +132,7 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 			}
 		}
 	}
-	if hs := byKind[KindHistogram]; len(hs) > 0 {
+	if hs := byKind[scrape.KindHistogram]; len(hs) > 0 {
 		fmt.Fprintf(tw, "\nHISTOGRAM (since server start)\tCOUNT\tSUM\tMEAN\tP50\tP90\tP99\n")
 		for _, m := range hs {
 			h := m.Histogram
@@ -136,7 +140,7 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 				orDash(h.Mean()), orDash(h.Quantile(0.5)), orDash(h.Quantile(0.9)), orDash(h.Quantile(0.99)))
 		}
 	}
-	if infos := byKind[KindInfo]; len(infos) > 0 {
+	if infos := byKind[scrape.KindInfo]; len(infos) > 0 {
 		fmt.Fprintf(tw, "\nINFO\tLABELS\n")
 		for _, m := range infos {
 			var kv []string
@@ -153,7 +157,7 @@ func WriteTable(w io.Writer, snap *Snapshot) error {
 }
 
 // writeNotes lists renames, ignored families (by reason) and warnings.
-func writeNotes(w io.Writer, snap *Snapshot) error {
+func writeNotes(w io.Writer, snap *scrape.Snapshot) error {
 	if len(snap.Renamed) == 0 && len(snap.Ignored) == 0 && len(snap.Warnings) == 0 {
 		return nil
 	}
@@ -185,14 +189,14 @@ func writeNotes(w io.Writer, snap *Snapshot) error {
 }
 
 // displayName is the V1 name, marked when the exposition used another.
-func displayName(snap *Snapshot, m *Metric) string {
+func displayName(snap *scrape.Snapshot, m *scrape.Metric) string {
 	if m.Found != snap.Family().Metrics.Prefix+m.Name {
 		return m.Name + " *"
 	}
 	return m.Name
 }
 
-func breakdownText(m *Metric) string {
+func breakdownText(m *scrape.Metric) string {
 	by := breakdowns(m)
 	var parts []string
 	for _, label := range slices.Sorted(maps.Keys(by)) {
@@ -226,7 +230,7 @@ func orDash(v float64, err error) string {
 func human(v float64) string {
 	switch a := math.Abs(v); {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return FormatBound(v)
+		return scrape.FormatBound(v)
 	case v == math.Trunc(v) && a < 1e15:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 100:

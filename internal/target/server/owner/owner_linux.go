@@ -1,4 +1,4 @@
-package server
+package owner
 
 import (
 	"errors"
@@ -9,10 +9,10 @@ import (
 	"syscall"
 )
 
-// processStart returns pid's start time (field 22 of /proc/PID/stat, clock
+// ProcessStart returns pid's start time (field 22 of /proc/PID/stat, clock
 // ticks since boot) and whether the process exists. A process that exists
 // but whose stat cannot be read counts as existing, start unknown.
-func processStart(pid int) (start string, exists bool) {
+func ProcessStart(pid int) (start string, exists bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false

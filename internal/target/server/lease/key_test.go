@@ -1,4 +1,4 @@
-package server
+package lease
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestTargetKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, targetKey(context.Background(), tc.base, resolve))
+			assert.Equal(t, tc.want, TargetKey(context.Background(), tc.base, resolve))
 		})
 	}
 }
@@ -52,14 +52,14 @@ func TestTargetKey(t *testing.T) {
 // TestCanonicalGPUs: a GPU's UUID and its index are one lock where
 // nvidia-smi maps them; without it the ids stay and a note says so.
 func TestCanonicalGPUs(t *testing.T) {
-	idx, err := parseGPUIndexes([]byte("0, GPU-5f3c0a1e-aaaa\n1, GPU-77b1c2d3-bbbb\n"))
+	idx, err := parseIndexes([]byte("0, GPU-5f3c0a1e-aaaa\n1, GPU-77b1c2d3-bbbb\n"))
 	require.NoError(t, err)
-	list := func(context.Context) (gpuIndexes, error) { return idx, nil }
-	none := func(context.Context) (gpuIndexes, error) { return nil, errNoNvidiaSMI }
+	list := func(context.Context) (Indexes, error) { return idx, nil }
+	none := func(context.Context) (Indexes, error) { return nil, errNoNvidiaSMI }
 	tests := []struct {
 		name     string
 		gpus     string
-		list     func(context.Context) (gpuIndexes, error)
+		list     func(context.Context) (Indexes, error)
 		want     []string // lock names
 		wantNote string
 	}{
@@ -76,12 +76,12 @@ func TestCanonicalGPUs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := parseGPUs(tc.gpus)
+			g, err := testGPUs(tc.gpus)
 			require.NoError(t, err)
-			c, note := canonicalGPUs(context.Background(), g, tc.list)
+			c, note := CanonicalGPUs(context.Background(), g, tc.list)
 			var got []string
-			for _, l := range containerLocks(c) {
-				got = append(got, l.name)
+			for _, l := range ContainerLocks(c) {
+				got = append(got, l.File())
 			}
 			assert.Equal(t, tc.want, got)
 			if tc.wantNote == "" {
@@ -91,6 +91,6 @@ func TestCanonicalGPUs(t *testing.T) {
 			}
 		})
 	}
-	_, err = parseGPUIndexes([]byte("0\n"))
+	_, err = parseIndexes([]byte("0\n"))
 	assert.Error(t, err, "a line without its UUID")
 }
