@@ -10,7 +10,7 @@ import (
 )
 
 func newScrapeCommand(stdout io.Writer) *cobra.Command {
-	o := &scrape.Flags{}
+	o := &cliflags.ScrapeFlags{}
 	cmd := &cobra.Command{
 		Use:   "scrape (--url URL | --file FILE)",
 		Short: "Read a vLLM server's Prometheus /metrics and print the parsed metrics",

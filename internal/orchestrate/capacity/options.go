@@ -31,7 +31,7 @@ type Options struct {
 	APIKey                                   string
 	// Gateway is how Target is reached: headers, CA and client
 	// certificates, over the environment's (package gateway).
-	Gateway gateway.Flags
+	Gateway gateway.Overrides
 	// Scenario, Size and Thresholds name the capacity scenario, its size
 	// and the thresholds file ("" for ./thresholds.yaml or the built-in).
 	Scenario, Size, Thresholds string

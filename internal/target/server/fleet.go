@@ -129,8 +129,9 @@ func metricsURL(raw, path string) (string, error) {
 	return u.String(), nil
 }
 
-// splitList splits a comma-separated list, dropping empty entries.
-func splitList(v string) []string {
+// SplitList splits a comma-separated list (VLLMPERF_METRICS_URLS, a
+// repeated flag's value), dropping empty entries.
+func SplitList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -142,7 +143,7 @@ func splitList(v string) []string {
 
 // metricsFromEnv appends the options of the fleet's variables to opts.
 func metricsFromEnv(get func(string) string, opts []Option) []Option {
-	if urls := splitList(get(envMetricsURLs)); len(urls) > 0 {
+	if urls := SplitList(get(envMetricsURLs)); len(urls) > 0 {
 		opts = append(opts, WithMetricsURLs(urls...))
 	}
 	if p, sel := get(envPrometheus), get(envPrometheusSelector); p != "" || sel != "" {
@@ -154,32 +155,3 @@ func metricsFromEnv(get func(string) string, opts []Option) []Option {
 // metrics is where the deployment's series are read: its replicas or
 // Prometheus when given, else the target's /metrics.
 func (s *externalServer) metrics() Metrics { return s.where }
-
-// checkFleet refuses the fleet's flags without a running deployment.
-func (o *Flags) checkFleet(external bool) error {
-	if external {
-		return nil
-	}
-	for _, name := range []string{"metrics-url", "prometheus", "prometheus-selector"} {
-		if (name == "metrics-url" && len(o.MetricsURLs) > 0) || (name == "prometheus" && o.Prometheus != "") || (name == "prometheus-selector" && o.PrometheusSelector != "") {
-			return fmt.Errorf("--%s reads a deployment that is already running, named by --target; the server vllmperf starts is read at its own /metrics: drop --%s, or pass --target", name, name)
-		}
-	}
-	return nil
-}
-
-// fleetOptions appends the fleet flags' options to opts (after the
-// environment's, so they win).
-func (o *Flags) fleetOptions(opts []Option) []Option {
-	if len(o.MetricsURLs) > 0 {
-		var urls []string
-		for _, u := range o.MetricsURLs {
-			urls = append(urls, splitList(u)...)
-		}
-		opts = append(opts, WithMetricsURLs(urls...))
-	}
-	if o.Prometheus != "" || o.PrometheusSelector != "" {
-		opts = append(opts, WithPrometheus(o.Prometheus, o.PrometheusSelector))
-	}
-	return opts
-}

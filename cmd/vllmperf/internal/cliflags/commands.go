@@ -13,7 +13,7 @@ import (
 )
 
 // Scrape defines the flags of `vllmperf scrape` on f.
-func Scrape(f *pflag.FlagSet, o *scrape.Flags) {
+func Scrape(f *pflag.FlagSet, o *ScrapeFlags) {
 	f.StringVar(&o.URL, "url", "", "metrics URL of a running server (a bare http://HOST:PORT gets /metrics)")
 	f.StringVar(&o.File, "file", "", "a saved exposition (curl -s URL/metrics > FILE)")
 	f.BoolVar(&o.JSON, "json", false, "print JSON keyed by V1 metric names instead of a table")
