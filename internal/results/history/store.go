@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/request/dataset"
 	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
@@ -47,9 +48,14 @@ const (
 // command's exit status 2.
 var ErrBadInput = errors.New("bad input")
 
+// badInput marks an error about the settings as ErrBadInput; the settings
+// are named by their fields (package setting): "{Alpha}".
 func badInput(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %w", ErrBadInput, settingError(format, args...))
 }
+
+// settingError words an error about the history's settings.
+var settingError = setting.Scope("history")
 
 // KeyConfig are the configuration lines that make a run's key: runs of one
 // key form one series. They are the gate's DefaultConfigKeys (the setup two
@@ -302,7 +308,7 @@ func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if o.Baseline != "" {
 		b, err := os.ReadFile(o.Baseline)
 		if err != nil {
-			return nil, badInput("--baseline: %v", err)
+			return nil, badInput("{Baseline}: %v", err)
 		}
 		d := sha256.Sum256(b)
 		rec.Baseline = &FileRef{Path: o.Baseline, SHA256: hex.EncodeToString(d[:])}

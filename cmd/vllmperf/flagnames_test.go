@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+)
+
+// settingCase is a call that a library refuses for one of its settings
+// (package setting), and the flag-named message the command gives for it.
+type settingCase struct {
+	key  string // cliflags.FlagNames's key: "history.Alpha"
+	args []string
+	want string
+}
+
+// historyRun is a results folder of the history package's recorded runs.
+const historyRun = "../../internal/results/history/testdata/sim-seeded/runs/20261205T163041Z-5bcafee"
+
+// settingCases provoke each setting error of cliflags.FlagNames once.
+var settingCases = []settingCase{
+	{"history.Alpha", []string{"history", "check", "--store", historyStore, "--alpha", "2"}, "--alpha 2: want a level between 0 and 1"},
+	{"history.MinChange", []string{"history", "check", "--store", historyStore, "--min-change", "-1"}, "--min-change -1: want a fraction"},
+	{"history.MinSize", []string{"history", "check", "--store", historyStore, "--min-size", "1"}, "--min-size 1: a segment needs at least 2 runs"},
+	{"history.Permutations", []string{"history", "check", "--store", historyStore, "--permutations", "-1"}, "--permutations -1: want 0 (automatic) or more"},
+	{"history.Key", []string{"history", "show", "--store", historyStore, "--key", "gpu"}, `--key "gpu": want key=value pairs`},
+	{"history.Since", []string{"history", "show", "--store", historyStore, "--since", "yesterday"}, `--since "yesterday": not a run ID of the store`},
+	{"history.Until", []string{"history", "show", "--store", historyStore, "--until", "tomorrow"}, `--until "tomorrow": not a run ID of the store`},
+	{"history.Last", []string{"history", "show", "--store", historyStore, "--last", "-1"}, "--last -1: want 0 (all runs) or more"},
+	{"history.Benchmarks", []string{"history", "show", "--store", historyStore, "--bench", "profile=[basic"}, `--bench "profile=[basic": syntax error`},
+	{"history.Format", []string{"history", "show", "--store", historyStore, "--format", "xml"}, `--format "xml": want table, csv, json`},
+	{"history.Baseline", []string{"history", "add", "--store", "STORE", "--baseline", "no-such-baseline.txt", "RESULTS"}, "--baseline: open no-such-baseline.txt"},
+}
+
+// TestSettingErrorsNameTheFlag: each setting a library names in an error
+// reads as the flag that gives it, exits 2, and every entry of the table
+// is provoked by a case here and is a flag of vllmperf.
+func TestSettingErrorsNameTheFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range settingCases {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Parallel()
+			args := slices.Clone(tc.args)
+			for i, a := range args {
+				switch a {
+				case "STORE":
+					args[i] = t.TempDir()
+				case "RESULTS":
+					args[i] = historyRun
+				}
+			}
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), &out, &errOut, args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("vllmperf %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+			}
+			if got := exitstatus.Code(err, &bytes.Buffer{}); got != exitstatus.BadUsage {
+				t.Errorf("exit status %d, want %d", got, exitstatus.BadUsage)
+			}
+		})
+	}
+	flags := commandFlags()
+	for key, flag := range cliflags.FlagNames {
+		if !slices.ContainsFunc(settingCases, func(c settingCase) bool { return c.key == key }) {
+			t.Errorf("FlagNames[%q] = %s: no case in settingCases provokes it", key, flag)
+		}
+		if !flags[strings.TrimPrefix(flag, "--")] {
+			t.Errorf("FlagNames[%q] = %s: no command of vllmperf has that flag", key, flag)
+		}
+	}
+}
+
+// commandFlags are the names of every flag of vllmperf's command tree.
+func commandFlags() map[string]bool {
+	names := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { names[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(&bytes.Buffer{}, &bytes.Buffer{}))
+	return names
+}

@@ -1,0 +1,24 @@
+package cliflags
+
+import "github.com/vllmperf/vllmperf/internal/vocab/setting"
+
+// FlagNames are the flags that give the libraries' settings, keyed
+// "package.Field" as the libraries name them in their errors (package
+// setting): the one place where a library's setting meets its flag.
+var FlagNames = map[string]string{
+	"history.Alpha":        "--alpha",
+	"history.MinChange":    "--min-change",
+	"history.MinSize":      "--min-size",
+	"history.Permutations": "--permutations",
+	"history.Key":          "--key",
+	"history.Since":        "--since",
+	"history.Until":        "--until",
+	"history.Last":         "--last",
+	"history.Benchmarks":   "--bench",
+	"history.Format":       "--format",
+	"history.Baseline":     "--baseline",
+}
+
+// Explain words err's errors about settings (package setting) in the
+// flags' names, so that a message names the flag to fix.
+func Explain(err error) error { return setting.Rename(err, FlagNames) }

@@ -1,0 +1,91 @@
+// Package setting words an error about a caller's settings without
+// knowing how they were given. A library names each setting by its
+// Config field, in braces ("{Alpha} %g: want a level between 0 and 1"),
+// under its package's scope; the error reads with the field's name
+// ("Alpha 2: want ..."), and a command that takes the settings as flags
+// renames the fields to its flag names in one table (Rename).
+package setting
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Error is an error about settings: Format and Args as fmt's, where
+// "{Field}" in Format names a setting of Scope's Config.
+type Error struct {
+	// Scope is the package whose settings are named: "history".
+	Scope  string
+	Format string
+	Args   []any
+}
+
+// Scope returns an Errorf for the settings of package scope.
+func Scope(scope string) func(format string, args ...any) error {
+	return func(format string, args ...any) error {
+		return &Error{Scope: scope, Format: format, Args: args}
+	}
+}
+
+// field is a setting's name in a Format: "{Alpha}".
+var field = regexp.MustCompile(`\{([A-Z][A-Za-z0-9]*)\}`)
+
+// Error reads with each setting's field name.
+func (e *Error) Error() string { return e.Named(nil) }
+
+// Unwrap returns the errors the %w verbs in Format wrap.
+func (e *Error) Unwrap() []error {
+	switch u := fmt.Errorf(e.Format, e.Args...).(type) {
+	case interface{ Unwrap() error }:
+		return []error{u.Unwrap()}
+	case interface{ Unwrap() []error }:
+		return u.Unwrap()
+	}
+	return nil
+}
+
+// Fields are the settings Format names, as "scope.Field".
+func (e *Error) Fields() []string {
+	var out []string
+	for _, m := range field.FindAllStringSubmatch(e.Format, -1) {
+		out = append(out, e.Scope+"."+m[1])
+	}
+	return out
+}
+
+// Named reads with each setting renamed by names (keyed "scope.Field");
+// a setting names lacks reads with its field name.
+func (e *Error) Named(names map[string]string) string {
+	format := field.ReplaceAllStringFunc(e.Format, func(m string) string {
+		f := m[1 : len(m)-1]
+		if n, ok := names[e.Scope+"."+f]; ok {
+			f = n
+		}
+		return strings.ReplaceAll(f, "%", "%%")
+	})
+	return fmt.Errorf(format, e.Args...).Error()
+}
+
+// Rename returns err worded with names (keyed "scope.Field") where it
+// holds an *Error: the same chain (errors.Is and As see through it), the
+// settings named as the caller knows them. Other errors return as they
+// are.
+func Rename(err error, names map[string]string) error {
+	var se *Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	msg := strings.Replace(err.Error(), se.Error(), se.Named(names), 1)
+	return &renamed{msg: msg, err: err}
+}
+
+// renamed is an error read with its settings renamed.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (r *renamed) Error() string { return r.msg }
+func (r *renamed) Unwrap() error { return r.err }
