@@ -19,6 +19,7 @@ import (
 type settingCase struct {
 	key  string // cliflags.FlagNames's key: "history.Alpha"
 	args []string
+	env  map[string]string // set for the call (the case then runs alone)
 	want string
 }
 
@@ -27,27 +28,39 @@ const historyRun = "../../internal/results/history/testdata/sim-seeded/runs/2026
 
 // settingCases provoke each setting error of cliflags.FlagNames once.
 var settingCases = []settingCase{
-	{"history.Alpha", []string{"history", "check", "--store", historyStore, "--alpha", "2"}, "--alpha 2: want a level between 0 and 1"},
-	{"history.MinChange", []string{"history", "check", "--store", historyStore, "--min-change", "-1"}, "--min-change -1: want a fraction"},
-	{"history.MinSize", []string{"history", "check", "--store", historyStore, "--min-size", "1"}, "--min-size 1: a segment needs at least 2 runs"},
-	{"history.Permutations", []string{"history", "check", "--store", historyStore, "--permutations", "-1"}, "--permutations -1: want 0 (automatic) or more"},
-	{"history.Key", []string{"history", "show", "--store", historyStore, "--key", "gpu"}, `--key "gpu": want key=value pairs`},
-	{"history.Since", []string{"history", "show", "--store", historyStore, "--since", "yesterday"}, `--since "yesterday": not a run ID of the store`},
-	{"history.Until", []string{"history", "show", "--store", historyStore, "--until", "tomorrow"}, `--until "tomorrow": not a run ID of the store`},
-	{"history.Last", []string{"history", "show", "--store", historyStore, "--last", "-1"}, "--last -1: want 0 (all runs) or more"},
-	{"history.Benchmarks", []string{"history", "show", "--store", historyStore, "--bench", "profile=[basic"}, `--bench "profile=[basic": syntax error`},
-	{"history.Format", []string{"history", "show", "--store", historyStore, "--format", "xml"}, `--format "xml": want table, csv, json`},
-	{"history.Baseline", []string{"history", "add", "--store", "STORE", "--baseline", "no-such-baseline.txt", "RESULTS"}, "--baseline: open no-such-baseline.txt"},
+	{"history.Alpha", []string{"history", "check", "--store", historyStore, "--alpha", "2"}, nil, "--alpha 2: want a level between 0 and 1"},
+	{"history.MinChange", []string{"history", "check", "--store", historyStore, "--min-change", "-1"}, nil, "--min-change -1: want a fraction"},
+	{"history.MinSize", []string{"history", "check", "--store", historyStore, "--min-size", "1"}, nil, "--min-size 1: a segment needs at least 2 runs"},
+	{"history.Permutations", []string{"history", "check", "--store", historyStore, "--permutations", "-1"}, nil, "--permutations -1: want 0 (automatic) or more"},
+	{"history.Key", []string{"history", "show", "--store", historyStore, "--key", "gpu"}, nil, `--key "gpu": want key=value pairs`},
+	{"history.Since", []string{"history", "show", "--store", historyStore, "--since", "yesterday"}, nil, `--since "yesterday": not a run ID of the store`},
+	{"history.Until", []string{"history", "show", "--store", historyStore, "--until", "tomorrow"}, nil, `--until "tomorrow": not a run ID of the store`},
+	{"history.Last", []string{"history", "show", "--store", historyStore, "--last", "-1"}, nil, "--last -1: want 0 (all runs) or more"},
+	{"history.Benchmarks", []string{"history", "show", "--store", historyStore, "--bench", "profile=[basic"}, nil, `--bench "profile=[basic": syntax error`},
+	{"history.Format", []string{"history", "show", "--store", historyStore, "--format", "xml"}, nil, `--format "xml": want table, csv, json`},
+	{"history.Baseline", []string{"history", "add", "--store", "STORE", "--baseline", "no-such-baseline.txt", "RESULTS"}, nil, "--baseline: open no-such-baseline.txt"},
+	{"server.MetricsURLs", slices.Concat(runTarget, []string{"--metrics-url", "http://127.0.0.1:9/metrics", "--metrics-url", "http://127.0.0.1:9"}), nil, "--metrics-url (VLLMPERF_METRICS_URLS): http://127.0.0.1:9/metrics is given twice"},
+	{"server.Prometheus", slices.Concat(runTarget, []string{"--prometheus", "ftp://127.0.0.1:9", "--prometheus-selector", `{job="vllm"}`}), nil, `--prometheus (VLLMPERF_PROMETHEUS): "ftp://127.0.0.1:9": want an http://`},
+	{"server.PrometheusSelector", slices.Concat(runTarget, []string{"--prometheus-selector", `{job="vllm"}`}), nil, "--prometheus-selector (VLLMPERF_PROMETHEUS_SELECTOR) picks series in Prometheus: give --prometheus URL"},
+	{"server.Target", []string{"run", "--concurrency", "1", "--requests", "1"}, map[string]string{"VLLMPERF_METRICS_URLS": "http://127.0.0.1:9", "VLLMPERF_BACKEND": "sim"}, "the sim backend starts its own server, whose /metrics is read: drop them, or pass --target"},
 }
+
+// runTarget runs against a running server at a port nothing serves.
+var runTarget = []string{"run", "--target", "http://127.0.0.1:9", "--concurrency", "1", "--requests", "1"}
 
 // TestSettingErrorsNameTheFlag: each setting a library names in an error
 // reads as the flag that gives it, exits 2, and every entry of the table
-// is provoked by a case here and is a flag of vllmperf.
+// is provoked by a case here and is a flag of vllmperf. It is not
+// parallel, so that its cases with variables may set them.
 func TestSettingErrorsNameTheFlag(t *testing.T) {
-	t.Parallel()
 	for _, tc := range settingCases {
 		t.Run(tc.key, func(t *testing.T) {
-			t.Parallel()
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			if tc.env == nil {
+				t.Parallel()
+			}
 			args := slices.Clone(tc.args)
 			for i, a := range args {
 				switch a {

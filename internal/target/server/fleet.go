@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 )
 
 // The environment variables of a fleet's metrics (docs/deployments.md;
@@ -70,6 +71,16 @@ func WithPrometheus(base, selector string) Option {
 	return func(s *settings) { s.metrics.Prometheus, s.metrics.Selector = base, selector }
 }
 
+// fleetError is a settings error naming the fleet's settings by their
+// fields (package setting): {MetricsURLs}, {Prometheus},
+// {PrometheusSelector}, {Target}.
+func fleetError(format string, a ...any) error {
+	return settingsError{settingError(format, a...)}
+}
+
+// settingError words an error about server's settings (package setting).
+var settingError = setting.Scope("server")
+
 // checkMetrics checks the replicas' URLs and the Prometheus settings and
 // puts /metrics on a URL without a path. Its errors wrap ErrSettings.
 func (s *settings) checkMetrics() error {
@@ -78,22 +89,22 @@ func (s *settings) checkMetrics() error {
 		return nil
 	}
 	if s.backend != KindExternal {
-		return settingsErrorf("--metrics-url (%s) and --prometheus (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass --target", envMetricsURLs, envPrometheus, s.backend)
+		return fleetError("{MetricsURLs} (%s) and {Prometheus} (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass {Target}", envMetricsURLs, envPrometheus, s.backend)
 	}
 	if len(m.URLs) > 0 && m.Prometheus != "" {
-		return settingsErrorf("--metrics-url (%s) and --prometheus (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
+		return fleetError("{MetricsURLs} (%s) and {Prometheus} (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
 	}
 	if m.Selector != "" && m.Prometheus == "" {
-		return settingsErrorf("--prometheus-selector (%s) picks series in Prometheus: give --prometheus URL (%s) too", envPrometheusSelector, envPrometheus)
+		return fleetError("{PrometheusSelector} (%s) picks series in Prometheus: give {Prometheus} URL (%s) too", envPrometheusSelector, envPrometheus)
 	}
 	if m.Prometheus != "" {
 		base, err := metricsURL(m.Prometheus, "")
 		if err != nil {
-			return settingsErrorf("--prometheus (%s): %w", envPrometheus, err)
+			return fleetError("{Prometheus} (%s): %w", envPrometheus, err)
 		}
 		m.Prometheus = strings.TrimSuffix(base, "/")
 		if !strings.HasPrefix(strings.TrimSpace(m.Selector), "{") || !strings.HasSuffix(strings.TrimSpace(m.Selector), "}") {
-			return settingsErrorf("--prometheus-selector (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
+			return fleetError("{PrometheusSelector} (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
 		}
 		return nil
 	}
@@ -101,10 +112,10 @@ func (s *settings) checkMetrics() error {
 	for i, u := range m.URLs {
 		full, err := metricsURL(u, "/metrics")
 		if err != nil {
-			return settingsErrorf("--metrics-url (%s): %w", envMetricsURLs, err)
+			return fleetError("{MetricsURLs} (%s): %w", envMetricsURLs, err)
 		}
 		if seen[full] {
-			return settingsErrorf("--metrics-url (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
+			return fleetError("{MetricsURLs} (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
 		}
 		seen[full] = true
 		m.URLs[i] = full

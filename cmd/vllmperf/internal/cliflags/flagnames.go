@@ -17,6 +17,11 @@ var FlagNames = map[string]string{
 	"history.Benchmarks":   "--bench",
 	"history.Format":       "--format",
 	"history.Baseline":     "--baseline",
+
+	"server.MetricsURLs":        "--metrics-url",
+	"server.Prometheus":         "--prometheus",
+	"server.PrometheusSelector": "--prometheus-selector",
+	"server.Target":             "--target",
 }
 
 // Explain words err's errors about settings (package setting) in the
