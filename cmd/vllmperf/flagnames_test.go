@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +19,7 @@ import (
 // settingCase is a call that a library refuses for one of its settings
 // (package setting), and the flag-named message the command gives for it.
 type settingCase struct {
-	key  string // cliflags.FlagNames's key: "history.Alpha"
+	keys string // cliflags.FlagNames's keys it provokes: "history.Alpha", comma-separated
 	args []string
 	env  map[string]string // set for the call (the case then runs alone)
 	want string
@@ -43,6 +45,18 @@ var settingCases = []settingCase{
 	{"server.Prometheus", slices.Concat(runTarget, []string{"--prometheus", "ftp://127.0.0.1:9", "--prometheus-selector", `{job="vllm"}`}), nil, `--prometheus (VLLMPERF_PROMETHEUS): "ftp://127.0.0.1:9": want an http://`},
 	{"server.PrometheusSelector", slices.Concat(runTarget, []string{"--prometheus-selector", `{job="vllm"}`}), nil, "--prometheus-selector (VLLMPERF_PROMETHEUS_SELECTOR) picks series in Prometheus: give --prometheus URL"},
 	{"server.Target", []string{"run", "--concurrency", "1", "--requests", "1"}, map[string]string{"VLLMPERF_METRICS_URLS": "http://127.0.0.1:9", "VLLMPERF_BACKEND": "sim"}, "the sim backend starts its own server, whose /metrics is read: drop them, or pass --target"},
+	{"suite.Results", slices.Concat(runTarget, []string{"--results", "HELD"}), nil, "--results: results: HELD already holds summary.json"},
+	{"capacity.Thresholds", []string{"capacity", "--thresholds", "no-such-thresholds.yaml"}, nil, "--thresholds "},
+	{"capacity.Scenario", []string{"capacity", "--scenario", "poisson"}, nil, "--scenario poisson is no capacity search"},
+	{"capacity.Size", []string{"capacity", "--size", "huge"}, nil, "--size "},
+	{"capacity.Over", []string{"capacity", "--over", "sideways"}, nil, "--over "},
+	{"capacity.Start", []string{"capacity", "--start", "-2"}, nil, "--start -2: want a positive first level"},
+	{"capacity.MaxRuns", []string{"capacity", "--max-runs", "1"}, nil, "--max-runs 1: want at least 2 runs"},
+	{"capacity.MaxTime", []string{"capacity", "--max-time", "-1s"}, nil, "--max-time -1s: want a positive time budget"},
+	{"capacity.Backend,capacity.Target,capacity.Headers,capacity.CACert,capacity.ClientCert,capacity.ClientKey", []string{"capacity", "--header", "x-a: b"}, nil,
+		"--backend or --target --header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too"},
+	{"capacity.Profile,capacity.SimArgs", []string{"capacity", "--target", "http://127.0.0.1:9", "--sim-args", "--sim-slowdown 2"}, nil, "--profile and --sim-args: a running server is not started"},
+	{"verdict.Format", []string{"upgrade-gate", "--old", "sim", "--new", "sim", "--format", "xml"}, nil, `--format "xml": want one of`},
 }
 
 // runTarget runs against a running server at a port nothing serves.
@@ -54,7 +68,7 @@ var runTarget = []string{"run", "--target", "http://127.0.0.1:9", "--concurrency
 // parallel, so that its cases with variables may set them.
 func TestSettingErrorsNameTheFlag(t *testing.T) {
 	for _, tc := range settingCases {
-		t.Run(tc.key, func(t *testing.T) {
+		t.Run(tc.keys, func(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
@@ -68,12 +82,21 @@ func TestSettingErrorsNameTheFlag(t *testing.T) {
 					args[i] = t.TempDir()
 				case "RESULTS":
 					args[i] = historyRun
+				case "HELD": // a folder that holds a run's results
+					args[i] = t.TempDir()
+					if err := os.WriteFile(filepath.Join(args[i], "summary.json"), []byte("{}"), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
+			}
+			want := tc.want
+			if i := slices.Index(tc.args, "HELD"); i >= 0 {
+				want = strings.ReplaceAll(want, "HELD", args[i])
 			}
 			var out, errOut bytes.Buffer
 			err := run(context.Background(), &out, &errOut, args)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("vllmperf %s: err = %v, want %q", strings.Join(tc.args, " "), err, tc.want)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("vllmperf %s: err = %v, want %q", strings.Join(tc.args, " "), err, want)
 			}
 			if got := exitstatus.Code(err, &bytes.Buffer{}); got != exitstatus.BadUsage {
 				t.Errorf("exit status %d, want %d", got, exitstatus.BadUsage)
@@ -82,7 +105,7 @@ func TestSettingErrorsNameTheFlag(t *testing.T) {
 	}
 	flags := commandFlags()
 	for key, flag := range cliflags.FlagNames {
-		if !slices.ContainsFunc(settingCases, func(c settingCase) bool { return c.key == key }) {
+		if !slices.ContainsFunc(settingCases, func(c settingCase) bool { return slices.Contains(strings.Split(c.keys, ","), key) }) {
 			t.Errorf("FlagNames[%q] = %s: no case in settingCases provokes it", key, flag)
 		}
 		if !flags[strings.TrimPrefix(flag, "--")] {

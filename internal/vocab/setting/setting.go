@@ -7,7 +7,6 @@
 package setting
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -68,17 +67,38 @@ func (e *Error) Named(names map[string]string) string {
 	return fmt.Errorf(format, e.Args...).Error()
 }
 
-// Rename returns err worded with names (keyed "scope.Field") where it
-// holds an *Error: the same chain (errors.Is and As see through it), the
-// settings named as the caller knows them. Other errors return as they
-// are.
+// Rename returns err worded with names (keyed "scope.Field") where its
+// chain holds an *Error, an *Error wrapped in another included: the same
+// chain (errors.Is and As see through it), the settings named as the
+// caller knows them. Other errors return as they are.
 func Rename(err error, names map[string]string) error {
-	var se *Error
-	if !errors.As(err, &se) {
+	found := settingErrors(err, nil)
+	if len(found) == 0 {
 		return err
 	}
-	msg := strings.Replace(err.Error(), se.Error(), se.Named(names), 1)
+	msg := err.Error()
+	for _, se := range found { // outer first: its text holds the inner's
+		msg = strings.Replace(msg, se.Error(), se.Named(names), 1)
+	}
 	return &renamed{msg: msg, err: err}
+}
+
+// settingErrors appends the *Errors of err's chain to out, outer first.
+func settingErrors(err error, out []*Error) []*Error {
+	if se, ok := err.(*Error); ok {
+		out = append(out, se)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if w := u.Unwrap(); w != nil {
+			out = settingErrors(w, out)
+		}
+	case interface{ Unwrap() []error }:
+		for _, w := range u.Unwrap() {
+			out = settingErrors(w, out)
+		}
+	}
+	return out
 }
 
 // renamed is an error read with its settings renamed.

@@ -28,6 +28,8 @@ func TestNamed(t *testing.T) {
 		{"wraps", errorf("{Results}: %w", fs.ErrNotExist), "Results: file does not exist", "--results: file does not exist", fs.ErrNotExist},
 		// Wrapped by a caller: the setting's part is renamed in place.
 		{"wrapped", fmt.Errorf("start: %w", errorf("{Alpha} %g: bad", 1.5)), "start: Alpha 1.5: bad", "start: --alpha 1.5: bad", nil},
+		// A setting error inside another: both are renamed.
+		{"nested", errorf("{Results} %w", Scope("other")("{Beta} needs {Alpha}")), "Results Beta needs Alpha", "--results --beta needs Alpha", nil},
 		// Not a setting error: returned as it is.
 		{"plain", errors.New("disk full"), "disk full", "disk full", nil},
 	} {

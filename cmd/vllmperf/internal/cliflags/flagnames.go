@@ -22,6 +22,25 @@ var FlagNames = map[string]string{
 	"server.Prometheus":         "--prometheus",
 	"server.PrometheusSelector": "--prometheus-selector",
 	"server.Target":             "--target",
+
+	"capacity.Thresholds": "--thresholds",
+	"capacity.Scenario":   "--scenario",
+	"capacity.Size":       "--size",
+	"capacity.Over":       "--over",
+	"capacity.Start":      "--start",
+	"capacity.MaxRuns":    "--max-runs",
+	"capacity.MaxTime":    "--max-time",
+	"capacity.Backend":    "--backend",
+	"capacity.Target":     "--target",
+	"capacity.Profile":    "--profile",
+	"capacity.SimArgs":    "--sim-args",
+	"capacity.Headers":    "--header",
+	"capacity.CACert":     "--ca-cert",
+	"capacity.ClientCert": "--client-cert",
+	"capacity.ClientKey":  "--client-key",
+
+	"suite.Results":  "--results",
+	"verdict.Format": "--format",
 }
 
 // Explain words err's errors about settings (package setting) in the
