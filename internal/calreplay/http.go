@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // HTTPRow is a row that goes through the HTTP path: a short workload of
@@ -152,7 +153,7 @@ func RunHTTP(rows []calibration.Row, seed int64) []HTTPLine {
 
 func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTPLine {
 	l := HTTPLine{Row: hr}
-	args := []string{"--model", hr.Model}
+	args := cliarg.Model.With(hr.Model)
 	if hr.Setup != "" {
 		src, ok := byID[hr.Setup]
 		if !ok {
@@ -172,7 +173,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 		return l
 	}
 	seed ^= int64(idHash(hr.ID()))
-	l.Args = slices.Concat(args, []string{"--sim-jitter", "0", "--sim-cold-start", "0", "--sim-seed", fmt.Sprint(seed)})
+	l.Args = slices.Concat(args, cliarg.SimJitter.With("0"), cliarg.SimColdStart.With("0"), cliarg.SimSeed.With(fmt.Sprint(seed)))
 	o, err := vllmsim.ParseArgs(l.Args)
 	if err != nil {
 		l.Err = err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // The container's side.
@@ -115,7 +116,7 @@ func buildRequest(s settings, p profile.Profile) (containerRequest, error) {
 		servedModel:    p.ServedName(),
 		profile:        p.Name,
 	}
-	listen := []string{"--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	listen := slices.Concat(cliarg.Host.With("0.0.0.0"), cliarg.Port.With(strconv.Itoa(containerPort)))
 	r.applyEnv(p)
 	r.applyTraces(s.traceDir)
 	if s.isSimImage() {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
@@ -17,7 +19,7 @@ import (
 // the model, --host, --port, then the profile's vLLM flags, extra args and
 // --sim-* flags, the same for the in-process and the container simulator.
 func simArgs(p profile.Profile, host string, port int) []string {
-	args := []string{p.Model, "--host", host, "--port", strconv.Itoa(port)}
+	args := slices.Concat([]string{p.Model}, cliarg.Host.With(host), cliarg.Port.With(strconv.Itoa(port)))
 	return append(args, p.SimArgs()...)
 }
 

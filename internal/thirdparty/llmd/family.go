@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // Family is llm-d-inference-sim's server family at Version, its
@@ -34,7 +35,7 @@ func newFamily() *serverfamily.Family {
 				"prefix_cache_queries_total", "prefix_cache_hits_total"},
 		},
 		Launches: []serverfamily.Launch{
-			{Name: "image", ModelFlag: "--model", PortFlag: "--port",
+			{Name: "image", ModelFlag: cliarg.Model.Arg(), PortFlag: cliarg.Port.Arg(),
 				Use: "the image's own ENTRYPOINT, /llm-d-inference-sim " + OfflineFlag + " (llmd.Image), with --model MODEL --port 8000 ..."},
 		},
 		Env: map[string]string{"DO_NOT_TRACK": "1"},

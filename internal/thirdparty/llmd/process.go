@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 const (
@@ -100,15 +102,15 @@ func commandLine(port int, args []string) ([]string, error) {
 	hasModel := false
 	for _, a := range args {
 		switch {
-		case a == "--port" || strings.HasPrefix(a, "--port="):
+		case cliarg.Port.Is(a):
 			return nil, fmt.Errorf("llm-d-inference-sim: Start picks the port itself; drop %q from the arguments", a)
-		case a == "--model" || strings.HasPrefix(a, "--model="):
+		case cliarg.Model.Is(a):
 			hasModel = true
 		}
 	}
-	argv := []string{"--port", strconv.Itoa(port), OfflineFlag}
+	argv := append(cliarg.Port.With(strconv.Itoa(port)), OfflineFlag)
 	if !hasModel {
-		argv = append(argv, "--model", DefaultModel)
+		argv = append(argv, cliarg.Model.With(DefaultModel)...)
 	}
 	return append(argv, args...), nil
 }
