@@ -12,13 +12,13 @@ import "strings"
 // Flag is another program's flag, named without its dashes: "sim-seed".
 type Flag string
 
-// Arg is the flag as given on a command line: "--sim-seed".
+// Arg is the flag as given on a command line: --sim-seed.
 func (f Flag) Arg() string { return "--" + string(f) }
 
-// With is the flag and its value as two arguments: "--sim-seed", "7".
+// With is the flag and its value as two arguments: --sim-seed and 7.
 func (f Flag) With(value string) []string { return []string{f.Arg(), value} }
 
-// Eq is the flag and its value as one argument: "--sim-seed=7".
+// Eq is the flag and its value as one argument: --sim-seed=7.
 func (f Flag) Eq(value string) string { return f.Arg() + "=" + value }
 
 // Is reports whether arg gives the flag, alone or as --flag=value.
