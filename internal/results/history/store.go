@@ -192,7 +192,7 @@ type marker struct {
 func Open(dir string) (*Store, error) {
 	data, err := os.ReadFile(filepath.Join(dir, MarkerFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, badInput("%s is not a history store (no %s): give the folder `vllmperf history add --store DIR` writes", dir, MarkerFile)
+		return nil, badInput("%s is not a history store (no %s): give the folder `vllmperf history add {Store} DIR` writes", dir, MarkerFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -253,7 +253,7 @@ type AddOptions struct {
 // summary.json's checks when present) or a bench file.
 func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if strings.TrimSpace(o.Commit) == "" {
-		return nil, badInput("no commit: give --commit SHA (the workflow passes $GITHUB_SHA)")
+		return nil, badInput("no commit: give {Commit} SHA (the workflow passes $GITHUB_SHA)")
 	}
 	benchPath, sumDir, err := sources(src)
 	if err != nil {
@@ -532,7 +532,7 @@ func (s *Store) Runs() ([]*Run, error) {
 func GitHead() (string, error) {
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
-		return "", badInput("no --commit given and `git rev-parse HEAD` failed (%v): give --commit SHA", err)
+		return "", badInput("no {Commit} given and `git rev-parse HEAD` failed (%v): give {Commit} SHA", err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

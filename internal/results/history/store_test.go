@@ -88,7 +88,7 @@ func TestBadInputNamesTheProblem(t *testing.T) {
 		want string
 	}{
 		// A run needs the commit it measured.
-		{"no commit", func(s *Store) error { _, err := s.Add(good, AddOptions{}); return err }, "give --commit SHA"},
+		{"no commit", func(s *Store) error { _, err := s.Add(good, AddOptions{}); return err }, "give Commit SHA"},
 		// A path that does not exist.
 		{"no such folder", func(s *Store) error {
 			_, err := s.Add(filepath.Join(good, "nope"), AddOptions{Commit: "a"})

@@ -17,11 +17,16 @@ var FlagNames = map[string]string{
 	"history.Benchmarks":   "--bench",
 	"history.Format":       "--format",
 	"history.Baseline":     "--baseline",
+	"history.Commit":       "--commit",
+	"history.Store":        "--store",
+
+	"merge.Out": "--out",
 
 	"server.MetricsURLs":        "--metrics-url",
 	"server.Prometheus":         "--prometheus",
 	"server.PrometheusSelector": "--prometheus-selector",
 	"server.Target":             "--target",
+	"server.Model":              "--model",
 
 	"capacity.Thresholds": "--thresholds",
 	"capacity.Scenario":   "--scenario",
