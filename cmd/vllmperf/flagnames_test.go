@@ -52,6 +52,7 @@ var settingCases = []settingCase{
 	{"server.Prometheus", slices.Concat(runTarget, []string{"--prometheus", "ftp://127.0.0.1:9", "--prometheus-selector", `{job="vllm"}`}), nil, `--prometheus (VLLMPERF_PROMETHEUS): "ftp://127.0.0.1:9": want an http://`},
 	{"server.PrometheusSelector", slices.Concat(runTarget, []string{"--prometheus-selector", `{job="vllm"}`}), nil, "--prometheus-selector (VLLMPERF_PROMETHEUS_SELECTOR) picks series in Prometheus: give --prometheus URL"},
 	{"server.Target", []string{"run", "--concurrency", "1", "--requests", "1"}, map[string]string{"VLLMPERF_METRICS_URLS": "http://127.0.0.1:9", "VLLMPERF_BACKEND": "sim"}, "the sim backend starts its own server, whose /metrics is read: drop them, or pass --target"},
+	{"server.Target", []string{"run", "--concurrency", "1", "--requests", "1"}, map[string]string{"VLLMPERF_BACKEND": "external", "VLLMPERF_TARGET": ""}, "backend external needs VLLMPERF_TARGET (or --target)"},
 	{"suite.Results", slices.Concat(runTarget, []string{"--results", "HELD"}), nil, "--results: results: HELD already holds summary.json"},
 	{"capacity.Thresholds", []string{"capacity", "--thresholds", "no-such-thresholds.yaml"}, nil, "--thresholds "},
 	{"capacity.Scenario", []string{"capacity", "--scenario", "poisson"}, nil, "--scenario poisson is no capacity search"},

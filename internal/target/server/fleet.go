@@ -73,7 +73,8 @@ func WithPrometheus(base, selector string) Option {
 
 // fleetError is a settings error naming the fleet's settings by their
 // fields (package setting): {MetricsURLs}, {Prometheus},
-// {PrometheusSelector}, {Target}.
+// {PrometheusSelector}, {Target}, each with a label for callers that
+// give no flags (the suite reads the variables).
 func fleetError(format string, a ...any) error {
 	return settingsError{settingError(format, a...)}
 }
@@ -89,22 +90,22 @@ func (s *settings) checkMetrics() error {
 		return nil
 	}
 	if s.backend != KindExternal {
-		return fleetError("{MetricsURLs} (%s) and {Prometheus} (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass {Target}", envMetricsURLs, envPrometheus, s.backend)
+		return fleetError("{MetricsURLs:replicas' metrics URLs} (%s) and {Prometheus:a Prometheus server} (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass {Target:a target (VLLMPERF_TARGET)}", envMetricsURLs, envPrometheus, s.backend)
 	}
 	if len(m.URLs) > 0 && m.Prometheus != "" {
-		return fleetError("{MetricsURLs} (%s) and {Prometheus} (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
+		return fleetError("{MetricsURLs:replicas' metrics URLs} (%s) and {Prometheus:a Prometheus server} (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
 	}
 	if m.Selector != "" && m.Prometheus == "" {
-		return fleetError("{PrometheusSelector} (%s) picks series in Prometheus: give {Prometheus} URL (%s) too", envPrometheusSelector, envPrometheus)
+		return fleetError("{PrometheusSelector:a Prometheus selector} (%s) picks series in Prometheus: give {Prometheus:a Prometheus} URL (%s) too", envPrometheusSelector, envPrometheus)
 	}
 	if m.Prometheus != "" {
 		base, err := metricsURL(m.Prometheus, "")
 		if err != nil {
-			return fleetError("{Prometheus} (%s): %w", envPrometheus, err)
+			return fleetError("{Prometheus:the Prometheus URL} (%s): %w", envPrometheus, err)
 		}
 		m.Prometheus = strings.TrimSuffix(base, "/")
 		if !strings.HasPrefix(strings.TrimSpace(m.Selector), "{") || !strings.HasSuffix(strings.TrimSpace(m.Selector), "}") {
-			return fleetError("{PrometheusSelector} (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
+			return fleetError("{PrometheusSelector:the Prometheus selector} (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
 		}
 		return nil
 	}
@@ -112,10 +113,10 @@ func (s *settings) checkMetrics() error {
 	for i, u := range m.URLs {
 		full, err := metricsURL(u, "/metrics")
 		if err != nil {
-			return fleetError("{MetricsURLs} (%s): %w", envMetricsURLs, err)
+			return fleetError("{MetricsURLs:a metrics URL} (%s): %w", envMetricsURLs, err)
 		}
 		if seen[full] {
-			return fleetError("{MetricsURLs} (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
+			return fleetError("{MetricsURLs:the metrics URLs} (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
 		}
 		seen[full] = true
 		m.URLs[i] = full

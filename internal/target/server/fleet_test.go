@@ -36,7 +36,7 @@ func TestExternalMetrics(t *testing.T) {
 		{"twice", []Option{WithMetricsURLs("http://127.0.0.1:9001", "http://127.0.0.1:9001/metrics")}, Metrics{}, "given twice"},
 		{"not a url", []Option{WithMetricsURLs("vllm-0.vllm:8000")}, Metrics{}, "want an http:// or https:// URL"},
 		{"both", []Option{WithMetricsURLs("http://127.0.0.1:9001"), WithPrometheus("http://127.0.0.1:9090", `{job="vllm"}`)}, Metrics{}, "give one"},
-		{"selector alone", []Option{WithPrometheus("", `{job="vllm"}`)}, Metrics{}, "give Prometheus URL"},
+		{"selector alone", []Option{WithPrometheus("", `{job="vllm"}`)}, Metrics{}, "give a Prometheus URL"},
 		{"no selector", []Option{WithPrometheus("http://127.0.0.1:9090", "")}, Metrics{}, "want label matchers"},
 	}
 	for _, tt := range tests {

@@ -2,8 +2,10 @@
 // knowing how they were given. A library names each setting by its
 // Config field, in braces ("{Alpha} %g: want a level between 0 and 1"),
 // under its package's scope; the error reads with the field's name
-// ("Alpha 2: want ..."), and a command that takes the settings as flags
-// renames the fields to its flag names in one table (Rename).
+// ("Alpha 2: want ..."), or with a label given after a colon
+// ("{Target:a target URL}" reads "a target URL"), and a command that
+// takes the settings as flags renames the fields to its flag names in one
+// table (Rename).
 package setting
 
 import (
@@ -13,7 +15,8 @@ import (
 )
 
 // Error is an error about settings: Format and Args as fmt's, where
-// "{Field}" in Format names a setting of Scope's Config.
+// "{Field}" or "{Field:label}" in Format names a setting of Scope's
+// Config.
 type Error struct {
 	// Scope is the package whose settings are named: "history".
 	Scope  string
@@ -28,8 +31,9 @@ func Scope(scope string) func(format string, args ...any) error {
 	}
 }
 
-// field is a setting's name in a Format: "{Alpha}".
-var field = regexp.MustCompile(`\{([A-Z][A-Za-z0-9]*)\}`)
+// field is a setting's name in a Format, with its label if any: "{Alpha}",
+// "{Target:a target URL}".
+var field = regexp.MustCompile(`\{([A-Z][A-Za-z0-9]*)(?::([^{}]+))?\}`)
 
 // Error reads with each setting's field name.
 func (e *Error) Error() string { return e.Named(nil) }
@@ -55,12 +59,15 @@ func (e *Error) Fields() []string {
 }
 
 // Named reads with each setting renamed by names (keyed "scope.Field");
-// a setting names lacks reads with its field name.
+// a setting names lacks reads with its label, else its field name.
 func (e *Error) Named(names map[string]string) string {
 	format := field.ReplaceAllStringFunc(e.Format, func(m string) string {
-		f := m[1 : len(m)-1]
+		sub := field.FindStringSubmatch(m)
+		f := sub[1]
 		if n, ok := names[e.Scope+"."+f]; ok {
 			f = n
+		} else if sub[2] != "" {
+			f = sub[2]
 		}
 		return strings.ReplaceAll(f, "%", "%%")
 	})

@@ -20,6 +20,10 @@ func TestNamed(t *testing.T) {
 	}{
 		// One field, a value in the args: the value is never renamed.
 		{"field", errorf("{Alpha} %g: want a level between 0 and 1", 2.0), "Alpha 2: want a level between 0 and 1", "--alpha 2: want a level between 0 and 1", nil},
+		// A label reads without names, the flag with them.
+		{"label", errorf("drop it, or pass {Results:a results folder}"), "drop it, or pass a results folder", "drop it, or pass --results", nil},
+		// Braces that are no field stay: label matchers, JSON.
+		{"no field", errorf(`want {job="vllm"} or {Alpha}`), `want {job="vllm"} or Alpha`, `want {job="vllm"} or --alpha`, nil},
 		// A value that looks like a field stays as given.
 		{"value like a field", errorf("{Alpha} %q: bad", "{Alpha}"), `Alpha "{Alpha}": bad`, `--alpha "{Alpha}": bad`, nil},
 		// A field of another scope is not renamed by this one's names.
@@ -53,7 +57,7 @@ func TestNamed(t *testing.T) {
 }
 
 func TestFields(t *testing.T) {
-	got := fmt.Sprint(errorf("{Alpha} and {Results}: %d", 1).(*Error).Fields())
+	got := fmt.Sprint(errorf("{Alpha} and {Results:the folder}: %d", 1).(*Error).Fields())
 	if want := "[pkg.Alpha pkg.Results]"; got != want {
 		t.Errorf("Fields = %s, want %s", got, want)
 	}
