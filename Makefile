@@ -57,7 +57,7 @@ calibrate:
 # docs/figures/timings.txt). make test runs the same tests without
 # VLLMPERF_UPDATE_FIGURES: a figure edited by hand, or one whose
 # inputs changed, fails them. (make calibrate rewrites docs/calibration.md.)
-FIGURE_PKGS := ./internal/gate/ ./internal/orchestrate/upgrade/ ./internal/gate/gatequality/ ./internal/docfigures/ ./internal/vocab/envvar/
+FIGURE_PKGS := ./internal/gate/ ./internal/gate/render/ ./internal/orchestrate/upgrade/ ./internal/gate/gatequality/ ./internal/docfigures/ ./internal/vocab/envvar/
 figures:
 	VLLMPERF_UPDATE_FIGURES=1 $(GO) test -count=1 -p 1 -run '^(TestFigures|TestRunsNeededEstimate$$)' $(FIGURE_PKGS)
 
@@ -90,7 +90,7 @@ timings:
 # scored on the rows it never saw; the least held-out loss wins), fit the
 # costs on every fit row with the chosen weight, and write
 # internal/calreplay/loso.yaml (tens of minutes). Put the full fit's
-# costs into engine.FittedCosts (internal/vllmsim/engine/presets.go), then
+# costs into presets.FittedCosts (internal/vllmsim/engine/presets/presets.go), then
 # make calibrate. Check rows are never replayed by it.
 fit:
 	$(GO) test -count=1 -timeout 120m -run '^TestFit$$' -v ./internal/calreplay/ -fit all
@@ -291,7 +291,7 @@ unit:
 # package with goleak's TestMain stalls in -fuzztime's timed mode. A
 # failing input is written to the package's testdata/fuzz: commit it with
 # the fix. FUZZ_EXECS=100000 make fuzz digs deeper.
-FUZZ_TARGETS = ./internal/gate:FuzzRead ./internal/target/scrape:FuzzParse \
+FUZZ_TARGETS = ./internal/gate/input:FuzzRead ./internal/target/scrape:FuzzParse \
 	./internal/request/openai:FuzzStream ./internal/request/dataset:FuzzParse \
 	./internal/vocab/thresholds:FuzzParse ./internal/target/profile:FuzzParse \
 	./internal/vllmsim/calibration:FuzzParse

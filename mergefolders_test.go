@@ -15,6 +15,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/merge"
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -61,7 +63,7 @@ func TestMergeIsOneProcess(t *testing.T) {
 
 	set, err := thresholds.Load("thresholds.yaml")
 	require.NoError(t, err)
-	baseIn, err := gate.ReadFile(baselineOf(t, filepath.Join("baselines", "sim.txt"), "basic", "low-latency"))
+	baseIn, err := input.ReadFile(baselineOf(t, filepath.Join("baselines", "sim.txt"), "basic", "low-latency"))
 	require.NoError(t, err)
 	// The baseline's runner control was recorded on an idle machine, and
 	// these processes run beside the other alone-phase lanes, each at its
@@ -72,7 +74,7 @@ func TestMergeIsOneProcess(t *testing.T) {
 	withoutRunnerControl(baseIn)
 	verdict := func(folder string) *gate.Report {
 		t.Helper()
-		in, err := gate.ReadFile(filepath.Join(folder, results.BenchFile))
+		in, err := input.ReadFile(filepath.Join(folder, results.BenchFile))
 		if err != nil {
 			text, _ := os.ReadFile(filepath.Join(folder, results.BenchFile))
 			t.Fatalf("%v\n%s", err, text)
@@ -122,11 +124,11 @@ func TestMergeIsOneProcess(t *testing.T) {
 // profiles given (the gate compares runs of one set of profiles), and
 // returns its path.
 // withoutRunnerControl drops the runner control's units from in.
-func withoutRunnerControl(in *gate.Input) {
+func withoutRunnerControl(in *input.Input) {
 	for _, r := range in.Results {
 		r.Values = slices.DeleteFunc(r.Values, func(v benchfmt.Value) bool {
-			unit, _ := gate.AsWritten(v)
-			return gate.IsRunnerUnit(unit)
+			unit, _ := input.AsWritten(v)
+			return runnerctl.IsUnit(unit)
 		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
@@ -48,13 +49,13 @@ func runCmd(t *testing.T, env []string, name string, args ...string) (int, strin
 }
 
 // readGate reads a results folder's gate.json.
-func readGate(t *testing.T, dir string) gate.JSONReport {
+func readGate(t *testing.T, dir string) render.JSONReport {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "gate.json"))
 	if err != nil {
 		t.Fatalf("gate.json: %v", err)
 	}
-	var j gate.JSONReport
+	var j render.JSONReport
 	if err := json.Unmarshal(data, &j); err != nil {
 		t.Fatal(err)
 	}

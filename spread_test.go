@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/gpuset"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -97,7 +97,7 @@ func TestProfilesSpreadOverGPUSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := gate.ReadFile(filepath.Join(res.Merged.Out, results.BenchFile))
+	in, err := input.ReadFile(filepath.Join(res.Merged.Out, results.BenchFile))
 	if err != nil {
 		t.Fatal(err)
 	}

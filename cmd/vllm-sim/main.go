@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 func main() {
@@ -53,10 +54,10 @@ func exitCode(err error) int {
 // stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s, err := vllmsim.New(args, stdout)
-	var ae *vllmsim.ArgError
+	var ae *config.ArgError
 	switch {
-	case errors.Is(err, vllmsim.ErrHelp):
-		fmt.Fprint(stdout, vllmsim.Usage())
+	case errors.Is(err, config.ErrHelp):
+		fmt.Fprint(stdout, config.Usage())
 		return nil
 	case errors.As(err, &ae):
 		fmt.Fprintf(stderr, "usage: vllm-sim [MODEL] [options]\nvllm-sim: error: %s\n", ae.Msg)

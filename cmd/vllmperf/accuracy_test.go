@@ -14,10 +14,10 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/simtest"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // startSim serves the simulator in-process on a loopback port and returns its

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -56,7 +56,7 @@ docs/bisect.md, which shows how to list vLLM's nightly or per-commit images.`,
 				return exitstatus.Usage(err)
 			}
 			res, err := bisect.Run(cmd.Context(), cfg)
-			var merr *gate.MismatchError
+			var merr *input.MismatchError
 			switch {
 			case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.Is(err, bisect.ErrCandidates), errors.As(err, &merr):
 				return exitstatus.Usage(err)

@@ -193,7 +193,7 @@ func TestCapacityNotBracketed(t *testing.T) {
 	assert.Equal(t, 3, exitCode(err, &errOut), "exit status of %v", err)
 	assert.Contains(t, err.Error(), "every run met the SLO, up to 8 req/s, in 2 runs: raise the start or raise the run budget (capacity.max_runs, --max-runs) (2 runs of at most 2, ")
 	assert.True(t, strings.HasPrefix(out.String(), "capacity not found: "), out.String())
-	assert.Equal(t, 2, strings.Count(out.String(), "pass\n"), "the two runs behind it:\n%s", out.String())
+	assert.Equal(t, 2, strings.Count(out.String(), "PASS\n"), "the two runs behind it:\n%s", out.String())
 }
 
 // TestCapacityOutOfReach is issue 35's done-when on a server that misses

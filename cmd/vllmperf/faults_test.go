@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // The tests of issue 11's rows at the command line (docs/reliability.md).

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -16,7 +16,7 @@ import (
 const StepSummaryEnv = verdict.StepSummaryEnv
 
 func newGateCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := &gate.Flags{}
+	o := &gatecli.Flags{}
 	cmd := &cobra.Command{
 		Use:   "gate OLD NEW | gate --baseline OLD --new NEW",
 		Short: "Compare benchmark results with a baseline and fail on a regression",

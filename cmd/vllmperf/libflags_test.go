@@ -40,9 +40,7 @@ var allowedFlagTexts = []flagTextAllowed{
 	{"internal/target/serverfamily", "--model", "a server family's launch flags are its data (vLLM's)", true},
 	{"internal/target/serverfamily/familytest", "--weights", "the fake family's launch flags, unlike vLLM's on purpose", true},
 	{"internal/target/serverfamily/familytest", "--listen-port", "the fake family's launch flags, unlike vLLM's on purpose", true},
-	{"internal/gate", "--filter", "gate's command code, moving to cmd/vllmperf/internal/gatecli (issue #52, the gate's part): remove when it has", true},
-	{"internal/gate", "--force", "gate's command code, moving to cmd/vllmperf/internal/gatecli (issue #52, the gate's part): remove when it has", true},
-	{"internal/gate", "--json", "gate's command code, moving to cmd/vllmperf/internal/gatecli (issue #52, the gate's part): remove when it has", true},
+	{"internal/vocab/verdict", "--format", "the gate reports' hints tell the reader to run vllmperf gate --format full (package gate/render): output for people, not an error the command renames; verdict.FormatFlag, the one constant they and cliflags.FlagNames share", true},
 }
 
 // TestNoFlagTextInLibraries: no library package under internal/ spells

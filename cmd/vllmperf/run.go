@@ -16,9 +16,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/progress"
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // runOptions are the flags of `vllmperf run`: one run's (package runflags)

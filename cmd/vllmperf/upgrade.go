@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
@@ -63,7 +63,7 @@ func runUpgrade(cmd *cobra.Command, o *cliflags.UpgradeFlags, stdout, stderr io.
 		return exitstatus.Usage(err)
 	}
 	res, err := upgrade.Run(cmd.Context(), cfg)
-	var merr *gate.MismatchError
+	var merr *input.MismatchError
 	switch {
 	case errors.Is(err, upgrade.ErrSettings), errors.Is(err, server.ErrSettings), errors.As(err, &merr):
 		return exitstatus.Usage(err)

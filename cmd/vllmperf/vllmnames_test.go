@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
@@ -38,7 +38,7 @@ func TestRunVLLMNames(t *testing.T) {
 			t.Errorf("--results: %v", err)
 		}
 	}
-	in, err := gate.ReadFile(filepath.Join(dir, "bench.txt"))
+	in, err := input.ReadFile(filepath.Join(dir, "bench.txt"))
 	if err != nil {
 		t.Fatalf("the folder's bench.txt: %v", err)
 	}

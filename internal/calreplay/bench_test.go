@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // cpuTime is the process's user and system CPU time so far.
@@ -36,7 +36,7 @@ func BenchmarkHTTPPath(b *testing.B) {
 		b.Run(fmt.Sprintf("speed-%dx", speed), func(b *testing.B) {
 			args := []string{"--model", "Qwen/Qwen3-0.6B", "--sim-gpu", "h100", "--max-num-seqs", "64", "--sim-jitter", "0", "--sim-cold-start", "0",
 				"--sim-slowdown", fmt.Sprint(1 / float64(speed))}
-			o, err := vllmsim.ParseArgs(args)
+			o, err := config.ParseArgs(args)
 			if err != nil {
 				b.Fatal(err)
 			}

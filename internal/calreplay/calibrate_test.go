@@ -40,7 +40,7 @@ func calibrate(t *testing.T) []Line {
 		t.Fatal(err)
 	}
 	if stale := loso.StaleFolds(rows); len(stale) > 0 {
-		t.Errorf("loso.yaml does not match the calibration data or presets.go (run make fit):\n  %s", strings.Join(stale, "\n  "))
+		t.Errorf("loso.yaml does not match the calibration data or presets/presets.go (run make fit):\n  %s", strings.Join(stale, "\n  "))
 	}
 	return Run(rows, Options{}, Notes(misses), &loso)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -164,7 +164,7 @@ func looReplay(r calibration.Row, opts Options, l LOSO) ([]Comparison, error) {
 	if !ok {
 		return nil, fmt.Errorf("loso.yaml has no fold without source %s: run make fit", r.Source.ID)
 	}
-	c, err := f.CostsOf(engine.FittedCosts)
+	c, err := f.CostsOf(presets.FittedCosts)
 	if err != nil {
 		return nil, err
 	}

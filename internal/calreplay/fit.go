@@ -7,11 +7,11 @@ import (
 	"sync"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
-// The fit searches engine.Costs on fit rows: a deterministic coordinate
-// descent inside engine.CostRanges (each figure in turn multiplied and
+// The fit searches presets.Costs on fit rows: a deterministic coordinate
+// descent inside presets.CostRanges (each figure in turn multiplied and
 // divided by a step factor, a count moved by one, the change kept when the
 // loss falls), until no change helps at the finest step. The loss sums,
 // over the rows' compared figures, (error ÷ tolerance)² plus 4 × (excess
@@ -24,7 +24,7 @@ var FitSteps = []float64{1.3, 1.1}
 
 // FitLoss replays rows with costs c, without noise, and sums the weighted
 // errors. A check row is an error (ErrCheckRow).
-func FitLoss(rows []calibration.Row, c engine.Costs) (float64, error) {
+func FitLoss(rows []calibration.Row, c presets.Costs) (float64, error) {
 	type out struct {
 		loss float64
 		err  error
@@ -62,12 +62,12 @@ func FitLoss(rows []calibration.Row, c engine.Costs) (float64, error) {
 
 // FitOptions steer a fit.
 type FitOptions struct {
-	// Params are the figures searched (nil: every one of engine.CostRanges).
+	// Params are the figures searched (nil: every one of presets.CostRanges).
 	Params []string
 	// Steps are the coordinate descent's step factors (nil: FitSteps).
 	Steps []float64
 	// Prior is the weight of the pull toward each figure's nominal value
-	// (engine.CostRange.Nominal): Prior × ((v − nominal) ÷ (max − min))²
+	// (presets.CostRange.Nominal): Prior × ((v − nominal) ÷ (max − min))²
 	// per figure is added to the rows' loss. 0: none. Which weight is used
 	// is chosen by cross-validation (FitPriors, Select).
 	Prior float64
@@ -76,12 +76,12 @@ type FitOptions struct {
 }
 
 // PriorPenalty is the prior's term of the fit's objective for c.
-func PriorPenalty(c engine.Costs, prior float64) float64 {
+func PriorPenalty(c presets.Costs, prior float64) float64 {
 	if prior == 0 {
 		return 0
 	}
 	p := 0.0
-	for _, cr := range engine.CostRanges {
+	for _, cr := range presets.CostRanges {
 		x := (cr.Get(&c) - cr.Nominal) / (cr.Max - cr.Min)
 		p += x * x
 	}
@@ -91,14 +91,14 @@ func PriorPenalty(c engine.Costs, prior float64) float64 {
 // Fit searches the costs, starting at start, that minimise FitLoss on rows
 // plus the prior's PriorPenalty (fit rows only: a check row is an error),
 // and returns them with that objective.
-func Fit(rows []calibration.Row, start engine.Costs, o FitOptions) (engine.Costs, float64, error) {
+func Fit(rows []calibration.Row, start presets.Costs, o FitOptions) (presets.Costs, float64, error) {
 	for _, r := range rows {
 		if r.Split != calibration.Fit {
 			return start, 0, fmt.Errorf("row %s: %w", r.ID, ErrCheckRow)
 		}
 	}
-	var ranges []engine.CostRange
-	for _, cr := range engine.CostRanges {
+	var ranges []presets.CostRange
+	for _, cr := range presets.CostRanges {
 		if o.Params == nil || contains(o.Params, cr.Name) {
 			ranges = append(ranges, cr)
 		}
@@ -113,7 +113,7 @@ func Fit(rows []calibration.Row, start engine.Costs, o FitOptions) (engine.Costs
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	objective := func(c engine.Costs) (float64, error) {
+	objective := func(c presets.Costs) (float64, error) {
 		l, err := FitLoss(rows, c)
 		return l + PriorPenalty(c, o.Prior), err
 	}
@@ -151,8 +151,8 @@ func Fit(rows []calibration.Row, start engine.Costs, o FitOptions) (engine.Costs
 // figure whose best value lies many steps from its start gets there in one
 // pass over the figures, not one step per pass), and reports whether it
 // moved.
-func lineStep(cr engine.CostRange, step float64, up bool, best *engine.Costs, bestLoss *float64,
-	objective func(engine.Costs) (float64, error), logf func(string, ...any)) (bool, error) {
+func lineStep(cr presets.CostRange, step float64, up bool, best *presets.Costs, bestLoss *float64,
+	objective func(presets.Costs) (float64, error), logf func(string, ...any)) (bool, error) {
 	moved := false
 	for {
 		cand := *best
@@ -175,7 +175,7 @@ func lineStep(cr engine.CostRange, step float64, up bool, best *engine.Costs, be
 // stepped is v moved one step up or down inside cr's range: a count by
 // one, a figure multiplied or divided by step (a zero figure starts its
 // search at a hundredth of its range).
-func stepped(cr engine.CostRange, v, step float64, up bool) float64 {
+func stepped(cr presets.CostRange, v, step float64, up bool) float64 {
 	switch {
 	case cr.Integer() && up:
 		v++
@@ -192,7 +192,7 @@ func stepped(cr engine.CostRange, v, step float64, up bool) float64 {
 }
 
 // ShowCost formats one figure of c.
-func ShowCost(cr engine.CostRange, c *engine.Costs) string {
+func ShowCost(cr presets.CostRange, c *presets.Costs) string {
 	v := cr.Get(c)
 	switch {
 	case cr.Duration():
@@ -205,7 +205,7 @@ func ShowCost(cr engine.CostRange, c *engine.Costs) string {
 
 func costNames() []string {
 	var out []string
-	for _, cr := range engine.CostRanges {
+	for _, cr := range presets.CostRanges {
 		out = append(out, cr.Name)
 	}
 	return out

@@ -11,12 +11,12 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // The fit: `make fit` (go test ./internal/calreplay/ -run TestFit -fit
 // all) chooses the prior weight among FitPriors by leave-one-source-out
-// cross-validation (a fold per source per weight), fits engine.Costs on
+// cross-validation (a fold per source per weight), fits presets.Costs on
 // every fit row with the chosen weight (the full fit, for presets.go's
 // FittedCosts), and writes loso.yaml. -fit full runs the full fit only,
 // -fit SOURCE one fold, both with loso.yaml's chosen weight; -fit.params
@@ -24,7 +24,7 @@ import (
 // and Replay refuse them).
 var (
 	fitWhat   = flag.String("fit", "", "what TestFit fits: all (cross-validation, full fit, writes loso.yaml), full, or a source id")
-	fitParams = flag.String("fit.params", "", "comma-separated costs to search (default: every one of engine.CostRanges)")
+	fitParams = flag.String("fit.params", "", "comma-separated costs to search (default: every one of presets.CostRanges)")
 )
 
 func TestFit(t *testing.T) {
@@ -79,7 +79,7 @@ func TestFit(t *testing.T) {
 func logFold(t *testing.T, f Fold) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: loss %.3f on %d rows\n", cmp.Or(f.Source, "full"), f.Loss, len(f.Rows))
-	for _, cr := range engine.CostRanges {
+	for _, cr := range presets.CostRanges {
 		fmt.Fprintf(&b, "  %s = %s\n", cr.Name, f.Costs[cr.Name])
 	}
 	t.Log("\n" + b.String())
@@ -93,12 +93,12 @@ func writeLOSO(t *testing.T, l LOSO) {
 	}
 	head := "# Written by `make fit` (TestFit -fit all): the prior weights tried, each\n" +
 		"# with its leave-one-source-out folds and held-out loss, the one chosen\n" +
-		"# (least held-out loss) and the full fit with it (engine.FittedCosts must\n" +
+		"# (least held-out loss) and the full fit with it (presets.FittedCosts must\n" +
 		"# equal it). Do not edit by hand.\n"
 	if err := os.WriteFile(losoPath, append([]byte(head), out...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("wrote %s: put the full fit's costs into engine.FittedCosts (presets.go), then make calibrate", losoPath)
+	t.Logf("wrote %s: put the full fit's costs into presets.FittedCosts (presets.go), then make calibrate", losoPath)
 }
 
 // TestCheckRowsRefuseCandidates: no fitting run, nor a debugging test, can
@@ -108,7 +108,7 @@ func TestCheckRowsRefuseCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := engine.FittedCosts
+	c := presets.FittedCosts
 	for _, r := range calibration.CheckRows(rows) {
 		if _, err := Replay(r, Options{Costs: &c}); err == nil {
 			t.Errorf("check row %s replayed with candidate costs", r.ID)
@@ -122,7 +122,7 @@ func TestCheckRowsRefuseCandidates(t *testing.T) {
 	}
 }
 
-// TestLOSOInRange: every fold's costs lie in engine.CostRanges, as the
+// TestLOSOInRange: every fold's costs lie in presets.CostRanges, as the
 // shipped ones must (engine's TestCostsInRange).
 func TestLOSOInRange(t *testing.T) {
 	l, err := ReadLOSO()
@@ -134,7 +134,7 @@ func TestLOSOInRange(t *testing.T) {
 		folds = append(folds, c.Folds...)
 	}
 	for _, f := range folds {
-		c, err := f.CostsOf(engine.FittedCosts)
+		c, err := f.CostsOf(presets.FittedCosts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func BenchmarkFitLoss(b *testing.B) {
 	for _, s := range order {
 		fit = append(fit, by[s]...)
 	}
-	c := engine.NominalCosts()
+	c := presets.NominalCosts()
 	for b.Loop() {
 		if _, err := FitLoss(fit, c); err != nil {
 			b.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // simulatorDoc is docs/simulator.md, whose table of issue 38's load
@@ -29,7 +29,7 @@ func TestChatCapsSmallModel(t *testing.T) {
 	}
 	run := func(ep calibration.Endpoint, apiServers, maxNumSeqs int) float64 {
 		t.Helper()
-		o, err := vllmsim.ParseArgs([]string{"--model", "Qwen/Qwen3-0.6B", "--sim-gpu", "h100", "--max-num-seqs", fmt.Sprint(maxNumSeqs),
+		o, err := config.ParseArgs([]string{"--model", "Qwen/Qwen3-0.6B", "--sim-gpu", "h100", "--max-num-seqs", fmt.Sprint(maxNumSeqs),
 			"--api-server-count", fmt.Sprint(apiServers), "--sim-cold-start", "0", "--sim-jitter", "0"})
 		if err != nil {
 			t.Fatal(err)

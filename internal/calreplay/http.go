@@ -18,6 +18,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
@@ -174,7 +175,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 	}
 	seed ^= int64(idHash(hr.ID()))
 	l.Args = slices.Concat(args, cliarg.SimJitter.With("0"), cliarg.SimColdStart.With("0"), cliarg.SimSeed.With(fmt.Sprint(seed)))
-	o, err := vllmsim.ParseArgs(l.Args)
+	o, err := config.ParseArgs(l.Args)
 	if err != nil {
 		l.Err = err
 		return l
@@ -207,7 +208,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 // stats). It returns the prompt tokens every request counted (usage) and
 // how well the host kept real time meanwhile, or an error naming the first
 // request that failed or counted otherwise.
-func sendHTTP(ctx context.Context, o vllmsim.Options, res *Result, seed uint64) (promptTokens int, host HostPace, err error) {
+func sendHTTP(ctx context.Context, o config.Options, res *Result, seed uint64) (promptTokens int, host HostPace, err error) {
 	srv, err := vllmsim.NewWithOptions(o, io.Discard)
 	if err != nil {
 		return 0, host, err

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // TestHTTPRowsCoverEveryModelPreset: the HTTP path has one row per model
@@ -49,8 +49,8 @@ func TestHTTPRowsCoverEveryModelPreset(t *testing.T) {
 	// only, and the vision preset's images have no published figure to
 	// calibrate against (their own tests: internal/vllmsim embeddings_test.go
 	// and images_test.go).
-	want := slices.DeleteFunc(engine.ModelPresetNames(), func(n string) bool {
-		m, _ := engine.LookupModel(n)
+	want := slices.DeleteFunc(presets.ModelPresetNames(), func(n string) bool {
+		m, _ := presets.LookupModel(n)
 		return m.Pooling || m.Vision != nil
 	})
 	if !slices.Equal(models, want) {

@@ -12,14 +12,14 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/strictyaml"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Leave-one-source-out cross-validation: every source's fit rows are
 // predicted by a fit on the other sources' fit rows only, and the summed
 // error of those predictions (the held-out loss) is the objective that
 // chooses how the shipped costs are fitted (Select: the prior weight).
-// Every fit, the full one and each fold, starts from engine.NominalCosts,
+// Every fit, the full one and each fold, starts from presets.NominalCosts,
 // so no fold starts from a point fitted on the source it holds out. The
 // fits are slow (minutes each), so `make fit` runs them (TestFit -fit
 // all) and writes their costs to loso.yaml; `make calibrate` replays each
@@ -42,7 +42,7 @@ type Fold struct {
 	Rows []string `yaml:"rows"`
 	// Loss is the fit's loss on Rows.
 	Loss float64 `yaml:"loss"`
-	// Costs are the costs found, figure by figure (engine.CostRanges' names).
+	// Costs are the costs found, figure by figure (presets.CostRanges' names).
 	Costs map[string]string `yaml:"costs"`
 }
 
@@ -94,24 +94,24 @@ func (l LOSO) Fold(source string) (Fold, bool) {
 	return Fold{}, false
 }
 
-// CostsOf parses a fold's costs over start (the fields of engine.Costs
-// that are no figure of engine.CostRanges keep start's values). A figure
+// CostsOf parses a fold's costs over start (the fields of presets.Costs
+// that are no figure of presets.CostRanges keep start's values). A figure
 // of CostRanges the fold does not name is an error: loso.yaml predates it,
 // and replaying with start's value would pass off another fit's figure as
 // the fold's.
-func (f Fold) CostsOf(start engine.Costs) (engine.Costs, error) {
+func (f Fold) CostsOf(start presets.Costs) (presets.Costs, error) {
 	c := start
-	for _, cr := range engine.CostRanges {
+	for _, cr := range presets.CostRanges {
 		if _, ok := f.Costs[cr.Name]; !ok {
 			return c, fmt.Errorf("fold %q has no figure %s: loso.yaml predates it (run make fit)", cmp.Or(f.Source, "full"), cr.Name)
 		}
 	}
 	for name, text := range f.Costs {
-		i := slices.IndexFunc(engine.CostRanges, func(cr engine.CostRange) bool { return cr.Name == name })
+		i := slices.IndexFunc(presets.CostRanges, func(cr presets.CostRange) bool { return cr.Name == name })
 		if i < 0 {
 			return c, fmt.Errorf("fold %q: no cost named %s", f.Source, name)
 		}
-		cr := engine.CostRanges[i]
+		cr := presets.CostRanges[i]
 		var v float64
 		if cr.Duration() {
 			d, err := time.ParseDuration(text)
@@ -132,9 +132,9 @@ func (f Fold) CostsOf(start engine.Costs) (engine.Costs, error) {
 }
 
 // costsMap writes c figure by figure, as loso.yaml holds it.
-func costsMap(c engine.Costs) map[string]string {
+func costsMap(c presets.Costs) map[string]string {
 	out := map[string]string{}
-	for _, cr := range engine.CostRanges {
+	for _, cr := range presets.CostRanges {
 		out[cr.Name] = ShowCost(cr, &c)
 	}
 	return out
@@ -150,7 +150,7 @@ func roundDur(ns float64) time.Duration {
 }
 
 // Rounded is c with every figure as loso.yaml writes it.
-func Rounded(c engine.Costs) engine.Costs {
+func Rounded(c presets.Costs) presets.Costs {
 	r, _ := Fold{Costs: costsMap(c)}.CostsOf(c)
 	return r
 }
@@ -191,8 +191,8 @@ func (l LOSO) StaleFolds(rows []calibration.Row) []string {
 	if got, want := strings.Join(l.Full.Rows, ","), strings.Join(rowIDs(trainRows(order, by, "")), ","); got != want {
 		out = append(out, fmt.Sprintf("full fit on [%s], the fit rows are [%s]", got, want))
 	}
-	if c, err := l.Full.CostsOf(engine.FittedCosts); err != nil || c != engine.FittedCosts {
-		out = append(out, fmt.Sprintf("engine.FittedCosts %+v differ from the full fit's %v (err %v)", engine.FittedCosts, l.Full.Costs, err))
+	if c, err := l.Full.CostsOf(presets.FittedCosts); err != nil || c != presets.FittedCosts {
+		out = append(out, fmt.Sprintf("presets.FittedCosts %+v differ from the full fit's %v (err %v)", presets.FittedCosts, l.Full.Costs, err))
 	}
 	if _, ok := l.Chosen(); !ok {
 		out = append(out, fmt.Sprintf("no candidate with the chosen prior %g", l.Prior))

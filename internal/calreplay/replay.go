@@ -23,9 +23,10 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	// Costs, when set, replace the costs of the row's GPU preset (a fit's
 	// candidate). Check rows refuse them (ErrCheckRow): no fitting run
 	// ever replays a check row.
-	Costs *engine.Costs
+	Costs *presets.Costs
 }
 
 // ErrCheckRow is returned by Replay for a check row with candidate costs
@@ -208,7 +209,7 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 	if err != nil {
 		return cfg, 0, err
 	}
-	o, err := vllmsim.ParseArgs(args)
+	o, err := config.ParseArgs(args)
 	if err != nil {
 		return cfg, 0, err
 	}
@@ -219,7 +220,7 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 		cfg.Jitter = *opts.Jitter
 	}
 	if opts.Costs != nil {
-		g, _ := engine.LookupGPU(in.GPU)
+		g, _ := presets.LookupGPU(in.GPU)
 		g = g.WithCosts(*opts.Costs)
 		cfg.GPUSpec = &g
 	}
@@ -234,11 +235,11 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 // the sources ran these models on these GPUs, so they lowered it (the
 // length only bounds which requests are admitted).
 func serveArgs(args []string) (out []string, capped int, err error) {
-	_, err = vllmsim.ParseArgs(args)
+	_, err = config.ParseArgs(args)
 	if err == nil || slices.Contains(args, cliarg.MaxModelLen.Arg()) {
 		return args, 0, err
 	}
-	probe, perr := vllmsim.ParseArgs(slices.Concat(args, cliarg.MaxModelLen.With("1")))
+	probe, perr := config.ParseArgs(slices.Concat(args, cliarg.MaxModelLen.With("1")))
 	if perr != nil {
 		return nil, 0, err // the first error says more
 	}
@@ -248,7 +249,7 @@ func serveArgs(args []string) (out []string, capped int, err error) {
 	}
 	capped = sm.Info().KVCacheTokens
 	out = slices.Concat(args, cliarg.MaxModelLen.With(fmt.Sprint(capped)))
-	if _, err := vllmsim.ParseArgs(out); err != nil {
+	if _, err := config.ParseArgs(out); err != nil {
 		return nil, 0, err
 	}
 	return out, capped, nil

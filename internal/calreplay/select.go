@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // FitPriors are the prior weights (FitOptions.Prior) that cross-validation
@@ -16,7 +16,7 @@ var FitPriors = []float64{0, 10}
 
 // CrossValidate fits, with o, one fold per source of the fit rows (by,
 // sources in order) on the other sources' rows, each from
-// engine.NominalCosts, and sums over every fit row its loss replayed with
+// presets.NominalCosts, and sums over every fit row its loss replayed with
 // the fold that held its source out.
 func CrossValidate(order []string, by map[string][]calibration.Row, o FitOptions) (Candidate, error) {
 	cand := Candidate{Prior: o.Prior}
@@ -26,7 +26,7 @@ func CrossValidate(order []string, by map[string][]calibration.Row, o FitOptions
 			return cand, err
 		}
 		f.Source = s
-		c, err := f.CostsOf(engine.NominalCosts())
+		c, err := f.CostsOf(presets.NominalCosts())
 		if err != nil {
 			return cand, err
 		}
@@ -69,13 +69,13 @@ func Select(rows []calibration.Row, priors []float64, o FitOptions) (LOSO, error
 	return l, err
 }
 
-// fitFold fits the costs on rows from engine.NominalCosts with o and
+// fitFold fits the costs on rows from presets.NominalCosts with o and
 // returns them as loso.yaml holds a fold (rounded as written).
 func fitFold(name string, rows []calibration.Row, o FitOptions) (Fold, error) {
 	if logf := o.Logf; logf != nil {
 		o.Logf = func(f string, a ...any) { logf(name+": "+f, a...) }
 	}
-	c, loss, err := Fit(rows, engine.NominalCosts(), o)
+	c, loss, err := Fit(rows, presets.NominalCosts(), o)
 	if err != nil {
 		return Fold{}, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // TestSelectByHeldOutLoss: cross-validation on two small sources (one
@@ -51,7 +51,7 @@ func TestSelectByHeldOutLoss(t *testing.T) {
 			if slices.Contains(f.Rows, by[f.Source][0].ID) {
 				t.Errorf("prior %g: fold without %s fitted on its row", c.Prior, f.Source)
 			}
-			costs, err := f.CostsOf(engine.NominalCosts())
+			costs, err := f.CostsOf(presets.NominalCosts())
 			if err != nil {
 				t.Fatal(err)
 			}

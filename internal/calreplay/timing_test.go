@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/testphase"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // httpPoint is one load of TestTimingHTTPPath.
@@ -64,7 +64,7 @@ func runPoint(t *testing.T, gpu string, pt httpPoint) pointResult {
 	t.Helper()
 	const model = "Qwen/Qwen3-0.6B"
 	args := slices.Concat([]string{"--model", model, "--sim-gpu", gpu, "--sim-jitter", "0", "--sim-cold-start", "0", "--sim-seed", "1"}, pt.args)
-	o, err := vllmsim.ParseArgs(args)
+	o, err := config.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func judge(t *testing.T, gpu string, pt httpPoint) pointResult {
 // name, not counted as the model's.
 func TestTimingHTTPPath(t *testing.T) {
 	testphase.Timed(t)
-	for _, gpu := range engine.GPUPresetNames() {
+	for _, gpu := range presets.GPUPresetNames() {
 		for _, pt := range httpPoints {
 			t.Run(gpu+"/"+pt.name, func(t *testing.T) { judge(t, gpu, pt) })
 		}

@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // TestFiguresFittedCosts writes docs/simulator.md's sentence on the fitted
-// costs from engine.FittedCosts (what make fit put there), so that the page
+// costs from presets.FittedCosts (what make fit put there), so that the page
 // cannot keep the figures of an earlier fit.
 func TestFiguresFittedCosts(t *testing.T) {
 	t.Parallel()
-	Sync(t, "docs/simulator.md", "fitted-costs", fittedCostsSentence(engine.FittedCosts))
+	Sync(t, "docs/simulator.md", "fitted-costs", fittedCostsSentence(presets.FittedCosts))
 }
 
 // fittedCostsSentence says every figure of c, as docs/simulator.md lists
 // them.
-func fittedCostsSentence(c engine.Costs) string {
+func fittedCostsSentence(c presets.Costs) string {
 	f := c.Frontend
 	return fmt.Sprintf("prefill efficiency %s on Ada, %s on Ampere, %s on Hopper (exponent %s below hidden %d), decode efficiency %s,\n"+
 		"step %v, per sequence %v; front end: latency %v, base %v, chat request %v more before vLLM 0.11 and %v from 0.11 on, %v per prompt token, %v per\n"+
 		"streamed token, %d await slices, slow-detokenizer factor %s.",
-		num(c.PrefillEfficiency), num(c.AmperePrefillEfficiency), num(c.HopperPrefillEfficiency), num(c.PrefillSmallModelExponent), engine.PrefillRefHidden, num(c.DecodeEfficiency),
+		num(c.PrefillEfficiency), num(c.AmperePrefillEfficiency), num(c.HopperPrefillEfficiency), num(c.PrefillSmallModelExponent), presets.PrefillRefHidden, num(c.DecodeEfficiency),
 		dur(c.StepOverhead), dur(c.SeqOverhead), dur(f.Latency), dur(f.Base), dur(f.ChatRequest), dur(f.ChatRequest011), dur(f.PerPromptToken),
 		dur(f.PerOutputToken), max(1, f.InputAwaits), num(f.SlowDetokenizeFactor))
 }

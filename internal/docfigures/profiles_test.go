@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -88,7 +88,7 @@ func readMedians(t *testing.T, file string) medians {
 			m.profiles = append(m.profiles, name.Profile)
 		}
 		for _, v := range res.Values {
-			unit, value := gate.AsWritten(v)
+			unit, value := input.AsWritten(v)
 			key := benchname.Short(full) + "|" + unit
 			m.values[key] = append(m.values[key], value)
 		}

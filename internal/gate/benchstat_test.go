@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchunit"
 )
@@ -162,7 +164,7 @@ func tidyValue(unit string, v float64) float64 {
 	return tv
 }
 
-func ciString(s *Summary) string {
+func ciString(s *gatemath.Summary) string {
 	return benchmath.Summary{Center: s.Median, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
 }
 

@@ -3,14 +3,14 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
-	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -24,6 +24,9 @@ type Options struct {
 	// Force compares despite configuration differences, which then
 	// become warnings in the Report.
 	Force bool
+	// ForceFlag names Force in those warnings (the command's flag);
+	// "forced" without one.
+	ForceFlag string
 	// OwnStarts says that the runs of a side do not share one server
 	// start per profile (the interleaved upgrade gate: its blocks and
 	// pairs sample starts on both sides), so no start allowance
@@ -47,7 +50,7 @@ type Options struct {
 // *MismatchError when the sides were measured on different setups (unless
 // opts.Force), an error when no benchmark appears on both sides or when
 // the files' Unit lines disagree on a direction.
-func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, error) {
+func Compare(base, next *input.Input, set *thresholds.Set, opts Options) (*Report, error) {
 	if set == nil {
 		set = thresholds.Empty()
 	}
@@ -59,27 +62,27 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	}
 	keys := opts.ConfigKeys
 	if keys == nil {
-		keys = DefaultConfigKeys
+		keys = input.DefaultConfigKeys
 	}
-	g, err := newGrouping()
+	g, err := input.NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	bs, ns := g.group(base, groupKeys(keys)), g.group(next, groupKeys(keys))
+	bs, ns := g.Group(base, input.GroupKeys(keys)), g.Group(next, input.GroupKeys(keys))
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 
-	pm, notes := provenanceDiffs(bs, ns, keys)
+	pm, notes := input.ProvenanceDiffs(bs, ns, keys)
 	rep.Warnings = append(rep.Warnings, notes...)
-	if _, note := profileSet(bs, ns); note != "" {
+	if _, note := input.ProfileSet(bs, ns); note != "" {
 		rep.Warnings = append(rep.Warnings, note)
 	}
-	if mm := append(checkConfig(bs, ns, keys), pm...); len(mm) > 0 {
-		cerr := &MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
+	if mm := append(input.CheckConfig(bs, ns, keys), pm...); len(mm) > 0 {
+		cerr := &input.MismatchError{Baseline: base.Name, New: next.Name, Mismatches: mm}
 		if !opts.Force {
 			return nil, cerr
 		}
 		for _, m := range mm {
-			rep.Warnings = append(rep.Warnings, "--force: "+m.describe(base.Name, next.Name))
+			rep.Warnings = append(rep.Warnings, orWord(opts.ForceFlag, "forced")+": "+m.Describe(base.Name, next.Name))
 		}
 	}
 
@@ -93,8 +96,8 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 	}
 	var tests []test
 	for _, k := range shared {
-		bb, nb := bs.benches[k], ns.benches[k]
-		for _, unit := range unionUnits(bb.units, nb.units) {
+		bb, nb := bs.Benches[k], ns.Benches[k]
+		for _, unit := range unionUnits(bb.Units, nb.Units) {
 			row, t := buildRow(bb, nb, unit, set, dirs)
 			if t != nil {
 				t.row = len(rep.Rows)
@@ -116,23 +119,23 @@ func Compare(base, next *Input, set *thresholds.Set, opts Options) (*Report, err
 // matchBenchmarks returns the benchmarks both sides ran, in the order the
 // files list them, and notes in rep those only one side ran and a
 // difference in GOMAXPROCS.
-func matchBenchmarks(bs, ns *sideData, rep *Report) ([]benchproc.Key, error) {
+func matchBenchmarks(bs, ns *input.Side, rep *Report) ([]benchproc.Key, error) {
 	var shared []benchproc.Key
 	procs := map[string]bool{}
-	for _, k := range bs.order {
-		nb, ok := ns.benches[k]
+	for _, k := range bs.Order {
+		nb, ok := ns.Benches[k]
 		if !ok {
-			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.benches[k].name)
+			rep.OnlyBaseline = append(rep.OnlyBaseline, bs.Benches[k].Name)
 			continue
 		}
 		shared = append(shared, k)
-		if bp, np := bs.benches[k].gomaxprocs, nb.gomaxprocs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
+		if bp, np := bs.Benches[k].GoMaxProcs, nb.GoMaxProcs; len(bp) == 1 && len(np) == 1 && bp[0] != np[0] {
 			procs[fmt.Sprintf("GOMAXPROCS differs: %s in the baseline, %s in the new results (benchmarks are matched without the -N suffix; the client ran with another core count)", orOne(bp[0]), orOne(np[0]))] = true
 		}
 	}
-	for _, k := range ns.order {
-		if _, ok := bs.benches[k]; !ok {
-			rep.OnlyNew = append(rep.OnlyNew, ns.benches[k].name)
+	for _, k := range ns.Order {
+		if _, ok := bs.Benches[k]; !ok {
+			rep.OnlyNew = append(rep.OnlyNew, ns.Benches[k].Name)
 		}
 	}
 	if len(shared) == 0 {
@@ -156,8 +159,8 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		row.P, t.theta = uTest(t.base, t.next)
-		t.pWorse = uTestWorse(row.Direction, t.base, t.next)
+		row.P, t.theta = gatemath.UTest(t.base, t.next)
+		t.pWorse = gatemath.UTestWorse(row.Direction, t.base, t.next)
 		if t.gated {
 			gated = append(gated, t)
 		}
@@ -170,7 +173,7 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 	// step of the correction (within the profile, times the profiles).
 	short := map[string]int{}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
+		if row := &rep.Rows[i]; row.TooFewRuns() && !row.Tail { // a tail row joins its tail test (tails.go)
 			short[row.Profile]++
 		}
 	}
@@ -181,9 +184,9 @@ func judge(rep *Report, tests []test, set *thresholds.Set, starts bool) {
 		}
 	}
 	for i := range rep.Rows {
-		if row := &rep.Rows[i]; row.tooFewRuns() && !row.Tail {
+		if row := &rep.Rows[i]; row.TooFewRuns() && !row.Tail {
 			m := (fams.size(row.Profile) + short[row.Profile]) * profiles
-			setTooFewRuns(row, m, holmRuns(row.Settings.Alpha, m))
+			setTooFewRuns(row, m, gatemath.HolmRuns(row.Settings.Alpha, m))
 		}
 	}
 	for _, f := range fams {
@@ -230,22 +233,22 @@ type test struct {
 // buildRow compares one unit of one benchmark. It returns the row and,
 // when both sides have runs, a test to run; a row is complete unless the
 // test is gated.
-func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
+func buildRow(bb, nb *input.Bench, unit string, set *thresholds.Set, dirs *directions) (Row, *test) {
 	row := Row{
-		Name: bb.name, Profile: bb.profile, Scenario: bb.scenario, Unit: unit,
+		Name: bb.Name, Profile: bb.Profile, Scenario: bb.Scenario, Unit: unit,
 		DeltaPct: nan(), P: nan(), PHolm: nan(),
-		Settings: set.Gate(bb.profile, bb.scenario, unit),
+		Settings: set.Gate(bb.Profile, bb.Scenario, unit),
 	}
-	row.Direction, row.DirectionFrom = dirs.of(bb.profile, bb.scenario, unit)
+	row.Direction, row.DirectionFrom = dirs.of(bb.Profile, bb.Scenario, unit)
 
-	bv, inBase := bb.values[unit]
-	nv, inNew := nb.values[unit]
+	bv, inBase := bb.Values[unit]
+	nv, inNew := nb.Values[unit]
 	var bsam, nsam *benchmath.Sample
 	if inBase {
-		row.Baseline, bsam = summarize(bv, row.Settings.Confidence)
+		row.Baseline, bsam = gatemath.Summarize(bv, row.Settings.Confidence)
 	}
 	if inNew {
-		row.New, nsam = summarize(nv, row.Settings.Confidence)
+		row.New, nsam = gatemath.Summarize(nv, row.Settings.Confidence)
 	}
 	gated := row.Direction == units.Lower || row.Direction == units.Higher
 	// Judged: a headline unit, or one the user gave a direction in
@@ -265,8 +268,8 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 		row.Reason = "new metric: no baseline to compare with"
 		return row, nil
 	}
-	row.DeltaPct = 100 * relChange(row.Baseline.Median, row.New.Median)
-	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.starts), nextStarts: len(nb.starts)}
+	row.DeltaPct = 100 * gatemath.RelChange(row.Baseline.Median, row.New.Median)
+	t := &test{base: bsam, next: nsam, baseRuns: bv, nextRuns: nv, baseStarts: len(bb.Starts), nextStarts: len(nb.Starts)}
 	if !gated {
 		row.Verdict = NotGated
 		row.Reason = "no direction (shown, not gated): give it one with a Unit line or thresholds.yaml's better:"
@@ -292,30 +295,18 @@ func buildRow(bb, nb *bench, unit string, set *thresholds.Set, dirs *directions)
 // m tests (holm runs a side).
 func setTooFewRuns(row *Row, m, holm int) {
 	g := row.Settings
-	row.RunsNeeded = max(g.MinSamples, finiteCIRuns(g.Confidence))
+	row.RunsNeeded = max(g.MinSamples, gatemath.FiniteCIRuns(g.Confidence))
 	why := fmt.Sprintf("%d runs in the baseline and %d in the new results; min_samples is %d", row.Baseline.N, row.New.N, g.MinSamples)
 	if holm > row.RunsNeeded {
 		row.RunsNeeded = holm
 		why += fmt.Sprintf(", and a regression can be significant after the correction over about %d tests (its profile's rows times the profiles) from %d runs a side", m, holm)
 	}
-	if row.RunsNeeded > MaxRunsEstimate {
+	if row.RunsNeeded > gatemath.MaxRunsEstimate {
 		row.RunsNeeded = -1
 		row.Reason = why + "; " + runsAdvice(-1)
 		return
 	}
 	row.Reason = fmt.Sprintf("%s: run at least %d a side (-count %d)", why, row.RunsNeeded, row.RunsNeeded)
-}
-
-// holmRuns is the fewest runs a side at which the exact U test's smallest
-// p (complete separation) passes the first step of Holm's correction over
-// m tests at alpha; MaxRunsEstimate+1 when none up to it does.
-func holmRuns(alpha float64, m int) int {
-	for n := 2; n <= MaxRunsEstimate; n++ {
-		if minUTestP(n) < alpha/float64(max(m, 1)) {
-			return n
-		}
-	}
-	return MaxRunsEstimate + 1
 }
 
 func orOne(procs string) string {
@@ -333,33 +324,33 @@ func unionUnits(a, b []string) []string {
 	return out
 }
 
-func example(s *sideData) string {
-	if len(s.order) == 0 {
+func example(s *input.Side) string {
+	if len(s.Order) == 0 {
 		return "nothing"
 	}
-	name := s.benches[s.order[0]].name
-	if len(s.order) == 1 {
+	name := s.Benches[s.Order[0]].Name
+	if len(s.Order) == 1 {
 		return name
 	}
-	return fmt.Sprintf("%s and %d more", name, len(s.order)-1)
+	return fmt.Sprintf("%s and %d more", name, len(s.Order)-1)
 }
 
 // directions resolves each unit's better direction: the files' Unit lines
 // first, then thresholds.yaml, then units.DefaultDirection.
 type directions struct {
-	base, next *Input
+	base, next *input.Input
 	set        *thresholds.Set
 }
 
-func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) {
+func newDirections(base, next *input.Input, set *thresholds.Set) (*directions, error) {
 	d := &directions{base: base, next: next, set: set}
 	var conflicts []string
-	for _, m := range sortedMetadata(base.Units) {
+	for _, m := range input.SortedMetadata(base.Units) {
 		if m.Key != "better" {
 			continue
 		}
-		bd, _ := base.fileDirection(m.OrigUnit)
-		nd, nm := next.fileDirection(m.OrigUnit)
+		bd, _ := base.FileDirection(m.OrigUnit)
+		nd, nm := next.FileDirection(m.OrigUnit)
 		if nm != nil && nd != bd {
 			bf, bl := m.Pos()
 			nf, nl := nm.Pos()
@@ -375,7 +366,7 @@ func newDirections(base, next *Input, set *thresholds.Set) (*directions, error) 
 // of returns the direction of unit in a benchmark of profile and scenario
 // and what decided it.
 func (d *directions) of(profile, scenario, unit string) (units.Direction, string) {
-	if dir, m := d.base.fileDirection(unit); m != nil {
+	if dir, m := d.base.FileDirection(unit); m != nil {
 		return dir, "Unit line"
 	}
 	return d.next.Direction(d.set, profile, scenario, unit)
@@ -385,16 +376,16 @@ func (d *directions) of(profile, scenario, unit string) (units.Direction, string
 // gated tests under settings g: min_samples, and enough for the exact U
 // test's smallest p to pass the first step of Holm's correction.
 func MinRuns(g thresholds.Gate, m int) int {
-	return max(g.MinSamples, holmRuns(g.Alpha, m))
+	return max(g.MinSamples, gatemath.HolmRuns(g.Alpha, m))
 }
 
 // allFailed is the report on new results whose every benchmark failed a
 // check (no result line at all): nothing compared, the checks listed.
-func allFailed(base, next *Input, set *thresholds.Set) *Report {
+func allFailed(base, next *input.Input, set *thresholds.Set) *Report {
 	rep := &Report{Baseline: base.Name, New: next.Name, Thresholds: set.Source}
 	seen := map[string]bool{}
 	for _, r := range base.Results {
-		name := benchmarkName(r)
+		name := input.BenchmarkName(r)
 		if !seen[name] {
 			seen[name] = true
 			rep.OnlyBaseline = append(rep.OnlyBaseline, name)
@@ -405,11 +396,18 @@ func allFailed(base, next *Input, set *thresholds.Set) *Report {
 	return rep
 }
 
-// procsSuffix is go test's -N GOMAXPROCS suffix of a benchmark name.
-var procsSuffix = regexp.MustCompile(`-\d+$`)
+// addDistinct appends v to list unless list holds it.
+func addDistinct(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
 
-// benchmarkName is r's benchmark as the gate names it: Perf/… without
-// the -N suffix.
-func benchmarkName(r *benchfmt.Result) string {
-	return benchname.Bench + "/" + benchname.Short(procsSuffix.ReplaceAllString(string(r.Name), ""))
+// orWord is name, or word where name is empty.
+func orWord(name, word string) string {
+	if name == "" {
+		return word
+	}
+	return name
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -28,9 +30,9 @@ func steady(unit string, v float64) func(int) string {
 	return func(i int) string { return fmt.Sprintf("%g %s", v*(1+0.01*float64(i%3-1)), unit) }
 }
 
-func parse(t *testing.T, name, text string) *Input {
+func parse(t *testing.T, name, text string) *input.Input {
 	t.Helper()
-	in, err := Read(strings.NewReader(text), name)
+	in, err := input.Read(strings.NewReader(text), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestReadErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Read(strings.NewReader(tc.text), "bad.txt")
+			_, err := input.Read(strings.NewReader(tc.text), "bad.txt")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want it to contain %q", err, tc.want)
 			}
@@ -194,14 +196,14 @@ func TestHolm(t *testing.T) {
 	t.Parallel()
 	// Sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, then 0.04·1 =
 	// 0.04 is raised to 0.06 to keep the order.
-	got := holm([]float64{0.01, 0.04, 0.03, 0.005})
+	got := gatemath.Holm([]float64{0.01, 0.04, 0.03, 0.005})
 	want := []float64{0.03, 0.06, 0.06, 0.02}
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-15 {
 			t.Fatalf("holm = %v, want %v", got, want)
 		}
 	}
-	if got := holm([]float64{0.5, 0.9}); got[0] != 1 || got[1] != 1 {
+	if got := gatemath.Holm([]float64{0.5, 0.9}); got[0] != 1 || got[1] != 1 {
 		t.Errorf("holm caps at 1: %v", got)
 	}
 }
@@ -210,7 +212,7 @@ func TestHolm(t *testing.T) {
 func TestMinUTestP(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int]float64{3: 0.1, 4: 0.02857142857142857, 6: 0.0021645021645021645, 9: 4.113533525298231e-05} {
-		if got := minUTestP(n); math.Abs(got-want) > 1e-12*want {
+		if got := gatemath.MinUTestP(n); math.Abs(got-want) > 1e-12*want {
 			t.Errorf("minUTestP(%d) = %v, want %v", n, got, want)
 		}
 	}
@@ -219,10 +221,10 @@ func TestMinUTestP(t *testing.T) {
 func TestFiniteCIRuns(t *testing.T) {
 	t.Parallel()
 	// benchmath: "need >= 6 samples for confidence interval at level 0.95".
-	if got := finiteCIRuns(0.95); got != 6 {
+	if got := gatemath.FiniteCIRuns(0.95); got != 6 {
 		t.Errorf("finiteCIRuns(0.95) = %d, want 6", got)
 	}
-	if got := finiteCIRuns(0.99); got != 8 {
+	if got := gatemath.FiniteCIRuns(0.99); got != 8 {
 		t.Errorf("finiteCIRuns(0.99) = %d, want 8", got)
 	}
 }
@@ -230,22 +232,22 @@ func TestFiniteCIRuns(t *testing.T) {
 func TestRunsEstimatesMove(t *testing.T) {
 	t.Parallel()
 	// A larger effect needs fewer runs to detect.
-	if small, large := runsToDetect(0.7, 0.05, 50, 10), runsToDetect(0.9, 0.05, 50, 10); !(large < small) {
+	if small, large := gatemath.RunsToDetect(0.7, 0.05, 50, 10), gatemath.RunsToDetect(0.9, 0.05, 50, 10); !(large < small) {
 		t.Errorf("θ 0.9 needs %d runs, θ 0.7 %d: want fewer for the larger effect", large, small)
 	}
 	// More tests to correct for need more runs.
-	if few, many := runsToDetect(0.8, 0.05, 1, 10), runsToDetect(0.8, 0.05, 100, 10); !(few < many) {
+	if few, many := gatemath.RunsToDetect(0.8, 0.05, 1, 10), gatemath.RunsToDetect(0.8, 0.05, 100, 10); !(few < many) {
 		t.Errorf("m=1 needs %d runs, m=100 %d", few, many)
 	}
 	// No effect at all cannot be detected.
-	if got := runsToDetect(0.5, 0.05, 1, 10); got != -1 {
+	if got := gatemath.RunsToDetect(0.5, 0.05, 1, 10); got != -1 {
 		t.Errorf("θ 0.5: %d runs, want -1", got)
 	}
-	s := func(med, lo, hi float64) *Summary {
-		return &Summary{N: 10, Median: med, Lo: lo, Hi: hi, Values: []float64{lo, hi}}
+	s := func(med, lo, hi float64) *gatemath.Summary {
+		return &gatemath.Summary{N: 10, Median: med, Lo: lo, Hi: hi, Values: []float64{lo, hi}}
 	}
 	b, n := s(100, 98, 102), s(100, 98, 102)
-	wide, narrow := runsToBound(units.Lower, b, n, 0.02, 0.95), runsToBound(units.Lower, b, n, 0.04, 0.95)
+	wide, narrow := gatemath.RunsToBound(units.Lower, b, n, 0.02, 0.95), gatemath.RunsToBound(units.Lower, b, n, 0.04, 0.95)
 	if !(narrow < wide) || narrow < 1 {
 		t.Errorf("margin 4%% needs %d runs, 2%% %d: want fewer with more room", narrow, wide)
 	}
@@ -286,7 +288,7 @@ func TestHolmRuns(t *testing.T) {
 		{62, 7},  // the fixtures' 62 rows: 2/C(14,7) = 5.8e-4 < 8.1e-4
 		{940, 9}, // the suite's 940 rows: 2/C(18,9) = 4.1e-5 < 5.3e-5
 	} {
-		if got := holmRuns(0.05, tc.m); got != tc.want {
+		if got := gatemath.HolmRuns(0.05, tc.m); got != tc.want {
 			t.Errorf("holmRuns(0.05, %d) = %d, want %d", tc.m, got, tc.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestDatasetConfig: a scenario's data set line (printed before its
@@ -21,7 +23,7 @@ func TestDatasetConfig(t *testing.T) {
 		t.Fatalf("the same data set: %v", err)
 	}
 	_, err := Compare(base, parse(t, "other.txt", side("fedcba9876543210")), nil, Options{})
-	var ce *MismatchError
+	var ce *input.MismatchError
 	if !errors.As(err, &ce) {
 		t.Fatalf("another data set compared: err = %v", err)
 	}

@@ -1,31 +1,28 @@
-// Package gate is the regression gate: it compares a new run of the
-// suite with a baseline (both in Go's benchmark format, docs/bench-format.md)
-// and decides, per benchmark and metric, REGRESSION, IMPROVEMENT, NO CHANGE
-// or INCONCLUSIVE, then checks thresholds.yaml's absolute limits on the new
-// results. docs/gate.md explains the rules for people; in short:
+// Package gate is the regression gate's comparison: it judges a new run
+// of the suite against a baseline (both read by package input) and
+// decides, per benchmark and metric, REGRESSION, IMPROVEMENT, NO CHANGE
+// or INCONCLUSIVE, then checks thresholds.yaml's absolute limits on the
+// new results. docs/gate.md explains the rules for people; in short:
 //
-//   - Reading and grouping: golang.org/x/perf/benchfmt reads the files,
-//     benchproc groups runs by the full benchmark name (profile, scenario
-//     and point keys; the -N GOMAXPROCS suffix ignored) and unit.
-//   - Statistics: benchmath.AssumeNothing, as the benchstat command: the
-//     median of the runs with its confidence interval (order statistics),
-//     and the Mann-Whitney U test's p-value. Compare's medians, intervals
-//     and p are the numbers benchstat prints for the same files.
+//   - Statistics (package gatemath, as benchstat's benchmath): the median
+//     of the runs with its interval and the Mann-Whitney U test's p.
 //   - Direction: a `Unit X better=` line, else thresholds.yaml's better:,
-//     else units.DefaultDirection. Metrics without one are shown,
-//     never gated.
-//   - Holm's correction over every gated test of the run, so that fifty
-//     metrics do not give fifty chances of a false alarm.
-//   - Tails (tails.go): the P99s of TTFT, TPOT and ITL are tested per
-//     profile and metric by runs, and the gate fails through one α
-//     procedure over the profiles (oneAlpha). Each judged metric gets its
-//     minimum detectable effect from the baseline's spread (mde.go).
+//     else units.DefaultDirection. Metrics without one are never gated.
+//   - Each profile's headline rows are combined (Cauchy) and corrected
+//     with Holm over the profiles; the tails (tails.go) are tested by
+//     runs; the gate fails through one α procedure (oneAlpha), start-aware
+//     where a side's runs share a server start (start.go, points.go).
 //   - A regression needs a significant p after correction and a change of
-//     at least min_effect in the bad direction. NO CHANGE needs the
-//     intervals to rule out such a regression. Anything else is
-//     INCONCLUSIVE, with an estimate of the runs a side that would decide.
+//     at least min_effect in the bad direction; NO CHANGE needs the
+//     intervals to rule one out; anything else is INCONCLUSIVE, with the
+//     runs a side that would decide.
 //
-// Compare does the work and returns a Report; the Report writes itself as
-// text, markdown or JSON, and maps to an exit code (Outcome) and to a
-// Pinpoint-style Decision for gates that add runs until they can decide.
+// Compare returns a Report with its Outcome (an exit code) and a
+// Pinpoint-style Decision; CompareFiles is a command's way in (Config).
+// The layout follows golang.org/x/perf: input (benchfmt, benchproc) and
+// gatemath (benchmath) below, this package, then render (text, markdown,
+// JSON) above. Package gate must not import render, startspread or
+// anything under cmd/, and holds no command-line flags: a command names
+// its flags through Config and the typed errors (FilterError,
+// EmptySelectionError, MismatchError).
 package gate

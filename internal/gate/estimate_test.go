@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -15,13 +16,13 @@ import (
 // judgeOne decides one lower-is-better row alone (Holm over one test).
 func judgeOne(base, next []float64, g thresholds.Gate) Row {
 	row := Row{Unit: "ttft-p50-ns", Direction: units.Lower, Settings: g}
-	b, bsam := summarize(base, g.Confidence)
-	n, nsam := summarize(next, g.Confidence)
+	b, bsam := gatemath.Summarize(base, g.Confidence)
+	n, nsam := gatemath.Summarize(next, g.Confidence)
 	row.Baseline, row.New = b, n
-	row.DeltaPct = 100 * relChange(b.Median, n.Median)
+	row.DeltaPct = 100 * gatemath.RelChange(b.Median, n.Median)
 	var theta float64
-	row.P, theta = uTest(bsam, nsam)
-	row.PHolm = holm([]float64{row.P})[0]
+	row.P, theta = gatemath.UTest(bsam, nsam)
+	row.PHolm = gatemath.Holm([]float64{row.P})[0]
 	decide(&row, 1, theta, false)
 	return row
 }
@@ -84,7 +85,7 @@ func TestRunsNeededEstimate(t *testing.T) {
 		slices.Sort(needs)
 		table += fmt.Sprintf("| %s | %d of 400 | %d | %d (%.0f%%) | %d runs |\n", tc.label, inconclusive, total, right, 100*float64(right)/float64(max(total, 1)), needs[len(needs)/2])
 		t.Logf("%s: %d of 400 inconclusive at 10 runs, %d with an estimate ≤ %d; at the estimated count %d decided, %d as %s; median estimate %d runs a side",
-			tc.name, inconclusive, total, MaxRunsEstimate, decided, right, tc.decide, needs[len(needs)/2])
+			tc.name, inconclusive, total, gatemath.MaxRunsEstimate, decided, right, tc.decide, needs[len(needs)/2])
 		if total < 20 {
 			t.Fatalf("%s: only %d estimates to check", tc.name, total)
 		}

@@ -5,16 +5,17 @@ import (
 	"log"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
 // Compare a run whose TTFT rose under load with the baseline.
 func ExampleCompare() {
-	base, err := gate.ReadFile("testdata/bench/base.txt")
+	base, err := input.ReadFile("testdata/bench/base.txt")
 	if err != nil {
 		log.Fatal(err)
 	}
-	next, err := gate.ReadFile("testdata/bench/regression.txt")
+	next, err := input.ReadFile("testdata/bench/regression.txt")
 	if err != nil {
 		log.Fatal(err)
 	}

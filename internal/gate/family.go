@@ -2,9 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 )
 
 // A family is one profile's headline tests: the gate combines their
@@ -132,7 +133,7 @@ func families(rep *Report, gated []*test, tails []*tailFamily, starts bool) fami
 		for j, t := range f.tests {
 			ps[j], pw[j] = rep.Rows[t.row].P, t.pWorse
 		}
-		f.p, f.pWorse = cauchyCombine(ps), cauchyCombine(pw)
+		f.p, f.pWorse = gatemath.CauchyCombine(ps), gatemath.CauchyCombine(pw)
 		f.pIUT = f.pWorse
 		if sp := startSpread(rep, f.tests); starts && sp > 0 {
 			f.start = startShift(rep, f.tests, sp)
@@ -141,16 +142,16 @@ func families(rep *Report, gated []*test, tails []*tailFamily, starts bool) fami
 				t.pStart = rowStart(rep, t, sp)
 				ss[j], iut[j] = t.pStart, max(t.pWorse, t.pStart)
 			}
-			f.pStart, f.pIUT = cauchyCombine(ss), cauchyCombine(iut)
+			f.pStart, f.pIUT = gatemath.CauchyCombine(ss), gatemath.CauchyCombine(iut)
 			f.points = pointContrasts(rep, f.tests)
 		}
 		combined[i] = f.p
-		for j, adj := range holm(ps) {
+		for j, adj := range gatemath.Holm(ps) {
 			rep.Rows[f.tests[j].row].PHolm = adj
 		}
 	}
 	worseHolm, suite := oneAlpha(fs, tails, starts)
-	for i, adj := range holm(combined) {
+	for i, adj := range gatemath.Holm(combined) {
 		f := fs[i]
 		f.pHolm = adj
 		for _, t := range f.tests {
@@ -177,7 +178,7 @@ func profileTest(rep *Report, f *family, pHolm, pWorseHolm float64) ProfileTest 
 	bad := make([]float64, 0, len(f.tests))
 	for _, t := range f.tests {
 		row := &rep.Rows[t.row]
-		bad = append(bad, badChange(row.Direction, row.Baseline.Median, row.New.Median))
+		bad = append(bad, gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median))
 	}
 	slices.Sort(bad)
 	effect := bad[len(bad)/2]
@@ -228,42 +229,4 @@ func (p ProfileTest) Describe() string {
 	}
 	return fmt.Sprintf("%s: %d headline rows, median change %+.2f%% for the worse (profile_min_effect %g%%), combined p for the worse=%.2g (%.2g in the one α procedure, α %g; the profile's test %.2g), for any change p=%.2g%s: %s",
 		name, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, p.startWords(), verdict)
-}
-
-// cauchyMaxP bounds the p-values the Cauchy combination reads: its
-// statistic tan((½ − p)π) runs to −∞ as p → 1, so that a few rows with
-// p ≈ 1 (identical runs) would cancel any evidence; past 0.99 a p says
-// "no change" as well as 1 does.
-const cauchyMaxP = 0.99
-
-// cauchyCombine is the Cauchy combination test (Liu & Xie 2020, "ACAT"):
-// with equal weights T = mean of tan((½ − pᵢ)π), and the combined p is
-// ½ − arctan(T)/π. T is standard Cauchy under the null whatever the
-// dependence between the tests (exactly for independent tests, and in the
-// tail for any correlation), which is why it suits metrics of one profile
-// measured on the same runs (TPOT and tok/s move together). NaN p-values
-// are skipped; none at all is 1.
-func cauchyCombine(ps []float64) float64 {
-	var sum float64
-	n := 0
-	for _, p := range ps {
-		if math.IsNaN(p) {
-			continue
-		}
-		p = min(max(p, 1e-300), cauchyMaxP)
-		if p < 1e-15 { // tan((½ − p)π) ≈ 1/(pπ) without rounding to +Inf
-			sum += 1 / (p * math.Pi)
-		} else {
-			sum += math.Tan((0.5 - p) * math.Pi)
-		}
-		n++
-	}
-	if n == 0 {
-		return 1
-	}
-	t := sum / float64(n)
-	if t > 1e15 {
-		return 1 / (t * math.Pi)
-	}
-	return min(1, max(0, 0.5-math.Atan(t)/math.Pi))
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestCauchyCombine checks the combination's known values.
@@ -28,7 +31,7 @@ func TestCauchyCombine(t *testing.T) {
 		// Nothing to combine.
 		{"none", []float64{math.NaN()}, 1},
 	} {
-		got := cauchyCombine(tc.ps)
+		got := gatemath.CauchyCombine(tc.ps)
 		if math.Abs(got-tc.want) > 0.02*tc.want {
 			t.Errorf("%s: cauchyCombine(%v) = %g, want %g", tc.name, tc.ps, got, tc.want)
 		}
@@ -50,7 +53,7 @@ func TestCauchyCombineNull(t *testing.T) {
 			z := 0.8*shared + 0.6*rng.NormFloat64() // correlation 0.64
 			ps[i] = 2 * (1 - normCDF(math.Abs(z)))
 		}
-		if cauchyCombine(ps) < 0.05 {
+		if gatemath.CauchyCombine(ps) < 0.05 {
 			below++
 		}
 	}
@@ -86,11 +89,11 @@ func TestProfileRegression(t *testing.T) {
 	} {
 		rng := rand.New(rand.NewPCG(5, 11))
 		base, next := spreadBench(rng, 0), spreadBench(rng, tc.shift)
-		b, err := Read(strings.NewReader(base), "base")
+		b, err := input.Read(strings.NewReader(base), "base")
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Read(strings.NewReader(next), "new")
+		n, err := input.Read(strings.NewReader(next), "new")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,11 +148,11 @@ func TestProfileTestIsOneSided(t *testing.T) {
 		{"worse 4%", 0.04, func(pw, p float64) bool { return pw < 1e-3 && pw < 0.6*p }, "PWorse < 0.001 and about P/2"},
 	} {
 		rng := rand.New(rand.NewPCG(5, 11))
-		b, err := Read(strings.NewReader(spreadBench(rng, 0)), "base")
+		b, err := input.Read(strings.NewReader(spreadBench(rng, 0)), "base")
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Read(strings.NewReader(spreadBench(rng, tc.shift)), "new")
+		n, err := input.Read(strings.NewReader(spreadBench(rng, tc.shift)), "new")
 		if err != nil {
 			t.Fatal(err)
 		}

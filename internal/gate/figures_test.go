@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -15,7 +16,7 @@ import (
 // and the baseline against itself.
 func TestFiguresGate(t *testing.T) {
 	t.Parallel()
-	sim, err := ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
+	sim, err := input.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -20,34 +22,34 @@ import (
 //
 // A limit on a unit that a benchmark lacks while its baseline has it is
 // MISSING; a limit on a unit no new benchmark reports is UNCHECKED.
-func checkLimits(base, next *sideData, set *thresholds.Set) []Check {
+func checkLimits(base, next *input.Side, set *thresholds.Set) []Check {
 	var checks []Check
 	applies := map[string]string{} // SLO unit → its limit, where some scope sets one
 	reported := map[string]bool{}
-	for _, k := range next.order {
-		nb := next.benches[k]
-		bb := base.benches[k] // nil for a benchmark without baseline
-		for _, u := range nb.units {
+	for _, k := range next.Order {
+		nb := next.Benches[k]
+		bb := base.Benches[k] // nil for a benchmark without baseline
+		for _, u := range nb.Units {
 			reported[u] = true
 		}
-		scope := set.Scope(nb.profile, nb.scenario)
+		scope := set.Scope(nb.Profile, nb.Scenario)
 		for _, unit := range sortedKeys(scope.SLO) {
 			lim := scope.SLO[unit]
 			if _, ok := applies[unit]; !ok {
 				applies[unit] = lim.String(unit)
 			}
-			c := Check{Kind: SLOCheck, Name: nb.name, Unit: unit, Limit: lim.String(unit), Value: nan()}
-			values, ok := nb.values[unit]
+			c := Check{Kind: SLOCheck, Name: nb.Name, Unit: unit, Limit: lim.String(unit), Value: nan()}
+			values, ok := nb.Values[unit]
 			switch {
 			case ok:
-				s, _ := summarize(values, thresholds.DefaultGate.Confidence)
+				s, _ := gatemath.Summarize(values, thresholds.DefaultGate.Confidence)
 				c.Value = s.Median
 				if why := lim.Check(unit, s.Median); why != "" {
 					c.Status, c.Reason = CheckFail, fmt.Sprintf("median of %d runs: %s", s.N, why)
 				} else {
 					c.Status = CheckPass
 				}
-			case bb != nil && bb.values[unit] != nil:
+			case bb != nil && bb.Values[unit] != nil:
 				c.Status = CheckMissing
 				c.Reason = fmt.Sprintf("the baseline reports %s here, the new results do not: the limit %s cannot be checked", unit, c.Limit)
 			default:
@@ -55,8 +57,8 @@ func checkLimits(base, next *sideData, set *thresholds.Set) []Check {
 			}
 			checks = append(checks, c)
 		}
-		if values, ok := nb.values[units.ErrPct]; ok {
-			checks = append(checks, errorRateCheck(nb.name, values, scope.MaxErrorRate))
+		if values, ok := nb.Values[units.ErrPct]; ok {
+			checks = append(checks, errorRateCheck(nb.Name, values, scope.MaxErrorRate))
 		}
 	}
 	for _, unit := range sortedKeys(applies) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -88,7 +90,7 @@ func (m MDE) At(n int) float64 {
 // alone (the runs as independent draws) with n runs a side: what more
 // runs improve, and what TooNoisy judges.
 func (m MDE) Within(n int) float64 {
-	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(lchoose(2*n, n)) >= m.Level {
+	if n < 2 || math.IsNaN(m.Spread) || 1/math.Exp(gatemath.LogChoose(2*n, n)) >= m.Level {
 		return math.Inf(1)
 	}
 	return math.Expm1(m.z() * m.Spread * math.Sqrt(2/float64(n)) * math.Sqrt(math.Pi/3))
@@ -105,7 +107,7 @@ func (m MDE) StartFloor() float64 {
 	return math.Expm1(m.z() * math.Sqrt(m.startShare()) * m.StartSpread)
 }
 
-func (m MDE) startShare() float64 { return startShare(m.BaseStarts, m.NewStarts) }
+func (m MDE) startShare() float64 { return gatemath.StartShare(m.BaseStarts, m.NewStarts) }
 
 // Starts says the sides' server starts in words ("one server start a
 // side").
@@ -122,17 +124,21 @@ func (m MDE) RunsForWords(effect float64) string {
 	if effect <= m.StartFloor() {
 		return "not with " + m.Starts()
 	}
-	return fmtRunsFor(m.RunsFor(effect))
+	return FormatRunsFor(m.RunsFor(effect))
 }
 
 // MinSamples is the min_samples of the metric's settings: below it the
 // gate decides nothing, and TooNoisy is not said.
 func (m MDE) MinSamples() int { return m.minSamples }
 
+// StartAware says whether the runs of a side share a server start, so
+// that the start-aware test (and its floor) applies.
+func (m MDE) StartAware() bool { return m.startAware }
+
 // RunsFor is the fewest runs a side that see effect, at least
 // min_samples; -1 when more than MaxRunsEstimate.
 func (m MDE) RunsFor(effect float64) int {
-	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+	for n := max(2, m.minSamples); n <= gatemath.MaxRunsEstimate; n++ {
 		if m.At(n) <= effect {
 			return n
 		}
@@ -142,7 +148,7 @@ func (m MDE) RunsFor(effect float64) int {
 
 // runsWithin is RunsFor for the test within the starts alone (Within).
 func (m MDE) runsWithin(effect float64) int {
-	for n := max(2, m.minSamples); n <= MaxRunsEstimate; n++ {
+	for n := max(2, m.minSamples); n <= gatemath.MaxRunsEstimate; n++ {
 		if m.Within(n) <= effect {
 			return n
 		}
@@ -151,33 +157,26 @@ func (m MDE) runsWithin(effect float64) int {
 }
 
 // fewestStarts is the smaller of n (0: none yet) and b's server starts.
-func fewestStarts(n int, b *bench) int {
-	if k := max(1, len(b.starts)); n == 0 || k < n {
+func fewestStarts(n int, b *input.Bench) int {
+	if k := max(1, len(b.Starts)); n == 0 || k < n {
 		return k
 	}
 	return n
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }
 
 // MinimumEffects are the minimum detectable effects of base's judged
 // metrics (headline and tail) per profile at count runs a side on starts
 // server starts (go test processes; at least one), with set's α and
 // min_effect: what `vllmperf plan` shows for a run of the suite at count.
-func MinimumEffects(base *Input, set *thresholds.Set, count, starts int) ([]MDE, error) {
+func MinimumEffects(base *input.Input, set *thresholds.Set, count, starts int) ([]MDE, error) {
 	if set == nil {
 		set = thresholds.Empty()
 	}
-	g, err := newGrouping()
+	g, err := input.NewGrouping()
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	ms := spreads(g.group(base, nil), set, true)
+	ms := spreads(g.Group(base, nil), set, true)
 	for i := range ms {
 		ms[i].NewStarts = max(1, starts)
 		ms[i].setRuns(count)
@@ -188,17 +187,17 @@ func MinimumEffects(base *Input, set *thresholds.Set, count, starts int) ([]MDE,
 // minimumEffects are the baseline's minimum detectable effects at the
 // new side's count, for the report; starts as Compare's (start-aware
 // tests where a side's runs share a start).
-func minimumEffects(bs, ns *sideData, set *thresholds.Set, starts bool) []MDE {
+func minimumEffects(bs, ns *input.Side, set *thresholds.Set, starts bool) []MDE {
 	ms := spreads(bs, set, starts)
 	for i := range ms {
 		var lens []int
-		for _, k := range ns.order {
-			if b := ns.benches[k]; b.profile == ms[i].Profile && len(b.values[ms[i].Unit]) > 0 {
-				lens = append(lens, len(b.values[ms[i].Unit]))
+		for _, k := range ns.Order {
+			if b := ns.Benches[k]; b.Profile == ms[i].Profile && len(b.Values[ms[i].Unit]) > 0 {
+				lens = append(lens, len(b.Values[ms[i].Unit]))
 				ms[i].NewStarts = fewestStarts(ms[i].NewStarts, b)
 			}
 		}
-		ms[i].setRuns(modeInt(lens))
+		ms[i].setRuns(gatemath.ModeInt(lens))
 	}
 	return ms
 }
@@ -220,28 +219,28 @@ func (m MDE) TooNoisyAt(n int) bool {
 // spreads measures each judged metric's spread per profile on one side
 // (its runs lined up by index, as tailTest does); starts adds the
 // start-aware terms and the suite-wide test's share of α.
-func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
+func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	type key struct{ profile, unit string }
 	var keys []key
 	points := map[key][][]float64{}
 	startsOf := map[key]int{}
-	for _, k := range s.order {
-		b := s.benches[k]
-		for _, u := range b.units {
-			if !units.Headline(u) && !isTail(u) {
+	for _, k := range s.Order {
+		b := s.Benches[k]
+		for _, u := range b.Units {
+			if !units.Headline(u) && !IsTail(u) {
 				continue
 			}
-			kk := key{b.profile, u}
+			kk := key{b.Profile, u}
 			if _, ok := points[kk]; !ok {
 				keys = append(keys, kk)
 			}
-			points[kk] = append(points[kk], b.values[u])
+			points[kk] = append(points[kk], b.Values[u])
 			startsOf[kk] = fewestStarts(startsOf[kk], b)
 		}
 	}
 	tails, headline := map[string]int{}, map[string]bool{}
 	for _, kk := range keys {
-		if isTail(kk.unit) {
+		if IsTail(kk.unit) {
 			tails[kk.profile]++
 		} else {
 			headline[kk.profile] = true
@@ -257,7 +256,7 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 	slices.SortStableFunc(keys, func(a, b key) int { return first[a.profile] - first[b.profile] })
 	hypotheses, suite := len(first), starts && len(headline) >= 2
 	for _, kk := range keys {
-		suite = suite && (isTail(kk.unit) || set.Gate(kk.profile, "", kk.unit).StartSpread > 0)
+		suite = suite && (IsTail(kk.unit) || set.Gate(kk.profile, "", kk.unit).StartSpread > 0)
 	}
 	if suite { // the suite-wide test: one more hypothesis in Holm's correction
 		hypotheses++
@@ -266,11 +265,11 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 	for _, kk := range keys {
 		g := set.Gate(kk.profile, "", kk.unit)
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
-			Level: g.Alpha / float64(hypotheses) * componentWeight(!isTail(kk.unit), headline[kk.profile], tails[kk.profile])}
-		m.RunSpread, m.Points = runSpread(points[kk])
+			Level: g.Alpha / float64(hypotheses) * gatemath.ComponentWeight(!IsTail(kk.unit), headline[kk.profile], tails[kk.profile])}
+		m.RunSpread, m.Points = gatemath.RunSpread(points[kk])
 		m.BaseStarts = startsOf[kk]
-		if !isTail(kk.unit) {
-			m.Spread, m.Points = pointSpread(points[kk])
+		if !IsTail(kk.unit) {
+			m.Spread, m.Points = gatemath.PointSpread(points[kk])
 		} else {
 			m.Spread = m.RunSpread
 		}
@@ -280,71 +279,6 @@ func spreads(s *sideData, set *thresholds.Set, starts bool) []MDE {
 		out = append(out, m)
 	}
 	return out
-}
-
-// runSpread is the standard deviation across runs of the runs' mean log
-// value over the points whose run count is the most common one (and
-// whose values are all positive); NaN with fewer than 3 runs.
-func runSpread(points [][]float64) (float64, int) {
-	lens := make([]int, len(points))
-	for i, p := range points {
-		lens[i] = len(p)
-	}
-	n := modeInt(lens)
-	if n < 3 {
-		return math.NaN(), 0
-	}
-	means := make([]float64, n)
-	used := 0
-	for _, p := range points {
-		if len(p) != n || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
-			continue
-		}
-		used++
-		for j, v := range p {
-			means[j] += math.Log(v)
-		}
-	}
-	if used == 0 {
-		return math.NaN(), 0
-	}
-	for j := range means {
-		means[j] /= float64(used)
-	}
-	return stats.StdDev(means), used
-}
-
-// pointSpread is the median, over the points with at least 3 runs (all
-// positive), of the standard deviation of a point's log values: the
-// run-to-run CV of one row, which the headline test's rows each see
-// (their Cauchy combination is about as strong as its typical row, not
-// the average of the points); NaN when no point has 3 runs.
-func pointSpread(points [][]float64) (float64, int) {
-	var sds []float64
-	for _, p := range points {
-		if len(p) < 3 || slices.ContainsFunc(p, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) }) {
-			continue
-		}
-		logs := make([]float64, len(p))
-		for i, v := range p {
-			logs[i] = math.Log(v)
-		}
-		sds = append(sds, stats.StdDev(logs))
-	}
-	return median(sds), len(sds)
-}
-
-// modeInt is the most common value (the larger on a tie); 0 for none.
-func modeInt(xs []int) int {
-	count := map[int]int{}
-	best := 0
-	for _, x := range xs {
-		count[x]++
-		if count[x] > count[best] || (count[x] == count[best] && x > best) {
-			best = x
-		}
-	}
-	return best
 }
 
 // tooNoisy are the report's warnings for metrics whose baseline is too
@@ -359,17 +293,17 @@ func tooNoisy(ms []MDE) []string {
 		case m.Within(m.Runs) > m.MinEffect:
 			out = append(out, noisyRuns(m))
 		case m.StartFloor() >= m.MinEffect:
-			floored = append(floored, fmt.Sprintf("%s %s (min_effect %g%%)", orNone(m.Profile), m.Unit, 100*m.MinEffect))
+			floored = append(floored, fmt.Sprintf("%s %s (min_effect %g%%)", ProfileName(m.Profile), m.Unit, 100*m.MinEffect))
 			floor, lo, hi = m, min(lo, m.StartFloor()), max(hi, m.StartFloor())
 		default:
 			out = append(out, fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point, more than its min_effect %g%% (%s within a start, the server starts' allowance with %s, start_spread %g%%, added); about %d runs a side would see it (docs/gate.md)",
-				orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Effect), 100*m.MinEffect, fmtMDE(m.Within(m.Runs)), m.Starts(), 100*m.StartSpread, m.RunsFor(m.MinEffect)))
+				ProfileName(m.Profile), m.Unit, m.Runs, FormatMDE(m.Effect), 100*m.MinEffect, FormatMDE(m.Within(m.Runs)), m.Starts(), 100*m.StartSpread, m.RunsFor(m.MinEffect)))
 		}
 	}
 	if len(floored) > 0 {
-		span := fmtMDE(lo)
+		span := FormatMDE(lo)
 		if hi > lo+0.0005 {
-			span += "–" + fmtMDE(hi)
+			span += "–" + FormatMDE(hi)
 		}
 		out = append(out, fmt.Sprintf("the server starts' floor is above the minimum effect: with %s (start_spread %g%%) no count sees a change under about %s on every point (the floor by metric), more than the min_effect of %d judged metrics: %s; run more server starts a side (VLLMPERF_STARTS), or measure start_spread (docs/gate.md)",
 			floor.Starts(), 100*floor.StartSpread, span, len(floored), strings.Join(floored, ", ")))
@@ -381,9 +315,9 @@ func tooNoisy(ms []MDE) []string {
 // keeps the gate from seeing its min_effect.
 func noisyRuns(m MDE) string {
 	w := fmt.Sprintf("baseline too noisy to see the minimum effect: profile %s, %s: at %d runs a side the gate sees a change of %s on every point (run-to-run spread %.1f%%), more than its min_effect %g%%",
-		orNone(m.Profile), m.Unit, m.Runs, fmtMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
+		ProfileName(m.Profile), m.Unit, m.Runs, FormatMDE(m.Within(m.Runs)), 100*m.Spread, 100*m.MinEffect)
 	if f := m.StartFloor(); f > 0 {
-		w += fmt.Sprintf(" even before the server starts' allowance (%s with it; the starts' floor %s with %s)", fmtMDE(m.Effect), fmtMDE(f), m.Starts())
+		w += fmt.Sprintf(" even before the server starts' allowance (%s with it; the starts' floor %s with %s)", FormatMDE(m.Effect), FormatMDE(f), m.Starts())
 	}
 	if n := m.runsWithin(m.MinEffect); n > 0 {
 		w += fmt.Sprintf("; about %d runs a side would see it", n)
@@ -394,105 +328,38 @@ func noisyRuns(m MDE) string {
 	return w + " (or raise its min_effect, or make the runs steadier: docs/gate.md)"
 }
 
-func orNone(profile string) string {
+// ProfileName is a profile as the reports name it: "(no profile)" for
+// benchmarks without one.
+func ProfileName(profile string) string {
 	if profile == "" {
 		return "(no profile)"
 	}
 	return profile
 }
 
-// fmtMDE writes an effect: "12.3%", or "—" when the count can see
+// FormatMDE writes an effect: "12.3%", or "—" when the count can see
 // none.
-func fmtMDE(e float64) string {
+func FormatMDE(e float64) string {
 	if math.IsInf(e, 1) || math.IsNaN(e) {
 		return "—"
 	}
 	return fmt.Sprintf("%.1f%%", 100*e)
 }
 
-// fmtRunsFor writes RunsFor5: "34", or "> 100".
-func fmtRunsFor(n int) string {
+// FormatRunsFor writes RunsFor5: "34", or "> 100".
+func FormatRunsFor(n int) string {
 	if n < 0 {
-		return fmt.Sprintf("> %d", MaxRunsEstimate)
+		return fmt.Sprintf("> %d", gatemath.MaxRunsEstimate)
 	}
 	return fmt.Sprint(n)
 }
 
-// writeMDE writes the minimum detectable effects, one line a profile.
-func writeMDE(ew *ErrWriter, ms []MDE) {
-	if len(ms) == 0 {
-		return
-	}
-	none := false
-	ew.Printf("\nminimum detectable effects (one metric changed on every point of a profile, found with %g%% power; from the baseline's run-to-run spread):\n", 100*MDEPower)
-	for i := 0; i < len(ms); {
-		j := i
-		var parts []string
-		for ; j < len(ms) && ms[j].Profile == ms[i].Profile; j++ {
-			m := ms[j]
-			if math.IsNaN(m.Spread) {
-				parts = append(parts, m.Unit+" unknown (fewer than 3 baseline runs)")
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("%s %s (%g%%: %s)", m.Unit, fmtMDE(m.Effect), 100*MDEReference, runsWords(m)))
-			none = none || math.IsInf(m.Effect, 1)
-		}
-		ew.Printf("  %s at %d runs a side: %s\n", orNone(ms[i].Profile), ms[i].Runs, strings.Join(parts, ", "))
-		i = j
-	}
-	if none {
-		ew.Printf("  (—: with so few runs the exact test cannot reach the level the correction asks for)\n")
-	}
-	if m := ms[0]; m.startAware && m.StartSpread > 0 {
-		ew.Printf("  (%s, start_spread %g%%: a change of a whole profile under about %s cannot be told from a start, whatever the count; docs/gate.md)\n",
-			m.Starts(), 100*m.StartSpread, fmtMDE(m.StartFloor()))
-	}
-}
-
-// runsWords is the runs a side that see MDEReference, in words: "from 34
+// RunsWords is the runs a side that see MDEReference, in words: "from 34
 // runs", "from > 100 runs", or "not with one server start a side"
 // (Starts).
-func runsWords(m MDE) string {
-	if w := m.RunsForWords(MDEReference); w != fmtRunsFor(m.RunsFor5) {
+func (m MDE) RunsWords() string {
+	if w := m.RunsForWords(MDEReference); w != FormatRunsFor(m.RunsFor5) {
 		return w
 	}
-	return "from " + fmtRunsFor(m.RunsFor5) + " runs"
-}
-
-// JSONMDE is an MDE in gate.json.
-type JSONMDE struct {
-	Profile      string   `json:"profile"`
-	Unit         string   `json:"unit"`
-	Points       int      `json:"points"`
-	SpreadPct    *float64 `json:"spread_pct"`
-	Level        float64  `json:"level"`
-	Runs         int      `json:"runs"`
-	MDEPct       *float64 `json:"mde_pct"`
-	RunsFor5Pct  *int     `json:"runs_for_5pct"`
-	MinEffectPct float64  `json:"min_effect_pct"`
-	TooNoisy     bool     `json:"too_noisy"`
-	// StartSpreadPct is the start_spread allowed for (0 where a side's
-	// runs do not share a start), StartFloorPct the smallest change the
-	// start-aware test sees at any count (MDE.StartFloor).
-	StartSpreadPct float64 `json:"start_spread_pct"`
-	StartFloorPct  float64 `json:"start_floor_pct"`
-	// BaseStarts and NewStarts are the server starts of each side the
-	// floor is for (a plan's new run: one).
-	BaseStarts int `json:"base_starts"`
-	NewStarts  int `json:"new_starts"`
-}
-
-func jsonMDEs(ms []MDE) []JSONMDE {
-	out := []JSONMDE{}
-	for _, m := range ms {
-		j := JSONMDE{Profile: m.Profile, Unit: m.Unit, Points: m.Points, SpreadPct: finite(100 * m.Spread), Level: m.Level,
-			Runs: m.Runs, MDEPct: finite(100 * m.Effect), MinEffectPct: 100 * m.MinEffect, TooNoisy: m.TooNoisy,
-			StartSpreadPct: 100 * m.StartSpread, StartFloorPct: 100 * m.StartFloor(),
-			BaseStarts: max(1, m.BaseStarts), NewStarts: max(1, m.NewStarts)}
-		if n := m.RunsFor5; n > 0 {
-			j.RunsFor5Pct = &n
-		}
-		out = append(out, j)
-	}
-	return out
+	return "from " + FormatRunsFor(m.RunsFor5) + " runs"
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -114,7 +115,7 @@ func pointContrasts(rep *Report, tests []*test) *pointFamily {
 	sums := map[string]*unitSum{}
 	var ok []*test
 	for _, t := range tests {
-		if len(t.baseRuns) != nb || len(t.nextRuns) != nn || !allPositive(t.baseRuns) || !allPositive(t.nextRuns) ||
+		if len(t.baseRuns) != nb || len(t.nextRuns) != nn || !gatemath.AllPositive(t.baseRuns) || !gatemath.AllPositive(t.nextRuns) ||
 			rep.Rows[t.row].Scenario == benchname.StartupScenario {
 			continue
 		}
@@ -126,8 +127,8 @@ func pointContrasts(rep *Report, tests []*test) *pointFamily {
 			sums[u] = s
 		}
 		s.k++
-		addLogs(s.b, t.baseRuns, badSign(rep, t))
-		addLogs(s.n, t.nextRuns, badSign(rep, t))
+		gatemath.AddLogs(s.b, t.baseRuns, badSign(rep, t))
+		gatemath.AddLogs(s.n, t.nextRuns, badSign(rep, t))
 	}
 	var names []string
 	byName := map[string][]*test{}
@@ -152,16 +153,16 @@ func pointContrasts(rep *Report, tests []*test) *pointFamily {
 		for _, t := range pt {
 			minEffect = min(minEffect, rep.Rows[t.row].Settings.MinEffect)
 			s, sign := sums[rep.Rows[t.row].Unit], badSign(rep, t)
-			ub, un := contrast(t.baseRuns, s.b, s.k, sign), contrast(t.nextRuns, s.n, s.k, sign)
-			w := 1 / max(stats.Variance(slices.Concat(ub, un)), minVariance)
-			addScaled(cb, ub, w)
-			addScaled(cn, un, w)
+			ub, un := gatemath.Contrast(t.baseRuns, s.b, s.k, sign), gatemath.Contrast(t.nextRuns, s.n, s.k, sign)
+			w := 1 / max(stats.Variance(slices.Concat(ub, un)), gatemath.MinVariance)
+			gatemath.AddScaled(cb, ub, w)
+			gatemath.AddScaled(cn, un, w)
 			total += w
-			own += w * sign * (meanLog(t.nextRuns) - meanLog(t.baseRuns))
+			own += w * sign * (gatemath.MeanLog(t.nextRuns) - gatemath.MeanLog(t.baseRuns))
 		}
-		addScaled(cb, cb, 1/total-1)
-		addScaled(cn, cn, 1/total-1)
-		p, _, err := mannWhitney(cb, cn, stats.LocationLess) // the baseline's contrasts below NEW's: worse
+		gatemath.AddScaled(cb, cb, 1/total-1)
+		gatemath.AddScaled(cn, cn, 1/total-1)
+		p, _, err := gatemath.MannWhitney(cb, cn, stats.LocationLess) // the baseline's contrasts below NEW's: worse
 		if err != nil {
 			p = 1
 		}
@@ -176,45 +177,6 @@ func badSign(rep *Report, t *test) float64 {
 		return -1
 	}
 	return 1
-}
-
-// addLogs adds sign·log(v) of each run to sum.
-func addLogs(sum, runs []float64, sign float64) {
-	for i, v := range runs {
-		sum[i] += sign * math.Log(v)
-	}
-}
-
-// contrast is one row's contrast, run by run: sign·log(v) less the mean
-// of the unit's other points (sum holds all k points' sign·log values,
-// the row's included).
-func contrast(runs, sum []float64, k int, sign float64) []float64 {
-	c := make([]float64, len(runs))
-	for i, v := range runs {
-		own := sign * math.Log(v)
-		c[i] = own - (sum[i]-own)/float64(k-1)
-	}
-	return c
-}
-
-// meanLog is the mean of the values' logs.
-func meanLog(vs []float64) float64 {
-	s := 0.0
-	for _, v := range vs {
-		s += math.Log(v)
-	}
-	return s / float64(len(vs))
-}
-
-// minVariance keeps a row whose contrast never varies from taking all of
-// its point's weight as 1/0.
-const minVariance = 1e-12
-
-// addScaled adds w·x to sum, element by element.
-func addScaled(sum, x []float64, w float64) {
-	for i := range x {
-		sum[i] += w * x[i]
-	}
 }
 
 // adjusted is point c's p in the one α procedure: its own p times the

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestProfileSet: a profile the baseline lacks is compared to nothing and
@@ -47,9 +49,9 @@ func TestProfileSet(t *testing.T) {
 			for _, p := range tc.new {
 				next += bench(p)
 			}
-			rep, err := Compare(parse(t, "base.txt", base), parse(t, "new.txt", next), nil, Options{Force: tc.force})
+			rep, err := Compare(parse(t, "base.txt", base), parse(t, "new.txt", next), nil, Options{Force: tc.force, ForceFlag: "--force"})
 			if tc.refused != "" {
-				var me *MismatchError
+				var me *input.MismatchError
 				if !errors.As(err, &me) || !strings.Contains(err.Error(), tc.refused) {
 					t.Fatalf("error %v, want a MismatchError containing %q", err, tc.refused)
 				}

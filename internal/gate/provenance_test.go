@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // TestProvenance: a different digest under the same image tag, or another
@@ -18,8 +20,8 @@ func TestProvenance(t *testing.T) {
 			runs("profile=basic/scenario=poisson/rate=4", 6, steady("tok/s", 100))
 	}
 	const digestA = "image-digest: vllm/vllm-openai@sha256:aaaa\ndriver: 550.54.15\ncuda: 12.4\nhost-cpu: AMD EPYC 7B13 x16\nserver-env: OMP_NUM_THREADS=8\n"
-	withoutKeys := DefaultConfigKeys[:0:0]
-	for _, k := range DefaultConfigKeys {
+	withoutKeys := input.DefaultConfigKeys[:0:0]
+	for _, k := range input.DefaultConfigKeys {
 		if k != "image" {
 			withoutKeys = append(withoutKeys, k)
 		}
@@ -51,7 +53,7 @@ func TestProvenance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := Compare(parse(t, "base.txt", side(tc.base)), parse(t, "new.txt", side(tc.new)), nil, Options{ConfigKeys: tc.keys})
-			var me *MismatchError
+			var me *input.MismatchError
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("err = %v, want a comparison", err)

@@ -3,6 +3,8 @@ package gate
 import (
 	"math"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -21,36 +23,24 @@ const (
 	Improvement Verdict = verdict.Improvement
 	// NoChange: the confidence intervals rule out a regression as large
 	// as the minimum effect.
-	NoChange Verdict = "NO CHANGE"
+	NoChange Verdict = verdict.NoChange
 	// NoRegression: tested, not significant, but the intervals do not
 	// rule out a change of the minimum effect: passes, unless the
 	// settings require equivalence (require_no_change), where the row is
 	// Inconclusive instead.
-	NoRegression Verdict = "NO REGRESSION"
+	NoRegression Verdict = verdict.NoRegression
 	// Inconclusive: too few runs, or intervals too wide to tell; the row
 	// says how many runs a side would decide.
 	Inconclusive Verdict = Verdict(verdict.Inconclusive)
 	// NotGated: a metric without a direction (shown, never judged), or
 	// one on a single side only.
-	NotGated Verdict = "NOT GATED"
+	NotGated Verdict = verdict.NotGated
 	// Missing: a gated metric the baseline has and the new results lack.
 	Missing Verdict = verdict.Missing
 	// InvalidVerdict: a regression the gate refuses to call one, because
 	// a run of the benchmark was INVALID (a throttled or shared GPU).
 	InvalidVerdict Verdict = Verdict(verdict.Invalid)
 )
-
-// Summary is one side of a row: its runs' values, their median and the
-// median's confidence interval (benchmath.AssumeNothing, as benchstat).
-// Values are in the unit's own scale (nanoseconds for -ns units).
-type Summary struct {
-	N int
-	// Median is the center; Lo and Hi bound its confidence interval, ±Inf
-	// when N is too small for a finite interval at the level asked.
-	Median, Lo, Hi float64
-	// Values are the runs' values, sorted.
-	Values []float64
-}
 
 // Row compares one metric (unit) of one benchmark.
 type Row struct {
@@ -73,7 +63,7 @@ type Row struct {
 	// DirectionFrom says which of the three decided it.
 	DirectionFrom string
 	// Baseline and New are nil when the metric is on one side only.
-	Baseline, New *Summary
+	Baseline, New *gatemath.Summary
 	// DeltaPct is 100·(new median / baseline median − 1); NaN when
 	// either side is missing, ±Inf from a zero baseline median.
 	DeltaPct float64
@@ -117,7 +107,7 @@ const (
 	CheckMissing CheckStatus = verdict.Missing
 	// CheckUnchecked: a limit on a unit no benchmark of the new results
 	// reports (a misspelt unit, or a metric the run could not measure).
-	CheckUnchecked CheckStatus = "UNCHECKED"
+	CheckUnchecked CheckStatus = verdict.Unchecked
 )
 
 // Check is an absolute limit tested on the new results.
@@ -171,7 +161,7 @@ type Report struct {
 	// OnlyBaseline and OnlyNew are benchmarks one side did not run.
 	OnlyBaseline, OnlyNew []string
 	// Selection is what --filter kept of the inputs; nil without one.
-	Selection *Selection
+	Selection *input.Selection
 	// Warnings are notes on the comparison (forced configuration
 	// differences, benchmarks the new results lack, GOMAXPROCS).
 	Warnings []string
@@ -206,7 +196,7 @@ func (r *Report) Outcome() Outcome {
 			invalid = true
 		}
 	}
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			return OutcomeFail
 		}
@@ -239,11 +229,11 @@ type Decision string
 const (
 	// Different: the new side is worse (the gate fails; more runs will
 	// not help).
-	Different Decision = "DIFFERENT"
+	Different Decision = verdict.Different
 	// Same: no regression can remain (improvements are allowed).
-	Same Decision = "SAME"
+	Same Decision = verdict.Same
 	// Unknown: more runs are needed (see Report.RunsNeeded).
-	Unknown Decision = "UNKNOWN"
+	Unknown Decision = verdict.Unknown
 )
 
 // Decision maps Outcome to DIFFERENT (FAIL), SAME (PASS) or UNKNOWN.
@@ -298,3 +288,26 @@ func countIf[T any](xs []T, keep func(T) bool) int {
 }
 
 func nan() float64 { return math.NaN() }
+
+// Reported reports whether the row has a direction but is not a
+// headline metric: shown with benchstat's numbers, not judged.
+func (row Row) Reported() bool {
+	return !row.Headline && !row.Tail && (row.Direction == units.Lower || row.Direction == units.Higher)
+}
+
+// TooFewRuns reports whether the row is inconclusive only because a side
+// has fewer than min_samples runs.
+func (row *Row) TooFewRuns() bool {
+	return row.Verdict == Inconclusive && row.Baseline != nil && row.New != nil &&
+		(row.Baseline.N < row.Settings.MinSamples || row.New.N < row.Settings.MinSamples)
+}
+
+// BadChange is the row's relative change in its bad direction, for a gated
+// row with both sides.
+func (row *Row) BadChange() (float64, bool) {
+	gated := row.Direction == units.Lower || row.Direction == units.Higher
+	if !gated || row.Baseline == nil || row.New == nil || math.IsNaN(row.DeltaPct) {
+		return 0, false
+	}
+	return gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median), true
+}

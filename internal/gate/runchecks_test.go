@@ -1,53 +1,16 @@
 package gate
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
-func TestReadRunChecks(t *testing.T) {
-	for _, tc := range []struct {
-		name, text string
-		want       []RunCheck
-	}{
-		// go test's block for a failed benchmark, with a wrapped detail
-		// and a log line that is not a check.
-		{name: "block", text: "--- FAIL: BenchmarkPerf/profile=basic/scenario=ttft-tpot/prompt=medium/conc=1\n" +
-			"    perf_test.go:212: " + CheckLine("FAIL", "reconcile/generation_tokens", "server 64, client 65") + "\n" +
-			"        a continuation line\n" +
-			"    perf_test.go:215: warning: something else\n" +
-			"    perf_test.go:212: " + CheckLine("INVALID", "gpu/throttle", "SW power cap\nfor 3 of 5 samples") + "\n" +
-			"BenchmarkPerf/profile=basic/scenario=startup-2\t1\t1 ns/op\n",
-			want: []RunCheck{
-				{Benchmark: "Perf/profile=basic/scenario=ttft-tpot/prompt=medium/conc=1", Status: "FAIL", Name: "reconcile/generation_tokens", Detail: "server 64, client 65"},
-				{Benchmark: "Perf/profile=basic/scenario=ttft-tpot/prompt=medium/conc=1", Status: "INVALID", Name: "gpu/throttle", Detail: "SW power cap for 3 of 5 samples"},
-			}},
-		// The parents' FAIL lines carry no check; a check line outside a
-		// block is not one.
-		{name: "parents", text: "--- FAIL: BenchmarkPerf/profile=basic\n--- FAIL: BenchmarkPerf\nFAIL\n    x.go:1: check: FAIL a: b\n"},
-		// A log line that only looks like a check is skipped.
-		{name: "malformed", text: "--- FAIL: BenchmarkPerf/x\n    perf_test.go:1: check: FAIL\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := readRunChecks([]byte(tc.text))
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d checks %+v, want %d", len(got), got, len(tc.want))
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Errorf("check %d = %+v, want %+v", i, got[i], tc.want[i])
-				}
-			}
-		})
-	}
-}
-
 // withFailBlock reads a bench fixture with a `--- FAIL:` block appended.
-func withFailBlock(t *testing.T, name, bench string, checks ...string) *Input {
+func withFailBlock(t *testing.T, name, bench string, checks ...string) *input.Input {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "bench", name))
 	if err != nil {
@@ -59,7 +22,7 @@ func withFailBlock(t *testing.T, name, bench string, checks ...string) *Input {
 	for _, c := range checks {
 		b.WriteString("    perf_test.go:212: " + c + "\n")
 	}
-	in, err := Read(strings.NewReader(b.String()), name)
+	in, err := input.Read(strings.NewReader(b.String()), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +32,7 @@ func withFailBlock(t *testing.T, name, bench string, checks ...string) *Input {
 func TestRunChecksFailTheGate(t *testing.T) {
 	set := loadThresholds(t, "thresholds.yaml")
 	const bench = "Perf/profile=basic/scenario=concurrency-sweep/conc=8"
-	next := withFailBlock(t, "noise.txt", bench, CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
+	next := withFailBlock(t, "noise.txt", bench, input.CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
 	rep, err := Compare(readBench(t, "base.txt"), next, set, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,26 +43,6 @@ func TestRunChecksFailTheGate(t *testing.T) {
 	wantName := bench + ": reconcile/generation_tokens (FAIL)"
 	if !strings.Contains(rep.Headline(), "1 failed check") || !strings.Contains(rep.Headline(), wantName) {
 		t.Errorf("headline %q does not name the failed check %q", rep.Headline(), wantName)
-	}
-	for _, format := range Formats {
-		var buf bytes.Buffer
-		if err := rep.WriteFormat(&buf, format); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(buf.String(), "reconcile/generation_tokens") {
-			t.Errorf("the %s report does not name the failed check:\n%s", format, buf.String())
-		}
-	}
-	var j JSONReport
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
-		t.Fatal(err)
-	}
-	if j.ExitCode != 1 || !strings.Contains(j.Summary, wantName) {
-		t.Errorf("gate.json: exit_code %d, summary %q; want 1 naming %s", j.ExitCode, j.Summary, wantName)
 	}
 }
 
@@ -125,14 +68,14 @@ func TestInvalidRunIsNoRegression(t *testing.T) {
 	for _, row := range plain.Rows {
 		if row.Verdict == Regression && !seen[row.Name] {
 			seen[row.Name] = true
-			lines = append(lines, "--- FAIL: Benchmark"+row.Name+"\n    perf_test.go:1: "+CheckLine(StatusInvalid, "gpu/throttle", "SW power cap in 4 of 9 samples"))
+			lines = append(lines, "--- FAIL: Benchmark"+row.Name+"\n    perf_test.go:1: "+input.CheckLine(input.StatusInvalid, "gpu/throttle", "SW power cap in 4 of 9 samples"))
 		}
 	}
 	data, err := os.ReadFile(filepath.Join("testdata", "bench", "regression.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, err := Read(strings.NewReader(string(data)+strings.Join(lines, "\n")+"\n"), "regression.txt")
+	next, err := input.Read(strings.NewReader(string(data)+strings.Join(lines, "\n")+"\n"), "regression.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +98,8 @@ func TestInvalidRunIsNoRegression(t *testing.T) {
 }
 
 func TestEveryBenchmarkFailed(t *testing.T) {
-	text := "--- FAIL: BenchmarkPerf/profile=basic/scenario=startup\n    perf_test.go:185: " + CheckLine("FAIL", "reconcile/generation_tokens", "Δ 16, client 17") + "\n--- FAIL: BenchmarkPerf/profile=basic\nFAIL\n"
-	next, err := Read(strings.NewReader(text), "new.txt")
+	text := "--- FAIL: BenchmarkPerf/profile=basic/scenario=startup\n    perf_test.go:185: " + input.CheckLine("FAIL", "reconcile/generation_tokens", "Δ 16, client 17") + "\n--- FAIL: BenchmarkPerf/profile=basic\nFAIL\n"
+	next, err := input.Read(strings.NewReader(text), "new.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

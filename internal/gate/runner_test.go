@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -166,46 +168,9 @@ func TestRunnerControl(t *testing.T) {
 	}
 }
 
-// TestRunnerShifts: the noise is the floor for steady probes and grows
-// with their spread; a move is beyond it either way.
-func TestRunnerShifts(t *testing.T) {
-	t.Parallel()
-	line := func(vs ...float64) string {
-		var b strings.Builder
-		for _, v := range vs {
-			fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/conc=1 1 1 tpot-p50-ns %g runner-cpu-ns\n", v)
-		}
-		return b.String()
-	}
-	for _, tc := range []struct {
-		name       string
-		base, next []float64
-		wantChange float64
-		wantNoise  float64 // at least
-		wantMoved  bool
-	}{
-		{"steady, the same", []float64{100, 100, 101, 99}, []float64{100, 101, 99, 100}, 0, RunnerNoiseFloor, false},
-		{"steady, 2% slower: within the floor", []float64{100, 100, 101, 99}, []float64{102, 102, 103, 101}, 0.02, RunnerNoiseFloor, false},
-		{"steady, 5% slower: moved", []float64{100, 100, 101, 99}, []float64{105, 105, 106, 104}, 0.05, RunnerNoiseFloor, true},
-		{"a spread of ±30% hides 10%", []float64{70, 100, 130, 85, 115}, []float64{77, 110, 143, 93.5, 126.5}, 0.10, 0.2, false},
-		{"one burst does not move the median", []float64{100, 100, 100, 100, 100}, []float64{100, 100, 100, 100, 400}, 0, RunnerNoiseFloor, false},
-	} {
-		s := RunnerShifts(parse(t, "base", line(tc.base...)), parse(t, "new", line(tc.next...)))
-		if len(s) != 1 {
-			t.Fatalf("%s: %d shifts, want 1", tc.name, len(s))
-		}
-		if got := s[0]; math.Abs(got.Change-tc.wantChange) > 1e-9 || got.Noise < tc.wantNoise || got.Moved() != tc.wantMoved {
-			t.Errorf("%s: %+v (moved %v), want change %g, noise ≥ %g, moved %v", tc.name, got, got.Moved(), tc.wantChange, tc.wantNoise, tc.wantMoved)
-		}
-	}
-}
-
-// TestRunnerShiftsMatchBenchmarks: the control is compared over the
-// benchmarks both sides ran. Its level differs from point to point, so
-// new results of only the slower-reading point against a baseline of
-// both would read as a runner 13% slower (the median of 100s and 130s
-// against 130s).
-func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
+// TestRunnerTooFewSharedRuns: too few runs of the benchmarks both sides
+// ran: the runner control is not compared, and the report says why.
+func TestRunnerTooFewSharedRuns(t *testing.T) {
 	t.Parallel()
 	lines := func(points map[string]float64, runs int) string {
 		var b strings.Builder
@@ -219,24 +184,6 @@ func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
 		return b.String()
 	}
 	base := parse(t, "base", lines(map[string]float64{"conc=1": 100, "conc=32": 130}, 4))
-	for _, tc := range []struct {
-		name       string
-		next       map[string]float64
-		wantChange float64
-		wantMoved  bool
-	}{
-		{"the busy point alone, as busy as in the baseline", map[string]float64{"conc=32": 130}, 0, false},
-		{"the quiet point alone, 10% slower", map[string]float64{"conc=1": 110}, 0.10, true},
-		{"both points, as in the baseline", map[string]float64{"conc=1": 100, "conc=32": 130}, 0, false},
-	} {
-		s := RunnerShifts(base, parse(t, "new", lines(tc.next, 4)))
-		if len(s) != 1 {
-			t.Fatalf("%s: %d shifts, want 1", tc.name, len(s))
-		}
-		if got := s[0]; math.Abs(got.Change-tc.wantChange) > 1e-9 || got.Moved() != tc.wantMoved {
-			t.Errorf("%s: %+v (moved %v), want change %g, moved %v", tc.name, got, got.Moved(), tc.wantChange, tc.wantMoved)
-		}
-	}
 	// Too few runs of the shared benchmarks: not compared, said why.
 	next := parse(t, "new", lines(map[string]float64{"conc=32": 200}, 2))
 	rep, err := Compare(base, next, nil, Options{})
@@ -254,7 +201,7 @@ func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
 // without the -N suffix, so its rows can be made INVALID.
 func TestFailedLaterRepetition(t *testing.T) {
 	t.Parallel()
-	in, err := ReadFile("testdata/bench/failed-later-run.txt")
+	in, err := input.ReadFile("testdata/bench/failed-later-run.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +246,7 @@ func TestFiguresRunner(t *testing.T) {
 // runnerTable is the runner experiment's table of the recording in dir.
 func runnerTable(t *testing.T, dir string) string {
 	t.Helper()
-	base, err := ReadFile(filepath.Join(dir, "A.txt"))
+	base, err := input.ReadFile(filepath.Join(dir, "A.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +257,7 @@ func runnerTable(t *testing.T, dir string) string {
 		{"D.txt", "`--sim-slowdown 1.10`"},
 		{"C.txt", "unchanged, 8 busy loops (`timeout 120 sh -c 'while :; do :; done'` ×8)"},
 	} {
-		next, err := ReadFile(filepath.Join(dir, side.file))
+		next, err := input.ReadFile(filepath.Join(dir, side.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,13 +265,13 @@ func runnerTable(t *testing.T, dir string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", side.what, runnerCell(RunnerShifts(base, next)), verdictCell(rep))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", side.what, runnerCell(runnerctl.Shifts(base, next)), verdictCell(rep))
 	}
 	return b.String()
 }
 
 // runnerCell is the serial control's move: "+18.2% (noise ±27.0%): within".
-func runnerCell(shifts []RunnerShift) string {
+func runnerCell(shifts []runnerctl.Shift) string {
 	for _, s := range shifts {
 		if s.Unit != units.RunnerCPU {
 			continue
@@ -381,7 +328,7 @@ func verdictCell(rep *Report) string {
 // a slower runner and would excuse it.
 func TestRunnerHungryServer(t *testing.T) {
 	t.Parallel()
-	side := func(seed uint64, code, during float64, idle bool) *Input {
+	side := func(seed uint64, code, during float64, idle bool) *input.Input {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		var b strings.Builder
 		b.WriteString("Unit tpot-p50-ns better=lower\nUnit tok/s better=higher\n")

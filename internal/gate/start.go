@@ -3,9 +3,9 @@ package gate
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -59,7 +59,7 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 	}
 	bs, ns := make([]float64, nb), make([]float64, nn)
 	for _, t := range tests {
-		if len(t.baseRuns) != nb || len(t.nextRuns) != nn || !allPositive(t.baseRuns) || !allPositive(t.nextRuns) {
+		if len(t.baseRuns) != nb || len(t.nextRuns) != nn || !gatemath.AllPositive(t.baseRuns) || !gatemath.AllPositive(t.nextRuns) {
 			continue
 		}
 		sign := 1.0
@@ -86,8 +86,8 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 		ns[i] /= float64(st.Rows)
 	}
 	st.Shift = stats.Mean(ns) - stats.Mean(bs)
-	st.SD, st.DF, st.satt = startSD(spread, startShare(st.BaseStarts, st.NextStarts), bs, ns)
-	st.P = startP(st.Shift, st.SD, st.DF)
+	st.SD, st.DF, st.satt = gatemath.StartSD(spread, gatemath.StartShare(st.BaseStarts, st.NextStarts), bs, ns)
+	st.P = gatemath.StartP(st.Shift, st.SD, st.DF)
 	return st
 }
 
@@ -97,7 +97,7 @@ func startShift(rep *Report, tests []*test, spread float64) startTest {
 // runs); 1 where the values are not all positive (no relative change).
 func rowStart(rep *Report, t *test, spread float64) float64 {
 	nb, nn := len(t.baseRuns), len(t.nextRuns)
-	if nb < 2 || nn < 2 || !allPositive(t.baseRuns) || !allPositive(t.nextRuns) {
+	if nb < 2 || nn < 2 || !gatemath.AllPositive(t.baseRuns) || !gatemath.AllPositive(t.nextRuns) {
 		return 1
 	}
 	logs := func(vs []float64) []float64 {
@@ -112,32 +112,8 @@ func rowStart(rep *Report, t *test, spread float64) float64 {
 	if rep.Rows[t.row].Direction == units.Higher {
 		shift = -shift
 	}
-	sd, df, _ := startSD(spread, startShare(t.baseStarts, t.nextStarts), b, n)
-	return startP(shift, sd, df)
-}
-
-// startSD is the standard deviation of the shift between two sides' mean
-// log values (or run scores) b and n with nothing changed, the sides on
-// starts of spread σ_s (share: startShare of their counts):
-// √(σ_s²·share + var(b)/|b| + var(n)/|n|), with its Welch-Satterthwaite
-// degrees of freedom (the starts' part known: where it dominates, the t
-// distribution is about the normal) and the sum (variance)²/df of the
-// estimated parts. With several starts a side the runs' variance already
-// holds part of the starts' spread, so the sd errs on the large side.
-func startSD(spread, share float64, b, n []float64) (sd, df, satt float64) {
-	vb, vn := stats.Variance(b)/float64(len(b)), stats.Variance(n)/float64(len(n))
-	total := share*spread*spread + vb + vn
-	satt = vb*vb/float64(len(b)-1) + vn*vn/float64(len(n)-1)
-	return math.Sqrt(total), satDF(total, satt), satt
-}
-
-// satDF is the Welch-Satterthwaite degrees of freedom of a variance total
-// whose estimated parts sum to satt ((variance)²/df each).
-func satDF(total, satt float64) float64 {
-	if satt <= 0 {
-		return math.Inf(1)
-	}
-	return total * total / satt
+	sd, df, _ := gatemath.StartSD(spread, gatemath.StartShare(t.baseStarts, t.nextStarts), b, n)
+	return gatemath.StartP(shift, sd, df)
 }
 
 // startRows keeps a row from being named a REGRESSION that a server
@@ -155,25 +131,6 @@ func startRows(rep *Report, tests []*test) {
 		row.Reason = fmt.Sprintf("%s; not a regression: a server start could explain it (start_spread %g%%, %s: its start-aware p=%.3g ≥ α %g)",
 			row.Reason, 100*row.Settings.StartSpread, startsPhrase(t.baseStarts, t.nextStarts, "start"), t.pStart, row.Settings.Alpha)
 	}
-}
-
-// startP is the one-sided p of a shift with standard deviation sd: the
-// Student t distribution with df degrees of freedom (conservative for
-// the sampling part, exact as df grows).
-func startP(shift, sd, df float64) float64 {
-	switch {
-	case sd > 0 && df > 1e4:
-		return 1 - stats.StdNormal.CDF(shift/sd)
-	case sd > 0 && df > 0:
-		return 1 - stats.TDist{V: df}.CDF(shift/sd)
-	case shift > 0:
-		return 0
-	}
-	return 1
-}
-
-func allPositive(vs []float64) bool {
-	return !slices.ContainsFunc(vs, func(v float64) bool { return !(v > 0) || math.IsInf(v, 0) })
 }
 
 // startSuiteTest is the suite-wide test (docs/gate.md, "One server start
@@ -231,9 +188,9 @@ func meanShift(fs familySet, skip int) (st startTest, pWithin float64) {
 		ps = append(ps, f.pWorse)
 	}
 	n := float64(len(ps))
-	st.Shift, st.SD, st.DF = shift/n, math.Sqrt(variance)/n, satDF(variance, st.satt)
-	st.P = startP(st.Shift, st.SD, st.DF)
-	return st, cauchyCombine(ps)
+	st.Shift, st.SD, st.DF = shift/n, math.Sqrt(variance)/n, gatemath.SatDF(variance, st.satt)
+	st.P = gatemath.StartP(st.Shift, st.SD, st.DF)
+	return st, gatemath.CauchyCombine(ps)
 }
 
 // A leaveOut is the weakest of the suite-wide test's leave-one-out tests:

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -26,7 +28,7 @@ func TestStartP(t *testing.T) {
 		{"no spread at all, worse", 0.01, 0, 9, 0, 0},
 		{"no spread at all, unchanged", 0, 0, 9, 1, 1},
 	} {
-		if got := startP(tc.shift, tc.sd, tc.df); got < tc.wantLo || got > tc.wantHi {
+		if got := gatemath.StartP(tc.shift, tc.sd, tc.df); got < tc.wantLo || got > tc.wantHi {
 			t.Errorf("%s: p = %.4g, want %.4g–%.4g", tc.name, got, tc.wantLo, tc.wantHi)
 		}
 	}
@@ -100,7 +102,7 @@ func TestStartAllowance(t *testing.T) {
 		}
 		if got := rep.Outcome(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, rep.Headline(), tc.want)
-			for _, p := range rep.allTests() {
+			for _, p := range rep.AllTests() {
 				t.Log(p.Describe())
 			}
 			continue
@@ -242,14 +244,14 @@ func TestStartMDE(t *testing.T) {
 // runs together by exp(2%·z), and each start's runs follow its own
 // server-start line (one process a start, the outputs concatenated). The
 // new side is slower by slow.
-func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *Input) {
+func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*input.Input, *input.Input) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
-	side := func(name string, f float64) *Input {
+	side := func(name string, f float64) *input.Input {
 		var b strings.Builder
 		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n")
 		for s := range starts {
-			fmt.Fprintf(&b, "%s: %s-%d\n", ServerStartKey, name, s)
+			fmt.Fprintf(&b, "%s: %s-%d\n", input.ServerStartKey, name, s)
 			start := 0.02 * rng.NormFloat64()
 			for range 10 / starts {
 				for c := range 6 {
@@ -265,7 +267,7 @@ func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*Input, *I
 				}
 			}
 		}
-		in, err := Read(strings.NewReader(b.String()), name+".txt")
+		in, err := input.Read(strings.NewReader(b.String()), name+".txt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,10 +350,10 @@ func TestStartsPhrase(t *testing.T) {
 			t.Errorf("%d, %d: %q, want %q", tc.base, tc.next, got, tc.want)
 		}
 	}
-	if got, want := startShare(1, 1), 2.0; got != want {
+	if got, want := gatemath.StartShare(1, 1), 2.0; got != want {
 		t.Errorf("share of one start a side: %g, want %g", got, want)
 	}
-	if got, want := startShare(5, 5), 0.4; math.Abs(got-want) > 1e-12 {
+	if got, want := gatemath.StartShare(5, 5), 0.4; math.Abs(got-want) > 1e-12 {
 		t.Errorf("share of 5 starts a side: %g, want %g", got, want)
 	}
 }

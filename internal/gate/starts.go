@@ -2,23 +2,6 @@ package gate
 
 import "fmt"
 
-// ServerStartKey is the configuration line that names the server start a
-// result was measured on: the suite writes a new value at every start
-// (docs/bench-format.md). The gate counts a side's starts of a benchmark
-// by its distinct values, a result without the line counting as one
-// start of its own, so that runs of several processes (go test run
-// again, its outputs concatenated, or merged folders) are read as the
-// several starts they are (docs/gate.md, "One server start a side").
-const ServerStartKey = "server-start"
-
-// startShare is the factor of start_spread² in the variance of the
-// shift between a side measured on base starts and one on next starts
-// (each side's mean over its starts): 1/base + 1/next, 2 with one start
-// a side. Fewer than one start counts as one.
-func startShare(base, next int) float64 {
-	return 1/float64(max(1, base)) + 1/float64(max(1, next))
-}
-
 // startsPhrase says how many server starts the sides were measured on,
 // each a what ("start" or "server start"): "one start a side", "3 starts
 // a side", "1 start in the baseline and 2 in the new results".

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -17,8 +19,8 @@ import (
 // headline metric (units.Headline) and judged with those.
 var TailUnits = []string{units.TTFTP99, units.TPOTP99, units.ITLP99}
 
-// isTail reports whether unit is one of TailUnits.
-func isTail(unit string) bool { return slices.Contains(TailUnits, unit) }
+// IsTail reports whether unit is one of TailUnits.
+func IsTail(unit string) bool { return slices.Contains(TailUnits, unit) }
 
 // A tailFamily is one tail metric of one profile: its rows with enough
 // runs on both sides, tested together by runs.
@@ -45,7 +47,7 @@ func tailFamilies(rep *Report, tests []test, starts bool) []*tailFamily {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		if t.gated || row.Headline || !isTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
+		if t.gated || row.Headline || !IsTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
 			continue
 		}
 		if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {
@@ -91,7 +93,7 @@ func tailTest(d units.Direction, tests []*test) (pWorse, pBetter float64, points
 			continue
 		}
 		points++
-		ranks := midRanks(append(slices.Clone(t.baseRuns), t.nextRuns...))
+		ranks := gatemath.MidRanks(append(slices.Clone(t.baseRuns), t.nextRuns...))
 		for i := range nb {
 			bs[i] += ranks[i]
 		}
@@ -111,7 +113,7 @@ func tailTest(d units.Direction, tests []*test) (pWorse, pBetter float64, points
 }
 
 func oneSided(a, b []float64, alt stats.LocationHypothesis) float64 {
-	p, _, err := mannWhitney(a, b, alt)
+	p, _, err := gatemath.MannWhitney(a, b, alt)
 	if err != nil {
 		return 1
 	}
@@ -131,59 +133,6 @@ func modeLen(tests []*test, runs func(*test) []float64) int {
 		}
 	}
 	return best
-}
-
-// midRanks ranks values from 1 (ties share their mean rank), in their
-// order.
-func midRanks(values []float64) []float64 {
-	order := make([]int, len(values))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(values[a], values[b]) })
-	ranks := make([]float64, len(values))
-	for i := 0; i < len(order); {
-		j := i
-		for j < len(order) && values[order[j]] == values[order[i]] {
-			j++
-		}
-		for k := i; k < j; k++ {
-			ranks[order[k]] = float64(i+j+1) / 2
-		}
-		i = j
-	}
-	return ranks
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// headlineWeight is the headline test's share of a profile's α when the
-// profile has tail tests; the tail tests share the rest equally.
-const headlineWeight = 0.5
-
-// componentWeight is a profile's test's share of its α: headlineWeight
-// for the headline test among tail tests, an equal share of the rest for
-// a tail test, all of it for a test alone.
-func componentWeight(headline bool, hasHeadline bool, tails int) float64 {
-	switch {
-	case tails == 0 || !hasHeadline:
-		if headline {
-			return 1
-		}
-		return 1 / float64(tails)
-	case headline:
-		return headlineWeight
-	default:
-		return (1 - headlineWeight) / float64(tails)
-	}
 }
 
 // oneAlpha is the one procedure through which the gate fails
@@ -252,13 +201,13 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 		for j := range members {
 			m := &members[j]
 			if m.suite == nil && m.points == nil {
-				m.p = min(1, m.p/componentWeight(m.family != nil, hasHeadline, nTails))
+				m.p = min(1, m.p/gatemath.ComponentWeight(m.family != nil, hasHeadline, nTails))
 			}
 			raw[i] = min(raw[i], m.p)
 		}
 	}
 	headline := map[*family]float64{}
-	for i, gate := range holm(raw) {
+	for i, gate := range gatemath.Holm(raw) {
 		for _, m := range byProfile[profiles[i]] {
 			adj := max(m.p, gate)
 			switch {
@@ -290,23 +239,23 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 	for i, tf := range tails {
 		two[i] = min(1, 2*min(tf.pWorse, tf.pBetter))
 	}
-	twoHolm := holm(two)
+	twoHolm := gatemath.Holm(two)
 	for i, tf := range tails {
 		bad := make([]float64, 0, len(tf.tests))
 		ps := make([]float64, len(tf.tests))
 		for j, t := range tf.tests {
 			row := &rep.Rows[t.row]
 			row.Tail = true
-			bad = append(bad, badChange(row.Direction, row.Baseline.Median, row.New.Median))
+			bad = append(bad, gatemath.BadChange(row.Direction, row.Baseline.Median, row.New.Median))
 			ps[j] = row.P
 		}
-		for j, adj := range holm(ps) {
+		for j, adj := range gatemath.Holm(ps) {
 			row := &rep.Rows[tf.tests[j].row]
 			row.PHolm = max(adj, twoHolm[i])
 			decide(row, len(tf.tests), tf.tests[j].theta, absolute(row))
 		}
 		g := rep.Rows[tf.tests[0].row].Settings
-		effect := median(bad)
+		effect := gatemath.Median(bad)
 		rep.Tails = append(rep.Tails, withStart(ProfileTest{
 			Profile: tf.profile, Metric: tf.unit, Tests: len(tf.tests), Points: tf.points,
 			P: two[i], PHolm: twoHolm[i], PWorse: tf.pWorse, PWorseHolm: tf.pWorseHolm, PGate: tf.pGate,
@@ -314,19 +263,6 @@ func tailProfileTests(rep *Report, tails []*tailFamily, absolute func(*Row) bool
 			Regression: tf.pWorseHolm < g.Alpha && effect >= g.MinEffect,
 		}, tf.start))
 	}
-}
-
-// median of xs (sorted in place); NaN for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(xs)
-	m := xs[len(xs)/2]
-	if len(xs)%2 == 0 {
-		m = (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
-	return m
 }
 
 // oneAlphaRows keeps a row from failing the gate outside the one α
@@ -365,10 +301,10 @@ func oneAlphaRows(rep *Report) {
 // FAIL: its tests and rows that regressed say INVALID instead (the
 // outcome is INVALID, exit 2, unless something else fails outright).
 // runChecks does the same for the rows of the benchmark itself.
-func invalidProfiles(rep *Report, failed []RunCheck) {
+func invalidProfiles(rep *Report, failed []input.RunCheck) {
 	why := map[string]string{}
 	for _, rc := range failed {
-		if rc.Status != StatusInvalid {
+		if rc.Status != input.StatusInvalid {
 			continue
 		}
 		name, err := benchname.Parse(rc.Benchmark)
@@ -424,22 +360,12 @@ func (p ProfileTest) describeTail(name, verdict string) string {
 		name, p.Metric, p.Tests, p.Points, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.P, p.startWords(), verdict)
 }
 
-// tailWords counts the tail tests for the report's first line: ", 3
-// tail tests (15 rows)", or "".
-func (r *Report) tailWords() string {
-	n := len(r.Tails)
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", %d tail tests of %d rows by runs, one α over both", n, countIf(r.Rows, func(row Row) bool { return row.Tail }))
-}
-
 // RegressedTests names the tests that regressed, as the verdict line
 // does: the profile for its headline test, "profile metric" for a tail
 // test.
 func (r *Report) RegressedTests() []string {
 	var out []string
-	for _, p := range r.allTests() {
+	for _, p := range r.AllTests() {
 		if p.Regression {
 			out = append(out, p.Name())
 		}
@@ -447,28 +373,8 @@ func (r *Report) RegressedTests() []string {
 	return out
 }
 
-// jsonProfiles are profile tests as gate.json writes them.
-func jsonProfiles(tests []ProfileTest) []JSONProfile {
-	out := []JSONProfile{}
-	for _, f := range tests {
-		j := JSONProfile{Profile: f.Profile, Metric: f.Metric, Point: f.Point, Tests: f.Tests, Points: f.Points, P: finite(f.P), PHolm: finite(f.PHolm),
-			PWorse: finite(f.PWorse), PWorseHolm: finite(f.PWorseHolm), PGate: finite(f.PGate), EffectPct: finite(100 * f.Effect),
-			MinEffectPct: 100 * f.MinEffect, Regression: f.Regression, Invalid: f.Invalid}
-		if f.StartSD > 0 || f.PStart > 0 {
-			j.PStart, j.ShiftPct = finite(f.PStart), finite(100*math.Expm1(f.Shift))
-			j.StartSDPct, j.StartSpreadPct = finite(100*f.StartSD), finite(100*f.StartSpread)
-			j.BaseStarts, j.NewStarts = f.BaseStarts, f.NextStarts
-		}
-		if f.LeftOut != "" {
-			j.LeftOut, j.PLeaveOut, j.LeaveOutShiftPct = f.LeftOut, finite(f.PLeaveOut), finite(100*math.Expm1(f.LeaveOutShift))
-		}
-		out = append(out, j)
-	}
-	return out
-}
-
-// allTests are the profiles' headline tests, the tail tests, the
+// AllTests are the profiles' headline tests, the tail tests, the
 // suite-wide test, then the points tests.
-func (r *Report) allTests() []ProfileTest {
+func (r *Report) AllTests() []ProfileTest {
 	return slices.Concat(r.Profiles, r.Tails, r.Suite, r.Points)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -68,7 +70,7 @@ type changes map[string]float64
 
 // pair generates a baseline and a new side from seed, the new one with
 // the changes.
-func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input) {
+func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*input.Input, *input.Input) {
 	t.Helper()
 	cvs := rand.New(rand.NewPCG(seed, 1)) // the points' noise levels, shared by both sides
 	cv := map[string]float64{}
@@ -77,13 +79,13 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input)
 			for _, u := range shapeUnits {
 				k := fmt.Sprintf("%s/%d/%s", p, c, u)
 				cv[k] = s.headCV
-				if isTail(u) {
+				if IsTail(u) {
 					cv[k] = s.p99CV[0] + (s.p99CV[1]-s.p99CV[0])*cvs.Float64()
 				}
 			}
 		}
 	}
-	side := func(stream uint64, ch changes) *Input {
+	side := func(stream uint64, ch changes) *input.Input {
 		rng := rand.New(rand.NewPCG(seed, stream))
 		var b strings.Builder
 		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n\n")
@@ -110,7 +112,7 @@ func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*Input, *Input)
 				}
 			}
 		}
-		in, err := Read(strings.NewReader(b.String()), fmt.Sprintf("seed%d-%d.txt", seed, stream))
+		in, err := input.Read(strings.NewReader(b.String()), fmt.Sprintf("seed%d-%d.txt", seed, stream))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +230,7 @@ func TestTailTestByRuns(t *testing.T) {
 
 // TestMidRanks checks ties share their mean rank.
 func TestMidRanks(t *testing.T) {
-	got := midRanks([]float64{3, 1, 3, 2})
+	got := gatemath.MidRanks([]float64{3, 1, 3, 2})
 	if want := []float64{3.5, 1, 3.5, 2}; !slices.Equal(got, want) {
 		t.Errorf("midRanks = %v, want %v", got, want)
 	}
@@ -281,7 +283,7 @@ func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 	t.Parallel()
 	for _, bench := range []string{"Perf/profile=chat/scenario=concurrency-sweep/conc=8", "Perf/profile=chat/scenario=startup"} {
 		base, next := issueShape.pair(t, 1, changes{"chat " + units.TTFTP99: 1.25})
-		next.RunChecks = []RunCheck{{Benchmark: bench, Status: StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
+		next.RunChecks = []input.RunCheck{{Benchmark: bench, Status: input.StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
 		rep, err := Compare(base, next, thresholds.Default(), Options{})
 		if err != nil {
 			t.Fatal(err)

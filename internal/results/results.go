@@ -211,7 +211,7 @@ func (w *Writer) SetConfig(profile string, cfg map[string]string) {
 
 // Record is one run as its caller hands it to the Writer: the run's
 // entry of summary.json, its requests and its sampler points. Package
-// results/record builds it from the run pipeline's result; the Writer
+// orchestrate/record builds it from the run pipeline's result; the Writer
 // sets Run.Rep and each line's run and repetition.
 type Record struct {
 	Run     Run

@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/request/workload"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 func readFixture(t *testing.T, name string) string {
@@ -68,7 +69,7 @@ func TestChatStreamShape(t *testing.T) {
 	if last.Usage.TotalTokens != last.Usage.PromptTokens+last.Usage.CompletionTokens || last.Usage.PromptTokensDetails == nil {
 		t.Errorf("usage = %+v: total must be the sum, prompt_tokens_details present", *last.Usage)
 	}
-	if got := CountTokens(text.String()); got != last.Usage.CompletionTokens {
+	if got := tokenizer.CountTokens(text.String()); got != last.Usage.CompletionTokens {
 		t.Errorf("streamed text re-tokenizes to %d tokens, usage says %d", got, last.Usage.CompletionTokens)
 	}
 	if finish != "length" {
@@ -98,7 +99,7 @@ func TestCompletionStreamContinuousUsage(t *testing.T) {
 			continue
 		}
 		delta := c.Usage.CompletionTokens - prev
-		if got := CountTokens(c.text()); got != delta {
+		if got := tokenizer.CountTokens(c.text()); got != delta {
 			t.Errorf("chunk %d: %d tokens of text, usage grew by %d", i, got, delta)
 		}
 		prev = c.Usage.CompletionTokens
@@ -148,7 +149,7 @@ func TestNonStreamed(t *testing.T) {
 				t.Fatalf("response %s", b)
 			}
 			text := resp.Choices[0].Text + resp.Choices[0].Message.Content
-			if resp.Usage.PromptTokens != tt.prompt || resp.Usage.CompletionTokens != tt.completion || CountTokens(text) != tt.completion {
+			if resp.Usage.PromptTokens != tt.prompt || resp.Usage.CompletionTokens != tt.completion || tokenizer.CountTokens(text) != tt.completion {
 				t.Errorf("usage %+v, text %q: want %d prompt, %d completion tokens", resp.Usage, text, tt.prompt, tt.completion)
 			}
 			if resp.Choices[0].FinishReason != "length" {
@@ -441,8 +442,8 @@ func TestSpeculativeChunksCarrySeveralTokens(t *testing.T) {
 // half a GPU's memory, so that every model preset starts, the 70B one too.
 func presetArgs(t *testing.T, model string) []string {
 	t.Helper()
-	m, ok := engine.LookupModel(model)
-	g, gok := engine.LookupGPU("h200")
+	m, ok := presets.LookupModel(model)
+	g, gok := presets.LookupGPU("h200")
 	if !ok || !gok {
 		t.Fatalf("no preset for %s or h200", model)
 	}
@@ -463,13 +464,13 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 	t.Parallel()
 	words := workload.Vocabulary()
 	text, _ := json.Marshal(strings.Join(words, " "))
-	for _, model := range engine.ModelPresetNames() {
+	for _, model := range presets.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
-			if p, _ := engine.LookupModel(model); p.Pooling {
+			if p, _ := presets.LookupModel(model); p.Pooling {
 				t.Skip("a pooling model serves /v1/embeddings only: TestEmbeddings and TestEmbeddingErrors")
 			}
-			vocab := func() int { m, _ := engine.LookupModel(model); return m.Vocab }()
+			vocab := func() int { m, _ := presets.LookupModel(model); return m.Vocab }()
 			m := startSimRaw(t, append(presetArgs(t, model), "--sim-fixed-ttft", "5ms", "--sim-fixed-itl", "1ms", "--disable-log-stats")...)
 			oov := func(id int64) string {
 				return fmt.Sprintf("Token id %d is out of vocabulary (vocab size %d)", id, vocab)
@@ -520,7 +521,7 @@ func TestEveryModelPresetTakesItsPrompts(t *testing.T) {
 // engine.Request.Chat (the front end's chat-template cost), completions do
 // not.
 func TestChatRequestsReachTheEngineAsChat(t *testing.T) {
-	tok := NewTokenizer(151936)
+	tok := tokenizer.NewTokenizer(151936)
 	served := []string{"Qwen/Qwen3-0.6B"}
 	for _, tt := range []struct {
 		name  string

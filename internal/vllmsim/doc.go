@@ -1,15 +1,29 @@
-// Package vllmsim is a simulated vLLM OpenAI-compatible server: vllm serve's
-// command line, the HTTP API, a word tokenizer, start-up, fault injection and
-// /metrics, over the simulated engine of package engine. The vllm-sim binary
-// and the harness's in-process backend both use it.
+// Package vllmsim is a simulated vLLM OpenAI-compatible server: the HTTP
+// API, start-up, fault injection and /metrics, over the simulated engine of
+// package engine. The vllm-sim binary and the harness's in-process backend
+// both use it.
+//
+// # Packages
+//
+// Imports flow one way: vllmsim imports its subpackages, which import
+// nothing of it.
+//
+//   - config: Options, the flag table (ParseArgs, Usage) and validation.
+//   - engine (and its subpackages): the simulated engine and its metrics.
+//   - tokenizer: the word tokenizer and the output words.
+//   - schemadoc: the JSON document of a structured-output request.
+//   - torchtrace: the torch profiler traces of /start_profile, /stop_profile.
+//   - simpace: the names of the simulator's pace series.
+//   - argcheck, calibration: value checks; the published figures the
+//     timing model is fitted to.
 //
 // # Command line
 //
-// ParseArgs (and New) take vllm serve's arguments: the model as the first
+// config.ParseArgs (and New) take vllm serve's arguments: the model as the first
 // positional argument or --model, "--flag value" or "--flag=value",
 // underscores for dashes, --no-NAME for vLLM's BooleanOptionalAction flags,
 // -tp. Unknown flags fail like argparse ("unrecognized arguments: ...") with a
-// did-you-mean hint. The simulator's own flags start with --sim-; Usage lists
+// did-you-mean hint. The simulator's own flags start with --sim-; config.Usage lists
 // them all.
 //
 // # Endpoints
@@ -29,7 +43,7 @@
 //     output for the same prompt on every start, whatever --sim-seed), n (1 only),
 //     stream, stream_options; others are ignored, as vLLM ignores them.
 //     Text is tokenized one token per white-space separated word, into the
-//     served model's vocabulary (Tokenizer; its preset's size), so any text
+//     served model's vocabulary (tokenizer.Tokenizer; its preset's size), so any text
 //     prompt suits any model; a token-id prompt with an id outside that
 //     vocabulary gets vLLM's 400 "Token id N is out of vocabulary".
 //   - GET /v1/models: the served names, owned_by "vllm", with max_model_len.
@@ -38,7 +52,8 @@
 //   - GET /version: {"version":"0.11.0-sim"} (Version; "0.9.2-sim" with
 //     --sim-metrics-version 0.9; "X.Y.Z-sim" with --sim-vllm-version X.Y.Z).
 //   - GET /metrics: the engine's registry in the Prometheus text format:
-//     vLLM's metrics, and the simulator's own vllmperf_sim_* series
+//     vLLM's metrics (SGLang's with --sim-family sglang: package
+//     engine/metrics), and the simulator's own vllmperf_sim_* series
 //     saying whether the engine kept real time (engine.MetricLostSeconds;
 //     beyond engine.BehindThreshold the log warns "Behind real time").
 //
@@ -65,9 +80,9 @@
 //
 // # Configuration
 //
-// Options is the whole configuration: engine.Config (the engine's flags)
-// embedded, the server's settings and the faults. The flag table writes
-// into it and Options.Validate checks it (the engine's part through
+// config.Options is the whole configuration: engine.Config (the engine's
+// flags) embedded, the server's settings and the faults. The flag table
+// writes into it and Options.Validate checks it (the engine's part through
 // engine.Config.Validate), so a value is taken or refused alike from the
-// command line (New, ParseArgs) and from Go (NewWithOptions).
+// command line (New, config.ParseArgs) and from Go (NewWithOptions).
 package vllmsim

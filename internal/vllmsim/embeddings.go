@@ -9,10 +9,10 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // The embeddings API follows vLLM 0.11 (commit 005a810bc40f,
@@ -120,7 +120,7 @@ func (s *Server) parseEmbedding(body []byte) (embeddingRequest, [][]int32, *apiE
 
 // embeddingInputs reads input: a string, a list of strings, a list of
 // token ids, or a list of lists of ids.
-func embeddingInputs(raw json.RawMessage, tok Tokenizer) ([][]int32, *apiError) {
+func embeddingInputs(raw json.RawMessage, tok tokenizer.Tokenizer) ([][]int32, *apiError) {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		return [][]int32{tok.Tokenize(one)}, nil
@@ -235,12 +235,4 @@ func apiName(kind genKind) string {
 		return "Chat Completions"
 	}
 	return "Completions"
-}
-
-// poolingFlags are vllm serve's runner flags (engine.PoolingConfig).
-var poolingFlags = []flagSpec{
-	{name: "runner", meta: "{" + strings.Join(engine.Runners, ",") + "}", help: "generate (chat, completions) or pooling (/v1/embeddings); auto picks pooling for an embedding model's preset (default auto)",
-		set: str(func(o *Options) *string { return &o.Runner })},
-	{name: "task", meta: "TASK", help: "deprecated spelling of --runner: " + strings.Join(engine.Tasks, ", ") + " (embed, embedding, classify, score and reward pick the pooling runner)",
-		set: str(func(o *Options) *string { return &o.Task })},
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // embedResponse is a /v1/embeddings answer.
@@ -102,8 +104,8 @@ func TestEmbeddingErrors(t *testing.T) {
 }
 
 func init() {
-	parityCases["runner"] = []parityValue{v("pooling", true, func(o *Options) { o.Runner = "pooling" }), v("generate", true, func(o *Options) { o.Runner = "generate" }),
-		v("draft", false, func(o *Options) { o.Runner = "draft" })}
-	parityCases["task"] = []parityValue{v("embed", true, func(o *Options) { o.Task = "embed" }), v("generate", true, func(o *Options) { o.Task = "generate" }),
-		v("paint", false, func(o *Options) { o.Task = "paint" })}
+	parityCases["runner"] = []parityValue{v("pooling", true, func(o *config.Options) { o.Runner = "pooling" }), v("generate", true, func(o *config.Options) { o.Runner = "generate" }),
+		v("draft", false, func(o *config.Options) { o.Runner = "draft" })}
+	parityCases["task"] = []parityValue{v("embed", true, func(o *config.Options) { o.Task = "embed" }), v("generate", true, func(o *config.Options) { o.Task = "generate" }),
+		v("paint", false, func(o *config.Options) { o.Task = "paint" })}
 }

@@ -9,16 +9,18 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // A prompt of N words is N tokens, each an id of the served model's
 // vocabulary.
 func ExampleTokenizer() {
-	m, _ := engine.LookupModel("meta-llama/Llama-3.1-8B-Instruct")
-	tok := vllmsim.NewTokenizer(m.Vocab)
+	m, _ := presets.LookupModel("meta-llama/Llama-3.1-8B-Instruct")
+	tok := tokenizer.NewTokenizer(m.Vocab)
 	ids := tok.Tokenize("The quick brown fox")
-	fmt.Println(len(ids), vllmsim.CountTokens("one  two\tthree"), tok.Vocab() == m.Vocab)
+	fmt.Println(len(ids), tokenizer.CountTokens("one  two\tthree"), tok.Vocab() == m.Vocab)
 	// Output: 4 3 true
 }
 
@@ -57,7 +59,7 @@ func ExampleNew() {
 
 // A typo in a flag reads like argparse and names the fix.
 func ExampleParseArgs() {
-	_, err := vllmsim.ParseArgs([]string{"--max-num-seq", "8"})
+	_, err := config.ParseArgs([]string{"--max-num-seq", "8"})
 	fmt.Println(err)
 	// Output: unrecognized arguments: --max-num-seq 8 (see --help; did you mean --max-num-seqs?)
 }

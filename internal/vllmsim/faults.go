@@ -16,7 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/vllmperf/vllmperf/internal/suggest"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -30,78 +30,6 @@ import (
 //   - on the server's life: a restart (fresh engine and counters) or the
 //     engine's death after N finished requests (Server.requestFinished).
 
-// FaultOptions are the --sim-fault-* flags. Rates are probabilities in [0, 1]
-// drawn per request from a generator seeded by --sim-seed.
-type FaultOptions struct {
-	Rate500        float64       // --sim-fault-500-rate: answer 500 without running the request
-	Rate429        float64       // --sim-fault-429-rate: answer 429 without running the request
-	DisconnectRate float64       // --sim-fault-disconnect-rate: cut the connection mid-response
-	Stall          time.Duration // --sim-fault-stall: how long a stalled stream pauses
-	StallRate      float64       // --sim-fault-stall-rate: share of streams that stall once
-	// UsageSkew is --sim-fault-usage-skew: usage.completion_tokens (and
-	// total_tokens) report this many tokens more (fewer, when negative;
-	// never below 0) than the engine generated and counted in
-	// vllm:generation_tokens_total, so that a client's counter
-	// reconciliation has a mismatch to find.
-	UsageSkew     int
-	MetricsDelay  time.Duration // --sim-fault-metrics-delay: /metrics answers this late
-	MetricsBroken bool          // --sim-fault-metrics-malformed: /metrics is not valid exposition text
-	// DropMetrics is --sim-fault-drop-metric: metric families (names as
-	// /metrics shows them, e.g. vllm:prompt_tokens_total) left out of
-	// /metrics, so that a client's "missing metric" checks have one to find.
-	DropMetrics  []string
-	RestartAfter int // --sim-fault-restart-after: restart (fresh engine and counters) after N requests
-	DieAfter     int // --sim-fault-die-after: the engine dies after N requests
-}
-
-// validate checks the fault flags on their own and in pairs.
-func (f FaultOptions) validate() error {
-	for _, r := range []struct {
-		flag string
-		v    float64
-	}{{"sim-fault-500-rate", f.Rate500}, {"sim-fault-429-rate", f.Rate429}, {"sim-fault-disconnect-rate", f.DisconnectRate}, {"sim-fault-stall-rate", f.StallRate}} {
-		if err := argcheck.Rate(r.v); err != nil {
-			return argErrorf("argument --%s: %v", r.flag, err)
-		}
-	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{{"sim-fault-stall", f.Stall}, {"sim-fault-metrics-delay", f.MetricsDelay}} {
-		if err := argcheck.NonNegative(d.v); err != nil {
-			return argErrorf("argument --%s: %v", d.flag, err)
-		}
-	}
-	for _, n := range []struct {
-		flag string
-		v    int
-	}{{"sim-fault-restart-after", f.RestartAfter}, {"sim-fault-die-after", f.DieAfter}} {
-		if err := argcheck.IntRange(n.v, 0, anyInt); err != nil {
-			return argErrorf("argument --%s: %v", n.flag, err)
-		}
-	}
-	for _, name := range f.DropMetrics {
-		if strings.TrimSpace(name) == "" {
-			return argErrorf("argument --sim-fault-drop-metric: empty metric name (give names such as vllm:kv_cache_usage_perc, separated by commas)")
-		}
-	}
-	return f.validatePairs()
-}
-
-// validatePairs checks the fault flags that only make sense together.
-func (f FaultOptions) validatePairs() error {
-	if f.StallRate > 0 && f.Stall == 0 {
-		return argErrorf("argument --sim-fault-stall-rate: %g has no effect without --sim-fault-stall (add e.g. --sim-fault-stall 2s)", f.StallRate)
-	}
-	if f.Stall > 0 && f.StallRate == 0 {
-		return argErrorf("argument --sim-fault-stall: %s has no effect without --sim-fault-stall-rate (add e.g. --sim-fault-stall-rate 0.1)", f.Stall)
-	}
-	if f.Rate500+f.Rate429 > 1 {
-		return argErrorf("arguments --sim-fault-500-rate %g and --sim-fault-429-rate %g add up to more than 1: lower one of them", f.Rate500, f.Rate429)
-	}
-	return nil
-}
-
 // faultStream is the PCG stream of the fault generator (seeded by
 // --sim-seed): "vllm-sim" in ASCII, a constant apart from the engine's
 // streams so that faults never share a sequence with tokens or jitter.
@@ -111,7 +39,7 @@ const faultStream = 0x766c6c6d2d73696d
 // --sim-seed, so that the same seed and the same request order give the same
 // faults.
 type faultInjector struct {
-	opts FaultOptions
+	opts config.FaultOptions
 	mu   sync.Mutex
 	rng  *rand.Rand
 }
@@ -133,7 +61,7 @@ type requestFaults struct {
 	usageSkew int
 }
 
-func newFaultInjector(seed int64, opts FaultOptions) *faultInjector {
+func newFaultInjector(seed int64, opts config.FaultOptions) *faultInjector {
 	return &faultInjector{opts: opts, rng: rand.New(rand.NewPCG(uint64(seed), faultStream))}
 }
 
@@ -374,7 +302,7 @@ func dropMetrics(reg prometheus.Gatherer, names []string) (prometheus.Gatherer, 
 			if c := suggest.Closest(n, families); c != "" {
 				hint = "did you mean " + c + "? "
 			}
-			return nil, argErrorf("argument --sim-fault-drop-metric: no metric family %q (%sthe families are those /metrics shows, e.g. vllm:kv_cache_usage_perc, vllm:prompt_tokens_total, vllm:time_to_first_token_seconds)", n, hint)
+			return nil, config.ArgErrorf("argument --sim-fault-drop-metric: no metric family %q (%sthe families are those /metrics shows, e.g. vllm:kv_cache_usage_perc, vllm:prompt_tokens_total, vllm:time_to_first_token_seconds)", n, hint)
 		}
 	}
 	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 const streamBody = `{"prompt":"alpha beta gamma","max_tokens":10,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`
@@ -54,7 +56,7 @@ func TestFaultStatus(t *testing.T) {
 func TestFaultRatesAreSeeded(t *testing.T) {
 	t.Parallel()
 	draws := func(seed int64) []int {
-		f := newFaultInjector(seed, FaultOptions{Rate500: 0.3, Rate429: 0.2})
+		f := newFaultInjector(seed, config.FaultOptions{Rate500: 0.3, Rate429: 0.2})
 		out := make([]int, 200)
 		for i := range out {
 			out[i] = f.draw(10).status
@@ -393,7 +395,7 @@ func TestFaultDropMetric(t *testing.T) {
 		t.Errorf("0.9 names: drop of vllm:gpu_cache_usage_perc not applied")
 	}
 	_, err := New(append(append([]string{}, fastArgs...), "--sim-fault-drop-metric", "vllm:kv_cache_usage"), nil)
-	var ae *ArgError
+	var ae *config.ArgError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), `no metric family "vllm:kv_cache_usage"`) || !strings.Contains(err.Error(), "did you mean vllm:kv_cache_usage_perc?") {
 		t.Errorf("unknown family: %v, want an *ArgError naming it and the closest family", err)
 	}

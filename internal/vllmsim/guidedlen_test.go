@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/schemadoc"
 )
 
 // GuidedTokens is the length of the document the simulator streams for
@@ -25,12 +27,12 @@ func TestGuidedTokens(t *testing.T) {
 		if aerr != nil {
 			t.Fatal(aerr)
 		}
-		got, err := GuidedTokens(schema, "seed")
+		got, err := schemadoc.GuidedTokens(schema, "seed")
 		if err != nil || got != len(g.pieces) || got == 0 {
 			t.Errorf("%s: GuidedTokens %d, %v; the simulator streams %d", name, got, err, len(g.pieces))
 		}
 	}
-	if _, err := GuidedTokens(json.RawMessage("{"), "seed"); err == nil {
+	if _, err := schemadoc.GuidedTokens(json.RawMessage("{"), "seed"); err == nil {
 		t.Error("a schema that does not parse: no error")
 	}
 }

@@ -11,10 +11,9 @@ import (
 	_ "image/jpeg" // decode JPEG data URLs' sizes
 	_ "image/png"  // decode PNG data URLs' sizes
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Images in chat requests follow vLLM 0.11 (commit 005a810bc40f): a
@@ -24,60 +23,9 @@ import (
 // (V1's default: 999 each), refused with vLLM's "At most N image(s) may
 // be provided in one prompt."; a model without a vision encoder takes no
 // image. Each image adds the processor's placeholder tokens to the prompt
-// (engine.VisionEncoder.ImageTokens), ids drawn from its bytes so that
+// (presets.VisionEncoder.ImageTokens), ids drawn from its bytes so that
 // different images never share a prefix-cache block, and its patches to
 // the encoder's work.
-
-// DefaultImageLimit is vLLM V1's default --limit-mm-per-prompt per modality.
-const DefaultImageLimit = 999
-
-// mmFlags are the multimodal flags of the flag table.
-var mmFlags = []flagSpec{
-	{name: "limit-mm-per-prompt", meta: "JSON", help: fmt.Sprintf(`most images one request may carry, as '{"image": N}' (or image=N; default %d)`, DefaultImageLimit),
-		set: func(o *Options, v string) error {
-			n, err := parseImageLimit(v)
-			o.ImageLimit = &n
-			return err
-		}},
-}
-
-// parseImageLimit reads --limit-mm-per-prompt: JSON {"image": N, ...} or
-// the older image=N[,video=M]; other modalities are accepted and ignored
-// (the simulator takes images only).
-func parseImageLimit(v string) (int, error) {
-	bad := fmt.Errorf(`invalid value '%s' (want '{"image": N}' with N >= 0)`, v)
-	limits := map[string]int{}
-	if strings.HasPrefix(strings.TrimSpace(v), "{") {
-		if err := json.Unmarshal([]byte(v), &limits); err != nil {
-			return 0, bad
-		}
-	} else {
-		for _, kv := range strings.Split(v, ",") {
-			k, n, ok := strings.Cut(kv, "=")
-			c, err := strconv.Atoi(strings.TrimSpace(n))
-			if !ok || err != nil {
-				return 0, bad
-			}
-			limits[strings.TrimSpace(k)] = c
-		}
-	}
-	n, ok := limits["image"]
-	switch {
-	case !ok:
-		return DefaultImageLimit, nil
-	case n < 0:
-		return 0, bad
-	}
-	return n, nil
-}
-
-// imageLimit is the effective --limit-mm-per-prompt for images.
-func (o Options) imageLimit() int {
-	if o.ImageLimit == nil {
-		return DefaultImageLimit
-	}
-	return *o.ImageLimit
-}
 
 // images are a request's images as the engine takes them.
 type images struct {
@@ -124,7 +72,7 @@ func (s *Server) parseImages(body []byte) (images, *apiError) {
 	if v == nil {
 		return out, badRequest("messages", "%s is not a multimodal model: it takes no image (vllm-sim's vision presets: %s)", s.info.Config.Model, strings.Join(visionPresets(), ", "))
 	}
-	if limit := s.opts.imageLimit(); len(urls) > limit {
+	if limit := s.opts.EffectiveImageLimit(); len(urls) > limit {
 		return out, badRequest("messages", "At most %d image(s) may be provided in one prompt.", limit)
 	}
 	for i, u := range urls {
@@ -182,8 +130,8 @@ func clipURL(u string) string {
 // visionPresets are the model presets with a vision encoder.
 func visionPresets() []string {
 	var out []string
-	for _, n := range engine.ModelPresetNames() {
-		if m, _ := engine.LookupModel(n); m.Vision != nil {
+	for _, n := range presets.ModelPresetNames() {
+		if m, _ := presets.LookupModel(n); m.Vision != nil {
 			out = append(out, n)
 		}
 	}

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // pngURL is a data: URL of a blank w × h PNG.
@@ -36,7 +36,7 @@ func imageBody(text string, urls ...string) string {
 // TestQwen25VLImageTokens: the processor's smart_resize, as Qwen2.5-VL's
 // image processor computes it.
 func TestQwen25VLImageTokens(t *testing.T) {
-	m, ok := engine.LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
+	m, ok := presets.LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
 	require.True(t, ok)
 	for _, tc := range []struct {
 		w, h, tokens, patches int
@@ -86,32 +86,7 @@ func TestImages(t *testing.T) {
 	}
 }
 
-func TestImageLimitFlag(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		v    string
-		want int
-		err  string
-	}{
-		{`{"image": 2}`, 2, ""},
-		{`{"image": 0, "video": 1}`, 0, ""},
-		{"image=3,video=1", 3, ""},
-		{`{"video": 1}`, DefaultImageLimit, ""},
-		{`{"image": -1}`, 0, "invalid value"},
-		{"image", 0, "invalid value"},
-	} {
-		n, err := parseImageLimit(tc.v)
-		if tc.err != "" {
-			require.Error(t, err, tc.v)
-			assert.True(t, strings.Contains(err.Error(), tc.err), err.Error())
-			continue
-		}
-		require.NoError(t, err, tc.v)
-		assert.Equal(t, tc.want, n, tc.v)
-	}
-}
-
 func init() {
-	limit := func(n int) func(*Options) { return func(o *Options) { o.ImageLimit = &n } }
+	limit := func(n int) func(*config.Options) { return func(o *config.Options) { o.ImageLimit = &n } }
 	parityCases["limit-mm-per-prompt"] = []parityValue{v(`{"image":2}`, true, limit(2)), v("image=4", true, limit(4)), syntax("lots"), syntax(`{"image":-1}`)}
 }

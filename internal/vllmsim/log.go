@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) logEngine() {
 // redactedArgs renders the options for the start-up log with the engine's
 // effective settings (derived sizes filled in), the API key replaced by a
 // marker.
-func redactedArgs(o Options, info engine.Info) string {
+func redactedArgs(o config.Options, info engine.Info) string {
 	c := info.Config
 	key := "None"
 	if o.APIKey != "" {

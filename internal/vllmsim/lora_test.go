@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -73,21 +74,23 @@ func TestLoRAFlagErrors(t *testing.T) {
 		{[]string{"--enable-lora", "--lora-modules", "a"}, "argument --lora-modules: invalid adapter 'a': write NAME=PATH"},
 		{[]string{"--enable-lora", "--max-lora-rank", "12"}, "argument --max-lora-rank: invalid choice"},
 	} {
-		_, err := ParseArgs(tc.args)
-		var ae *ArgError
+		_, err := config.ParseArgs(tc.args)
+		var ae *config.ArgError
 		require.True(t, errors.As(err, &ae), "%v: %v", tc.args, err)
 		assert.Contains(t, ae.Msg, tc.want)
 	}
-	assert.Contains(t, Usage(), "--lora-modules NAME=PATH")
+	assert.Contains(t, config.Usage(), "--lora-modules NAME=PATH")
 }
 
 // The LoRA flags' rows of parityCases (TestFlagsAndOptionsAgree), kept
 // with the LoRA tests.
 func init() {
-	lora := func(ms ...engine.LoRAModule) func(*Options) { return func(o *Options) { o.LoRAModules = ms } }
-	parityCases["enable-lora"] = []parityValue{v("", true, func(o *Options) { o.EnableLoRA = true }), v("no", true, func(o *Options) { o.EnableLoRA = false })}
+	lora := func(ms ...engine.LoRAModule) func(*config.Options) {
+		return func(o *config.Options) { o.LoRAModules = ms }
+	}
+	parityCases["enable-lora"] = []parityValue{v("", true, func(o *config.Options) { o.EnableLoRA = true }), v("no", true, func(o *config.Options) { o.EnableLoRA = false })}
 	parityCases["lora-modules"] = []parityValue{v("a=/a|b=/b", false, lora(engine.LoRAModule{Name: "a", Path: "/a"}, engine.LoRAModule{Name: "b", Path: "/b"})),
 		syntax("a"), syntax(`{"name": "a", "rank": 8}`)}
-	parityCases["max-loras"] = []parityValue{v("4", true, func(o *Options) { o.MaxLoRAs = 4 }), v("-1", false, func(o *Options) { o.MaxLoRAs = -1 }), syntax("few")}
-	parityCases["max-lora-rank"] = []parityValue{v("64", true, func(o *Options) { o.MaxLoRARank = 64 }), v("12", false, func(o *Options) { o.MaxLoRARank = 12 }), syntax("high")}
+	parityCases["max-loras"] = []parityValue{v("4", true, func(o *config.Options) { o.MaxLoRAs = 4 }), v("-1", false, func(o *config.Options) { o.MaxLoRAs = -1 }), syntax("few")}
+	parityCases["max-lora-rank"] = []parityValue{v("64", true, func(o *config.Options) { o.MaxLoRARank = 64 }), v("12", false, func(o *config.Options) { o.MaxLoRARank = 12 }), syntax("high")}
 }

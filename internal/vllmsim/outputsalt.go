@@ -1,10 +1,10 @@
 package vllmsim
 
-import "hash/fnv"
+import (
+	"hash/fnv"
 
-// OutputSaltWindow bounds where --sim-output-salt makes a greedy output
-// diverge: at a token position drawn per prompt from [0, OutputSaltWindow).
-const OutputSaltWindow = 8
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+)
 
 // outputSalt stands for another build's kernels (--sim-output-salt N): a
 // greedy output is the same as without the salt up to a position drawn
@@ -38,7 +38,7 @@ func newOutputSalt(salt int64, req genRequest, vocab int, eos int32) *outputSalt
 		put(uint64(uint32(t)))
 	}
 	sum := h.Sum64()
-	return &outputSalt{salt: sum, from: int(sum % OutputSaltWindow), vocab: int32(vocab), eos: eos}
+	return &outputSalt{salt: sum, from: int(sum % config.OutputSaltWindow), vocab: int32(vocab), eos: eos}
 }
 
 // apply returns toks, the output's tokens from position start on, with

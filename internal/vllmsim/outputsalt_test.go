@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // TestOutputSalt checks --sim-output-salt: greedy outputs keep their first
@@ -45,8 +47,8 @@ func TestOutputSalt(t *testing.T) {
 				break
 			}
 		}
-		if from < 0 || from >= OutputSaltWindow {
-			t.Errorf("prompt %d: first differing token at %d, want one in [0, %d)", i, from, OutputSaltWindow)
+		if from < 0 || from >= config.OutputSaltWindow {
+			t.Errorf("prompt %d: first differing token at %d, want one in [0, %d)", i, from, config.OutputSaltWindow)
 		}
 		froms[from] = true
 		if other := strings.Fields(complete(again, prompt, 0)); strings.Join(other, " ") != strings.Join(got, " ") {

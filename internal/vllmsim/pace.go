@@ -3,6 +3,7 @@ package vllmsim
 import (
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
@@ -10,7 +11,7 @@ import (
 // time (engine.MetricLostSeconds); paceWarnEvery spaces its warnings.
 const (
 	paceInterval  = time.Second
-	paceWarnEvery = statsInterval
+	paceWarnEvery = config.StatsInterval
 )
 
 // watchPace warns, at most once every paceWarnEvery, when the engine lost

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/torchtrace"
 )
 
 // timedArgs run the continuous-batching engine (it has steps to trace),
@@ -16,9 +19,9 @@ import (
 var timedArgs = []string{"sim-model", "--sim-jitter", "0", "--sim-cold-start", "0", "--disable-log-stats"}
 
 // readTrace decodes the one trace file in dir.
-func readTrace(t *testing.T, dir string) trace {
+func readTrace(t *testing.T, dir string) torchtrace.Trace {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*"+TraceSuffix+"*"))
+	files, err := filepath.Glob(filepath.Join(dir, "*"+torchtrace.Suffix+"*"))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("trace files in %s: %v (err %v), want exactly one", dir, files, err)
 	}
@@ -35,7 +38,7 @@ func readTrace(t *testing.T, dir string) trace {
 		}
 		r = zr
 	}
-	var tr trace
+	var tr torchtrace.Trace
 	if err := json.NewDecoder(r).Decode(&tr); err != nil {
 		t.Fatalf("%s: %v", files[0], err)
 	}
@@ -63,7 +66,7 @@ func TestProfilerTracesEngineSteps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tc.env {
-				t.Setenv(ProfilerDirEnv, dir)
+				t.Setenv(config.ProfilerDirEnv, dir)
 			}
 			m := startSimRaw(t, append(append([]string{}, timedArgs...), tc.args(dir)...)...)
 			if code, _ := m.get(t, "/start_profile"); code != 405 {
@@ -129,8 +132,8 @@ func TestProfilerConfigErrors(t *testing.T) {
 		{[]string{"--profiler-config", `{profiler`}, "invalid JSON"},
 		{[]string{"--profiler-config.torch_profiler_use_gzip=maybe"}, "invalid boolean"},
 	} {
-		_, err := ParseArgs(append([]string{"m"}, tc.args...))
-		var ae *ArgError
+		_, err := config.ParseArgs(append([]string{"m"}, tc.args...))
+		var ae *config.ArgError
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseArgs(%q): %v, want an ArgError with %q", tc.args, err, tc.want)
 		}

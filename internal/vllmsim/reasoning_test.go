@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // thinkBody is a chat request for 8 tokens, streamed or not, with extra
@@ -108,7 +110,7 @@ func TestReasoningFlagErrors(t *testing.T) {
 		{[]string{"--reasoning-parser", "granite"}, "argument --reasoning-parser: invalid choice: 'granite' (vllm-sim models deepseek_r1, qwen3)"},
 		{[]string{"--sim-reasoning-share", "1.5"}, "argument --sim-reasoning-share: 1.5 is outside [0, 1]"},
 	} {
-		_, err := ParseArgs(tc.args)
+		_, err := config.ParseArgs(tc.args)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.want)
 	}
@@ -131,8 +133,8 @@ func splitWords(s string) []string {
 }
 
 func init() {
-	parityCases["reasoning-parser"] = []parityValue{v("qwen3", true, func(o *Options) { o.ReasoningParser = "qwen3" }),
-		v("deepseek_r1", true, func(o *Options) { o.ReasoningParser = "deepseek_r1" }), v("granite", false, func(o *Options) { o.ReasoningParser = "granite" })}
-	parityCases["sim-reasoning-share"] = []parityValue{v("0.25", true, func(o *Options) { o.ReasoningShare = 0.25 }),
-		v("-0.1", false, func(o *Options) { o.ReasoningShare = -0.1 }), syntax("half")}
+	parityCases["reasoning-parser"] = []parityValue{v("qwen3", true, func(o *config.Options) { o.ReasoningParser = "qwen3" }),
+		v("deepseek_r1", true, func(o *config.Options) { o.ReasoningParser = "deepseek_r1" }), v("granite", false, func(o *config.Options) { o.ReasoningParser = "granite" })}
+	parityCases["sim-reasoning-share"] = []parityValue{v("0.25", true, func(o *config.Options) { o.ReasoningShare = 0.25 }),
+		v("-0.1", false, func(o *config.Options) { o.ReasoningShare = -0.1 }), syntax("half")}
 }

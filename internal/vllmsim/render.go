@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // usage is OpenAI's usage object with vLLM's prompt_tokens_details.
@@ -142,7 +143,7 @@ func (r *response) text(out engine.Output) string {
 		}
 		return b.String()
 	}
-	return detokenize(toks)
+	return tokenizer.Detokenize(toks)
 }
 
 // visible are an output's tokens less a final EOS.

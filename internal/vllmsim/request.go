@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // streamOptions is OpenAI's stream_options plus vLLM's continuous_usage_stats.
@@ -77,11 +78,11 @@ type genRequest struct {
 // parseFunc reads one endpoint's request body against the served model
 // names (the first is the default), tokenizing text with tok (the served
 // model's vocabulary).
-type parseFunc func(body []byte, served []string, tok Tokenizer) (genRequest, *apiError)
+type parseFunc func(body []byte, served []string, tok tokenizer.Tokenizer) (genRequest, *apiError)
 
 // parseChat reads a /v1/chat/completions body: the prompt is the messages'
 // contents, each tokenized on its own, in order.
-func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiError) {
+func parseChat(body []byte, served []string, tok tokenizer.Tokenizer) (genRequest, *apiError) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
@@ -101,7 +102,7 @@ func parseChat(body []byte, served []string, tok Tokenizer) (genRequest, *apiErr
 
 // chatPrompt tokenizes chat messages: their contents, each on its own, in
 // order (no chat template).
-func chatPrompt(messages []chatMessage, tok Tokenizer) ([]int32, *apiError) {
+func chatPrompt(messages []chatMessage, tok tokenizer.Tokenizer) ([]int32, *apiError) {
 	texts, aerr := chatTexts(messages)
 	var prompt []int32
 	for _, text := range texts {
@@ -127,7 +128,7 @@ func chatTexts(messages []chatMessage) ([]string, *apiError) {
 }
 
 // parseCompletion reads a /v1/completions body.
-func parseCompletion(body []byte, served []string, tok Tokenizer) (genRequest, *apiError) {
+func parseCompletion(body []byte, served []string, tok tokenizer.Tokenizer) (genRequest, *apiError) {
 	var req completionRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return genRequest{}, badRequest("", "request body is not valid JSON for this endpoint: %v", err)
@@ -223,7 +224,7 @@ func messageText(raw json.RawMessage) (string, error) {
 
 // completionPrompt accepts a string, a list of token ids, or a one-element
 // list of either; text is tokenized with tok.
-func completionPrompt(raw json.RawMessage, tok Tokenizer) ([]int32, *apiError) {
+func completionPrompt(raw json.RawMessage, tok tokenizer.Tokenizer) ([]int32, *apiError) {
 	bad := func(format string, a ...any) *apiError { return badRequest("prompt", "prompt: "+format, a...) }
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, bad("missing: give a string or a list of token ids")

@@ -16,7 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // Version is what GET /version reports: the vLLM release whose API and
@@ -61,9 +63,9 @@ type generation struct {
 // Serve serves on a listener until its context is done; Handler serves the
 // same API for httptest. Close releases the engine; Serve calls it.
 type Server struct {
-	opts    Options
-	info    engine.Info // the first engine's: the effective configuration
-	tok     Tokenizer   // the served model's vocabulary (info.VocabSize)
+	opts    config.Options
+	info    engine.Info         // the first engine's: the effective configuration
+	tok     tokenizer.Tokenizer // the served model's vocabulary (info.VocabSize)
 	log     *logger
 	created time.Time
 	handler http.Handler
@@ -87,17 +89,17 @@ type Server struct {
 // *ArgError for bad arguments (including a configuration the engine
 // refuses) or ErrHelp for --help.
 func New(args []string, log io.Writer) (*Server, error) {
-	opts, err := ParseArgs(args)
+	opts, err := config.ParseArgs(args)
 	if err != nil {
 		return nil, err
 	}
-	opts.profilerFromEnv(os.Getenv)
+	opts.ProfilerFromEnv(os.Getenv)
 	return NewWithOptions(opts, log)
 }
 
 // NewWithOptions is New for options built in Go (start from
 // DefaultOptions): it validates them as ParseArgs does.
-func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
+func NewWithOptions(opts config.Options, log io.Writer) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,7 +120,7 @@ func NewWithOptions(opts Options, log io.Writer) (*Server, error) {
 	}
 	s.gen = gen
 	s.info = gen.eng.Info()
-	s.tok = NewTokenizer(s.info.VocabSize)
+	s.tok = tokenizer.NewTokenizer(s.info.VocabSize)
 	s.logEngine()
 	s.handler = s.routes()
 	return s, nil
@@ -137,7 +139,7 @@ func (s *Server) newGeneration() (*generation, error) {
 	if err != nil {
 		// Options.Validate passed: the engine refuses only what it alone
 		// can judge, a command-line problem all the same (exit 2).
-		return nil, engineArgError(err)
+		return nil, config.EngineArgError(err)
 	}
 	gather, err := dropMetrics(reg, s.opts.Faults.DropMetrics)
 	if err != nil {
@@ -165,7 +167,7 @@ func (s *Server) version() string {
 }
 
 // Options returns the options (the API key included: do not log it).
-func (s *Server) Options() Options { return s.opts }
+func (s *Server) Options() config.Options { return s.opts }
 
 // EngineConfig returns the engine configuration in effect: the derived
 // sizes filled in.
@@ -294,7 +296,7 @@ func (s *Server) startLogs() func() {
 	stop := make(chan struct{})
 	wg.Go(func() { s.announceStartup(stop) })
 	if !s.opts.DisableLogStats {
-		wg.Go(func() { s.logStats(stop, statsInterval) })
+		wg.Go(func() { s.logStats(stop, config.StatsInterval) })
 	}
 	wg.Go(func() { s.watchPace(stop, paceInterval) })
 	return func() {

@@ -1,10 +1,10 @@
 package vllmsim
 
-import "time"
+import (
+	"time"
 
-// statsInterval is how often Serve logs engine statistics, as vLLM's
-// LoggingStatLogger does.
-const statsInterval = 10 * time.Second
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+)
 
 // logStats logs a vLLM-style throughput line every interval while there is
 // traffic, until stop closes.
@@ -43,7 +43,7 @@ type engineStats struct {
 }
 
 // readStats sums the figures of the stats line from the registry, under
-// both the current and the 0.9 metric names.
+// the names of every family (metrics.StatOf).
 func readStats(gen *generation) engineStats {
 	var st engineStats
 	mfs, err := gen.reg.Gather()
@@ -52,16 +52,16 @@ func readStats(gen *generation) engineStats {
 	}
 	for _, mf := range mfs {
 		var dst *float64
-		switch mf.GetName() {
-		case "vllm:prompt_tokens_total", "vllm:prompt_tokens":
+		switch metrics.StatOf(mf.GetName()) {
+		case metrics.StatPrompt:
 			dst = &st.prompt
-		case "vllm:generation_tokens_total", "vllm:generation_tokens":
+		case metrics.StatGeneration:
 			dst = &st.generation
-		case "vllm:num_requests_running":
+		case metrics.StatRunning:
 			dst = &st.running
-		case "vllm:num_requests_waiting":
+		case metrics.StatWaiting:
 			dst = &st.waiting
-		case "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc":
+		case metrics.StatKVUsage:
 			dst = &st.kvUsage
 		default:
 			continue

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/simtest"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 )
 
 // TestStatsLog drives the stats logger through Handler (no Serve) and checks
@@ -97,7 +98,7 @@ func TestShutdownAbortsInFlight(t *testing.T) {
 	for _, e := range res.events {
 		var c wireChunk
 		if json.Unmarshal([]byte(e.data), &c) == nil {
-			got += CountTokens(c.text())
+			got += tokenizer.CountTokens(c.text())
 		}
 	}
 	if got == 0 || got >= 5000 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 // envDiag=1 runs TestGateQualitySuiteStartSpread (by hand).
@@ -32,7 +33,7 @@ func TestGateQualitySuiteStartSpread(t *testing.T) {
 		for _, start := range []float64{0, 0.005, 0.01, 0.02} {
 			fails := 0
 			for i := range pairs {
-				side := func(s int) *gate.Input {
+				side := func(s int) *input.Input {
 					rng := rand.New(rand.NewPCG(uint64(9_100_000+2*i+s), seedStream))
 					return src.SideSpread(rng, suiteRuns, fmt.Sprintf("diag%d-%d", i, s), Change{}, Spread{Start: start, Tie: tie})
 				}

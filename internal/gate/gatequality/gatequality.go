@@ -22,7 +22,7 @@ import (
 	"github.com/aclements/go-moremath/mathx"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -34,7 +34,7 @@ const StartSpread = 0.02
 // Source is a recorded whole-suite run: its points, in file order, each
 // with its recorded runs.
 type Source struct {
-	in       *gate.Input
+	in       *input.Input
 	points   []point
 	profiles []string // in file order
 }
@@ -46,7 +46,7 @@ type point struct {
 
 // NewSource groups in's results by benchmark. Every benchmark needs a
 // profile (the suite's names) and at least two runs.
-func NewSource(in *gate.Input) (*Source, error) {
+func NewSource(in *input.Input) (*Source, error) {
 	s := &Source{in: in}
 	at := map[string]int{}
 	for _, r := range in.Results {
@@ -168,15 +168,15 @@ func timing(unit string, f float64) float64 {
 // factor exp(StartSpread·z), then each run of each point is a recorded
 // run of that point drawn uniformly (all its units together) times the
 // start factor and the change.
-func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *gate.Input {
+func (s *Source) Side(rng *rand.Rand, runs int, name string, change Change) *input.Input {
 	return s.SideSpread(rng, runs, name, change, Spread{Start: StartSpread})
 }
 
 // SideSpread is Side with another spread (Side's is the protocol's,
 // Spread{Start: StartSpread}): the start factor's sd, and a per-value
 // factor that breaks ties.
-func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change, sp Spread) *gate.Input {
-	out := &gate.Input{Name: name, Units: s.in.Units}
+func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change, sp Spread) *input.Input {
+	out := &input.Input{Name: name, Units: s.in.Units}
 	starts := max(1, sp.Starts)
 	start := map[string][]float64{}
 	for _, p := range s.profiles {
@@ -193,7 +193,7 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 				setStart(r, fmt.Sprintf("%s/%s/start%d", name, pt.profile, on))
 			}
 			for i, v := range r.Values {
-				unit, _ := gate.AsWritten(v)
+				unit, _ := input.AsWritten(v)
 				f := timing(unit, start[pt.profile][on])
 				if sp.Tie > 0 {
 					f *= math.Exp(sp.Tie * rng.NormFloat64())
@@ -219,13 +219,13 @@ func (s *Source) SideSpread(rng *rand.Rand, runs int, name string, change Change
 // Digest is the SHA-256 of a generated side's results (names and value
 // bits, in order; and the server-start line where a side has several
 // starts): the record that the side was generated as it was.
-func Digest(in *gate.Input) string {
+func Digest(in *input.Input) string {
 	h := sha256.New()
 	var b [8]byte
 	for _, r := range in.Results {
 		h.Write(r.Name)
-		if id := r.GetConfig(gate.ServerStartKey); id != "" {
-			h.Write([]byte(gate.ServerStartKey + ": " + id))
+		if id := r.GetConfig(input.ServerStartKey); id != "" {
+			h.Write([]byte(input.ServerStartKey + ": " + id))
 		}
 		for _, v := range r.Values {
 			h.Write([]byte(v.Unit + v.OrigUnit))
@@ -264,11 +264,11 @@ func Interval(rng *rand.Rand, outcomes []bool, resamples int) (lo, hi float64) {
 func setStart(r *benchfmt.Result, id string) {
 	cfg := make([]benchfmt.Config, 0, len(r.Config)+1)
 	for _, c := range r.Config {
-		if c.Key != gate.ServerStartKey {
+		if c.Key != input.ServerStartKey {
 			cfg = append(cfg, c)
 		}
 	}
-	r.Config = append(cfg, benchfmt.Config{Key: gate.ServerStartKey, Value: []byte(id), File: true})
+	r.Config = append(cfg, benchfmt.Config{Key: input.ServerStartKey, Value: []byte(id), File: true})
 }
 
 // ClopperPearson is the exact (Clopper–Pearson) two-sided interval of

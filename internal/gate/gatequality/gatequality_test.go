@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
 func fixture(t *testing.T) *Source {
 	t.Helper()
-	in, err := gate.ReadFile("testdata/source.txt")
+	in, err := input.ReadFile("testdata/source.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,10 +25,10 @@ func fixture(t *testing.T) *Source {
 }
 
 // value is a result's value of unit as the file wrote it.
-func value(t *testing.T, in *gate.Input, i int, unit string) float64 {
+func value(t *testing.T, in *input.Input, i int, unit string) float64 {
 	t.Helper()
 	for _, v := range in.Results[i].Values {
-		if u, x := gate.AsWritten(v); u == unit {
+		if u, x := input.AsWritten(v); u == unit {
 			return x
 		}
 	}
@@ -105,7 +106,7 @@ func TestSideStarts(t *testing.T) {
 	ids := map[string][]string{} // profile → the id of each run, in order
 	for _, r := range side.Results {
 		profile := map[bool]string{true: "basic", false: "chat"}[strings.Contains(string(r.Name), "profile=basic")]
-		ids[profile] = append(ids[profile], r.GetConfig(gate.ServerStartKey))
+		ids[profile] = append(ids[profile], r.GetConfig(input.ServerStartKey))
 	}
 	// basic: 2 points × 4 runs, runs 0-1 on start 0 and 2-3 on start 1, point after point.
 	want := []string{"new/basic/start0", "new/basic/start0", "new/basic/start1", "new/basic/start1"}
@@ -115,7 +116,7 @@ func TestSideStarts(t *testing.T) {
 	for i, r := range side.Results {
 		for j := i + 1; j < len(side.Results); j++ {
 			o := side.Results[j]
-			if r.GetConfig(gate.ServerStartKey) == o.GetConfig(gate.ServerStartKey) && string(r.Name) == string(o.Name) {
+			if r.GetConfig(input.ServerStartKey) == o.GetConfig(input.ServerStartKey) && string(r.Name) == string(o.Name) {
 				// Two runs of one point on one start: their factors (value over a recorded run) share a candidate.
 				a, b := value(t, side, i, "ttft-p99-ns"), value(t, side, j, "ttft-p99-ns")
 				if !commonFactor([][]float64{factors(a, r.Name), factors(b, o.Name)}) {
@@ -125,7 +126,7 @@ func TestSideStarts(t *testing.T) {
 		}
 	}
 	for _, r := range s.points[0].runs {
-		if id := r.GetConfig(gate.ServerStartKey); id != "" {
+		if id := r.GetConfig(input.ServerStartKey); id != "" {
 			t.Errorf("the source's run carries %q: a side changed it", id)
 		}
 	}
@@ -183,7 +184,7 @@ func TestNewSourceRefuses(t *testing.T) {
 		{"one run", "BenchmarkPerf/profile=basic/scenario=startup-2 1 5 ready-ns\n", "at least 2 of every point"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in, err := gate.Read(strings.NewReader(tc.text), "x.txt")
+			in, err := input.Read(strings.NewReader(tc.text), "x.txt")
 			if err != nil {
 				t.Fatal(err)
 			}

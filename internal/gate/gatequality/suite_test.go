@@ -13,6 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -108,14 +109,14 @@ func (pr protocol) perCondition() int {
 }
 
 // pair generates decision i of condition c.
-func (pr protocol) pair(src *Source, c, i int) (base, next *gate.Input, profile, unit string) {
+func (pr protocol) pair(src *Source, c, i int) (base, next *input.Input, profile, unit string) {
 	cond := pr.conditions[c]
 	ch, profile, unit := cond.change(src, i)
 	spread := Spread{Start: StartSpread, Starts: pr.starts}
 	if cond.startSpread > 0 {
 		spread.Start = cond.startSpread
 	}
-	side := func(s int, ch Change) *gate.Input {
+	side := func(s int, ch Change) *input.Input {
 		rng := rand.New(rand.NewPCG(pr.seedTop+uint64(1000*c+2*i+s), seedStream))
 		return src.SideSpread(rng, suiteRuns, fmt.Sprintf("cond%d-decision%d-side%d", c, i, s), ch, spread)
 	}
@@ -228,7 +229,7 @@ const protocolSource = "testdata/sim-48c0c24.txt"
 func loadSuite(t *testing.T) (*Source, *thresholds.Set) {
 	t.Helper()
 	root := docfigures.ModuleRoot(t)
-	in, err := gate.ReadFile(protocolSource)
+	in, err := input.ReadFile(protocolSource)
 	if err != nil {
 		t.Fatal(err)
 	}

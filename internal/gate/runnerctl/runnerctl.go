@@ -4,7 +4,8 @@
 // workload) is recorded with every run (units.RunnerCPU and
 // units.RunnerParallel), so a baseline carries the speed of the machine it
 // was measured on and the gate can tell a slower runner from a slower
-// change (docs/gate.md, "A slower runner").
+// change (docs/gate.md, "A slower runner"): Shifts reads the control back
+// from two sides' bench files, for the gate to judge.
 //
 // The workload is deterministic: the same instructions on the same 16 KiB
 // working set (inside any core's L1 or L2 cache) every time, so its time

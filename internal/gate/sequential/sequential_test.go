@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -142,11 +143,11 @@ func (f *fakeSides) Compare(set *thresholds.Set) (*gate.Report, error) {
 		}
 		return b.String()
 	}
-	base, err := gate.Read(strings.NewReader(text(f.base)), "base")
+	base, err := input.Read(strings.NewReader(text(f.base)), "base")
 	if err != nil {
 		return nil, err
 	}
-	next, err := gate.Read(strings.NewReader(text(f.next)), "new")
+	next, err := input.Read(strings.NewReader(text(f.next)), "new")
 	if err != nil {
 		return nil, err
 	}

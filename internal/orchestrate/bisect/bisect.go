@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -298,7 +299,7 @@ func (b *bisection) step(ctx context.Context, i int) (Verdict, error) {
 		gc := b.cfg.Gate
 		gc.Old, gc.New, gc.Dir = good.Side, c.Side, dir
 		res, err := b.cfg.compare(ctx, gc)
-		var merr *gate.MismatchError
+		var merr *input.MismatchError
 		var serr *upgrade.StartError
 		switch {
 		case ctx.Err() != nil:
@@ -375,11 +376,11 @@ func (b *bisection) earlier(dir string, st Step) *gate.Report {
 	if json.Unmarshal(data, &prev) != nil || prev.Build != st.Build || prev.Good != st.Good || prev.Verdict == Skip {
 		return nil
 	}
-	old, err := gate.ReadFile(filepath.Join(dir, upgrade.OldFile))
+	old, err := input.ReadFile(filepath.Join(dir, upgrade.OldFile))
 	if err != nil {
 		return nil
 	}
-	nw, err := gate.ReadFile(filepath.Join(dir, upgrade.NewFile))
+	nw, err := input.ReadFile(filepath.Join(dir, upgrade.NewFile))
 	if err != nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/request/load"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 )
@@ -29,7 +29,7 @@ func (r Runner) misses(level float64, d time.Duration) *load.Misses {
 // stoppedEarly marks a trial whose run stopped on its verdict, and reads
 // its users from the requests in flight: with few or no requests
 // completed, Little's law over completions cannot.
-func stoppedEarly(t *Trial, res *pipeline.Result) {
+func stoppedEarly(t *Trial, res *result.Result) {
 	lr := res.Load
 	switch {
 	case lr.Overload != nil:

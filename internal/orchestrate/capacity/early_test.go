@@ -7,7 +7,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/overload"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
@@ -81,7 +81,7 @@ func TestStoppedEarly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lr := tc.lr
 			lr.Samples, lr.Start, lr.End = ms, t0, t0.Add(2*time.Second)
-			res := &pipeline.Result{Point: scenario.Point{Load: load.Config{Rate: 4}}, Load: &lr, Summary: &stats.Summary{SLO: slo}}
+			res := &result.Result{Point: scenario.Point{Load: load.Config{Rate: 4}}, Load: &lr, Summary: &stats.Summary{SLO: slo}}
 			var tr Trial
 			stoppedEarly(&tr, res)
 			if !strings.Contains(tr.Stopped, tc.stopped) || (tc.stopped == "") != (tr.Stopped == "") {

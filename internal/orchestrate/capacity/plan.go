@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
@@ -52,7 +53,7 @@ type Plan struct {
 	MaxTime time.Duration
 	// Options go to every run (model, API key); OnRun sees each run.
 	Options []pipeline.Option
-	OnRun   func(*pipeline.Result, Trial)
+	OnRun   func(*result.Result, Trial)
 }
 
 // search is the plan's search: the scenario's under the thresholds, with
@@ -86,7 +87,7 @@ func (p Plan) Run(ctx context.Context) (res *Result, err error) {
 	}
 	runner.Options = append(runner.Options, p.Options...)
 	if p.OnRun != nil {
-		runner.OnRun = func(res *pipeline.Result, t Trial) {
+		runner.OnRun = func(res *result.Result, t Trial) {
 			t.Pass = cfg.Passes(t)
 			p.OnRun(res, t)
 		}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 )
 
 // fellBehind is the share of the sent rate below which a run's completed
@@ -17,19 +17,15 @@ const fellBehind = 0.5
 // maxRuns, the level, goodput and verdict, the rate it completed against
 // the one sent (flagged when far below), and the time so far and what
 // the budget leaves at most.
-func progressLog(w io.Writer, cfg Config, now func() time.Time) func(*pipeline.Result, Trial) {
+func progressLog(w io.Writer, cfg Config, now func() time.Time) func(*result.Result, Trial) {
 	began, n := now(), 0
-	return func(_ *pipeline.Result, t Trial) {
+	return func(_ *result.Result, t Trial) {
 		n++
-		verdict := "FAIL"
-		if t.Pass {
-			verdict = "pass"
-		}
 		level := num(t.Level) + " req/s"
 		if cfg.Mode == Concurrency {
 			level = "concurrency " + num(t.Level)
 		}
-		line := fmt.Sprintf("vllmperf capacity: run %d of ≤%d: %s: %d requests, %.1f%% within the SLO: %s", n, cfg.Capacity.MaxRuns, level, t.Requests, t.GoodputPct(), verdict)
+		line := fmt.Sprintf("vllmperf capacity: run %d of ≤%d: %s: %d requests, %.1f%% within the SLO: %s", n, cfg.Capacity.MaxRuns, level, t.Requests, t.GoodputPct(), t.Verdict())
 		if cfg.Mode != Concurrency && t.Level > 0 {
 			line += fmt.Sprintf("; completed %.2f req/s of the %s sent", t.ReqPerSec, num(t.Level))
 			if t.ReqPerSec < fellBehind*t.Level {

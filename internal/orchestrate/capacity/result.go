@@ -94,12 +94,8 @@ func (r *Result) WriteTable(w io.Writer) error {
 		if t.HasWaiting {
 			queue = num(t.WaitingPeak)
 		}
-		verdict := "FAIL"
-		if t.Pass {
-			verdict = "pass"
-		}
 		g := GoodputOf(t.Good, t.Requests)
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t\n", i+1, num(t.Level), t.Requests, g.Pct, g.Range(), queue, ttft, tpot, t.ReqPerSec, t.Users, verdict)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t\n", i+1, num(t.Level), t.Requests, g.Pct, g.Range(), queue, ttft, tpot, t.ReqPerSec, t.Users, t.Verdict())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

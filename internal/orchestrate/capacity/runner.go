@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -76,7 +77,7 @@ type Runner struct {
 	Options []pipeline.Option
 	// OnRun, when set, is called with each run and its trial, e.g. to
 	// record it or show progress.
-	OnRun func(*pipeline.Result, Trial)
+	OnRun func(*result.Result, Trial)
 }
 
 // Point is the run at level: Base's requests, the level's load, sized.
@@ -129,7 +130,7 @@ func (r Runner) Probe(ctx context.Context, level float64) (Trial, error) {
 }
 
 // TrialOf reads a run's trial at level (Pass is the search's to decide).
-func TrialOf(res *pipeline.Result, level float64, minRequests int) Trial {
+func TrialOf(res *result.Result, level float64, minRequests int) Trial {
 	s := res.Summary
 	t := Trial{Level: level, Requests: s.Completed + s.Failed, Good: s.GoodRequests, ReqPerSec: s.RequestThroughput, Duration: s.Duration}
 	if ttft, ok := s.TTFT.Pct(99); ok {

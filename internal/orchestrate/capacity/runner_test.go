@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/request/workload"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
@@ -75,7 +75,7 @@ func TestRunnerOnSimulator(t *testing.T) {
 	require.NoError(t, err)
 	var seen []Trial
 	r := Runner{Server: srv, Base: base(), Mode: Rate, SLO: stats.SLO{TTFT: 2 * time.Second, TPOT: 500 * time.Millisecond},
-		Sizing: Sizing{MinRequests: 8, MinDuration: time.Second}, OnRun: func(_ *pipeline.Result, t Trial) { seen = append(seen, t) }}
+		Sizing: Sizing{MinRequests: 8, MinDuration: time.Second}, OnRun: func(_ *result.Result, t Trial) { seen = append(seen, t) }}
 	tr, err := r.Probe(context.Background(), 8)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, tr.Requests, 4, "about 8 requests in a second at 8/s")

@@ -41,6 +41,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // Mode is what the search varies.
@@ -96,6 +97,15 @@ type Trial struct {
 	// Notes are what makes the run's figure less trustworthy (too few
 	// requests, requests long against the run).
 	Notes []string
+}
+
+// Verdict is the trial's word in the progress lines and the table:
+// verdict.Pass or verdict.Fail.
+func (t Trial) Verdict() verdict.Status {
+	if t.Pass {
+		return verdict.Pass
+	}
+	return verdict.Fail
 }
 
 // GoodputPct is the share of Requests that met the SLO, in percent (0

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
@@ -98,7 +99,7 @@ func NewPlan(cfg suite.Config, key Key, count int, history string) (*Plan, error
 func (p *Plan) estimate(names []string) error {
 	durations := map[string][]float64{}
 	if p.History != "" {
-		in, err := gate.ReadFile(p.History)
+		in, err := input.ReadFile(p.History)
 		if err != nil {
 			return fmt.Errorf("the plan's history: %w", err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -20,7 +22,7 @@ func (p *Plan) minimumEffects(set *thresholds.Set) error {
 		return p.priorEffects(set)
 	}
 	p.SpreadFrom = p.History + "'s spread"
-	in, err := gate.ReadFile(p.History)
+	in, err := input.ReadFile(p.History)
 	if err != nil {
 		return fmt.Errorf("the plan's history: %w", err)
 	}
@@ -98,7 +100,7 @@ func planRuns(m gate.MDE) string {
 	if n := m.RunsFor(gate.MDEReference); n >= 0 {
 		return fmt.Sprintf("5%% from %d", n)
 	}
-	return fmt.Sprintf("5%% from > %d", gate.MaxRunsEstimate)
+	return fmt.Sprintf("5%% from > %d", gatemath.MaxRunsEstimate)
 }
 
 // spreadOverStarts plans the suite as starts go test processes

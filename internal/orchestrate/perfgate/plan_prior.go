@@ -11,6 +11,7 @@ import (
 
 	vllmperf "github.com/vllmperf/vllmperf"
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -23,7 +24,7 @@ import (
 // key's first run, which the next plan reads instead. Profiles the
 // baseline does not hold are named in NoPrior.
 func (p *Plan) priorEffects(set *thresholds.Set) error {
-	in, err := gate.Read(bytes.NewReader(vllmperf.SimBaseline), vllmperf.SimBaselineFile)
+	in, err := input.Read(bytes.NewReader(vllmperf.SimBaseline), vllmperf.SimBaselineFile)
 	if err != nil {
 		return fmt.Errorf("the plan's prior spread: %w", err)
 	}

@@ -10,14 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/predict"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
@@ -73,7 +73,7 @@ func predictionPreset(cfg suite.Config, key Key) (gpu, preset string, sim bool, 
 		p, err := predict.PresetFor(key.GPU)
 		return key.GPU, p, false, err
 	}
-	gpu = engine.DefaultGPU
+	gpu = presets.DefaultGPU
 	if v, ok := cliarg.SimGPU.Value(cfg.SimArgs); ok {
 		gpu = v
 	}
@@ -135,7 +135,7 @@ func measuredStarts(history string) map[string]time.Duration {
 	if history == "" {
 		return out
 	}
-	in, err := gate.ReadFile(history)
+	in, err := input.ReadFile(history)
 	if err != nil {
 		return out
 	}
@@ -215,7 +215,7 @@ func (pr *Prediction) Compare(key Key, wall time.Duration, bench string) (Predic
 	if rec.PredictedSec > 0 {
 		rec.Ratio = rec.ActualSec / rec.PredictedSec
 	}
-	in, err := gate.ReadFile(bench)
+	in, err := input.ReadFile(bench)
 	if err != nil {
 		return rec, err
 	}

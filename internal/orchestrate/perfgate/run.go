@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
@@ -362,11 +364,11 @@ func (o Options) bootstrap(key Key, bench string, benchCode, count int) (code in
 // summary, the step summary and the reports, and refreshes the baseline
 // when asked.
 func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, basePath string, meta Meta, count int) (int, error) {
-	base, err := gate.ReadFile(basePath)
+	base, err := input.ReadFile(basePath)
 	if err != nil {
 		return 2, err
 	}
-	next, err := gate.ReadFile(bench)
+	next, err := input.ReadFile(bench)
 	if err != nil {
 		return max(benchCode, 2), err // no benchmark line at all: every one failed
 	}
@@ -374,11 +376,11 @@ func (o Options) gate(key Key, cfg suite.Config, bench string, benchCode int, ba
 	if err != nil {
 		return 2, fmt.Errorf("%w\n(the key %s matched, yet the files differ: record a new baseline by removing %s)", err, key, basePath)
 	}
-	if err := rep.WriteFile(filepath.Join(o.Results, report.GateFile), "json"); err != nil {
+	if err := render.Of(rep).WriteFile(filepath.Join(o.Results, report.GateFile), "json"); err != nil {
 		return 2, err
 	}
 	out := verdict.Output{Format: "summary", StepSummary: o.StepSummary}
-	if err := out.Publish(rep, o.Stdout, o.Stderr, "perf-gate", ""); err != nil {
+	if err := out.Publish(render.Of(rep), o.Stdout, o.Stderr, "perf-gate", ""); err != nil {
 		return 2, err
 	}
 	if _, err := report.WriteFolder(o.Results); err != nil {

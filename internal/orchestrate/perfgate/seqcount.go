@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/sequential"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
@@ -132,7 +133,7 @@ func (s *benchSides) Extend(runs int, only []string) error {
 
 // count reads how many runs each benchmark has in bench.txt.
 func (s *benchSides) count() error {
-	in, err := gate.ReadFile(s.path)
+	in, err := input.ReadFile(s.path)
 	if err != nil {
 		return err
 	}
@@ -145,11 +146,11 @@ func (s *benchSides) count() error {
 }
 
 func (s *benchSides) Compare(set *thresholds.Set) (*gate.Report, error) {
-	base, err := gate.ReadFile(s.basePath)
+	base, err := input.ReadFile(s.basePath)
 	if err != nil {
 		return nil, err
 	}
-	next, err := gate.ReadFile(s.path)
+	next, err := input.ReadFile(s.path)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -97,7 +97,7 @@ func TestSequentialCount(t *testing.T) {
 			if tc.wantPattern != "" && len(lines) > 1 && !strings.Contains(lines[1], "-bench "+tc.wantPattern+" ") {
 				t.Errorf("second call %q: want -bench %s", lines[1], tc.wantPattern)
 			}
-			in, err := gate.ReadFile(path)
+			in, err := input.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}

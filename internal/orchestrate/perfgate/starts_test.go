@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -46,7 +46,7 @@ func TestBenchOverStarts(t *testing.T) {
 			t.Errorf("a process ran %q, want -count 2", l)
 		}
 	}
-	in, err := gate.ReadFile(path)
+	in, err := input.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

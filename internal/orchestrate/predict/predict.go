@@ -26,8 +26,11 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/schemadoc"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
@@ -111,17 +114,17 @@ func PredictProfile(p profile.Profile, scenarios []*scenario.Scenario, s Setting
 	p = p.WithModel(s.Model)
 	args := append([]string{p.Model}, p.SimArgs()...)
 	args = slices.Concat(args, cliarg.SimGPU.With(s.Preset), cliarg.SimSeed.With(fmt.Sprint(s.Seed)))
-	opts, err := vllmsim.ParseArgs(args)
+	opts, err := config.ParseArgs(args)
 	if err != nil {
 		return Profile{}, fmt.Errorf("predict profile %s on %s: %w", p.Name, s.Preset, err)
 	}
 	cfg := opts.Config
 	out := Profile{Name: p.Name, GPUs: max(cfg.TensorParallelSize, 1)}
-	gpu, ok := engine.LookupGPU(s.Preset)
+	gpu, ok := presets.LookupGPU(s.Preset)
 	if !ok {
-		return Profile{}, fmt.Errorf("predict: no GPU preset %q (the presets: %s)", s.Preset, strings.Join(engine.GPUPresetNames(), ", "))
+		return Profile{}, fmt.Errorf("predict: no GPU preset %q (the presets: %s)", s.Preset, strings.Join(presets.GPUPresetNames(), ", "))
 	}
-	model, _ := engine.LookupModel(p.Model)
+	model, _ := presets.LookupModel(p.Model)
 	out.Start, out.StartFrom = ModelledStartup(gpu, model, out.GPUs), Modelled
 	if s.Simulator {
 		out.Start, out.StartFrom = opts.Startup, SimStartup
@@ -156,7 +159,7 @@ func PredictPoint(cfg engine.Config, model string, pt scenario.Point, seed uint6
 	if err != nil {
 		return Point{}, err
 	}
-	c := &client{sm: sm, mix: mix, cfg: pt.Load, tok: vllmsim.NewTokenizer(sm.Info().VocabSize), turns: max(mix.Turns(), 1)}
+	c := &client{sm: sm, mix: mix, cfg: pt.Load, tok: tokenizer.NewTokenizer(sm.Info().VocabSize), turns: max(mix.Turns(), 1)}
 	if err := c.prepare(seed); err != nil {
 		return Point{}, err
 	}
@@ -175,7 +178,7 @@ type client struct {
 	sm    *engine.Simulation
 	mix   *workload.Mix
 	cfg   load.Config
-	tok   vllmsim.Tokenizer
+	tok   tokenizer.Tokenizer
 	turns int // requests a dispatched unit holds (a live conversation's turns)
 
 	arrivals   []time.Duration // measured units' due times (open loop), from measuredAt
@@ -242,7 +245,7 @@ func (c *client) request(i int) engine.Request {
 	req := engine.Request{PromptTokens: prompt, MaxTokens: r.MaxTokens, MinTokens: r.MinTokens,
 		IgnoreEOS: r.IgnoreEOS, Greedy: r.Temperature == 0, Chat: r.Endpoint != openai.Completions}
 	if r.Schema != nil { // it ends with its document, as the simulator builds it
-		n, err := vllmsim.GuidedTokens(r.Schema.Raw(), r.Prompt)
+		n, err := schemadoc.GuidedTokens(r.Schema.Raw(), r.Prompt)
 		if err != nil && c.failed == nil {
 			c.failed = fmt.Errorf("request %d's schema: %w", i, err)
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 func TestPresetFor(t *testing.T) {
@@ -41,9 +41,9 @@ func TestPresetFor(t *testing.T) {
 }
 
 func TestModelledStartup(t *testing.T) {
-	h100, _ := engine.LookupGPU("h100")
-	small, _ := engine.LookupModel("Qwen/Qwen3-0.6B")
-	big, _ := engine.LookupModel("meta-llama/Llama-3.1-70B-Instruct")
+	h100, _ := presets.LookupGPU("h100")
+	small, _ := presets.LookupModel("Qwen/Qwen3-0.6B")
+	big, _ := presets.LookupModel("meta-llama/Llama-3.1-70B-Instruct")
 	// docs/gpu-runners.md: Qwen3-0.6B on an H100, warm cache, one to two minutes.
 	if d := ModelledStartup(h100, small, 1); d < time.Minute || d > 2*time.Minute {
 		t.Errorf("Qwen3-0.6B on one H100: %v, want one to two minutes", d)
@@ -52,7 +52,7 @@ func TestModelledStartup(t *testing.T) {
 	if !(four < one && one > ModelledStartup(h100, small, 1)) {
 		t.Errorf("70B: %v on 1 GPU, %v on 4: want longer than the small model and shorter over 4 GPUs", one, four)
 	}
-	if d := ModelledStartup(h100, engine.ModelPreset{}, 1); d != StartupFixed {
+	if d := ModelledStartup(h100, presets.ModelPreset{}, 1); d != StartupFixed {
 		t.Errorf("unknown model: %v, want StartupFixed %v", d, StartupFixed)
 	}
 }
@@ -101,7 +101,7 @@ func TestPredictProfile(t *testing.T) {
 
 	// Full size, the points whose request counts the scenarios fix
 	// (concurrency-sweep.yaml: 8 waves, at least 32 requests).
-	opts, err := vllmsim.ParseArgs(append([]string{p.Model}, append(p.SimArgs(), "--sim-gpu", "h100")...))
+	opts, err := config.ParseArgs(append([]string{p.Model}, append(p.SimArgs(), "--sim-gpu", "h100")...))
 	if err != nil {
 		t.Fatal(err)
 	}

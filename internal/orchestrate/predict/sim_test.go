@@ -11,7 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 )
 
 // tolerance is how far a point's measured phase on the embedded simulator
@@ -32,7 +32,7 @@ func TestTimingPredictionMatchesSimulatorRun(t *testing.T) {
 	}
 	simArgs := []string{"--sim-gpu", "h100", "--sim-cold-start", "0", "--sim-slowdown", "4"}
 	p = p.WithSimArgs(simArgs...)
-	opts, err := vllmsim.ParseArgs(append([]string{p.Model}, p.SimArgs()...))
+	opts, err := config.ParseArgs(append([]string{p.Model}, p.SimArgs()...))
 	if err != nil {
 		t.Fatal(err)
 	}

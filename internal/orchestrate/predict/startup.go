@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // The start-up model, for a key with no measured start: a vLLM server's
@@ -28,7 +28,7 @@ const (
 // StartupFixed and the weights (2 bytes a parameter) at
 // WeightLoadBytesPerSec per GPU. An unknown model (zero preset) is
 // charged StartupFixed alone.
-func ModelledStartup(gpu engine.GPUPreset, model engine.ModelPreset, tp int) time.Duration {
+func ModelledStartup(gpu presets.GPUPreset, model presets.ModelPreset, tp int) time.Duration {
 	_ = gpu // the same on every preset: the host's disk and the engine's set-up, not the GPU, dominate
 	weights := 2 * model.Params / float64(max(tp, 1))
 	return StartupFixed + time.Duration(weights/WeightLoadBytesPerSec*float64(time.Second))
@@ -57,7 +57,7 @@ var presetPatterns = []struct {
 func PresetFor(device string) (string, error) {
 	name := strings.ToLower(strings.TrimSpace(device))
 	name = strings.TrimPrefix(name, "sim:")
-	if _, ok := engine.LookupGPU(name); ok {
+	if _, ok := presets.LookupGPU(name); ok {
 		return name, nil
 	}
 	for _, p := range presetPatterns {
@@ -66,7 +66,7 @@ func PresetFor(device string) (string, error) {
 		}
 	}
 	if name == "" || name == "none" || name == "unknown" {
-		return "", fmt.Errorf("no GPU name to predict from: nvidia-smi found none; set VLLMPERF_GPU_NAME to the runner's GPU (e.g. \"NVIDIA H100 80GB HBM3\") or a simulator preset (%s)", strings.Join(engine.GPUPresetNames(), ", "))
+		return "", fmt.Errorf("no GPU name to predict from: nvidia-smi found none; set VLLMPERF_GPU_NAME to the runner's GPU (e.g. \"NVIDIA H100 80GB HBM3\") or a simulator preset (%s)", strings.Join(presets.GPUPresetNames(), ", "))
 	}
-	return "", fmt.Errorf("GPU %q has no simulator preset: set VLLMPERF_GPU_NAME to the closest preset (%s)", device, strings.Join(engine.GPUPresetNames(), ", "))
+	return "", fmt.Errorf("GPU %q has no simulator preset: set VLLMPERF_GPU_NAME to the closest preset (%s)", device, strings.Join(presets.GPUPresetNames(), ", "))
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
@@ -144,7 +144,7 @@ func TestUnitLines(t *testing.T) {
 func TestSimGPU(t *testing.T) {
 	t.Parallel()
 	for args, want := range map[string]string{
-		"":                                engine.DefaultGPU,
+		"":                                presets.DefaultGPU,
 		"--sim-gpu h100":                  "h100",
 		"--max-num-seqs 4 --sim-gpu=a100": "a100",
 	} {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -78,8 +78,8 @@ func TestEveryStartNamesItself(t *testing.T) {
 			t.Error(err)
 		}
 		last := ss.ConfigLines[len(ss.ConfigLines)-1]
-		if lines := ss.StartLines(); len(lines) != 1 || last != lines[0] || last[0] != gate.ServerStartKey || len(ss.StartID) != 16 {
-			t.Errorf("last configuration line %q, start lines %q: want one, %s: <16 hex digits>", last, lines, gate.ServerStartKey)
+		if lines := ss.StartLines(); len(lines) != 1 || last != lines[0] || last[0] != input.ServerStartKey || len(ss.StartID) != 16 {
+			t.Errorf("last configuration line %q, start lines %q: want one, %s: <16 hex digits>", last, lines, input.ServerStartKey)
 		}
 		ids = append(ids, ss.StartID)
 	}

@@ -14,11 +14,11 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
 	"github.com/vllmperf/vllmperf/internal/run/check"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
-	"github.com/vllmperf/vllmperf/internal/run/record"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -64,7 +64,7 @@ func CreateRunFolder(dir string) (*RunFolder, error) {
 // a deployment's), with the suite's configuration lines and checks
 // (thresholds.yaml's, as the suite finds it), then the report. A nil
 // folder records nothing.
-func (f *RunFolder) Record(ctx context.Context, srv server.Server, p profile.Profile, res *pipeline.Result) error {
+func (f *RunFolder) Record(ctx context.Context, srv server.Server, p profile.Profile, res *result.Result) error {
 	if f == nil {
 		return nil
 	}

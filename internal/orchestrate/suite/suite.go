@@ -11,23 +11,24 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/fixtures"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/capacity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/knee"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/record"
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/run/check"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
-	"github.com/vllmperf/vllmperf/internal/run/record"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
-	"github.com/vllmperf/vllmperf/internal/vllmsim"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -100,7 +101,7 @@ type Session struct {
 type Run struct {
 	// Name is profile=P/scenario=S/POINT.
 	Name    string
-	Result  *pipeline.Result
+	Result  *result.Result
 	Checks  []check.Result
 	Metrics map[string]float64
 	// Strict says whether NOT_AVAILABLE checks fail (thresholds).
@@ -277,7 +278,7 @@ func gpus(p profile.Profile) int {
 // simSeedSet reports whether args set --sim-seed (read as the simulator
 // reads it).
 func simSeedSet(args []string) bool {
-	_, ok := vllmsim.ArgValue(args, "sim-seed")
+	_, ok := config.ArgValue(args, "sim-seed")
 	return ok
 }
 
@@ -382,7 +383,7 @@ func (ss *Session) Capacity(ctx context.Context, scenarioName string) (*capacity
 	runner.Server = ss.Server
 	runner.Options = append(runner.Options, pipeline.WithAPIKey(ss.suite.cfg.APIKey))
 	if out := ss.suite.out; out != nil {
-		runner.OnRun = func(res *pipeline.Result, _ capacity.Trial) {
+		runner.OnRun = func(res *result.Result, _ capacity.Trial) {
 			name := benchname.Name{Profile: ss.Profile.Name, Scenario: scenarioName, Point: res.Point.Key}.String()
 			record.Add(out, name, ss.Profile.Name, res, res.Metrics(), nil)
 		}
@@ -419,7 +420,7 @@ func (ss *Session) StartLines() [][2]string {
 	if ss.StartID == "" {
 		return nil
 	}
-	return [][2]string{{gate.ServerStartKey, ss.StartID}}
+	return [][2]string{{input.ServerStartKey, ss.StartID}}
 }
 
 // flagsLine says whose flags the server runs with: the profile's (the
@@ -453,10 +454,10 @@ func (s *Suite) gpuName(ctx context.Context, d server.Description, p profile.Pro
 
 // simGPU is the --sim-gpu value among args, or the simulator's default.
 func simGPU(args []string) string {
-	if v, ok := vllmsim.ArgValue(args, "sim-gpu"); ok {
+	if v, ok := config.ArgValue(args, "sim-gpu"); ok {
 		return v
 	}
-	return engine.DefaultGPU
+	return presets.DefaultGPU
 }
 
 // UnitLines are benchfmt's `Unit NAME better=DIR` lines for every unit

@@ -17,7 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/testphase"
-	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // sweepConcurrency is the concurrency-sweep point each model runs: the
@@ -37,13 +37,13 @@ const sweepConcurrency = 2
 func TestEveryModelPresetThroughTheSuite(t *testing.T) {
 	testphase.Alone(t)
 	testphase.Lane(t, testphase.LaneSuite)
-	g, ok := engine.LookupGPU("h200")
+	g, ok := presets.LookupGPU("h200")
 	if !ok {
 		t.Fatal("no h200 preset")
 	}
-	for _, model := range engine.ModelPresetNames() {
+	for _, model := range presets.ModelPresetNames() {
 		t.Run(model, func(t *testing.T) {
-			m, _ := engine.LookupModel(model)
+			m, _ := presets.LookupModel(model)
 			if m.Pooling {
 				t.Skip("a pooling model serves /v1/embeddings, not the suite's chat scenarios: the opt-in embedding profile (vllmperf run --endpoint embeddings)")
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/outfile"
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
 // ParityFile is the file Publish writes the output parity per point to,
@@ -108,9 +109,9 @@ func (r *Result) ParityLine() string {
 		return ""
 	}
 	if len(r.ParityFailures) == 0 {
-		return r.Parity.Summary() + ": PASS"
+		return fmt.Sprintf("%s: %s", r.Parity.Summary(), verdict.Pass)
 	}
-	return r.Parity.Summary() + ": FAIL: " + strings.Join(r.ParityFailures, "; ")
+	return fmt.Sprintf("%s: %s: %s", r.Parity.Summary(), verdict.Fail, strings.Join(r.ParityFailures, "; "))
 }
 
 // The files the gate's report is written to next to old.txt and new.txt.

@@ -12,6 +12,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/gatequality"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
@@ -58,7 +59,7 @@ func prDesignPower(t *testing.T, set *thresholds.Set, profiles []string, count, 
 			defer wg.Done()
 			for j := range jobs {
 				seed := uint64(prDesignSeed + 100_000*k + 1000*j.c + 2*j.i)
-				side := func(s uint64, ch gatequality.Change) *gate.Input {
+				side := func(s uint64, ch gatequality.Change) *input.Input {
 					rng := rand.New(rand.NewPCG(seed+s, 0x9a7e))
 					return src.SideSpread(rng, count, fmt.Sprintf("k%d-c%d-i%d-s%d", k, j.c, j.i, s), ch, gatequality.Spread{Start: gatequality.StartSpread, Starts: starts})
 				}
@@ -97,11 +98,11 @@ func prDesignPower(t *testing.T, set *thresholds.Set, profiles []string, count, 
 // prDesignSourceFor is the generator's source restricted to profiles.
 func prDesignSourceFor(t *testing.T, profiles []string) *gatequality.Source {
 	t.Helper()
-	in, err := gate.ReadFile(filepath.Join(docfigures.ModuleRoot(t), prDesignSource))
+	in, err := input.ReadFile(filepath.Join(docfigures.ModuleRoot(t), prDesignSource))
 	if err != nil {
 		t.Fatal(err)
 	}
-	only := &gate.Input{Name: in.Name, Units: in.Units}
+	only := &input.Input{Name: in.Name, Units: in.Units}
 	for _, r := range in.Results {
 		if slices.Contains(profiles, profileOf(r)) {
 			only.Results = append(only.Results, r)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/perfgate"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
@@ -135,9 +135,9 @@ func TestFiguresPRGate(t *testing.T) {
 }
 
 // readSim reads baselines/sim.txt.
-func readSim(t *testing.T) *gate.Input {
+func readSim(t *testing.T) *input.Input {
 	t.Helper()
-	sim, err := gate.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
+	sim, err := input.ReadFile(filepath.Join(docfigures.ModuleRoot(t), "baselines", "sim.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -166,8 +167,8 @@ func slowLabel(x float64) string { return fmt.Sprintf("+%g%%", math.Round((x-1)*
 // pools holds the runs: seq by condition ("base", "A/A", "+5%", …) and
 // ab by condition, OLD and NEW in pair order.
 type pools struct {
-	seq map[string]*gate.Input
-	ab  map[string][2]*gate.Input
+	seq map[string]*input.Input
+	ab  map[string][2]*input.Input
 }
 
 // collectPools reads the pools from the folder, running those missing.
@@ -178,7 +179,7 @@ func collectPools(t *testing.T, s qualitySettings) pools {
 		t.Fatalf("%s=%q must name one point: %v (%d points)", envPoint, s.point, err, len(targets))
 	}
 	tg := targets[0]
-	p := pools{seq: map[string]*gate.Input{}, ab: map[string][2]*gate.Input{}}
+	p := pools{seq: map[string]*input.Input{}, ab: map[string][2]*input.Input{}}
 	seed := 1
 	slow := map[string][]string{"A/A": nil}
 	for _, x := range s.slowdowns {
@@ -211,7 +212,7 @@ func collectPools(t *testing.T, s qualitySettings) pools {
 				t.Fatal(err)
 			}
 		}
-		p.ab[c] = [2]*gate.Input{readPool(t, filepath.Join(dir, OldFile), s.pool), readPool(t, filepath.Join(dir, NewFile), s.pool)}
+		p.ab[c] = [2]*input.Input{readPool(t, filepath.Join(dir, OldFile), s.pool), readPool(t, filepath.Join(dir, NewFile), s.pool)}
 	}
 	return p
 }
@@ -282,9 +283,9 @@ func seqPool(t *testing.T, s qualitySettings, tg Target, file string, simArgs []
 
 // readPool reads a pool of one benchmark with at least n runs and keeps
 // the first n.
-func readPool(t *testing.T, file string, n int) *gate.Input {
+func readPool(t *testing.T, file string, n int) *input.Input {
 	t.Helper()
-	in, err := gate.ReadFile(file)
+	in, err := input.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,15 +301,15 @@ func readPool(t *testing.T, file string, n int) *gate.Input {
 }
 
 // pick is the input with only the runs at idx.
-func pick(in *gate.Input, idx []int) *gate.Input {
-	out := &gate.Input{Name: in.Name, Units: in.Units, Results: make([]*benchfmt.Result, len(idx))}
+func pick(in *input.Input, idx []int) *input.Input {
+	out := &input.Input{Name: in.Name, Units: in.Units, Results: make([]*benchfmt.Result, len(idx))}
 	for i, j := range idx {
 		out.Results[i] = in.Results[j]
 	}
 	return out
 }
 
-func decide(t *testing.T, set *thresholds.Set, base, next *gate.Input, copies int) *gate.Report {
+func decide(t *testing.T, set *thresholds.Set, base, next *input.Input, copies int) *gate.Report {
 	t.Helper()
 	rep, err := gate.Compare(replicate(base, copies), replicate(next, copies), set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
 	if err != nil {
@@ -321,11 +322,11 @@ func decide(t *testing.T, set *thresholds.Set, base, next *gate.Input, copies in
 // before the -N suffix), so that Holm's correction covers n times the
 // point's tests, all with the same p-values: a whole suite's gate as seen
 // by one point (the strictest case of Holm, where it is Bonferroni's).
-func replicate(in *gate.Input, n int) *gate.Input {
+func replicate(in *input.Input, n int) *input.Input {
 	if n <= 1 {
 		return in
 	}
-	out := &gate.Input{Name: in.Name, Units: in.Units}
+	out := &input.Input{Name: in.Name, Units: in.Units}
 	for i := range n {
 		for _, r := range in.Results {
 			c := r.Clone()
@@ -377,7 +378,7 @@ func (c *qualityCell) target() string {
 
 // fixedCell draws decisions at count runs a side: independent draws from
 // two pools, or (paired) the same pair indexes from OLD and NEW.
-func fixedCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, name, cond string, base, next *gate.Input, paired bool, s qualitySettings) qualityCell {
+func fixedCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, name, cond string, base, next *input.Input, paired bool, s qualitySettings) qualityCell {
 	c := qualityCell{gate: fmt.Sprintf("%s, %d runs a side", name, s.count), cond: cond}
 	for range s.decisions {
 		bi := rng.Perm(len(base.Results))[:s.count]
@@ -392,7 +393,7 @@ func fixedCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, name, cond str
 
 // adaptiveCell runs the upgrade gate's loop on drawn pairs: MinPairs
 // first, then nextPairs while UNKNOWN, up to cap.
-func adaptiveCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, cond string, ab [2]*gate.Input, cap int, s qualitySettings) qualityCell {
+func adaptiveCell(t *testing.T, rng *rand.Rand, set *thresholds.Set, cond string, ab [2]*input.Input, cap int, s qualitySettings) qualityCell {
 	c := qualityCell{gate: fmt.Sprintf("interleaved, adaptive %d→%d pairs", min(DefaultMinPairs, cap), cap), cond: cond}
 	for range s.decisions {
 		order := rng.Perm(len(ab[oldSide].Results))
@@ -441,11 +442,11 @@ func rowDelta(rep *gate.Report, unit string) float64 {
 }
 
 // spread is a pool's run-to-run coefficient of variation of unit, percent.
-func spread(in *gate.Input, unit string) float64 {
+func spread(in *input.Input, unit string) float64 {
 	var vs []float64
 	for _, r := range in.Results {
 		for _, v := range r.Values {
-			if u, x := gate.AsWritten(v); u == unit {
+			if u, x := input.AsWritten(v); u == unit {
 				vs = append(vs, x)
 			}
 		}
@@ -518,7 +519,7 @@ func thresholdsName(set *thresholds.Set) string {
 // TestQualityHelpers checks the resampling's parts on a small pool.
 func TestQualityHelpers(t *testing.T) {
 	t.Parallel()
-	in, err := gate.Read(strings.NewReader(strings.Join([]string{
+	in, err := input.Read(strings.NewReader(strings.Join([]string{
 		"BenchmarkPerf/profile=basic/scenario=s/conc=1 1 1 tok/s",
 		"BenchmarkPerf/profile=basic/scenario=s/conc=1 1 2 tok/s",
 		"BenchmarkPerf/profile=basic/scenario=s/conc=1 1 3 tok/s",
@@ -534,7 +535,7 @@ func TestQualityHelpers(t *testing.T) {
 	if len(rep.Results) != 6 || string(rep.Results[4].Name) != "Perf/profile=basic/scenario=s/conc=1/copy=1" {
 		t.Errorf("replicate(2): %d runs, the fifth named %s", len(rep.Results), rep.Results[4].Name)
 	}
-	with := &gate.Input{Results: []*benchfmt.Result{{Name: benchfmt.Name("Perf/profile=basic/scenario=concurrency-sweep/conc=8-2")}}}
+	with := &input.Input{Results: []*benchfmt.Result{{Name: benchfmt.Name("Perf/profile=basic/scenario=concurrency-sweep/conc=8-2")}}}
 	if got := string(replicate(with, 2).Results[1].Name); got != "Perf/profile=basic/scenario=concurrency-sweep/conc=8/copy=1-2" {
 		t.Errorf("replicate keeps the -N suffix last: got %s", got)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -39,17 +40,17 @@ const loadedPoolsDir = "testdata/quality/loaded"
 
 // committedPools are the pools of testdata/quality, by condition.
 type committedPools struct {
-	seq map[string]*gate.Input    // base, aa, slow5, slow10
-	ab  map[string][2]*gate.Input // aa, slow5, slow10: OLD, NEW
+	seq map[string]*input.Input    // base, aa, slow5, slow10
+	ab  map[string][2]*input.Input // aa, slow5, slow10: OLD, NEW
 }
 
 func readCommittedPools(t *testing.T, qualityDir string) committedPools {
 	t.Helper()
-	p := committedPools{seq: map[string]*gate.Input{}, ab: map[string][2]*gate.Input{}}
+	p := committedPools{seq: map[string]*input.Input{}, ab: map[string][2]*input.Input{}}
 	for _, c := range poolConds {
 		p.seq[c.name] = readInput(t, filepath.Join(qualityDir, "seq-"+c.name+".txt"))
 		if c.name != "base" {
-			p.ab[c.name] = [2]*gate.Input{
+			p.ab[c.name] = [2]*input.Input{
 				readInput(t, filepath.Join(qualityDir, "ab-"+c.name+"-old.txt")),
 				readInput(t, filepath.Join(qualityDir, "ab-"+c.name+"-new.txt")),
 			}
@@ -58,9 +59,9 @@ func readCommittedPools(t *testing.T, qualityDir string) committedPools {
 	return p
 }
 
-func readInput(t *testing.T, file string) *gate.Input {
+func readInput(t *testing.T, file string) *input.Input {
 	t.Helper()
-	in, err := gate.ReadFile(file)
+	in, err := input.ReadFile(file)
 	if err != nil {
 		t.Fatalf("%s: %v (record the pools: TestRecordQualityPools)", file, err)
 	}
@@ -87,7 +88,7 @@ func shapeOf(t *testing.T, set *thresholds.Set, pools committedPools) suiteShape
 
 // shapeFor scales the pools to the tests the gate makes over suite (a
 // baseline gated against itself).
-func shapeFor(t *testing.T, set *thresholds.Set, pools committedPools, suiteIn *gate.Input) suiteShape {
+func shapeFor(t *testing.T, set *thresholds.Set, pools committedPools, suiteIn *input.Input) suiteShape {
 	t.Helper()
 	suite := compare(t, set, suiteIn, suiteIn)
 	pool := compare(t, set, pools.seq["base"], pools.seq["aa"])
@@ -100,7 +101,7 @@ func shapeFor(t *testing.T, set *thresholds.Set, pools committedPools, suiteIn *
 	}
 }
 
-func compare(t *testing.T, set *thresholds.Set, base, next *gate.Input) *gate.Report {
+func compare(t *testing.T, set *thresholds.Set, base, next *input.Input) *gate.Report {
 	t.Helper()
 	rep, err := gate.Compare(base, next, set, gate.Options{ConfigKeys: ConfigKeys, OwnStarts: true})
 	if err != nil {
@@ -112,8 +113,8 @@ func compare(t *testing.T, set *thresholds.Set, base, next *gate.Input) *gate.Re
 // draw is the input with runs idx of every benchmark of in, gated as the
 // suite's shape: profile copy k of profile P is named P-copyK (k > 0), and
 // from is where each copy's runs come from (nil: in itself).
-func draw(in *gate.Input, idx []int, sh suiteShape, from func(profile string, copy int) *gate.Input) *gate.Input {
-	out := &gate.Input{Name: in.Name, Units: in.Units}
+func draw(in *input.Input, idx []int, sh suiteShape, from func(profile string, copy int) *input.Input) *input.Input {
+	out := &input.Input{Name: in.Name, Units: in.Units}
 	for pc := range sh.profileCopies {
 		for _, i := range idx {
 			for pt := range poolPoints {
@@ -224,8 +225,8 @@ func namesOnly(rep *gate.Report, profile string) bool {
 func qualityCells(t *testing.T, set *thresholds.Set, pools committedPools, sh suiteShape, decisions int) []outcomeCell {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(qualitySeed, 0x9a7e))
-	one := func(slowed, other *gate.Input) func(string, int) *gate.Input {
-		return func(profile string, copy int) *gate.Input {
+	one := func(slowed, other *input.Input) func(string, int) *input.Input {
+		return func(profile string, copy int) *input.Input {
 			if profile == slowedProfile && copy == 0 {
 				return slowed
 			}
@@ -239,8 +240,8 @@ func qualityCells(t *testing.T, set *thresholds.Set, pools committedPools, sh su
 	}{{"unchanged", "aa", false}, {"+5% every point", "slow5", false}, {"+10% every point", "slow10", false}, {"+10% on " + slowedProfile + " only", "slow10", true}} {
 		seqCell := outcomeCell{gate: fmt.Sprintf("baseline gate, %d runs a side", qualityCount), cond: c.label, oneProfile: c.one}
 		abCell := outcomeCell{gate: fmt.Sprintf("interleaved, %d pairs", qualityCount), cond: c.label, oneProfile: c.one}
-		seqFrom, abFrom := func(string, int) *gate.Input { return pools.seq[c.cond] }, func(string, int) *gate.Input { return pools.ab[c.cond][newSide] }
-		abOld := func(string, int) *gate.Input { return pools.ab[c.cond][oldSide] }
+		seqFrom, abFrom := func(string, int) *input.Input { return pools.seq[c.cond] }, func(string, int) *input.Input { return pools.ab[c.cond][newSide] }
+		abOld := func(string, int) *input.Input { return pools.ab[c.cond][oldSide] }
 		if c.one {
 			seqFrom = one(pools.seq[c.cond], pools.seq["aa"])
 			abFrom = one(pools.ab[c.cond][newSide], pools.ab["aa"][newSide])

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/sequential"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -35,11 +36,11 @@ const (
 type poolSides struct {
 	t           *testing.T
 	sh          suiteShape
-	base, next  *gate.Input
+	base, next  *input.Input
 	baseIdx     []int // the baseline's runs (nil: interleaved, base grows with next)
 	order       []int // the new side's runs in the order they are added
 	runs        map[string]int
-	old, nextFn func(profile string, copy int) *gate.Input
+	old, nextFn func(profile string, copy int) *input.Input
 }
 
 func (p *poolSides) Extend(runs int, only []string) error {
@@ -70,9 +71,9 @@ func gateName(r *benchfmt.Result) string {
 }
 
 // side is the first runs[name] runs (in order) of every benchmark of in.
-func (p *poolSides) side(in *gate.Input, order []int, from func(string, int) *gate.Input) *gate.Input {
+func (p *poolSides) side(in *input.Input, order []int, from func(string, int) *input.Input) *input.Input {
 	all := draw(in, order, p.sh, from)
-	out := &gate.Input{Name: all.Name, Units: all.Units}
+	out := &input.Input{Name: all.Name, Units: all.Units}
 	seen := map[string]int{}
 	for _, r := range all.Results {
 		name := gateName(r)
@@ -95,8 +96,8 @@ func (p *poolSides) Compare(set *thresholds.Set) (*gate.Report, error) {
 // slowedBy is in with every time ×f and every rate ÷f: a clear slowdown
 // of every point, made from the unchanged pool (no pool was recorded at
 // +20%).
-func slowedBy(in *gate.Input, f float64) *gate.Input {
-	out := &gate.Input{Name: in.Name, Units: in.Units}
+func slowedBy(in *input.Input, f float64) *input.Input {
+	out := &input.Input{Name: in.Name, Units: in.Units}
 	for _, r := range in.Results {
 		c := r.Clone()
 		for i, v := range c.Values {
@@ -139,12 +140,12 @@ func TestFiguresSequentialCount(t *testing.T) {
 	design := sequential.Design{Min: seqFirst, Cap: seqCap, Spending: sequential.Pocock}
 	rng := rand.New(rand.NewPCG(seqSeed, 0x5e9))
 	slow20 := slowedBy(pools.seq["aa"], 1.2)
-	slow20ab := [2]*gate.Input{pools.ab["aa"][oldSide], slowedBy(pools.ab["aa"][newSide], 1.2)}
+	slow20ab := [2]*input.Input{pools.ab["aa"][oldSide], slowedBy(pools.ab["aa"][newSide], 1.2)}
 	var cells []*seqCell
 	for _, c := range []struct {
 		label     string
-		seq       *gate.Input
-		ab        [2]*gate.Input
+		seq       *input.Input
+		ab        [2]*input.Input
 		decisions int
 	}{
 		{"unchanged", pools.seq["aa"], pools.ab["aa"], seqDecisionsAA},
@@ -159,12 +160,12 @@ func TestFiguresSequentialCount(t *testing.T) {
 			cell := &seqCell{gate: name, cond: c.label, decisions: c.decisions, out: outcomeCell{cond: c.label}}
 			for range c.decisions {
 				ps := &poolSides{t: t, sh: sh, base: pools.seq["base"], runs: map[string]int{},
-					nextFn: func(string, int) *gate.Input { return c.seq }}
+					nextFn: func(string, int) *input.Input { return c.seq }}
 				ps.baseIdx, ps.order = rng.Perm(poolRuns)[:qualityCount], rng.Perm(poolRuns)[:seqCap]
 				if interleaved {
 					ps.baseIdx = nil
-					ps.old = func(string, int) *gate.Input { return c.ab[oldSide] }
-					ps.nextFn = func(string, int) *gate.Input { return c.ab[newSide] }
+					ps.old = func(string, int) *input.Input { return c.ab[oldSide] }
+					ps.nextFn = func(string, int) *input.Input { return c.ab[newSide] }
 				}
 				names := ps.names()
 				cell.benchmarks = len(names)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/sequential"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/parity"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
@@ -391,11 +392,11 @@ func (r *runner) pair(ctx context.Context, profile string, i, of int) error {
 // compare reads both bench files back and gates NEW against OLD at set
 // (a look's share of thresholds.yaml's α).
 func (r *runner) compare(set *thresholds.Set) (*gate.Report, error) {
-	old, err := gate.ReadFile(r.files[oldSide].path)
+	old, err := input.ReadFile(r.files[oldSide].path)
 	if err != nil {
 		return nil, err
 	}
-	nw, err := gate.ReadFile(r.files[newSide].path)
+	nw, err := input.ReadFile(r.files[newSide].path)
 	if err != nil {
 		return nil, err
 	}

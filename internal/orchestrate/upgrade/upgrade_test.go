@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
@@ -203,7 +204,7 @@ func TestRunFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range []string{res.OldFile, res.NewFile} {
-		in, err := gate.ReadFile(file)
+		in, err := input.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}

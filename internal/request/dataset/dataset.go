@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 )
 
 // Format is a data set's file format.
@@ -161,8 +162,9 @@ type Set struct {
 }
 
 // ConfigKey is the benchfmt configuration key that names a run's data
-// set; the gate refuses to compare results whose values differ.
-const ConfigKey = "dataset"
+// set (benchname.ConfigDataset); the gate refuses to compare results whose
+// values differ.
+const ConfigKey = benchname.ConfigDataset
 
 // Describe is the set's configuration value: "NAME requests=N sha256=H"
 // with the hash's first 16 hex digits.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/run/check"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // simConfig is the suite's configuration lines for the simulator.
@@ -72,7 +72,7 @@ func resultsDir(t *testing.T, bench string, checks []check.Result, date time.Tim
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, BenchFile), []byte(bench), 0o644))
 	if checks != nil {
-		res, _ := json.Marshal(map[string]any{"date": date.In(time.Local).Format(vllmfmt.DateLayout)})
+		res, _ := json.Marshal(map[string]any{"date": date.In(time.Local).Format(vllmdate.Layout)})
 		sum := results.Summary{Config: map[string]map[string]string{"basic": simConfig()},
 			Runs: []results.Run{{Name: "profile=basic/scenario=ttft-tpot/prompt=short/conc=1", Profile: "basic", Result: res, Checks: checks}}}
 		data, err := json.Marshal(sum)

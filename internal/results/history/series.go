@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -266,7 +266,7 @@ func (kh *KeyHistory) events() {
 			continue
 		}
 		prev := kh.Runs[i-1]
-		for _, k := range slices.Concat(EventConfig, gate.ProvenanceKeys) {
+		for _, k := range slices.Concat(EventConfig, input.ProvenanceKeys) {
 			a, b := prev.Config[k], r.Config[k]
 			if a != b && !provenanceAppears(k, a, b) {
 				kh.Events = append(kh.Events, Event{Run: i, RunID: r.ID, Kind: k, Text: fmt.Sprintf("%s %s → %s", k, orNone(a), orNone(b))})

@@ -14,12 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/request/dataset"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
+	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
 
 // The store's layout (docs/history.md):
@@ -64,7 +64,7 @@ var settingError = setting.Scope("history")
 // data set is a benchmark's line, not a run's, and is left out too.
 var KeyConfig = func() []string {
 	var out []string
-	for _, k := range gate.DefaultConfigKeys {
+	for _, k := range input.DefaultConfigKeys {
 		if k != "image" && k != dataset.ConfigKey {
 			out = append(out, k)
 		}
@@ -81,7 +81,7 @@ var EventConfig = []string{"image", "vllm-version"}
 // one of two runs does not record: runs from before the lines were
 // written are not a change.
 func provenanceAppears(k, a, b string) bool {
-	return (a == "" || b == "") && slices.Contains(gate.ProvenanceKeys, k)
+	return (a == "" || b == "") && slices.Contains(input.ProvenanceKeys, k)
 }
 
 // Record is run.json: what the store keeps about a run besides its bench
@@ -173,9 +173,9 @@ type Run struct {
 	// Dir is the run's folder in the store.
 	Dir string
 	// Input is bench.txt, read by the gate's reader.
-	Input *gate.Input
+	Input *input.Input
 	// Benchmarks are bench.txt's benchmarks.
-	Benchmarks []gate.Benchmark
+	Benchmarks []input.Benchmark
 }
 
 // Store is a history store: a folder of runs.
@@ -263,7 +263,7 @@ func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
-	in, err := gate.Read(strings.NewReader(string(data)), benchPath)
+	in, err := input.Read(strings.NewReader(string(data)), benchPath)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
@@ -349,7 +349,7 @@ func sources(src string) (bench, sumDir string, err error) {
 
 // runConfig returns the file's configuration lines and the key; a file
 // whose key lines differ between benchmarks mixes setups and is refused.
-func runConfig(in *gate.Input, name string) (map[string]string, string, error) {
+func runConfig(in *input.Input, name string) (map[string]string, string, error) {
 	cfg := map[string]string{}
 	for _, r := range in.Results {
 		for _, c := range r.Config {
@@ -398,7 +398,7 @@ func readSummary(dir string) (*Checks, time.Time, error) {
 			Date string `json:"date"`
 		}
 		if json.Unmarshal(r.Result, &meta) == nil && meta.Date != "" {
-			if t, err := time.ParseInLocation(vllmfmt.DateLayout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
+			if t, err := time.ParseInLocation(vllmdate.Layout, meta.Date, time.Local); err == nil && (first.IsZero() || t.Before(first)) {
 				first = t
 			}
 		}
@@ -433,7 +433,7 @@ func sanitize(s string) string {
 
 // write stores the run under runs/<ID>: written into a temporary folder
 // first and renamed, so a store never holds half a run.
-func (s *Store) write(rec Record, bench []byte, in *gate.Input, benches []gate.Benchmark) (*Run, error) {
+func (s *Store) write(rec Record, bench []byte, in *input.Input, benches []input.Benchmark) (*Run, error) {
 	runs := filepath.Join(s.Dir, RunsDir)
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -514,7 +514,7 @@ func (s *Store) Runs() ([]*Run, error) {
 	out := make([]*Run, 0, len(recs))
 	for _, rec := range recs {
 		dir := filepath.Join(s.Dir, RunsDir, rec.ID)
-		in, err := gate.ReadFile(filepath.Join(dir, BenchFile))
+		in, err := input.ReadFile(filepath.Join(dir, BenchFile))
 		if err != nil {
 			return nil, badInput("run %s: %v", rec.ID, err)
 		}

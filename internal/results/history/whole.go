@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/results"
 )
 
@@ -17,7 +17,7 @@ import (
 // run the summary lists with no line in the file at all is a test's
 // (TestPerf* writes the folder too, and prints no benchmark line), so
 // only benchmarks the file holds are counted.
-func checkWhole(data []byte, in *gate.Input, benchPath, sumDir string) error {
+func checkWhole(data []byte, in *input.Input, benchPath, sumDir string) error {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		last := data[bytes.LastIndexByte(data, '\n')+1:]
 		return badInput("%s ends inside a line (%d bytes without a line end): the file is cut short; copy it again whole", benchPath, len(last))
@@ -53,7 +53,7 @@ func checkWhole(data []byte, in *gate.Input, benchPath, sumDir string) error {
 // (results.Run.Name: no "Perf/", no GOMAXPROCS suffix), and reports
 // whether a run of it failed (its block prints no result line, and
 // holds a line per check, so it cannot be counted).
-func resultCount(in *gate.Input, name string) (n int, failed bool) {
+func resultCount(in *input.Input, name string) (n int, failed bool) {
 	for _, r := range in.Results {
 		if sameRun(string(r.Name.Full()), name) {
 			n++
@@ -94,8 +94,19 @@ func unclosed(data []byte) (last string, cut bool) {
 	return last, closed && !closing(last)
 }
 
+// go test's own closing lines (cmd/go, testing): the test binary's
+// verdict, then the package line. These are go test's words, which the
+// history parses; they are not vllmperf's verdicts (package verdict) and
+// must not follow them if those ever change.
+const (
+	goTestPass       = "PASS"   // the binary's line when every test passed
+	goTestFail       = "FAIL"   // the binary's line when one failed
+	goTestPackageOK  = "ok  \t" // "ok  \t<package>\t<time>"
+	goTestPackageBad = "FAIL\t" // "FAIL\t<package>\t<time>"
+)
+
 // closing reports whether line is one of go test's closing lines.
 func closing(line string) bool {
 	line = strings.TrimRight(line, "\r")
-	return line == "PASS" || line == "FAIL" || strings.HasPrefix(line, "ok  \t") || strings.HasPrefix(line, "FAIL\t")
+	return line == goTestPass || line == goTestFail || strings.HasPrefix(line, goTestPackageOK) || strings.HasPrefix(line, goTestPackageBad)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
 )
@@ -82,11 +82,11 @@ func TestFoldersJoinsEverything(t *testing.T) {
 		assert.Contains(t, string(md), name, "the report renders every folder's runs")
 	}
 
-	merged, err := gate.ReadFile(filepath.Join(out, results.BenchFile))
+	merged, err := input.ReadFile(filepath.Join(out, results.BenchFile))
 	require.NoError(t, err)
 	var want []string
 	for _, part := range []string{a, b} {
-		in, err := gate.ReadFile(filepath.Join(part, results.BenchFile))
+		in, err := input.ReadFile(filepath.Join(part, results.BenchFile))
 		require.NoError(t, err)
 		want = append(want, benchNames(t, in)...)
 	}
@@ -96,7 +96,7 @@ func TestFoldersJoinsEverything(t *testing.T) {
 // benchNames are the benchmarks of a gate input with their configuration
 // (backend, gpu, flags): a key that leaked from one folder's lines onto
 // the next's would show here.
-func benchNames(t *testing.T, in *gate.Input) []string {
+func benchNames(t *testing.T, in *input.Input) []string {
 	t.Helper()
 	bs, err := in.Benchmarks([]string{"backend", "gpu", "flags"})
 	require.NoError(t, err)

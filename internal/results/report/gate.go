@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 )
 
 // GateFile is the gate's verdict saved in a results folder: the output of
@@ -16,7 +16,7 @@ const GateFile = "gate.json"
 
 // ReadGate reads dir's gate.json; it returns nil and no error when the
 // folder has none.
-func ReadGate(dir string) (*gate.JSONReport, error) {
+func ReadGate(dir string) (*render.JSONReport, error) {
 	path := filepath.Join(dir, GateFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -25,7 +25,7 @@ func ReadGate(dir string) (*gate.JSONReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var g gate.JSONReport
+	var g render.JSONReport
 	if err := json.Unmarshal(data, &g); err != nil {
 		return nil, fmt.Errorf("report: %s: %w (it should be the output of vllmperf gate --format json)", path, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results/diagnose"
 )
 
@@ -167,7 +167,7 @@ func (m *md) capacities(r *Report) {
 	}
 }
 
-func (m *md) gate(g *gate.JSONReport) {
+func (m *md) gate(g *render.JSONReport) {
 	m.line("## Gate")
 	m.line("")
 	m.line("**%s** (exit %d): `%s` against the baseline `%s`%s.", g.Summary, g.ExitCode, g.New, g.Baseline, thresholdsNote(g.Thresholds))

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/diagnose"
 	"github.com/vllmperf/vllmperf/internal/results/history"
@@ -48,7 +48,7 @@ type Report struct {
 	// Diagnosis is what the rules found.
 	Diagnosis *diagnose.Diagnosis
 	// Gate is gate.json, nil when the folder has none.
-	Gate *gate.JSONReport
+	Gate *render.JSONReport
 	// History is the history of the folder's setup (vllmperf report
 	// --history), nil without one; HistoryLink is the history page's
 	// address relative to the report, "" when none was written.
@@ -138,7 +138,7 @@ func (c ChecksSummary) Statuses() []verdict.Status {
 
 // Build assembles the report of folder f, with the gate's verdict when
 // gate is not nil, and runs the diagnosis.
-func Build(f *results.Folder, g *gate.JSONReport) (*Report, error) {
+func Build(f *results.Folder, g *render.JSONReport) (*Report, error) {
 	d, err := diagnose.Run(f, thresholds.DefaultDiagnosis)
 	if err != nil {
 		return nil, err

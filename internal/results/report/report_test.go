@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
@@ -144,16 +146,16 @@ func TestChartsLabelled(t *testing.T) {
 // what it does not.
 func TestReadGate(t *testing.T) {
 	dir := t.TempDir()
-	base, err := gate.ReadFile("../../gate/testdata/bench/base.txt")
+	base, err := input.ReadFile("../../gate/testdata/bench/base.txt")
 	require.NoError(t, err)
-	next, err := gate.ReadFile("../../gate/testdata/bench/regression.txt")
+	next, err := input.ReadFile("../../gate/testdata/bench/regression.txt")
 	require.NoError(t, err)
 	set, err := thresholds.Load("../../gate/testdata/thresholds.yaml")
 	require.NoError(t, err)
 	rep, err := gate.Compare(base, next, set, gate.Options{})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, rep.WriteJSON(&buf))
+	require.NoError(t, render.Of(rep).WriteJSON(&buf))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, GateFile), buf.Bytes(), 0o644))
 
 	g, err := ReadGate(dir)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
@@ -140,25 +140,25 @@ var runColumns = func() []column[results.Run] {
 	return append(cols, plainCol("checks", func(r results.Run) string { return checks(r.Checks) }))
 }()
 
-var gateRowColumns = []column[gate.JSONRow]{
-	codeCol("benchmark", func(r gate.JSONRow) string { return r.Name }),
-	{"unit", func(r gate.JSONRow) cell { return cell{Text: r.Unit, Class: "unit"} }},
-	numCol("baseline", func(r gate.JSONRow) string { return fmtUnit(r.Unit, r.BaselineMedian) }),
-	numCol("new", func(r gate.JSONRow) string { return fmtUnit(r.Unit, r.NewMedian) }),
-	numCol("change", func(r gate.JSONRow) string { return fmtDelta(r.DeltaPct) }),
-	numCol("p (Holm)", func(r gate.JSONRow) string { return fmtP(r.PHolm) }),
-	statusCol("verdict", "verdict", func(r gate.JSONRow) string { return string(r.Verdict) }),
-	plainCol("reason", func(r gate.JSONRow) string { return r.Reason }),
+var gateRowColumns = []column[render.JSONRow]{
+	codeCol("benchmark", func(r render.JSONRow) string { return r.Name }),
+	{"unit", func(r render.JSONRow) cell { return cell{Text: r.Unit, Class: "unit"} }},
+	numCol("baseline", func(r render.JSONRow) string { return fmtUnit(r.Unit, r.BaselineMedian) }),
+	numCol("new", func(r render.JSONRow) string { return fmtUnit(r.Unit, r.NewMedian) }),
+	numCol("change", func(r render.JSONRow) string { return fmtDelta(r.DeltaPct) }),
+	numCol("p (Holm)", func(r render.JSONRow) string { return fmtP(r.PHolm) }),
+	statusCol("verdict", "verdict", func(r render.JSONRow) string { return string(r.Verdict) }),
+	plainCol("reason", func(r render.JSONRow) string { return r.Reason }),
 }
 
-var gateCheckColumns = []column[gate.JSONCheck]{
-	plainCol("limit", func(c gate.JSONCheck) string { return string(c.Kind) }),
-	codeCol("benchmark", func(c gate.JSONCheck) string { return c.Name }),
-	plainCol("unit", func(c gate.JSONCheck) string { return c.Unit }),
-	plainCol("bound", func(c gate.JSONCheck) string { return c.Limit }),
-	numCol("value", func(c gate.JSONCheck) string { return fmtUnit(c.Unit, c.Value) }),
-	statusCol("status", "status", func(c gate.JSONCheck) string { return string(c.Status) }),
-	plainCol("reason", func(c gate.JSONCheck) string { return c.Reason }),
+var gateCheckColumns = []column[render.JSONCheck]{
+	plainCol("limit", func(c render.JSONCheck) string { return string(c.Kind) }),
+	codeCol("benchmark", func(c render.JSONCheck) string { return c.Name }),
+	plainCol("unit", func(c render.JSONCheck) string { return c.Unit }),
+	plainCol("bound", func(c render.JSONCheck) string { return c.Limit }),
+	numCol("value", func(c render.JSONCheck) string { return fmtUnit(c.Unit, c.Value) }),
+	statusCol("status", "status", func(c render.JSONCheck) string { return string(c.Status) }),
+	plainCol("reason", func(c render.JSONCheck) string { return c.Reason }),
 }
 
 var failedCheckColumns = []column[FailedCheck]{

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -51,7 +51,7 @@ type Facts struct {
 }
 
 // All runs every check that applies to res.
-func All(res *pipeline.Result, scope thresholds.Scope, facts Facts) []Result {
+func All(res *result.Result, scope thresholds.Scope, facts Facts) []Result {
 	c := &checker{res: res, scope: scope, facts: facts}
 	out := []Result{c.requests()}
 	out = append(out, c.slo()...)
@@ -81,7 +81,7 @@ func Failures(rs []Result, strict bool) []Result {
 }
 
 type checker struct {
-	res   *pipeline.Result
+	res   *result.Result
 	scope thresholds.Scope
 	facts Facts
 }

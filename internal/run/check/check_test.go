@@ -3,13 +3,13 @@ package check
 import (
 	"errors"
 	"fmt"
-	"github.com/vllmperf/vllmperf/internal/gate"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/request/load"
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
@@ -32,7 +32,7 @@ type run struct {
 	scrapeErr     error
 }
 
-func (r run) result(t *testing.T) *pipeline.Result {
+func (r run) result(t *testing.T) *result.Result {
 	t.Helper()
 	var samples []sample.Sample
 	for i := range r.n + r.failed {
@@ -50,7 +50,7 @@ func (r run) result(t *testing.T) *pipeline.Result {
 		t.Fatal(err)
 	}
 	sc := &scenario.Scenario{Name: "test", Expect: r.expect}
-	res := &pipeline.Result{
+	res := &result.Result{
 		Point:     scenario.Point{Scenario: sc, Key: "conc=8", Load: load.Config{Concurrency: max(r.conc, 1), Requests: r.n + r.failed}},
 		Load:      &load.Result{Samples: samples, Start: t0, End: t0.Add(time.Second)},
 		Summary:   sum,
@@ -311,7 +311,7 @@ func TestRequestsEnded(t *testing.T) {
 // TestInvalidIsTheGatesInvalid ties the status the benchmark writes to the
 // one the gate reads back from the bench output.
 func TestInvalidIsTheGatesInvalid(t *testing.T) {
-	if string(Invalid) != gate.StatusInvalid {
-		t.Errorf("check.Invalid = %q, gate.StatusInvalid = %q: the gate would not recognise an INVALID run", Invalid, gate.StatusInvalid)
+	if string(Invalid) != input.StatusInvalid {
+		t.Errorf("check.Invalid = %q, gate.StatusInvalid = %q: the gate would not recognise an INVALID run", Invalid, input.StatusInvalid)
 	}
 }

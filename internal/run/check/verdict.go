@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
@@ -36,7 +36,7 @@ type RunLimits struct {
 // interruption (ctx's cause), a server that went down, an early stop, a
 // error rate above the limit, a refused key, and last an inconclusive
 // result.
-func Judge(ctx context.Context, res *pipeline.Result, l RunLimits) []error {
+func Judge(ctx context.Context, res *result.Result, l RunLimits) []error {
 	var out []error
 	if res.Load.Canceled {
 		saved := ""
@@ -73,7 +73,7 @@ func Judge(ctx context.Context, res *pipeline.Result, l RunLimits) []error {
 // run stopped early on a streak of identical failures, or it stopped on
 // the overload rule's verdict. Each fails the run, before its error rate or
 // a lack of successes is weighed.
-func Ended(res *pipeline.Result) []error {
+func Ended(res *result.Result) []error {
 	var out []error
 	if res.ServerDown != nil {
 		out = append(out, res.ServerDown)

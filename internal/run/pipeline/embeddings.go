@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 )
 
@@ -12,7 +13,7 @@ import (
 // moves. A
 // difference is a warning naming both; the suite's reconcile checks judge
 // it (package check).
-func (r *Result) reconcileEmbeddings() {
+func reconcileEmbeddings(r *result.Result) {
 	if !r.Endpoint.Unstreamed() || r.Delta == nil {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -12,7 +11,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
-	"github.com/vllmperf/vllmperf/internal/run/sample"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 )
 
 // Bounds of the /tokenize measurements.
@@ -27,60 +26,11 @@ const (
 	textSamples = 4
 )
 
-// Lengths is what a run knows about its prompts' lengths in tokens: the
-// served model's own counts, from its POST /tokenize, or, without one,
-// the usage counts of the responses.
-type Lengths struct {
-	// Tokenize says whether the server answered /tokenize.
-	Tokenize bool
-	// Adjusted says that the synthetic prompts were rebuilt to the served
-	// model's tokens per word (its tokenizer does not count one token a
-	// vocabulary word), so that they hold their declared length.
-	Adjusted bool
-	// Classes has one entry per class, in the mix's order.
-	Classes []ClassLength
-	// Mismatched counts measured requests whose usage prompt_tokens
-	// differ from what /tokenize counted for them.
-	Mismatched int
-	// tokenized is /tokenize's count by request index (absent: not asked).
-	tokenized map[int]int
-}
-
-// ClassLength is one class's prompt lengths, in tokens.
-type ClassLength struct {
-	Class string
-	// Declared is a synthetic class's declared prompt length (its own
-	// prompt and the shared system prompt); 0 for fixed text, chats and
-	// data sets, whose lengths are what they are.
-	Declared int
-	// Text is the mean /tokenize count of the first requests' prompt text
-	// alone (system and user message, no template): what Declared
-	// promises (0 without /tokenize).
-	Text float64
-	// Tokenized is the mean /tokenize count of the class's measured
-	// requests as sent (chat template included), over Requests of them
-	// (those asked: up to MaxTokenized, a live chat's first turns).
-	Tokenized float64
-	Requests  int
-	// Served is the mean prompt_tokens the server reported for the class's
-	// successful measured requests (0 when none reported any).
-	Served float64
-}
-
-// Tokens is the class's measured prompt length: /tokenize's count when
-// the server has it, else the usage counts.
-func (c ClassLength) Tokens() float64 {
-	if c.Requests > 0 {
-		return c.Tokenized
-	}
-	return c.Served
-}
-
 // newLengths lists the mix's classes with their declared lengths.
-func newLengths(mix *workload.Mix, tokenize, adjusted bool) *Lengths {
-	l := &Lengths{Tokenize: tokenize, Adjusted: adjusted}
+func newLengths(mix *workload.Mix, tokenize, adjusted bool) *result.Lengths {
+	l := &result.Lengths{Tokenize: tokenize, Adjusted: adjusted}
 	for _, name := range mix.Classes() {
-		l.Classes = append(l.Classes, ClassLength{Class: name, Declared: mix.Declared(name)})
+		l.Classes = append(l.Classes, result.ClassLength{Class: name, Declared: mix.Declared(name)})
 	}
 	return l
 }
@@ -174,7 +124,7 @@ func tokenizeRequests(ctx context.Context, c *openai.Client, cfg load.Config, ne
 // request as sent (settleLengths compares them with the usage), and the
 // first requests' text of each synthetic class, against its declared
 // length.
-func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *workload.Mix, cfg load.Config, next func(int) openai.Request) {
+func measureLengths(ctx context.Context, r *result.Result, c *openai.Client, mix *workload.Mix, cfg load.Config, next func(int) openai.Request) {
 	l := r.Lengths
 	counts, err := tokenizeRequests(ctx, c, cfg, next)
 	if err != nil {
@@ -182,7 +132,7 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 		l.Tokenize = false
 		return
 	}
-	l.tokenized = counts
+	l.Counts = counts
 	for k := range l.Classes {
 		cl := &l.Classes[k]
 		seen := 0
@@ -207,14 +157,14 @@ func (r *Result) measureLengths(ctx context.Context, c *openai.Client, mix *work
 
 // settleLengths compares the counts with what the server reported once
 // the run is over, and warns about every difference, with the numbers.
-func (r *Result) settleLengths(mix *workload.Mix) {
+func settleLengths(r *result.Result, mix *workload.Mix) {
 	l := r.Lengths
 	sums, ns := map[string]int{}, map[string]int{}
 	tsums, tns := map[string]int{}, map[string]int{}
 	var example string
 	for _, s := range r.Load.Measured() {
 		class := mix.ClassOf(s.Index)
-		want, asked := l.tokenized[s.Index]
+		want, asked := l.Counts[s.Index]
 		if asked {
 			tsums[class] += want
 			tns[class]++
@@ -242,7 +192,7 @@ func (r *Result) settleLengths(mix *workload.Mix) {
 		if cl.Requests = tns[cl.Class]; cl.Requests > 0 { // the measured ones, as Served
 			cl.Tokenized = float64(tsums[cl.Class]) / float64(cl.Requests)
 		}
-		if w := cl.declaredWarning(l.Tokenize); w != nil {
+		if w := declaredWarning(*cl, l.Tokenize); w != nil {
 			r.Warnings = append(r.Warnings, w)
 		}
 	}
@@ -250,7 +200,7 @@ func (r *Result) settleLengths(mix *workload.Mix) {
 
 // declaredWarning says how a synthetic class's measured length differs
 // from its declared one (nil when it does not, or cannot be known).
-func (c ClassLength) declaredWarning(tokenize bool) error {
+func declaredWarning(c result.ClassLength, tokenize bool) error {
 	switch {
 	case c.Declared == 0:
 		return nil
@@ -262,73 +212,15 @@ func (c ClassLength) declaredWarning(tokenize bool) error {
 	return nil
 }
 
-// Mean is the mean prompt tokens of samples: /tokenize's count of each
-// request asked, else its usage count; ok is false when none has either.
-func (l *Lengths) Mean(samples []sample.Sample) (mean float64, ok bool) {
-	sum, n := 0, 0
-	for _, s := range samples {
-		v, asked := l.tokenized[s.Index]
-		if !asked {
-			v = s.PromptTokens
-		}
-		if v > 0 {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0, false
-	}
-	return float64(sum) / float64(n), true
-}
-
-// writeLengths writes one line per class: declared, measured, served.
-func (l *Lengths) writeLengths(w io.Writer) error {
-	source := "usage only (no /tokenize)"
-	if l.Tokenize {
-		source = "/tokenize"
-		if l.Adjusted {
-			source += ", prompts adjusted to the model's tokens per word"
-		}
-	}
-	if _, err := fmt.Fprintf(w, "%s\n", center("Prompt tokens: "+source)); err != nil {
-		return err
-	}
-	for _, c := range l.Classes {
-		var parts []string
-		if c.Declared > 0 {
-			parts = append(parts, fmt.Sprintf("declared %d", c.Declared))
-		}
-		if l.Tokenize && c.Declared > 0 {
-			parts = append(parts, fmt.Sprintf("text %.1f", c.Text))
-		}
-		if c.Requests > 0 {
-			parts = append(parts, fmt.Sprintf("/tokenize %.1f (%d requests)", c.Tokenized, c.Requests))
-		}
-		parts = append(parts, fmt.Sprintf("served %.1f", c.Served))
-		if _, err := fmt.Fprintf(w, "%-12s %s\n", c.Class, strings.Join(parts, ", ")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// center centers a title in vLLM's 50-column rule of dashes.
-func center(title string) string {
-	title = " " + title + " "
-	pad := max(0, 50-len([]rune(title)))
-	return strings.Repeat("-", pad/2) + title + strings.Repeat("-", pad-pad/2)
-}
-
 // longest is the request of the run that needs the most context: by the
 // server's /tokenize counts when it answered (PromptWords then holds
 // tokens), else by words (workload.Mix.Longest).
-func (r *Result) longest(mix *workload.Mix, next func(int) openai.Request) workload.Longest {
-	if r.Lengths == nil || r.Lengths.tokenized == nil {
+func longest(r *result.Result, mix *workload.Mix, next func(int) openai.Request) workload.Longest {
+	if r.Lengths == nil || r.Lengths.Counts == nil {
 		return mix.Longest()
 	}
 	var best workload.Longest
-	for i, n := range r.Lengths.tokenized {
+	for i, n := range r.Lengths.Counts {
 		req := next(i)
 		l := workload.Longest{Class: mix.ClassOf(i), PromptWords: n, MaxTokens: req.MaxTokens}
 		if l.Tokens() > best.Tokens() || (l.Tokens() == best.Tokens() && l.Class < best.Class) {

@@ -3,17 +3,16 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/request/openai"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
-	"github.com/vllmperf/vllmperf/internal/vocab/vllmfmt"
 )
 
 // loraStream is the PCG stream of the adapter draw, apart from the
@@ -23,7 +22,7 @@ const loraStream = 0x4c6f5241 // "LoRA"
 // WithLoRAModules spreads the requests over LoRA adapters, as vllm bench
 // serve --lora-modules does: each request names one adapter, drawn at
 // random (seeded by WithSeed) instead of the base model. Run checks that
-// the server lists every adapter, and Result.Adapters has a summary per
+// the server lists every adapter, and result.Result.Adapters has a summary per
 // adapter.
 func WithLoRAModules(names ...string) Option {
 	return func(o *options) { o.lora = slices.Clone(names) }
@@ -88,7 +87,7 @@ func (e *AdapterError) Error() string {
 
 // summarizeAdapters computes a summary per adapter over the measured
 // window, in the order names gives them.
-func (r *Result) summarizeAdapters(names []string, seed uint64, slo stats.SLO) error {
+func summarizeAdapters(r *result.Result, names []string, seed uint64, slo stats.SLO) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -111,20 +110,6 @@ func (r *Result) summarizeAdapters(names []string, seed uint64, slo stats.SLO) e
 	return nil
 }
 
-// writeAdapters writes each adapter's summary as vllm bench serve prints a
-// run's, headed by the adapter's name.
-func (r *Result) writeAdapters(w io.Writer) error {
-	for _, name := range r.AdapterNames {
-		if _, err := fmt.Fprintf(w, "\nLoRA adapter %s:\n", name); err != nil {
-			return err
-		}
-		if err := vllmfmt.WriteText(w, r.Adapters[name]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // checkServedAdapters compares the adapters the run's requests named with
 // those vllm:lora_requests_info says the server ran: the series whose
 // value (the time of their last update) moved between the run's first
@@ -132,7 +117,7 @@ func (r *Result) writeAdapters(w io.Writer) error {
 // of adapters seen, so their running_lora_adapters labels, split at the
 // commas, are the adapters run during the load. An adapter sent but
 // never run, or one run but not sent (other traffic), is a warning.
-func (r *Result) checkServedAdapters(names []string, seed uint64) {
+func checkServedAdapters(r *result.Result, names []string, seed uint64) {
 	if len(names) == 0 || r.After == nil || r.Load == nil {
 		return
 	}

@@ -14,18 +14,19 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 )
 
 // loraSim serves adapters sql-lora and chat-lora with exact, short timing.
-func loraSim(t *testing.T) (context.Context, scenario.Point, func(...pipeline.Option) (*pipeline.Result, error)) {
+func loraSim(t *testing.T) (context.Context, scenario.Point, func(...pipeline.Option) (*result.Result, error)) {
 	t.Helper()
 	srv := startSim(t, "--sim-fixed-ttft", "2ms", "--sim-fixed-itl", "1ms", "--enable-lora", "--lora-modules", "sql-lora=/a/sql", "chat-lora=/a/chat", "--max-loras", "2")
 	p := scenario.Point{Key: "run", SamplerInterval: 50 * time.Millisecond,
 		Classes: []workload.Class{{Name: "run", Weight: 1, Config: workload.Config{PromptTokens: 16, MaxTokens: 4, IgnoreEOS: true}}},
 		Load:    load.Config{Concurrency: 2, Requests: 24}}
 	ctx := context.Background()
-	return ctx, p, func(opts ...pipeline.Option) (*pipeline.Result, error) { return pipeline.Run(ctx, srv, p, opts...) }
+	return ctx, p, func(opts ...pipeline.Option) (*result.Result, error) { return pipeline.Run(ctx, srv, p, opts...) }
 }
 
 // Requests spread over the adapters: each has its own summary, the

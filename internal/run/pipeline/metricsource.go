@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 )
@@ -48,7 +49,7 @@ func modelWarnings(snap *scrape.Snapshot, label string) []error {
 // their process start times came back after changing, or changed between
 // the before and after snapshots and the URL still answers from another
 // process. Neither is a restart, and no delta across servers is kept.
-func (r *Result) severalServers(ctx context.Context, src scrape.Source) {
+func severalServers(ctx context.Context, r *result.Result, src scrape.Source) {
 	s, ok := src.(*scrape.Scraper)
 	if !ok {
 		return // a fleet's replicas are read one by one

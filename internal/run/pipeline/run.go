@@ -10,6 +10,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
@@ -91,63 +92,9 @@ func WithProgress(f func(done, total int)) Option { return func(o *options) { o.
 // result then has no server-side figures and its checks say so.
 func WithoutMetrics() Option { return func(o *options) { o.noMetrics = true } }
 
-// Result is what one run of a point produced.
-type Result struct {
-	// Point is the point that ran; Model the model requested through
-	// Endpoint.
-	Point    scenario.Point
-	Model    string
-	Endpoint openai.Endpoint
-	// Load is the load generator's result: every sample, warm-up
-	// included, in index order, and the measured phase's bounds.
-	Load *load.Result
-	// Summary covers the measured requests; Classes has one per class
-	// when the point mixes several (nil otherwise).
-	Summary *stats.Summary
-	Classes map[string]*stats.Summary
-	// ClassNames lists the point's classes in order.
-	ClassNames []string
-	// Adapters has one summary per LoRA adapter (WithLoRAModules; nil
-	// without), AdapterNames the adapters in the order given.
-	Adapters     map[string]*stats.Summary
-	AdapterNames []string
-	// AdaptersRan are the adapters vllm:lora_requests_info showed running
-	// during the load (checkServedAdapters), sorted.
-	AdaptersRan []string
-	// Reasoning splits thinking from answers (reasoning.go); nil when no
-	// request streamed thinking.
-	Reasoning *Reasoning
-	// Before and After are the /metrics snapshots around the run, Delta
-	// their difference, Series the sampler's time series during the load.
-	Before, After *scrape.Snapshot
-	Delta         *scrape.Delta
-	Series        *scrape.TimeSeries
-	// ScrapeErr is why Before, After or Delta is missing (nil when they
-	// are all there).
-	ScrapeErr error
-	// Drained reports whether running and waiting reached 0 after the
-	// load, and DrainWait how long that took.
-	Drained   bool
-	DrainWait time.Duration
-	// ServerDown is set when requests failed and the server no longer
-	// serves after the load (server.Probe: it exited, or /health no longer
-	// answers 200); it carries the server's last log lines. nil otherwise.
-	ServerDown error
-	// Lengths are the prompts' lengths in tokens on the served model.
-	Lengths *Lengths
-	// Warnings are problems that did not stop the run.
-	Warnings []error
-	// TorchProfile is the profiler window's capture (WithTorchProfile);
-	// nil when none was asked for.
-	TorchProfile *torchprof.Capture
-}
-
-// Samples returns every sample, warm-up included.
-func (r *Result) Samples() []sample.Sample { return r.Load.Samples }
-
 // Run runs point p against srv and returns what it measured. See the
 // package documentation for the steps.
-func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Option) (*Result, error) {
+func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Option) (*result.Result, error) {
 	o := options{drainTimeout: DefaultDrainTimeout, requestTimeout: openai.DefaultRequestTimeout, idleTimeout: openai.DefaultIdleTimeout,
 		maxEventSize: openai.DefaultMaxEventSize, scrapeTimeout: scrape.DefaultTimeout}
 	for _, opt := range opts {
@@ -162,8 +109,8 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 	}
 	client, hc := newClient(srv, p, o)
 	defer client.CloseIdleConnections()
-	res := &Result{Point: p, Model: model, Endpoint: o.endpoint}
-	mix, cfg, next, err := res.prepare(ctx, client, p, o)
+	res := &result.Result{Point: p, Model: model, Endpoint: o.endpoint}
+	mix, cfg, next, err := prepare(ctx, res, client, p, o)
 	if err != nil {
 		return nil, err
 	}
@@ -205,21 +152,21 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 		return nil, fmt.Errorf("harness: %s: %w", p.Key, err)
 	}
 	res.Load = lr
-	res.probe(ctx, srv)
+	probe(ctx, res, srv)
 
 	if scraper != nil {
-		res.drain(ctx, scraper, o.drainTimeout)
+		drain(ctx, res, scraper, o.drainTimeout)
 	}
-	if err := res.summarize(mix, cfg.Turns, p.Classes, stats.Options{SLO: o.goodput, Percentiles: o.percentiles}); err != nil {
+	if err := summarize(res, mix, cfg.Turns, p.Classes, stats.Options{SLO: o.goodput, Percentiles: o.percentiles}); err != nil {
 		return nil, err
 	}
-	if err := res.summarizeAdapters(o.lora, o.seed, o.goodput); err != nil {
+	if err := summarizeAdapters(res, o.lora, o.seed, o.goodput); err != nil {
 		return nil, err
 	}
-	res.checkServedAdapters(o.lora, o.seed)
-	res.summarizeReasoning()
-	res.reconcileEmbeddings()
-	res.settleLengths(mix)
+	checkServedAdapters(res, o.lora, o.seed)
+	summarizeReasoning(res)
+	reconcileEmbeddings(res)
+	settleLengths(res, mix)
 	return res, nil
 }
 
@@ -228,7 +175,7 @@ func Run(ctx context.Context, srv server.Server, p scenario.Point, opts ...Optio
 // they are not one), the load's configuration and the function that
 // builds request i; it measures the prompts on /tokenize and refuses a
 // point whose longest request does not fit the server's context.
-func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenario.Point, o options) (*workload.Mix, load.Config, func(int) openai.Request, error) {
+func prepare(ctx context.Context, res *result.Result, client *openai.Client, p scenario.Point, o options) (*workload.Mix, load.Config, func(int) openai.Request, error) {
 	classes := p.Classes
 	costs, tokenize, err := probeWordTokens(ctx, client, res.Model)
 	if err != nil {
@@ -256,9 +203,9 @@ func (res *Result) prepare(ctx context.Context, client *openai.Client, p scenari
 		return nil, load.Config{}, nil, ce
 	}
 	if tokenize && !withImages(classes) {
-		res.measureLengths(ctx, client, mix, cfg, next)
+		measureLengths(ctx, res, client, mix, cfg, next)
 	}
-	if err := fitsContext(ctx, client, res.Model, p, res.longest(mix, next)); err != nil {
+	if err := fitsContext(ctx, client, res.Model, p, longest(res, mix, next)); err != nil {
 		var ce *ContextError
 		if errors.As(err, &ce) || errors.Is(err, openai.ErrKeyRejected) {
 			return nil, load.Config{}, nil, err
@@ -316,7 +263,7 @@ func newClient(srv server.Server, p scenario.Point, o options) (*openai.Client, 
 // probe checks the server still serves when requests failed (not those
 // cut by an interruption): a server that died mid-run is named as such,
 // with its last logs, instead of leaving only failed requests.
-func (r *Result) probe(ctx context.Context, srv server.Server) {
+func probe(ctx context.Context, r *result.Result, srv server.Server) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -333,7 +280,7 @@ func (r *Result) probe(ctx context.Context, srv server.Server) {
 // drain polls /metrics until running and waiting are 0 and the server has
 // counted the completed requests (counted), or the timeout passes; the
 // last snapshot is the run's after snapshot.
-func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Duration) {
+func drain(ctx context.Context, r *result.Result, s scrape.Source, timeout time.Duration) {
 	start := time.Now()
 	deadline := start.Add(timeout)
 	for {
@@ -350,7 +297,7 @@ func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Durati
 		}
 		if running == 0 && waiting == 0 {
 			r.Drained = true
-			if r.counted(snap) {
+			if counted(r, snap) {
 				break
 			}
 		}
@@ -363,7 +310,7 @@ func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Durati
 	if r.Before != nil && r.After != nil {
 		r.Delta, r.ScrapeErr = scrape.Diff(r.Before, r.After)
 	}
-	r.severalServers(ctx, s)
+	severalServers(ctx, r, s)
 }
 
 // counted reports whether the server's request_success_total has moved by
@@ -373,7 +320,7 @@ func (r *Result) drain(ctx context.Context, s scrape.Source, timeout time.Durati
 // waits for it, up to its timeout, before the counters are compared: a
 // server that never counts them still fails the reconciliation. Without
 // that counter, or without a first snapshot, there is nothing to wait for.
-func (r *Result) counted(after *scrape.Snapshot) bool {
+func counted(r *result.Result, after *scrape.Snapshot) bool {
 	if r.Before == nil || r.Load == nil {
 		return true
 	}
@@ -397,7 +344,7 @@ func (r *Result) counted(after *scrape.Snapshot) bool {
 // summarize computes the statistics, per class too when there are several.
 // A class sent with ignore_eos promises exactly its max_tokens: short
 // outputs are counted and warned about (stats.Options.ExpectedOutputTokens).
-func (r *Result) summarize(mix *workload.Mix, turns int, classes []workload.Class, base stats.Options) error {
+func summarize(r *result.Result, mix *workload.Mix, turns int, classes []workload.Class, base stats.Options) error {
 	lr := r.Load
 	expected := map[string]int{}
 	for _, c := range classes {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/run/result"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/server"
@@ -21,7 +22,7 @@ const DefaultTraceDir = "vllm-traces"
 // profiler before it sends a request (an error saying how to turn it on
 // when not), starts it once s.Running requests run (0: the share
 // torchprof.Target of the point's concurrency), stops it after s.Window
-// and collects the traces in s.Dir; Result.TorchProfile says what came of
+// and collects the traces in s.Dir; result.Result.TorchProfile says what came of
 // it.
 func WithTorchProfile(s torchprof.Settings) Option {
 	return func(o *options) { o.torchProfile = &s }
@@ -45,9 +46,9 @@ func profiler(ctx context.Context, srv server.Server, o options) (*torchprof.Cli
 // the capture in the result (a failed one among its warnings too). The
 // running requests count only once the warm-up is over (cfg.Progress is
 // wrapped to see it end).
-func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper scrape.Source, cfg *load.Config) func(*Result) {
+func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o options, scraper scrape.Source, cfg *load.Config) func(*result.Result) {
 	if c == nil {
-		return func(*Result) {}
+		return func(*result.Result) {}
 	}
 	s := *o.torchProfile
 	if s.Running <= 0 {
@@ -81,7 +82,7 @@ func startProfile(ctx context.Context, c *torchprof.Client, p scenario.Point, o 
 	done := make(chan struct{})
 	out := make(chan *torchprof.Capture, 1)
 	go func() { out <- c.Run(ctx, s, running, done) }()
-	return func(res *Result) {
+	return func(res *result.Result) {
 		close(done)
 		res.TorchProfile = <-out
 		if err := res.TorchProfile.Err; err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
@@ -37,7 +38,7 @@ func runSim(ctx context.Context, s settings, p profile.Profile) (Server, error) 
 	if err != nil {
 		ln.Close()
 		err = fmt.Errorf("start vllm: simulator for profile %s: %w", p.Name, err)
-		if _, bad := errors.AsType[*vllmsim.ArgError](err); bad {
+		if _, bad := errors.AsType[*config.ArgError](err); bad {
 			err = exitstatus.Usage(err) // a profile value the simulator refuses: bad input
 		}
 		return nil, err

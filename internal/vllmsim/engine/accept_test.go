@@ -110,7 +110,7 @@ func TestPrefixCaching(t *testing.T) {
 			p := append(append([]int32{}, sys...), prompt(50, 7000+c*100+k)...)
 			return Request{PromptTokens: p, MaxTokens: 20, IgnoreEOS: true}
 		})
-		q, h := val(s.e.m.prefixQueries), val(s.e.m.prefixHits)
+		q, h := val(s.e.m.PrefixQueries), val(s.e.m.PrefixHits)
 		rate := 0.0
 		if q > 0 {
 			rate = h / q
@@ -127,7 +127,7 @@ func TestPrefixCaching(t *testing.T) {
 	if rateOn < 0.8 {
 		t.Errorf("hit rate with prefix caching %.3f, want ≥ 0.8", rateOn)
 	}
-	if rateOff != 0 || val(sOff.e.m.prefixHits) != 0 {
+	if rateOff != 0 || val(sOff.e.m.PrefixHits) != 0 {
 		t.Errorf("hit rate without prefix caching %.3f, want 0", rateOff)
 	}
 	if ttftOn >= ttftOff {
@@ -137,7 +137,7 @@ func TestPrefixCaching(t *testing.T) {
 	for _, r := range sOn.recs {
 		cached += r.cached
 	}
-	if got := val(sOn.e.m.promptTokensCached); int(got) != cached || cached == 0 {
+	if got := val(sOn.e.m.PromptTokensCached); int(got) != cached || cached == 0 {
 		t.Errorf("prompt_tokens_cached %v, outputs report %d cached tokens; want equal and > 0", got, cached)
 	}
 	for _, r := range sOff.recs {
@@ -230,10 +230,10 @@ func TestKVExhaustionPreempts(t *testing.T) {
 	maxUsage := 0.0
 	s.e.stepHook = func(running, waiting int) {
 		s.maxWait = max(s.maxWait, waiting)
-		maxUsage = max(maxUsage, s.e.pool.usage())
+		maxUsage = max(maxUsage, s.e.pool.Usage())
 	}
 	s.run(arr, nil)
-	pre := val(s.e.m.preemptions)
+	pre := val(s.e.m.Preemptions)
 	t.Logf("blocks %d, preemptions %v, max waiting %d, max usage %.3f", blocks, pre, s.maxWait, maxUsage)
 	if pre == 0 {
 		t.Error("no preemptions counted")
@@ -249,8 +249,8 @@ func TestKVExhaustionPreempts(t *testing.T) {
 			t.Errorf("request %d: reason %q tokens %d err %v, want length 400 nil", i, r.reason, r.tokens, r.err)
 		}
 	}
-	if s.e.pool.numFree != blocks {
-		t.Errorf("free blocks %d after the run, want all %d", s.e.pool.numFree, blocks)
+	if s.e.pool.NumFree != blocks {
+		t.Errorf("free blocks %d after the run, want all %d", s.e.pool.NumFree, blocks)
 	}
 }
 
@@ -260,7 +260,7 @@ func TestMaxNumSeqs(t *testing.T) {
 	s := newSim(t, cfg, nil)
 	over := 0
 	s.e.stepHook = func(running, waiting int) {
-		if running > 4 || val(s.e.m.running) > 4 {
+		if running > 4 || val(s.e.m.Running) > 4 {
 			over++
 		}
 		s.maxRun = max(s.maxRun, running)
@@ -306,7 +306,7 @@ func TestSpeculativeDecoding(t *testing.T) {
 			tokens += r.tokens
 		}
 		m := s.e.m
-		drafts, dt, acc := val(m.specDrafts), val(m.specDraftTokens), val(m.specAccepted)
+		drafts, dt, acc := val(m.SpecDrafts), val(m.SpecDraftTokens), val(m.SpecAccepted)
 		t.Logf("%s: TPOT %.1f ms (without %.1f), max tokens/output %d, drafts %v draft tokens %v accepted %v",
 			spec, ms(tpot), ms(tpotBase), maxChunk, drafts, dt, acc)
 		if maxChunk < 2 {
@@ -320,7 +320,7 @@ func TestSpeculativeDecoding(t *testing.T) {
 		}
 		var sumPos float64
 		prev := drafts
-		for i, c := range m.specPerPos {
+		for i, c := range m.SpecPerPos {
 			v := val(c)
 			sumPos += v
 			if v > prev {
@@ -331,11 +331,11 @@ func TestSpeculativeDecoding(t *testing.T) {
 		if sumPos != acc {
 			t.Errorf("%s: per-position accepted sum %v != accepted %v", spec, sumPos, acc)
 		}
-		if gen := val(m.generationTokens); int(gen) != tokens {
+		if gen := val(m.GenerationTokens); int(gen) != tokens {
 			t.Errorf("%s: generation_tokens %v, outputs carried %d", spec, gen, tokens)
 		}
 	}
-	if base.e.m.specDrafts != nil {
+	if base.e.m.SpecDrafts != nil {
 		t.Error("spec decode counters exist without --speculative-config")
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Acceptance (8): counters reconcile exactly with what clients received.
@@ -60,13 +62,13 @@ func TestCountersReconcile(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"generation_tokens", val(m.generationTokens), float64(gen)},
-		{"prompt_tokens", val(m.promptTokens), float64(promptToks)},
-		{"prompt_tokens_cached", val(m.promptTokensCached), float64(cached)},
-		{"request_success{stop}", val(m.success["stop"]), float64(reasons["stop"])},
-		{"request_success{length}", val(m.success["length"]), float64(reasons["length"])},
-		{"request_success{abort}", val(m.success["abort"]), float64(reasons["abort"])},
-		{"request_success{error}", val(m.success["error"]), 0},
+		{"generation_tokens", val(m.GenerationTokens), float64(gen)},
+		{"prompt_tokens", val(m.PromptTokens), float64(promptToks)},
+		{"prompt_tokens_cached", val(m.PromptTokensCached), float64(cached)},
+		{"request_success{stop}", val(m.Success["stop"]), float64(reasons["stop"])},
+		{"request_success{length}", val(m.Success["length"]), float64(reasons["length"])},
+		{"request_success{abort}", val(m.Success["abort"]), float64(reasons["abort"])},
+		{"request_success{error}", val(m.Success["error"]), 0},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -76,8 +78,8 @@ func TestCountersReconcile(t *testing.T) {
 	if reasons["stop"] == 0 || reasons["length"] == 0 || reasons["abort"] != 2 {
 		t.Errorf("finish reasons %v: want some stop, some length, 2 abort", reasons)
 	}
-	if val(m.running) != 0 || val(m.waiting) != 0 {
-		t.Errorf("gauges after the run: running %v waiting %v", val(m.running), val(m.waiting))
+	if val(m.Running) != 0 || val(m.Waiting) != 0 {
+		t.Errorf("gauges after the run: running %v waiting %v", val(m.Running), val(m.Waiting))
 	}
 }
 
@@ -216,19 +218,6 @@ func TestMetricsExposition(t *testing.T) {
 	}
 }
 
-func TestBuckets125(t *testing.T) {
-	got := buckets125(4096)
-	want := []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000}
-	if len(got) != len(want) {
-		t.Fatalf("buckets125(4096) = %v, want %v", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("buckets125(4096) = %v, want %v", got, want)
-		}
-	}
-}
-
 // Bad configuration is an error that names the problem and the fix.
 func TestConfigErrors(t *testing.T) {
 	tests := []struct {
@@ -266,7 +255,7 @@ func TestConfigErrors(t *testing.T) {
 		// batch smaller than seqs
 		{"budget", Config{EnableChunkedPrefill: true, MaxNumSeqs: 512, MaxNumBatchedTokens: 256}, "must be greater than or equal to max_num_seqs"},
 		// a literal Config is taken as given: its zero block size is refused (Defaults fills it)
-		{"zero literal", Config{Model: DefaultModel, GPU: DefaultGPU}, "argument --block-size: invalid choice: '0'"},
+		{"zero literal", Config{Model: presets.DefaultModel, GPU: presets.DefaultGPU}, "argument --block-size: invalid choice: '0'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,52 +280,6 @@ func TestConfigErrors(t *testing.T) {
 	defer e.Close()
 	if got := e.Info().CacheDtype; got != "fp8_inc" {
 		t.Errorf("cache dtype %q, want fp8_inc", got)
-	}
-}
-
-func TestParseSpeculativeConfig(t *testing.T) {
-	tests := []struct {
-		name, in string
-		method   string
-		k        int
-		wantErr  string
-	}{
-		{"off", "", "", 0, ""}, // empty = off
-		{"ngram", `{"method":"ngram","num_speculative_tokens":5,"prompt_lookup_max":5}`, "ngram", 5, ""},                                          // the seed's example
-		{"draft model", `{"model":"Qwen/Qwen3-0.6B","num_speculative_tokens":2}`, "draft_model", 2, ""},                                           // method inferred
-		{"eagle by name", `{"model":"yuhuili/EAGLE-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}`, "eagle", 3, ""},                            // method inferred from the name
-		{"bad json", `{"method":`, "", 0, "invalid JSON"},                                                                                         // truncated
-		{"unknown method", `{"method":"magic","num_speculative_tokens":2}`, "", 0, `unknown method "magic"; use one of`},                          // names the methods
-		{"unknown key", `{"method":"ngram","num_speculative_tokens":2,"num_spec":3}`, "", 0, "unknown key(s) num_spec"},                           // typo
-		{"no k", `{"method":"ngram"}`, "", 0, "num_speculative_tokens must be a positive integer"},                                                // k missing
-		{"no method", `{"num_speculative_tokens":2}`, "", 0, `give "method"`},                                                                     // neither method nor model
-		{"bad rate", `{"method":"ngram","num_speculative_tokens":2,"sim_acceptance_rate":1.5}`, "", 0, "sim_acceptance_rate"},                     // out of range
-		{"eagle without model", `{"method":"eagle","num_speculative_tokens":2}`, "", 0, `needs a draft "model"`},                                  // eagle head needed
-		{"wrong type", `{"method":"ngram","num_speculative_tokens":"5"}`, "", 0, "--speculative-config"},                                          // string for int
-		{"lookup range", `{"method":"ngram","num_speculative_tokens":2,"prompt_lookup_min":6,"prompt_lookup_max":3}`, "", 0, "prompt_lookup_min"}, // min > max
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc, err := ParseSpeculativeConfig(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err %v, want containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.method == "" {
-				if sc != nil {
-					t.Fatalf("got %+v, want nil", sc)
-				}
-				return
-			}
-			if sc.Method != tt.method || sc.NumSpeculativeTokens != tt.k {
-				t.Errorf("got method %q k %d, want %q %d", sc.Method, sc.NumSpeculativeTokens, tt.method, tt.k)
-			}
-		})
 	}
 }
 
@@ -439,13 +382,13 @@ func TestAbortByContext(t *testing.T) {
 	for range ch {
 	}
 	deadline := time.Now().Add(2 * time.Second)
-	for val(e.m.success["abort"]) != 1 && time.Now().Before(deadline) {
+	for val(e.m.Success["abort"]) != 1 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if got := val(e.m.success["abort"]); got != 1 {
+	if got := val(e.m.Success["abort"]); got != 1 {
 		t.Errorf("request_success{abort} = %v, want 1", got)
 	}
-	if got := val(e.m.running); got != 0 {
+	if got := val(e.m.Running); got != 0 {
 		t.Errorf("running %v after abort", got)
 	}
 }
@@ -471,7 +414,7 @@ func TestRealTimeGaugesAndCounters(t *testing.T) {
 				return
 			default:
 			}
-			maxRunning = max(maxRunning, val(e.m.running))
+			maxRunning = max(maxRunning, val(e.m.Running))
 			time.Sleep(200 * time.Microsecond)
 		}
 	}()
@@ -499,7 +442,7 @@ func TestRealTimeGaugesAndCounters(t *testing.T) {
 	if maxRunning > 3 || maxRunning == 0 {
 		t.Errorf("sampled num_requests_running max %v, want 1..3", maxRunning)
 	}
-	if got := val(e.m.generationTokens); int(got) != total || total != 150 {
+	if got := val(e.m.GenerationTokens); int(got) != total || total != 150 {
 		t.Errorf("generation_tokens %v, clients got %d, want 150", got, total)
 	}
 }
@@ -511,13 +454,13 @@ func TestInfo(t *testing.T) {
 	}
 	defer e.Close()
 	info := e.Info()
-	if !strings.Contains(info.ModelNote, "has no preset") || info.Model.Name != DefaultModel {
+	if !strings.Contains(info.ModelNote, "has no preset") || info.Model.Name != presets.DefaultModel {
 		t.Errorf("unknown model: note %q shape %q", info.ModelNote, info.Model.Name)
 	}
 	if info.KVBytesPerToken != 114688 || info.BlockSize != 16 || info.NumGPUBlocks <= 0 || info.KVCacheTokens != 16*info.NumGPUBlocks {
 		t.Errorf("info %+v", info)
 	}
-	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != DefaultGPU || info.Config.MaxModelLen != 40960 {
+	if info.Config.MaxNumSeqs != 256 || info.Config.MaxNumBatchedTokens != 2048 || info.Config.GPU != presets.DefaultGPU || info.Config.MaxModelLen != 40960 {
 		t.Errorf("defaults: %+v", info.Config)
 	}
 	// vLLM's larger scheduler defaults: GPUs of at least 70 GiB, but not the

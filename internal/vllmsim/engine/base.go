@@ -5,10 +5,17 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/clock"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/kvcache"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/spec"
 )
 
 // Core is what an API server needs of an engine core. Two engines
@@ -44,9 +51,9 @@ func Start(cfg Config, reg prometheus.Registerer) (Core, error) {
 // engine derived from it.
 type Info struct {
 	Config          Config // derived sizes filled in
-	GPU             GPUPreset
-	Model           ModelPreset // the shape simulated
-	ModelNote       string      // set when Config.Model has no preset and the default shape is used
+	GPU             presets.GPUPreset
+	Model           presets.ModelPreset // the shape simulated
+	ModelNote       string              // set when Config.Model has no preset and the default shape is used
 	GPUPresets      []string
 	ModelPresets    []string
 	NumGPUBlocks    int
@@ -61,8 +68,8 @@ type Info struct {
 	CacheDtype   string
 	EOSTokenID   int32
 	VocabSize    int
-	Speculative  *SpecConfig // nil when off
-	ModelName    string      // the model_name metric label
+	Speculative  *spec.Config // nil when off
+	ModelName    string       // the model_name metric label
 }
 
 // admission is the bookkeeping the two engines do differently: which
@@ -97,8 +104,10 @@ const requestStream = 0x517cc1b727220a95
 // field below mu is guarded by it.
 type base struct {
 	r     *resolved
-	clock Clock
-	m     *metrics
+	clock clock.Clock
+	m     *metrics.Set
+	pace  clock.Pace // the real-time loop's account
+	lora  *loraInfo  // vllm:lora_requests_info; nil without LoRA
 	adm   admission
 
 	mu       sync.Mutex
@@ -126,7 +135,7 @@ type seq struct {
 	blocks      []int
 	hashes      []uint64
 	// committed counts the leading blocks whose hashes the prefix cache
-	// has been offered (blockPool.commit), as vLLM's num_cached_block.
+	// has been offered (kvcache.Pool.Commit), as vLLM's num_cached_block.
 	committed   int
 	cachedHit   int  // prompt tokens served by the prefix cache on first scheduling
 	encoded     bool // the vision encoder ran on its images (vision.go)
@@ -157,13 +166,17 @@ func (b *base) init(cfg Config, reg prometheus.Registerer) error {
 	if err != nil {
 		return fmt.Errorf("vllm engine config: %w", err)
 	}
-	m, err := newMetrics(r, r.cfg.ModelName(), reg)
+	m, err := metrics.New(r.metricsSetup(), reg)
 	if err != nil {
 		return err
 	}
 	b.r, b.m, b.clock = r, m, r.cfg.Clock
+	b.pace = clock.Pace{Modelled: m.Modelled, Lost: m.Lost, Ratio: m.BehindRatio}
+	if m.LoRA != nil {
+		b.lora = &loraInfo{vec: m.LoRA, maxLoRAs: strconv.Itoa(r.cfg.maxLoRAs())}
+	}
 	if b.clock == nil {
-		b.clock = realClock{}
+		b.clock = clock.Real{}
 	}
 	b.wake = make(chan struct{}, 1)
 	b.stop = make(chan struct{})
@@ -176,19 +189,19 @@ func (b *base) Info() Info {
 	r := b.r
 	cfg := r.cfg
 	cfg.Clock = nil
-	var spec *SpecConfig
+	var sc *spec.Config
 	if r.spec != nil {
 		s := *r.spec
-		spec = &s
+		sc = &s
 	}
 	return Info{
 		Config: cfg, GPU: r.gpu, Model: r.model, ModelNote: r.modelNote,
-		GPUPresets: GPUPresetNames(), ModelPresets: ModelPresetNames(),
+		GPUPresets: presets.GPUPresetNames(), ModelPresets: presets.ModelPresetNames(),
 		NumGPUBlocks: r.numGPUBlocks, BlockSize: cfg.BlockSize,
 		KVBytesPerToken: int(r.kvBytesPerToken), KVCacheTokens: r.numGPUBlocks * cfg.BlockSize,
 		WeightBytes: int64(r.weightBytes), KVCacheBytes: int64(r.memAvail), CacheDtype: r.cacheDtype,
 		EOSTokenID: r.model.EOSTokenID, VocabSize: r.model.Vocab,
-		Speculative: spec, ModelName: cfg.ModelName(),
+		Speculative: sc, ModelName: cfg.ModelName(),
 	}
 }
 
@@ -303,7 +316,7 @@ func (b *base) submit(req Request, sink func(Output)) (*seq, error) {
 
 // hashTokens seeds a request's generator from its prompt, so that the same
 // prompt and Config.Seed give the same output.
-func hashTokens(t []int32) uint64 { return fnvTokens(requestStream, t) }
+func hashTokens(t []int32) uint64 { return kvcache.FNVTokens(requestStream, t) }
 
 // greedySeed stands for the served model's weights in a greedy request's
 // generator: with it, the output depends on the prompt alone.
@@ -357,10 +370,10 @@ func (b *base) finish(s *seq, reason string, now time.Time, last Output) {
 	}
 	s.done = true
 	b.adm.release(s)
-	b.m.success[reason].Inc()
-	if reason == "stop" || reason == "length" {
-		b.m.observeFinished(s, now)
-	}
+	b.m.FinishedRequest(reason, metrics.Finished{
+		Arrival: s.arrival, Queued: s.queued, FirstScheduled: s.firstScheduled, FirstToken: s.firstToken, End: now,
+		PromptLen: s.promptLen, Generated: s.generated, MaxTokens: s.maxTokens, Preemptions: s.preemptions, Guided: s.req.Guided,
+	})
 	s.sink(last)
 }
 
@@ -379,15 +392,15 @@ func (b *base) emit(s *seq, n int, now time.Time) string {
 		out.Tokens = append(out.Tokens, tok)
 	}
 	m := b.m
-	m.generationTokens.Add(float64(len(out.Tokens)))
+	m.GenerationTokens.Add(float64(len(out.Tokens)))
 	if s.firstToken.IsZero() {
 		s.firstToken = now
 		out.CachedPromptTokens = s.cachedHit
-		m.promptTokens.Add(float64(s.promptLen))
-		m.promptTokensCached.Add(float64(s.cachedHit))
-		m.ttft.Observe(max(0, now.Sub(s.arrival).Seconds()))
+		m.PromptTokens.Add(float64(s.promptLen))
+		m.PromptTokensCached.Add(float64(s.cachedHit))
+		m.TTFT.Observe(max(0, now.Sub(s.arrival).Seconds()))
 	} else {
-		m.itl.Observe(max(0, now.Sub(s.lastToken).Seconds()))
+		m.TokenGap(max(0, now.Sub(s.lastToken).Seconds()), len(out.Tokens))
 	}
 	s.lastToken = now
 	if reason != "" {
@@ -425,12 +438,8 @@ func (b *base) sample(s *seq) (int32, string) {
 // updateGauges sets the gauges from the current state (under mu).
 func (b *base) updateGauges() {
 	running, waiting := len(b.adm.admitted()), len(b.waiting)
-	b.m.running.Set(float64(running))
-	b.m.waiting.Set(float64(waiting))
-	b.m.waitingCapacity.Set(float64(waiting))
-	b.m.waitingDeferred.Set(0)
-	b.m.kvUsage.Set(b.adm.kvUsage())
-	b.m.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
+	b.m.Gauges(running, waiting, b.adm.kvUsage())
+	b.lora.set(b.adm.admitted(), b.waiting, b.clock.Now())
 	if b.stepHook != nil {
 		b.stepHook(running, waiting)
 	}

@@ -4,13 +4,15 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/clock"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/spec"
 )
 
 // Config is the engine's configuration, one field per vLLM serve flag (or
@@ -109,6 +111,10 @@ type Config struct {
 	// MetricsVersion is --sim-metrics-version: the metric names of which
 	// vLLM release to expose.
 	MetricsVersion MetricsVersion
+	// Family is --sim-family: the server whose /metrics names, types,
+	// labels and buckets the engine exposes ("" or metrics.VLLM: vLLM's;
+	// metrics.SGLang: SGLang's). The flags stay vLLM's either way.
+	Family metrics.Family
 	// Release is --sim-vllm-version: the vLLM release whose
 	// release-dependent costs the engine takes (FrontendPreset.ForRelease),
 	// X.Y or X.Y.Z. "": DefaultRelease.
@@ -119,14 +125,14 @@ type Config struct {
 	EOSProbability float64
 
 	// Clock replaces the wall clock (tests); nil = real time.
-	Clock Clock
+	Clock clock.Clock
 	// Offline runs the engine without an API server in front (vLLM's LLM
 	// class): requests skip the GPU preset's front-end stage. Calibration
 	// uses it for offline benchmarks; vllm-sim never sets it.
 	Offline bool
 	// GPUSpec, when set, replaces the figures of the preset GPU names
 	// (calibration fits presets with it); nil = the preset's own.
-	GPUSpec *GPUPreset
+	GPUSpec *presets.GPUPreset
 }
 
 // Default values of the Config fields whose default is not their zero value.
@@ -151,9 +157,6 @@ const (
 	// the throughput cost vLLM's structured-output benchmark shows for
 	// xgrammar (outlines costs more: raise it to model one).
 	DefaultGuidedOverhead = 500 * time.Microsecond
-	// DefaultRelease is the vLLM release the engine stands for when
-	// Config.Release is empty: the one whose API and flags it speaks.
-	DefaultRelease = "0.11.0"
 	// maxSlowdown bounds --sim-slowdown (a million times slower is already
 	// no server at all).
 	maxSlowdown = 1e6
@@ -215,7 +218,7 @@ func (v MetricsVersion) String() string {
 // and the model.
 func DefaultConfig() Config {
 	return Config{
-		Model:                DefaultModel,
+		Model:                presets.DefaultModel,
 		BlockSize:            DefaultBlockSize,
 		GPUMemoryUtilization: DefaultGPUMemoryUtilization,
 		Dtype:                "auto",
@@ -226,7 +229,7 @@ func DefaultConfig() Config {
 		TensorParallelSize:   DefaultTensorParallelSize,
 		APIServerCount:       1,
 		SwapSpace:            DefaultSwapSpace,
-		GPU:                  DefaultGPU,
+		GPU:                  presets.DefaultGPU,
 		Jitter:               DefaultJitter,
 		Slowdown:             DefaultSlowdown,
 		ColdStart:            DefaultColdStart,
@@ -277,7 +280,7 @@ const bigGPUBytes = 70 * gib
 // defaults: at least 70 GiB of memory and not an A100, whose throughput the
 // larger token budget lowers (vLLM's EngineArgs checks the device name,
 // vllm-project/vllm#17885).
-func bigSchedulerDefaults(g GPUPreset) bool {
+func bigSchedulerDefaults(g presets.GPUPreset) bool {
 	return g.MemBytes >= bigGPUBytes && !strings.Contains(strings.ToLower(g.Name), "a100")
 }
 
@@ -293,14 +296,14 @@ const (
 // they are 0.
 func derive(cfg Config) Config {
 	if cfg.MaxModelLen == 0 {
-		m, ok := LookupModel(cfg.Model)
+		m, ok := presets.LookupModel(cfg.Model)
 		if !ok {
-			m = modelPresets[DefaultModel]
+			m = presets.DefaultModelPreset()
 		}
 		cfg.MaxModelLen = m.MaxModelLen
 	}
 	seqs, toks := smallGPUMaxNumSeqs, smallGPUMaxNumBatchedTokens
-	if gpu, ok := LookupGPU(cfg.GPU); ok && bigSchedulerDefaults(gpu) {
+	if gpu, ok := presets.LookupGPU(cfg.GPU); ok && bigSchedulerDefaults(gpu) {
 		seqs, toks = bigGPUMaxNumSeqs, bigGPUMaxNumBatchedTokens
 	}
 	if cfg.MaxNumSeqs == 0 {
@@ -371,7 +374,7 @@ type fieldCheck struct {
 var fieldChecks = []fieldCheck{
 	{"model", func(c Config) error {
 		if strings.TrimSpace(c.Model) == "" {
-			return fmt.Errorf("empty model name (give one such as %s)", DefaultModel)
+			return fmt.Errorf("empty model name (give one such as %s)", presets.DefaultModel)
 		}
 		return nil
 	}},
@@ -392,14 +395,14 @@ var fieldChecks = []fieldCheck{
 	{"kv-cache-dtype", func(c Config) error { return argcheck.Choice(c.KVCacheDtype, KVCacheDtypes) }},
 	{"tokenizer-mode", func(c Config) error { return argcheck.Choice(c.TokenizerMode, TokenizerModes) }},
 	{"long-prefill-token-threshold", func(c Config) error { return argcheck.IntRange(c.LongPrefillTokenThreshold, 0, math.MaxInt) }},
-	{"speculative-config", func(c Config) error { _, err := ParseSpeculativeConfig(c.SpeculativeConfig); return err }},
+	{"speculative-config", func(c Config) error { _, err := spec.Parse(c.SpeculativeConfig); return err }},
 	{"tensor-parallel-size", func(c Config) error { return argcheck.IntRange(c.TensorParallelSize, 1, maxTensorParallelSize) }},
 	{"api-server-count", func(c Config) error { return argcheck.IntRange(c.APIServerCount, 1, maxAPIServerCount) }},
 	{"swap-space", func(c Config) error { return argcheck.FloatRange(c.SwapSpace, 0, math.Inf(1), false) }},
 	{"sim-eos-prob", func(c Config) error { return argcheck.Rate(c.EOSProbability) }},
 	{"sim-gpu", func(c Config) error {
-		if _, ok := LookupGPU(c.GPU); !ok {
-			return fmt.Errorf("unknown GPU preset '%s' (choose from %s)", c.GPU, argcheck.Quote(GPUPresetNames()))
+		if _, ok := presets.LookupGPU(c.GPU); !ok {
+			return fmt.Errorf("unknown GPU preset '%s' (choose from %s)", c.GPU, argcheck.Quote(presets.GPUPresetNames()))
 		}
 		return nil
 	}},
@@ -413,9 +416,10 @@ var fieldChecks = []fieldCheck{
 		if c.Release == "" {
 			return nil
 		}
-		_, err := ParseRelease(c.Release)
+		_, err := presets.ParseRelease(c.Release)
 		return err
 	}},
+	{"sim-family", func(c Config) error { _, err := metrics.ParseFamily(string(c.Family)); return err }},
 	{"sim-metrics-version", func(c Config) error {
 		names := make([]string, len(metricsVersions))
 		for i, v := range metricsVersions {
@@ -450,40 +454,12 @@ func (c Config) slowDetokenizer() bool {
 	return c.TokenizerMode == "slow" || c.TokenizerMode == "mistral"
 }
 
-// Release is a vLLM release number, as far as the timing model tells
-// releases apart.
-type Release struct{ Major, Minor, Patch int }
-
-// releasePattern is a release as vLLM numbers them: X.Y or X.Y.Z (Z may
-// carry a fourth part, as 0.10.1.1 does, which is kept out of the order).
-var releasePattern = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+)(?:\.\d+)?)?$`)
-
-// ParseRelease reads a --sim-vllm-version value such as 0.11.0 or 0.9.
-func ParseRelease(s string) (Release, error) {
-	m := releasePattern.FindStringSubmatch(s)
-	if m == nil {
-		return Release{}, fmt.Errorf("'%s' is no vLLM release: write X.Y or X.Y.Z without a leading v, e.g. %s", s, DefaultRelease)
-	}
-	var r Release
-	r.Major, _ = strconv.Atoi(m[1])
-	r.Minor, _ = strconv.Atoi(m[2])
-	if m[3] != "" {
-		r.Patch, _ = strconv.Atoi(m[3])
-	}
-	return r, nil
-}
-
-// Before reports whether r is an earlier release than o.
-func (r Release) Before(o Release) bool {
-	return cmp.Or(cmp.Compare(r.Major, o.Major), cmp.Compare(r.Minor, o.Minor), cmp.Compare(r.Patch, o.Patch)) < 0
-}
-
 // release is c's Release, DefaultRelease when unset (Validate has refused
 // a malformed one).
-func (c Config) release() Release {
-	r, err := ParseRelease(cmp.Or(c.Release, DefaultRelease))
+func (c Config) release() presets.Release {
+	r, err := presets.ParseRelease(cmp.Or(c.Release, presets.DefaultRelease))
 	if err != nil {
-		r, _ = ParseRelease(DefaultRelease)
+		r, _ = presets.ParseRelease(presets.DefaultRelease)
 	}
 	return r
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/clock"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/kvcache"
 )
 
 // Engine is the simulated vLLM V1 engine core: continuous batching with a
@@ -18,7 +21,7 @@ type Engine struct {
 	base
 
 	// Guarded by base.mu.
-	pool    *blockPool
+	pool    *kvcache.Pool
 	running []*seq
 	warm    bool // the first step (which pays ColdStart) has run
 	jitter  *rand.Rand
@@ -35,12 +38,6 @@ type Engine struct {
 // by Config.Seed): 2^64 divided by the golden ratio, a constant apart from
 // requestStream.
 const jitterStream = 0x9e3779b97f4a7c15
-
-// catchUpWindow is how far behind its schedule the loop may fall and still
-// keep back-to-back steps on the timing model's deadlines; further behind
-// (a stalled process), it restarts from now instead of bursting steps to
-// catch up.
-const catchUpWindow = 2 * time.Millisecond
 
 // errFixedTiming refuses a fixed-timing configuration in New.
 var errFixedTiming = errors.New("vllm engine config: --sim-fixed-ttft and --sim-fixed-itl run on the fixed-timing engine: use Start or NewFixed")
@@ -67,7 +64,7 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 		return nil, err
 	}
 	r := e.r
-	e.pool = newBlockPool(r.numGPUBlocks, r.cfg.BlockSize, r.cfg.EnablePrefixCaching)
+	e.pool = kvcache.NewPool(r.numGPUBlocks, r.cfg.BlockSize, r.cfg.EnablePrefixCaching)
 	e.jitter = rand.New(rand.NewPCG(uint64(r.cfg.Seed), jitterStream))
 	e.warm = r.cfg.ColdStart == 0
 	e.adm = e
@@ -85,7 +82,7 @@ func build(cfg Config, reg prometheus.Registerer) (*Engine, error) {
 }
 
 func (e *Engine) admitted() []*seq   { return e.running }
-func (e *Engine) kvUsage() float64   { return e.pool.usage() }
+func (e *Engine) kvUsage() float64   { return e.pool.Usage() }
 func (e *Engine) inFrontend() []*seq { return e.fe.reqs }
 
 func (e *Engine) drop(s *seq) {
@@ -105,7 +102,7 @@ func (e *Engine) handOver(now time.Time) {
 }
 
 func (e *Engine) release(s *seq) {
-	e.pool.free(s.blocks)
+	e.pool.Free(s.blocks)
 	s.blocks = nil
 }
 
@@ -128,9 +125,9 @@ func (e *Engine) loop() {
 			if !p.preempted {
 				next = time.Time{}
 				if ready.IsZero() {
-					e.m.pace.close(e.clock.Now())
+					e.pace.Close(e.clock.Now())
 					e.idle()
-				} else if waitUntil(e.clock, ready, e.wake, e.stop) == wokeDeadline {
+				} else if clock.WaitUntil(e.clock, ready, e.wake, e.stop) == clock.Deadline {
 					// A request leaves the front end at ready in the model: a
 					// step it joins starts there, as a back-to-back step does.
 					next = ready
@@ -144,10 +141,10 @@ func (e *Engine) loop() {
 		// Keep back-to-back steps on the schedule the timing model gives, unless
 		// the loop fell well behind (then restart from now instead of bursting,
 		// and count the time lost: pace).
-		start := e.m.pace.start(next, e.clock.Now())
-		e.m.pace.ran(dur)
+		start := e.pace.Start(next, e.clock.Now())
+		e.pace.Ran(dur)
 		end := start.Add(dur)
-		if waitUntil(e.clock, end, nil, e.stop) == wokeStop {
+		if clock.WaitUntil(e.clock, end, nil, e.stop) == clock.Stop {
 			continue
 		}
 		e.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/clock"
 )
 
 // Fixed is the fixed-timing engine (--sim-fixed-ttft, --sim-fixed-itl):
@@ -91,7 +93,7 @@ func (f *Fixed) loop() {
 			f.idle()
 			continue
 		}
-		waitUntil(f.clock, wakeAt, f.wake, f.stop)
+		clock.WaitUntil(f.clock, wakeAt, f.wake, f.stop)
 	}
 }
 
@@ -111,6 +113,7 @@ func (f *Fixed) admit(now time.Time) {
 			start = now // it waited for a max_num_seqs slot
 		}
 		s.scheduled, s.firstScheduled = true, start
+		f.m.Scheduled(start.Sub(s.queued).Seconds(), false, 0, 0)
 		s.nextAt = start.Add(cfg.FixedTTFT)
 		heap.Push(&f.q, s)
 	}
@@ -132,7 +135,7 @@ func (f *Fixed) emitDue(now time.Time) {
 			}
 			heap.Fix(&f.q, s.heapIdx)
 		}
-		f.m.iterTokens.Observe(1)
+		f.m.IterTokens.Observe(1)
 	}
 }
 

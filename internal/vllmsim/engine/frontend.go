@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // frontend is vLLM's API server in front of the engine core
@@ -21,7 +23,7 @@ import (
 // step ends. Once its last slice is done and Latency has passed, the
 // request enters the engine's waiting queue. Guarded by the engine's lock.
 type frontend struct {
-	p       FrontendPreset
+	p       presets.FrontendPreset
 	on      bool // requests go through it (an active preset, not Offline)
 	loops   []evLoop
 	next    int    // the process the next request goes to
@@ -53,7 +55,7 @@ const frontendStream = 0x2545f4914f6cdd1d
 // more than GPU steps do.
 const frontendNoiseScale = 2
 
-func newFrontend(p FrontendPreset, processes int, jitter float64, seed int64) *frontend {
+func newFrontend(p presets.FrontendPreset, processes int, jitter float64, seed int64) *frontend {
 	n := max(1, processes)
 	return &frontend{
 		p:       p,
@@ -61,17 +63,6 @@ func newFrontend(p FrontendPreset, processes int, jitter float64, seed int64) *f
 		emitted: make([]int, n),
 		noise:   noise{rng: rand.New(rand.NewPCG(uint64(seed), frontendStream)), sd: jitter * frontendNoiseScale},
 	}
-}
-
-// inputWork is a request's input work in the API server's loop: Base,
-// ChatRequest for a chat request (the release's: ForRelease), and
-// PerPromptToken per prompt token.
-func (p FrontendPreset) inputWork(chat bool, promptLen int) time.Duration {
-	w := p.Base + time.Duration(promptLen)*p.PerPromptToken
-	if chat {
-		w += p.ChatRequest
-	}
-	return w
 }
 
 // active reports whether the front end costs anything.
@@ -86,7 +77,7 @@ func (f *frontend) awaits() int { return max(1, f.p.InputAwaits) }
 // queue with the first slice of its input work.
 func (f *frontend) admit(s *seq) {
 	f.advance(s.arrival)
-	work := f.noise.lognormal(f.p.inputWork(s.req.Chat, s.promptLen))
+	work := f.noise.lognormal(f.p.InputWork(s.req.Chat, s.promptLen))
 	s.fe = feState{loop: f.next, slice: work / time.Duration(f.awaits()), left: f.awaits(),
 		latency: f.noise.lognormal(f.p.Latency)}
 	f.next = (f.next + 1) % len(f.loops)

@@ -3,11 +3,12 @@ package engine
 import (
 	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // burst sends n requests of the given lengths at once to a Simulation of
@@ -92,7 +93,7 @@ func TestFrontendBurst(t *testing.T) {
 // work grows with the prompt, the slow detokenizer costs more per output
 // token (a later request waits longer behind it).
 func TestFrontendLatencyAndWork(t *testing.T) {
-	g, _ := LookupGPU("h100")
+	g, _ := presets.LookupGPU("h100")
 	one := func(mod func(*Config), in int) time.Duration {
 		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", EnableChunkedPrefill: true})
 		mod(&cfg)
@@ -136,7 +137,7 @@ func TestFrontendLatencyAndWork(t *testing.T) {
 // concurrency 1 its TTFT is exactly that much longer, and in a burst every
 // request behind it waits for it too.
 func TestFrontendChatRequest(t *testing.T) {
-	g, _ := LookupGPU("h100")
+	g, _ := presets.LookupGPU("h100")
 	// the mechanism, whatever the fitted figures (the default release, 0.11.0, takes ChatRequest011)
 	g.Frontend.ChatRequest, g.Frontend.ChatRequest011 = 5*time.Millisecond, 5*time.Millisecond
 	ttfts := func(chat bool, n int) []time.Duration {
@@ -168,7 +169,7 @@ func TestFrontendChatRequest(t *testing.T) {
 // TestPrefillEfficiencyBySize: prefill reaches the preset's efficiency from
 // PrefillRefHidden up and less on smaller models.
 func TestPrefillEfficiencyBySize(t *testing.T) {
-	g := GPUPreset{PrefillEfficiency: 0.8, PrefillSmallModelExponent: 1}
+	g := presets.GPUPreset{PrefillEfficiency: 0.8, PrefillSmallModelExponent: 1}
 	tests := []struct {
 		hidden int
 		want   float64
@@ -190,22 +191,22 @@ func TestPrefillEfficiencyBySize(t *testing.T) {
 // Ada's on l4, l40s and rtx4090; the other costs are the same on every
 // architecture.
 func TestPrefillEfficiencyByArch(t *testing.T) {
-	c := Costs{PrefillEfficiency: 0.7, AmperePrefillEfficiency: 0.55, HopperPrefillEfficiency: 0.4, DecodeEfficiency: 0.8, StepOverhead: time.Millisecond}
+	c := presets.Costs{PrefillEfficiency: 0.7, AmperePrefillEfficiency: 0.55, HopperPrefillEfficiency: 0.4, DecodeEfficiency: 0.8, StepOverhead: time.Millisecond}
 	tests := []struct {
 		preset string
-		arch   Arch
+		arch   presets.Arch
 		want   float64
 	}{
-		{"h100", Hopper, 0.4},
-		{"h200", Hopper, 0.4},
-		{"a100", Ampere, 0.55},
-		{"a10", Ampere, 0.55},
-		{"l4", Ada, 0.7},
-		{"l40s", Ada, 0.7},
-		{"rtx4090", Ada, 0.7},
+		{"h100", presets.Hopper, 0.4},
+		{"h200", presets.Hopper, 0.4},
+		{"a100", presets.Ampere, 0.55},
+		{"a10", presets.Ampere, 0.55},
+		{"l4", presets.Ada, 0.7},
+		{"l40s", presets.Ada, 0.7},
+		{"rtx4090", presets.Ada, 0.7},
 	}
 	for _, tt := range tests {
-		g, ok := LookupGPU(tt.preset)
+		g, ok := presets.LookupGPU(tt.preset)
 		if !ok {
 			t.Fatalf("no preset %s", tt.preset)
 		}
@@ -243,7 +244,7 @@ func TestSimulationLimit(t *testing.T) {
 // longer than the same chat's on 0.9.2 or 0.10.1.1; completions pay
 // neither.
 func TestFrontendChatRequestByRelease(t *testing.T) {
-	g, _ := LookupGPU("h100")
+	g, _ := presets.LookupGPU("h100")
 	g.Frontend.ChatRequest, g.Frontend.ChatRequest011 = 3*time.Millisecond, 11*time.Millisecond
 	ttft := func(release string, chat bool) time.Duration {
 		cfg := Defaults(Config{GPU: "h100", Model: "Qwen/Qwen3-8B", APIServerCount: 1, Release: release})
@@ -272,36 +273,5 @@ func TestFrontendChatRequestByRelease(t *testing.T) {
 		if d := got - tt.more; d < -time.Microsecond || d > time.Microsecond {
 			t.Errorf("release %q, chat %v: TTFT %v beyond a 0.9.2 chat's, want %v", tt.release, tt.chat, got, tt.more)
 		}
-	}
-}
-
-// TestParseRelease: vLLM's release numbers, and the error that names the
-// spelling wanted.
-func TestParseRelease(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Release
-		err  string
-	}{
-		{in: "0.11.0", want: Release{0, 11, 0}},
-		{in: "0.9", want: Release{0, 9, 0}},
-		{in: "0.10.1.1", want: Release{0, 10, 1}},
-		{in: "1.2.3", want: Release{1, 2, 3}},
-		{in: "v0.11.0", err: "'v0.11.0' is no vLLM release: write X.Y or X.Y.Z without a leading v, e.g. 0.11.0"},
-		{in: "0.11.0rc1", err: "'0.11.0rc1' is no vLLM release"},
-		{in: "latest", err: "'latest' is no vLLM release"},
-		{in: "", err: "'' is no vLLM release"},
-	}
-	for _, tt := range tests {
-		got, err := ParseRelease(tt.in)
-		switch {
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("ParseRelease(%q): error %v, want one containing %q", tt.in, err, tt.err)
-		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("ParseRelease(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		}
-	}
-	if !(Release{0, 10, 1}).Before(Release{0, 11, 0}) || (Release{0, 11, 0}).Before(Release{0, 11, 0}) || (Release{0, 19, 0}).Before(Release{0, 11, 0}) {
-		t.Error("Release.Before orders releases wrongly")
 	}
 }

@@ -34,7 +34,7 @@ func TestGreedyOutputIgnoresServerSeed(t *testing.T) {
 		if err := sm.Run(1_000_000); err != nil {
 			t.Fatal(err)
 		}
-		return outputs, val(sm.e.m.specAccepted)
+		return outputs, val(sm.e.m.SpecAccepted)
 	}
 	cases := []struct {
 		name     string

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // LoRA serving follows vLLM's own code at commit 005a810bc40f (the 0.11
@@ -204,7 +204,7 @@ func (e *Engine) loraCost(p plan) time.Duration {
 // up, down): the width a rank-r adapter adds r × that many weights for. The
 // MLP's intermediate size is what the layer's parameters leave after
 // attention.
-func loraDims(m ModelPreset) float64 {
+func loraDims(m presets.ModelPreset) float64 {
 	h := float64(m.Hidden)
 	q := float64(m.QHeads * m.HeadDim)
 	kv := float64(m.KVHeads * m.HeadDim)
@@ -218,18 +218,6 @@ func loraDims(m ModelPreset) float64 {
 type loraInfo struct {
 	vec      *prometheus.GaugeVec
 	maxLoRAs string
-}
-
-// addLoRA makes vllm:lora_requests_info when LoRA is enabled. vLLM gives
-// it no model_name or engine label.
-func (m *metrics) addLoRA(b *metricsBuilder, r *resolved) {
-	if !r.cfg.EnableLoRA {
-		return
-	}
-	vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "vllm:lora_requests_info", Help: "Running stats on lora requests."},
-		[]string{"max_lora", "waiting_lora_adapters", "running_lora_adapters"})
-	b.cs = append(b.cs, vec)
-	m.lora = &loraInfo{vec: vec, maxLoRAs: strconv.Itoa(r.cfg.maxLoRAs())}
 }
 
 // set records the adapters of the running and waiting requests at now.

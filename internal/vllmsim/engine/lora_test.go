@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // loraCfg is the default configuration serving adapters a, b and c, at
@@ -99,7 +101,7 @@ func TestLoRAConfigChecks(t *testing.T) {
 	}{
 		{"adapters without --enable-lora", LoRAConfig{LoRAModules: []LoRAModule{{Name: "a", Path: "/a"}}}, "add --enable-lora"},
 		{"an adapter named twice", LoRAConfig{EnableLoRA: true, LoRAModules: []LoRAModule{{Name: "a", Path: "/a"}, {Name: "a", Path: "/b"}}}, "given twice"},
-		{"an adapter named as the base model", LoRAConfig{EnableLoRA: true, LoRAModules: []LoRAModule{{Name: DefaultModel, Path: "/a"}}}, "name of the base model"},
+		{"an adapter named as the base model", LoRAConfig{EnableLoRA: true, LoRAModules: []LoRAModule{{Name: presets.DefaultModel, Path: "/a"}}}, "name of the base model"},
 		{"an adapter without a path", LoRAConfig{EnableLoRA: true, LoRAModules: []LoRAModule{{Name: "a"}}}, "NAME=PATH"},
 		{"a rank vLLM does not take", LoRAConfig{EnableLoRA: true, MaxLoRARank: 12}, "argument --max-lora-rank: invalid choice"},
 		{"a negative max-loras", LoRAConfig{EnableLoRA: true, MaxLoRAs: -1}, "argument --max-loras"},

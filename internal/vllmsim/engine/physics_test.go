@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // smallModelLoad runs conc closed-loop clients (10 requests each, 256-token
@@ -59,26 +61,26 @@ func TestH100SmallModel(t *testing.T) {
 // are ordered. A fit that buys accuracy on the calibration rows with a
 // figure outside its range fails here.
 func TestCostsInRange(t *testing.T) {
-	for _, r := range CostRanges {
+	for _, r := range presets.CostRanges {
 		if !(r.Min <= r.Nominal && r.Nominal <= r.Max) || r.Why == "" {
 			t.Errorf("range %s: [%g, %g], nominal %g, with reason %q", r.Name, r.Min, r.Max, r.Nominal, r.Why)
 		}
 	}
-	if err := FittedCosts.InRange(); err != nil {
+	if err := presets.FittedCosts.InRange(); err != nil {
 		t.Errorf("FittedCosts: %v", err)
 	}
-	if err := NominalCosts().InRange(); err != nil {
+	if err := presets.NominalCosts().InRange(); err != nil {
 		t.Errorf("NominalCosts: %v", err)
 	}
-	for _, name := range GPUPresetNames() {
-		g, _ := LookupGPU(name)
+	for _, name := range presets.GPUPresetNames() {
+		g, _ := presets.LookupGPU(name)
 		if !g.Fitted {
-			if name != DefaultGPU {
-				t.Errorf("preset %s is not fitted: only the seed's preset (%s) is set by hand", name, DefaultGPU)
+			if name != presets.DefaultGPU {
+				t.Errorf("preset %s is not fitted: only the seed's preset (%s) is set by hand", name, presets.DefaultGPU)
 			}
 			continue
 		}
-		if g != g.WithCosts(FittedCosts) {
+		if g != g.WithCosts(presets.FittedCosts) {
 			t.Errorf("preset %s: its costs are not FittedCosts (a fitted preset takes them whole)", name)
 		}
 	}
@@ -101,8 +103,8 @@ const rooflineMultiple = 70
 func TestRoofline(t *testing.T) {
 	worst := 0.0
 	var worstAt string
-	for _, gpu := range GPUPresetNames() {
-		for _, model := range ModelPresetNames() {
+	for _, gpu := range presets.GPUPresetNames() {
+		for _, model := range presets.ModelPresetNames() {
 			for _, tp := range []int{1, 4} {
 				cfg := Defaults(Config{GPU: gpu, Model: model, TensorParallelSize: tp, EnableChunkedPrefill: true, Jitter: 0, ColdStart: 0, MaxModelLen: 4096})
 				e, err := build(cfg, nil)
@@ -214,7 +216,7 @@ func TestMeasuredFloor(t *testing.T) {
 	}
 	// Not measured yet: the pooling presets (encoders, no decode step)
 	// and the vision-language ones (measure.py on an H200 adds them).
-	generative := slices.DeleteFunc(ModelPresetNames(), func(n string) bool { return modelPresets[n].Pooling || modelPresets[n].Vision != nil })
+	generative := slices.DeleteFunc(presets.ModelPresetNames(), func(n string) bool { m, _ := presets.LookupModel(n); return m.Pooling || m.Vision != nil })
 	if floor.GPU != "NVIDIA H200" || len(floor.Steps) != len(generative)*9 {
 		t.Fatalf("h200.json: GPU %q, %d steps; want an NVIDIA H200's, 9 step kinds for each of the %d generative model presets", floor.GPU, len(floor.Steps), len(generative))
 	}
@@ -268,8 +270,8 @@ func smallestTP(t *testing.T, gpu, model string) (*Engine, int) {
 // seed article's knee near 16-20 streams, is the exception:
 // docs/calibration.md.)
 func TestMaxNumSeqsEveryPreset(t *testing.T) {
-	for _, gpu := range GPUPresetNames() {
-		if g, _ := LookupGPU(gpu); !g.Fitted {
+	for _, gpu := range presets.GPUPresetNames() {
+		if g, _ := presets.LookupGPU(gpu); !g.Fitted {
 			continue
 		}
 		at64, _, _ := smallModelLoad(t, gpu, "Qwen/Qwen3-0.6B", 64, func(c *Config) { c.MaxNumSeqs = 64 })

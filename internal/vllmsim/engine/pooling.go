@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/argcheck"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // Pooling models follow vLLM 0.11 (commit 005a810bc40f): --runner
@@ -71,7 +72,7 @@ func (c Config) PoolingModel() bool {
 	case c.Task == "generate":
 		return false
 	}
-	m, ok := LookupModel(c.Model)
+	m, ok := presets.LookupModel(c.Model)
 	return ok && m.Pooling
 }
 
@@ -79,9 +80,9 @@ func (c Config) PoolingModel() bool {
 // mu): no token, "stop".
 func (b *base) pooled(s *seq, now time.Time) string {
 	s.firstToken, s.lastToken = now, now
-	b.m.promptTokens.Add(float64(s.promptLen))
-	b.m.ttft.Observe(max(0, now.Sub(s.arrival).Seconds())) // its one output, as vLLM records it
-	b.m.promptTokensCached.Add(float64(s.cachedHit))
+	b.m.PromptTokens.Add(float64(s.promptLen))
+	b.m.TTFT.Observe(max(0, now.Sub(s.arrival).Seconds())) // its one output, as vLLM records it
+	b.m.PromptTokensCached.Add(float64(s.cachedHit))
 	b.remove(s)
 	b.finish(s, "stop", now, Output{Finished: true, FinishReason: "stop", CachedPromptTokens: s.cachedHit})
 	return "stop"

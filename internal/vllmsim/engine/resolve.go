@@ -3,10 +3,18 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/metrics"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/spec"
 )
 
 // The activation memory vLLM's profiling run reserves next to the weights.
+// gib is a GiB in bytes.
+const gib = 1 << 30
+
 const (
 	// activationReserveBase is the memory vLLM's profiling run leaves for the
 	// CUDA context, CUDA graphs and the non-torch allocations (about 1 GiB).
@@ -19,15 +27,15 @@ const (
 // resolved is a validated configuration with everything derived from it.
 type resolved struct {
 	cfg        Config // derived sizes filled in
-	gpu        GPUPreset
-	model      ModelPreset
+	gpu        presets.GPUPreset
+	model      presets.ModelPreset
 	modelNote  string
-	spec       *SpecConfig
-	draft      ModelPreset // draft model shape (draft_model method)
-	weightByte float64     // bytes per weight element
-	kvElem     float64     // bytes per KV element
-	prefillEff float64     // the GPU's prefill efficiency on this model
-	cacheDtype string      // cache_config_info's cache_dtype
+	spec       *spec.Config
+	draft      presets.ModelPreset // draft model shape (draft_model method)
+	weightByte float64             // bytes per weight element
+	kvElem     float64             // bytes per KV element
+	prefillEff float64             // the GPU's prefill efficiency on this model
+	cacheDtype string              // cache_config_info's cache_dtype
 	// per GPU
 	weightBytes     float64
 	kvBytesPerToken float64 // per GPU (KV heads split by TP)
@@ -43,16 +51,16 @@ func resolve(cfg Config) (*resolved, error) {
 	}
 	cfg = derive(cfg)
 	r := &resolved{cfg: cfg}
-	r.gpu, _ = LookupGPU(cfg.GPU) // checkFields found it
+	r.gpu, _ = presets.LookupGPU(cfg.GPU) // checkFields found it
 	r.cfg.GPU = r.gpu.Name
 	if cfg.GPUSpec != nil {
 		r.gpu = *cfg.GPUSpec
 		r.gpu.Name = r.cfg.GPU
 	}
-	m, ok := LookupModel(cfg.Model)
+	m, ok := presets.LookupModel(cfg.Model)
 	if !ok {
-		m = modelPresets[DefaultModel]
-		r.modelNote = fmt.Sprintf("model %q has no preset: simulating it with the shape of %s (presets: %s)", cfg.Model, DefaultModel, strings.Join(ModelPresetNames(), ", "))
+		m = presets.DefaultModelPreset()
+		r.modelNote = fmt.Sprintf("model %q has no preset: simulating it with the shape of %s (presets: %s)", cfg.Model, presets.DefaultModel, strings.Join(presets.ModelPresetNames(), ", "))
 	}
 	r.model = m
 	if m.Pooling && r.cfg.PoolingModel() {
@@ -60,11 +68,11 @@ func resolve(cfg Config) (*resolved, error) {
 		// prefix cache and chunked prefill.
 		r.cfg.EnablePrefixCaching, r.cfg.EnableChunkedPrefill = false, false
 	}
-	r.spec, _ = ParseSpeculativeConfig(cfg.SpeculativeConfig) // checkFields parsed it
+	r.spec, _ = spec.Parse(cfg.SpeculativeConfig) // checkFields parsed it
 	if r.spec != nil && r.spec.Method == "draft_model" {
-		d, ok := LookupModel(r.spec.Model)
+		d, ok := presets.LookupModel(r.spec.Model)
 		if !ok {
-			d = modelPresets[DefaultModel]
+			d = presets.DefaultModelPreset()
 		}
 		r.draft = d
 	}
@@ -138,4 +146,39 @@ func (r *resolved) sizeKVCache() error {
 			cfg.MaxModelLen, r.numGPUBlocks*cfg.BlockSize)
 	}
 	return nil
+}
+
+// metricsSetup is what the engine's metrics need from r.
+func (r *resolved) metricsSetup() metrics.Setup {
+	st := metrics.Setup{
+		Family:    r.cfg.Family,
+		ModelName: r.cfg.ModelName(),
+		V09:       r.cfg.MetricsVersion == MetricsV09,
+		Cache: metrics.Cache{
+			BlockSize:            r.cfg.BlockSize,
+			Dtype:                r.cacheDtype,
+			PrefixCaching:        r.cfg.EnablePrefixCaching,
+			GPUMemoryUtilization: r.cfg.GPUMemoryUtilization,
+			NumGPUBlocks:         r.numGPUBlocks,
+			SwapSpace:            swapSpaceLabel(r.cfg.SwapSpace),
+		},
+		MaxModelLen: r.cfg.MaxModelLen,
+	}
+	if r.spec != nil {
+		st.SpecTokens = r.spec.NumSpeculativeTokens
+	}
+	if r.cfg.EnableLoRA {
+		st.MaxLoRAs = strconv.Itoa(r.cfg.maxLoRAs())
+	}
+	return st
+}
+
+// swapSpaceLabel is cache_config_info's swap_space as vLLM prints it: its
+// default is the int 4 ("4"), a value given on the command line is a float
+// ("8.0").
+func swapSpaceLabel(gib float64) string {
+	if gib == DefaultSwapSpace {
+		return strconv.Itoa(DefaultSwapSpace)
+	}
+	return metrics.PyFloat(gib)
 }

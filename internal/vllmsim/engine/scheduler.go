@@ -72,7 +72,7 @@ func (e *Engine) scheduleRunning(p *plan, budget int) int {
 		need = min(need, budget)
 		blocksNeeded := ceilDiv(s.numComputed+need, bs) - len(s.blocks)
 		self := false
-		for blocksNeeded > e.pool.numFree {
+		for blocksNeeded > e.pool.NumFree {
 			victim := e.running[len(e.running)-1]
 			e.running = e.running[:len(e.running)-1]
 			e.preempt(victim)
@@ -86,7 +86,7 @@ func (e *Engine) scheduleRunning(p *plan, budget int) int {
 			break
 		}
 		if blocksNeeded > 0 {
-			s.blocks = append(s.blocks, e.pool.allocate(blocksNeeded)...)
+			s.blocks = append(s.blocks, e.pool.Allocate(blocksNeeded)...)
 		}
 		p.items = append(p.items, planItem{s: s, n: need, drafts: drafts, start: s.numComputed})
 		budget -= need
@@ -107,14 +107,14 @@ func (e *Engine) scheduleWaiting(p *plan, budget int) {
 		}
 		s := e.waiting[i]
 		var hit []int
-		if e.pool.caching {
-			s.hashes = e.pool.hashes(s.tokens, s.hashes)
-			hit = e.pool.lookup(s.hashes, (len(s.tokens)-1)/bs)
+		if e.pool.Caching {
+			s.hashes = e.pool.Hashes(s.tokens, s.hashes)
+			hit = e.pool.Lookup(s.hashes, (len(s.tokens)-1)/bs)
 		}
 		computed := len(hit) * bs
 		need := len(s.tokens) - computed
 		if !cfg.EnableChunkedPrefill && need > budget {
-			e.pool.free(hit)
+			e.pool.Free(hit)
 			return
 		}
 		if cfg.EnableChunkedPrefill && cfg.LongPrefillTokenThreshold > 0 {
@@ -122,11 +122,11 @@ func (e *Engine) scheduleWaiting(p *plan, budget int) {
 		}
 		need = min(need, budget)
 		blocksNeeded := ceilDiv(computed+need, bs) - len(hit)
-		if blocksNeeded > e.pool.numFree {
-			e.pool.free(hit)
+		if blocksNeeded > e.pool.NumFree {
+			e.pool.Free(hit)
 			return
 		}
-		s.blocks = append(hit, e.pool.allocate(blocksNeeded)...)
+		s.blocks = append(hit, e.pool.Allocate(blocksNeeded)...)
 		s.committed = 0
 		s.numComputed = computed
 		if !s.scheduled {
@@ -145,21 +145,18 @@ func (e *Engine) recordFirstScheduling(s *seq, computed int) {
 	s.scheduled = true
 	s.firstScheduled = e.clock.Now()
 	s.cachedHit = min(computed, s.promptLen)
-	if e.pool.caching {
-		e.m.prefixQueries.Add(float64(len(s.tokens)))
-		e.m.prefixHits.Add(float64(computed))
-	}
+	e.m.Scheduled(s.firstScheduled.Sub(s.queued).Seconds(), e.pool.Caching, len(s.tokens), computed)
 }
 
 // preempt frees a running request's blocks and puts it at the front of the
 // waiting queue; it will recompute its prompt and generated tokens (its freed
 // blocks stay in the prefix cache until evicted).
 func (e *Engine) preempt(s *seq) {
-	e.pool.free(s.blocks)
+	e.pool.Free(s.blocks)
 	s.blocks, s.committed = nil, 0
 	s.numComputed = 0
 	s.preemptions++
-	e.m.preemptions.Inc()
+	e.m.Preemptions.Inc()
 	e.waiting = append([]*seq{s}, e.waiting...)
 }
 
@@ -167,7 +164,7 @@ func (e *Engine) preempt(s *seq) {
 // tokens, caches newly full blocks, samples and emits tokens.
 func (e *Engine) apply(p plan, now time.Time) {
 	bs := e.r.cfg.BlockSize
-	e.m.iterTokens.Observe(float64(p.tokens))
+	e.m.IterTokens.Observe(float64(p.tokens))
 	defer e.fe.flush(now)
 	for _, it := range p.items {
 		s := it.s
@@ -180,23 +177,18 @@ func (e *Engine) apply(p plan, now time.Time) {
 			for acc < it.drafts && s.rng.Float64() < e.r.spec.AcceptanceRate {
 				acc++
 			}
-			e.m.specDrafts.Inc()
-			e.m.specDraftTokens.Add(float64(it.drafts))
-			e.m.specAccepted.Add(float64(acc))
-			for i := 0; i < acc; i++ {
-				e.m.specPerPos[i].Inc()
-			}
+			e.m.Drafted(it.drafts, acc)
 			s.numComputed = it.start + 1 + acc
 			newTokens = 1 + acc
 		} else {
 			s.numComputed = it.start + it.n
 		}
-		if e.pool.caching {
+		if e.pool.Caching {
 			full := min(s.numComputed, len(s.tokens)) / bs
-			s.hashes = e.pool.hashes(s.tokens[:full*bs], s.hashes)
+			s.hashes = e.pool.Hashes(s.tokens[:full*bs], s.hashes)
 			upto := min(full, len(s.blocks))
 			for i := s.committed; i < upto; i++ {
-				e.pool.commit(s.blocks[i], s.hashes[i])
+				e.pool.Commit(s.blocks[i], s.hashes[i])
 			}
 			s.committed = max(s.committed, upto)
 		}

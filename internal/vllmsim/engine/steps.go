@@ -59,7 +59,7 @@ func (e *Engine) observe(p plan, start, end time.Time) {
 	if e.observer == nil {
 		return
 	}
-	st := Step{Start: start, End: end, Running: len(e.running), Waiting: len(e.waiting), KVCacheUsage: e.pool.usage()}
+	st := Step{Start: start, End: end, Running: len(e.running), Waiting: len(e.waiting), KVCacheUsage: e.pool.Usage()}
 	for _, it := range p.items {
 		if it.start < it.s.promptLen {
 			st.PrefillRequests++

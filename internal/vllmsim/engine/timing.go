@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // stepTime is the roofline timing model for one step:
@@ -65,8 +67,8 @@ func (e *Engine) stepTime(p plan) time.Duration {
 // prefillEfficiency is the share of peak FLOP/s prefill reaches on a model
 // of hidden size hidden: the preset's PrefillEfficiency from
 // PrefillRefHidden up, less below it.
-func prefillEfficiency(g GPUPreset, hidden int) float64 {
-	return g.PrefillEfficiency * math.Pow(math.Min(1, float64(hidden)/PrefillRefHidden), g.PrefillSmallModelExponent)
+func prefillEfficiency(g presets.GPUPreset, hidden int) float64 {
+	return g.PrefillEfficiency * math.Pow(math.Min(1, float64(hidden)/presets.PrefillRefHidden), g.PrefillSmallModelExponent)
 }
 
 // The step-time noise: a fast part drawn per step and a slow drift that

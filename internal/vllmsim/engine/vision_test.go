@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 )
 
 // TestImageCostsTimeToFirstToken: at concurrency 1 on the Qwen2.5-VL
@@ -13,7 +15,7 @@ import (
 // first token at least 1.3 times as long as a 224×224 one (64 tokens, 256
 // patches): the encoder and the longer prefill both count.
 func TestImageCostsTimeToFirstToken(t *testing.T) {
-	m, ok := LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
+	m, ok := presets.LookupModel("Qwen/Qwen2.5-VL-3B-Instruct")
 	require.True(t, ok)
 	ttft := func(side int) float64 {
 		cfg := defaultCfg()

@@ -29,6 +29,12 @@ const (
 	KeyScenario = "scenario"
 )
 
+// ConfigDataset is the file configuration key (a `dataset: ...` line
+// before a benchmark) that names the data set a scenario sent: the
+// dataset package writes it, the gate refuses to compare results whose
+// values differ.
+const ConfigDataset = "dataset"
+
 // The keys of a point's elements.
 const (
 	keyClass   = "prompt"

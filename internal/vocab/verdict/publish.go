@@ -50,6 +50,10 @@ type Published interface {
 	WriteMarkdown(io.Writer) error
 }
 
+// FormatFlag is the flag that selects a gate command's Output.Format
+// (cliflags.Output binds it); the reports name it in their hints.
+const FormatFlag = "--format"
+
 // Output is where a gate command's report goes: stdout in --format, and
 // the markdown report appended to --step-summary (GitHub Actions' job
 // summary by default).

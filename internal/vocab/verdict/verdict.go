@@ -1,6 +1,7 @@
 // Package verdict declares the words vllmperf's checks and gates judge
 // with (PASS, FAIL, INVALID, NOT_AVAILABLE, INCONCLUSIVE; REGRESSION,
-// IMPROVEMENT, MISSING), the check line that carries one, a gate command's
+// IMPROVEMENT, MISSING, NO CHANGE, NO REGRESSION, NOT GATED, UNCHECKED;
+// DIFFERENT, SAME, UNKNOWN), the check line that carries one, a gate command's
 // Outcome and its exit code, and the publish path (publish.go: --format,
 // the step summary, the exit error). It imports nothing of the project but
 // internal/vocab/exitstatus (the exit policy), so that every reader of a verdict
@@ -35,6 +36,23 @@ const (
 	Improvement = "IMPROVEMENT"
 	// Missing: a gated metric the baseline has and the new results lack.
 	Missing = "MISSING"
+	// NoChange: the intervals rule out a change of the minimum effect.
+	NoChange = "NO CHANGE"
+	// NoRegression: tested, not significant, not ruled out either.
+	NoRegression = "NO REGRESSION"
+	// NotGated: shown, never judged (no direction, or one side only).
+	NotGated = "NOT GATED"
+	// Unchecked: a limit on a metric that no result reports.
+	Unchecked = "UNCHECKED"
+)
+
+// The Pinpoint-style decisions of a gate that adds runs until it can
+// decide: the new side is worse, no regression can remain, or more runs
+// are needed.
+const (
+	Different = "DIFFERENT"
+	Same      = "SAME"
+	Unknown   = "UNKNOWN"
 )
 
 // Check is one check's outcome: the check line of a run (package check

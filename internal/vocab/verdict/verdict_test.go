@@ -1,6 +1,10 @@
 package verdict
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+)
 
 func TestCheckFailed(t *testing.T) {
 	t.Parallel()
@@ -59,5 +63,16 @@ func TestApplies(t *testing.T) {
 		if got := tc.c.Applies(); got != tc.want {
 			t.Errorf("%+v.Applies() = %v, want %v", tc.c, got, tc.want)
 		}
+	}
+}
+
+// TestInconclusiveOneWord: the exit policy's inconclusive error (package
+// exitstatus, which cannot import this one) starts with this package's
+// word for it.
+func TestInconclusiveOneWord(t *testing.T) {
+	t.Parallel()
+	const want = string(Inconclusive) + ": why"
+	if got := exitstatus.Inconclusive("why").Error(); got != want {
+		t.Errorf("exitstatus.Inconclusive(%q).Error() = %q, want %q", "why", got, want)
 	}
 }

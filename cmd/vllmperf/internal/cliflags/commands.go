@@ -4,7 +4,8 @@ import (
 	"github.com/spf13/pflag"
 
 	vllmperf "github.com/vllmperf/vllmperf"
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
@@ -22,14 +23,14 @@ func Scrape(f *pflag.FlagSet, o *ScrapeFlags) {
 }
 
 // Gate defines the flags of `vllmperf gate` on f.
-func Gate(f *pflag.FlagSet, o *gate.Flags) {
+func Gate(f *pflag.FlagSet, o *gatecli.Flags) {
 	f.StringVar(&o.Baseline, "baseline", "", "the stored results to compare against (benchfmt)")
 	f.StringVar(&o.New, "new", "", "the results to judge (benchfmt)")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml with the gate's settings and limits (default ./"+vllmperf.ThresholdsFile+" if present, else the shipped one, built in); a file given that is missing is an error")
 	f.BoolVar(&o.Force, "force", false, "compare even when gpu, model, backend, image or the profiles differ")
 	f.StringVar(&o.Filter, "filter", "", "gate only the benchmarks this benchstat (benchproc) query selects, on both sides, e.g. '/profile:basic /scenario:ttft-tpot'; the report says how many were left out")
 	f.StringVar(&o.JSON, "json", "", "also write the JSON report to this file, whatever --format says (make bench writes gate.json into the results folder)")
-	Output(f, &o.Output, gate.Formats)
+	Output(f, &o.Output, render.Formats)
 }
 
 // Upgrade defines the flags of `vllmperf upgrade-gate` on f, with the
@@ -46,7 +47,7 @@ func Upgrade(f *pflag.FlagSet, o *UpgradeFlags) {
 	f.StringVar(&o.Servers, "servers", string(upgrade.DefaultServers), "restart: one server at a time, restarted per block (one GPU); keep: both up at once")
 	f.StringVar(&o.Thresholds, "thresholds", "", "thresholds.yaml (default $"+suite.EnvThresholds+", else thresholds.yaml at the module root if present, else the shipped one, built in)")
 	f.StringVar(&o.Results, "results", "", "results folder (default results/upgrade-<UTC timestamp>)")
-	Output(f, &o.Output, gate.Formats)
+	Output(f, &o.Output, render.Formats)
 	Traces(f, &o.Traces)
 }
 

@@ -1,6 +1,9 @@
 package cliflags
 
-import "github.com/vllmperf/vllmperf/internal/vocab/setting"
+import (
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
+	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
+)
 
 // FlagNames are the flags that give the libraries' settings, keyed
 // "package.Field" as the libraries name them in their errors (package
@@ -45,7 +48,7 @@ var FlagNames = map[string]string{
 	"capacity.ClientKey":  "--client-key",
 
 	"suite.Results":  "--results",
-	"verdict.Format": "--format",
+	"verdict.Format": verdict.FormatFlag,
 }
 
 // Explain words err's errors about settings (package setting) in the

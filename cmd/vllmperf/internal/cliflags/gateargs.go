@@ -3,14 +3,14 @@ package cliflags
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
 // GateArgs takes `vllmperf gate OLD NEW` as benchstat does: two
 // positional files, the baseline first, beside --baseline and --new. A
 // file given both ways, or one positional file alone, is a usage error.
-func GateArgs(o *gate.Flags) cobra.PositionalArgs {
+func GateArgs(o *gatecli.Flags) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:

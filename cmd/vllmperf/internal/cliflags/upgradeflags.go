@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
@@ -104,7 +105,7 @@ func PairCap(changed func(name string) bool, maxPairs int) int {
 // gate's decision as the command's result: DIFFERENT fails (exit 1),
 // UNKNOWN is inconclusive (exit 3).
 func (o *UpgradeFlags) Publish(res *upgrade.Result, dir string, stdout, stderr io.Writer) error {
-	if err := o.Output.Publish(res.Report, stdout, stderr, "vllmperf upgrade-gate", res.SummaryIntro(o.Old, o.New)); err != nil {
+	if err := o.Output.Publish(render.Of(res.Report), stdout, stderr, "vllmperf upgrade-gate", res.SummaryIntro(o.Old, o.New)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nupgrade gate %s → %s: %s\n", o.Old, o.New, res.Headline())
@@ -116,7 +117,7 @@ func (o *UpgradeFlags) Publish(res *upgrade.Result, dir string, stdout, stderr i
 		return err
 	}
 	for name, format := range map[string]string{upgrade.ReportText: "full", upgrade.ReportJSON: "json"} {
-		if err := res.Report.WriteFile(filepath.Join(dir, name), format); err != nil {
+		if err := render.Of(res.Report).WriteFile(filepath.Join(dir, name), format); err != nil {
 			return err
 		}
 	}

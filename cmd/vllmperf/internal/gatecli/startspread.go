@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/gate/startspread"
 )
 
 // StartSpread is `vllmperf start-spread`: the server-start
@@ -25,15 +26,15 @@ profile and overall, the value for thresholds.yaml's gate: start_spread, which
 the gate allows for two starts' difference (docs/gate.md, "One server start a
 side").`,
 		RunE: func(_ *cobra.Command, files []string) error {
-			var ins []*gate.Input
+			var ins []*input.Input
 			for _, f := range files {
-				in, err := gate.ReadFile(f)
+				in, err := input.ReadFile(f)
 				if err != nil {
 					return err
 				}
 				ins = append(ins, in)
 			}
-			est, err := gate.EstimateStartSpread(ins)
+			est, err := startspread.EstimateStartSpread(ins)
 			if err != nil {
 				return err
 			}

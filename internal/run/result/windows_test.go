@@ -1,0 +1,127 @@
+package result
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vllmperf/vllmperf/internal/request/load"
+	"github.com/vllmperf/vllmperf/internal/run/sample"
+	"github.com/vllmperf/vllmperf/internal/run/scenario"
+	"github.com/vllmperf/vllmperf/internal/run/stats"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// done is a completed measured request i, arriving at at, sent at sent,
+// lasting e2el with its first token after ttft.
+func done(i int, at, sent, e2el time.Duration) sample.Sample {
+	s := sample.Sample{Index: i, Scheduled: t0.Add(at), Sent: t0.Add(sent), CompletionTokens: 2}
+	s.Chunks = []sample.Chunk{{At: e2el / 4}, {At: e2el}}
+	s.Done = s.Sent.Add(e2el)
+	return s
+}
+
+// runOf is the result of cfg over samples, summarized.
+func runOf(t *testing.T, cfg load.Config, ms []sample.Sample) *Result {
+	t.Helper()
+	end := t0
+	for _, s := range ms {
+		if s.Done.After(end) {
+			end = s.Done
+		}
+	}
+	sum, err := stats.Summarize(ms, t0, end, stats.SLO{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Result{Point: scenario.Point{Key: "run", Load: cfg}, Load: &load.Result{Samples: ms, Start: t0, End: end}, Summary: sum}
+}
+
+func TestSteadyWindow(t *testing.T) {
+	t.Parallel()
+	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	var closed, open, short []sample.Sample
+	for i := range 12 { // concurrency 4, each 1 s: request i sent at i/4 s
+		closed = append(closed, done(i, sec(float64(i/4)), sec(float64(i/4)), time.Second))
+	}
+	for i := range 40 { // 10 req/s, E2EL 2 s
+		open = append(open, done(i, sec(float64(i)/10), sec(float64(i)/10), 2*time.Second))
+	}
+	for i := range 5 { // 10 req/s for 0.4 s, E2EL 2 s: over before it fills
+		short = append(short, done(i, sec(float64(i)/10), sec(float64(i)/10), 2*time.Second))
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      load.Config
+		ms       []sample.Sample
+		from, to time.Duration
+		none     string // NoSteady's start when there is no window
+	}{
+		// From the 4th request sent (t = 0) to the last arrival (t = 2 s).
+		{"closed loop", load.Config{Concurrency: 4, Requests: 12}, closed, 0, 2 * time.Second, ""},
+		// From one median E2EL (2 s) to the last arrival (3.9 s).
+		{"open loop", load.Config{Rate: 10, Requests: 40}, open, 2 * time.Second, sec(3.9), ""},
+		{"open loop shorter than its E2EL", load.Config{Rate: 10, Requests: 5}, short, 0, 0, "from one median E2EL"},
+		{"closed loop without a spare request", load.Config{Concurrency: 16, Requests: 12}, closed, 0, 0, "12 requests, no more than the concurrency"},
+		{"ramp", load.Config{Ramp: &load.Ramp{Strategy: load.RampLinear, StartRPS: 1, EndRPS: 10}, Requests: 40}, open, 0, 0, "a ramp-up changes its rate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := runOf(t, tc.cfg, tc.ms).Windows()
+			if w.Carried != "whole run" {
+				t.Errorf("Carried = %q, want whole run", w.Carried)
+			}
+			if tc.none != "" {
+				if w.Steady != nil || !strings.HasPrefix(w.NoSteady, tc.none) {
+					t.Fatalf("Steady = %+v, NoSteady = %q; want none: %q…", w.Steady, w.NoSteady, tc.none)
+				}
+				return
+			}
+			if w.Steady == nil {
+				t.Fatalf("no steady window: %s", w.NoSteady)
+			}
+			if got := w.Steady; got.From != tc.from || got.To != tc.to {
+				t.Errorf("window %v to %v, want %v to %v", got.From, got.To, tc.from, tc.to)
+			}
+		})
+	}
+}
+
+func TestRampVerdicts(t *testing.T) {
+	t.Parallel()
+	win := func(offered, achieved, ttftP99 float64) Window {
+		return Window{Offered: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
+			TTFT: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 99, Value: ttftP99}}}}}
+	}
+	slo := stats.SLO{TTFT: 500 * time.Millisecond}
+	for _, tc := range []struct {
+		name             string
+		ws               []Window
+		sloExit, satured float64
+	}{
+		// Keeps up throughout; the first window's lag is not judged.
+		{"follows", []Window{win(1, 0.5, 50), win(2, 2.1, 50), win(3, 2.8, 60), win(4, 4, 60), win(5, 3, 70)}, 0, 0},
+		// Plateaus at 3 req/s from the 4 req/s window on; TTFT leaves
+		// the SLO at 5.
+		{"saturates", []Window{win(1, 1, 50), win(2, 2, 50), win(3, 3, 60), win(4, 3, 300), win(5, 3, 900), win(6, 3, 2000), win(7, 1, 3000)}, 5, 4},
+		// One noisy window below 90% does not make a saturation.
+		{"one dip", []Window{win(1, 1, 50), win(2, 1.5, 50), win(3, 3, 60), win(4, 4, 60), win(5, 5, 60)}, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exit, sat := rampVerdicts(tc.ws, slo)
+			if exit != tc.sloExit || sat != tc.satured {
+				t.Errorf("SLO left at %v, saturated at %v; want %v and %v", exit, sat, tc.sloExit, tc.satured)
+			}
+		})
+	}
+}
+
+func TestFig(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[float64]string{math.NaN(): "-", 3: "3", 2.345: "2.35"} {
+		if got := fig(in); got != want {
+			t.Errorf("fig(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
