@@ -16,7 +16,7 @@ import (
 )
 
 func newBisectCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := &bisect.Flags{}
+	o := &cliflags.BisectFlags{}
 	cmd := &cobra.Command{
 		Use:   "bisect --candidates FILE",
 		Short: "Find the first build that regressed, with the upgrade gate at midpoints",

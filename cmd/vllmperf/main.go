@@ -51,5 +51,5 @@ var (
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	root := newRootCommand(stdout, stderr)
 	root.SetArgs(cliflags.JoinNargs(args)) // vLLM's --goodput ttft:200 tpot:50
-	return root.ExecuteContext(ctx)
+	return cliflags.Explain(root.ExecuteContext(ctx))
 }

@@ -6,12 +6,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
-	"github.com/vllmperf/vllmperf/internal/target/scrape"
 	"github.com/vllmperf/vllmperf/internal/target/scrape/scrapefmt"
 )
 
 func newScrapeCommand(stdout io.Writer) *cobra.Command {
-	o := &scrape.Flags{}
+	o := &cliflags.ScrapeFlags{}
 	cmd := &cobra.Command{
 		Use:   "scrape (--url URL | --file FILE)",
 		Short: "Read a vLLM server's Prometheus /metrics and print the parsed metrics",

@@ -15,7 +15,7 @@ import (
 )
 
 func newUpgradeCommand(stdout, stderr io.Writer) *cobra.Command {
-	o := &upgrade.Flags{}
+	o := &cliflags.UpgradeFlags{}
 	cmd := &cobra.Command{
 		Use:   "upgrade-gate --old IMAGE --new IMAGE",
 		Short: "Run scenarios on two vLLM images interleaved and gate NEW against OLD",
@@ -57,7 +57,7 @@ gate.txt and gate.json (the last comparison) and each side's results folder
 	return cmd
 }
 
-func runUpgrade(cmd *cobra.Command, o *upgrade.Flags, stdout, stderr io.Writer) error {
+func runUpgrade(cmd *cobra.Command, o *cliflags.UpgradeFlags, stdout, stderr io.Writer) error {
 	cfg, err := o.Config(cmd.Flags().Changed, stderr)
 	if err != nil {
 		return exitstatus.Usage(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/calibration"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // HTTPRow is a row that goes through the HTTP path: a short workload of
@@ -153,7 +154,7 @@ func RunHTTP(rows []calibration.Row, seed int64) []HTTPLine {
 
 func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTPLine {
 	l := HTTPLine{Row: hr}
-	args := []string{"--model", hr.Model}
+	args := cliarg.Model.With(hr.Model)
 	if hr.Setup != "" {
 		src, ok := byID[hr.Setup]
 		if !ok {
@@ -173,7 +174,7 @@ func replayHTTPRow(hr HTTPRow, byID map[string]calibration.Row, seed int64) HTTP
 		return l
 	}
 	seed ^= int64(idHash(hr.ID()))
-	l.Args = slices.Concat(args, []string{"--sim-jitter", "0", "--sim-cold-start", "0", "--sim-seed", fmt.Sprint(seed)})
+	l.Args = slices.Concat(args, cliarg.SimJitter.With("0"), cliarg.SimColdStart.With("0"), cliarg.SimSeed.With(fmt.Sprint(seed)))
 	o, err := config.ParseArgs(l.Args)
 	if err != nil {
 		l.Err = err

@@ -27,6 +27,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // DefaultPrompts is the number of requests replayed for a row whose source
@@ -235,10 +236,10 @@ func simConfig(in calibration.SimInputs, opts Options) (cfg engine.Config, cappe
 // length only bounds which requests are admitted).
 func serveArgs(args []string) (out []string, capped int, err error) {
 	_, err = config.ParseArgs(args)
-	if err == nil || slices.Contains(args, "--max-model-len") {
+	if err == nil || slices.Contains(args, cliarg.MaxModelLen.Arg()) {
 		return args, 0, err
 	}
-	probe, perr := config.ParseArgs(append(slices.Clone(args), "--max-model-len", "1"))
+	probe, perr := config.ParseArgs(slices.Concat(args, cliarg.MaxModelLen.With("1")))
 	if perr != nil {
 		return nil, 0, err // the first error says more
 	}
@@ -247,7 +248,7 @@ func serveArgs(args []string) (out []string, capped int, err error) {
 		return nil, 0, err
 	}
 	capped = sm.Info().KVCacheTokens
-	out = append(slices.Clone(args), "--max-model-len", fmt.Sprint(capped))
+	out = slices.Concat(args, cliarg.MaxModelLen.With(fmt.Sprint(capped)))
 	if _, err := config.ParseArgs(out); err != nil {
 		return nil, 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is one file a run writes (vllmperf run --json, --samples). It is checked and
@@ -22,7 +23,7 @@ import (
 // /dev/stdout, a process substitution) is opened as it is and written in
 // place.
 type File struct {
-	flag string // "--json": errors name the flag the path came from
+	flag string // errors name the flag the path came from: --json
 	path string
 	// file is the open temporary file (inPlace false) or the path itself.
 	file    *os.File
@@ -72,9 +73,10 @@ func Open(flag, path string) (*File, error) {
 	return o, nil
 }
 
-// defaultName is a file name to suggest for flag.
+// defaultName is a file name to suggest for flag: samples.jsonl for a
+// flag that names samples (vllmperf run's --samples), else result.json.
 func defaultName(flag string) string {
-	if flag == "--samples" {
+	if strings.HasSuffix(flag, "samples") {
 		return "samples.jsonl"
 	}
 	return "result.json"

@@ -7,8 +7,9 @@ import "fmt"
 // leaves none of the others behind.
 type Set []*File
 
-// OpenSet opens the files named by flags and paths, in pairs ("--json",
-// path, "--samples", path, ...); an empty path is no output (a nil File).
+// OpenSet opens the files named by flags and paths, in pairs (--json and
+// its path, --samples and its path, ...); an empty path is no output (a
+// nil File).
 // Its errors name the flags and are the caller's (a usage error for a
 // CLI).
 func OpenSet(flagPaths ...string) (Set, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 )
 
@@ -31,7 +32,7 @@ type Options struct {
 	APIKey                                   string
 	// Gateway is how Target is reached: headers, CA and client
 	// certificates, over the environment's (package gateway).
-	Gateway gateway.Flags
+	Gateway gateway.Overrides
 	// Scenario, Size and Thresholds name the capacity scenario, its size
 	// and the thresholds file ("" for ./thresholds.yaml or the built-in).
 	Scenario, Size, Thresholds string
@@ -69,46 +70,50 @@ func (o Options) Run(ctx context.Context, w io.Writer) (*Result, error) {
 	return res, err
 }
 
+// settingError words an error about the options, naming them by field
+// (package setting): {MaxRuns}.
+var settingError = setting.Scope("capacity")
+
 // Plan checks the options and returns the plan they describe; its errors
-// wrap ErrUsage and name the flag.
+// wrap ErrUsage and name the option by its field (package setting).
 func (o Options) Plan() (Plan, error) {
 	var p Plan
 	var err error
-	usage := func(flag string, err error) (Plan, error) {
-		return Plan{}, fmt.Errorf("%w: --%s %w", ErrUsage, flag, err)
+	usage := func(field string, err error) (Plan, error) {
+		return Plan{}, fmt.Errorf("%w: %w", ErrUsage, settingError("{"+field+"} %w", err))
 	}
 	if p.Thresholds, err = thresholds.Resolve(o.Thresholds, "."); err != nil {
-		return usage("thresholds", err)
+		return usage("Thresholds", err)
 	}
 	if p.Scenario, err = scenario.Builtin(o.Scenario); err != nil {
-		return usage("scenario", err)
+		return usage("Scenario", err)
 	}
 	if p.Scenario.Capacity == nil {
-		return usage("scenario", fmt.Errorf("%s is no capacity search (it has no capacity: settings): try %s", o.Scenario, DefaultScenario))
+		return usage("Scenario", fmt.Errorf("%s is no capacity search (it has no capacity: settings): try %s", o.Scenario, DefaultScenario))
 	}
 	if p.Size, err = scenario.ParseSize(o.Size); err != nil {
-		return usage("size", err)
+		return usage("Size", err)
 	}
 	if o.Over != "" {
 		if p.Mode, err = ParseMode(o.Over); err != nil {
-			return usage("over", err)
+			return usage("Over", err)
 		}
 	}
 	if o.Start < 0 {
-		return usage("start", fmt.Errorf("%v: want a positive first level (0: the scenario's)", o.Start))
+		return usage("Start", fmt.Errorf("%v: want a positive first level (0: the scenario's)", o.Start))
 	}
 	if o.MaxRuns < 0 || o.MaxRuns == 1 {
-		return usage("max-runs", fmt.Errorf("%d: want at least 2 runs, one passing and one failing (0: thresholds.yaml's)", o.MaxRuns))
+		return usage("MaxRuns", fmt.Errorf("%d: want at least 2 runs, one passing and one failing (0: thresholds.yaml's)", o.MaxRuns))
 	}
 	if o.MaxTime < 0 {
-		return usage("max-time", fmt.Errorf("%v: want a positive time budget such as 10m (0: thresholds.yaml's capacity.max_time)", o.MaxTime))
+		return usage("MaxTime", fmt.Errorf("%v: want a positive time budget such as 10m (0: thresholds.yaml's capacity.max_time)", o.MaxTime))
 	}
 	p.Start, p.MaxRuns, p.MaxTime = o.Start, o.MaxRuns, o.MaxTime
 	if p.Server, err = o.serverOptions(); err != nil {
-		return usage("backend or --target", err)
+		return usage("Backend} or {Target", err)
 	}
 	if p.Profile, err = o.profile(); err != nil {
-		return usage("profile", err)
+		return usage("Profile", err)
 	}
 	cfg, _, err := p.search()
 	if err != nil {
@@ -146,7 +151,7 @@ func (o Options) serverOptions() ([]server.Option, error) {
 	}
 	if o.Gateway.Given() {
 		if o.Target == "" {
-			return nil, errors.New("--header, --ca-cert, --client-cert and --client-key say how to reach a running server: give --target too")
+			return nil, settingError("{Headers}, {CACert}, {ClientCert} and {ClientKey} say how to reach a running server: give {Target} too")
 		}
 		g, err := o.Gateway.Gateway()
 		if err != nil {
@@ -168,7 +173,7 @@ func (o Options) serverOptions() ([]server.Option, error) {
 func (o Options) profile() (profile.Profile, error) {
 	if o.Target != "" {
 		if o.SimArgs != "" {
-			return profile.Profile{}, errors.New("and --sim-args: a running server is not started, so no simulator flags apply")
+			return profile.Profile{}, settingError("and {SimArgs}: a running server is not started, so no simulator flags apply")
 		}
 		return profile.Deployment(""), nil
 	}

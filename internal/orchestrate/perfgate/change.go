@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // ForceLabel is the pull-request label that asks for a measurement
@@ -36,7 +38,7 @@ func (c Change) Skip(ctx context.Context, dir string) (bool, string) {
 	if c.Base == "" || slices.Contains(c.Labels, ForceLabel) {
 		return false, ""
 	}
-	cmd := exec.CommandContext(ctx, "git", "diff", "--name-only", c.Base+"...HEAD")
+	cmd := exec.CommandContext(ctx, "git", "diff", cliarg.NameOnly.Arg(), c.Base+"...HEAD")
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // PredictionFile is the key's record of the last prediction beside what
@@ -73,12 +74,8 @@ func predictionPreset(cfg suite.Config, key Key) (gpu, preset string, sim bool, 
 		return key.GPU, p, false, err
 	}
 	gpu = presets.DefaultGPU
-	for i, a := range cfg.SimArgs {
-		if v, ok := strings.CutPrefix(a, "--sim-gpu="); ok {
-			gpu = v
-		} else if a == "--sim-gpu" && i+1 < len(cfg.SimArgs) {
-			gpu = cfg.SimArgs[i+1]
-		}
+	if v, ok := cliarg.SimGPU.Value(cfg.SimArgs); ok {
+		gpu = v
 	}
 	return "sim:" + gpu, gpu, true, nil
 }

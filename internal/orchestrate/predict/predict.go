@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/schemadoc"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/tokenizer"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // PointOverhead is what the harness adds to a point's load around it: the
@@ -111,7 +113,7 @@ const (
 func PredictProfile(p profile.Profile, scenarios []*scenario.Scenario, s Settings) (Profile, error) {
 	p = p.WithModel(s.Model)
 	args := append([]string{p.Model}, p.SimArgs()...)
-	args = append(args, "--sim-gpu", s.Preset, "--sim-seed", fmt.Sprint(s.Seed))
+	args = slices.Concat(args, cliarg.SimGPU.With(s.Preset), cliarg.SimSeed.With(fmt.Sprint(s.Seed)))
 	opts, err := config.ParseArgs(args)
 	if err != nil {
 		return Profile{}, fmt.Errorf("predict profile %s on %s: %w", p.Name, s.Preset, err)

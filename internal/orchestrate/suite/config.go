@@ -28,7 +28,7 @@
 //	                     the suites of one go test process share it, and
 //	                     a benchmark run leaves its bench.txt there (Main)
 //	VLLMPERF_SIM_ARGS    extra --sim-* arguments for simulator servers
-//	                     (e.g. "--sim-slowdown 1.1" for a gate test)
+//	                     (e.g. --sim-slowdown 1.1 for a gate test)
 //	VLLMPERF_TELEMETRY   auto (default), on or off: watch the GPUs during
 //	                     each run (package telemetry; auto: the container
 //	                     backend on this machine's GPUs)

@@ -23,6 +23,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 )
 
 // RunScenario names the scenario of a run of `vllmperf run` in its
@@ -41,6 +42,10 @@ type RunFolder struct {
 	recorded bool
 }
 
+// settingError words an error about the suite's settings, naming them by
+// field (package setting): {Results} is where a run's folder goes.
+var settingError = setting.Scope("suite")
+
 // CreateRunFolder creates dir for one run, before any request is sent:
 // a folder that already holds results is refused. An empty dir is no
 // folder (nil, nil).
@@ -50,7 +55,7 @@ func CreateRunFolder(dir string) (*RunFolder, error) {
 	}
 	w, err := results.Create(dir)
 	if err != nil {
-		return nil, fmt.Errorf("--results: %w", err)
+		return nil, settingError("{Results}: %w", err)
 	}
 	return &RunFolder{w: w}, nil
 }
@@ -66,7 +71,7 @@ func (f *RunFolder) Record(ctx context.Context, srv server.Server, p profile.Pro
 	f.recorded = true
 	set, err := thresholdsFromEnv()
 	if err != nil {
-		return fmt.Errorf("--results: %w", err)
+		return settingError("{Results}: %w", err)
 	}
 	s := &Suite{cfg: Config{Size: RunSize, Thresholds: set}}
 	ss := &Session{suite: s, Profile: p, Server: srv}
@@ -121,7 +126,7 @@ func (f *RunFolder) writeBench(s *Suite, config [][2]string, name string, metric
 		r.Values = append(r.Values, benchfmt.Value{Value: metrics[u], Unit: u})
 	}
 	if err := benchfmt.NewWriter(&buf).Write(r); err != nil {
-		return fmt.Errorf("--results: %w", err)
+		return settingError("{Results}: %w", err)
 	}
 	return results.WriteBench(f.w.Dir(), buf.Bytes())
 }

@@ -30,8 +30,8 @@ func TestRunFolderLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateRunFolder(dir); err == nil || !strings.Contains(err.Error(), "--results") {
-		t.Errorf("a second folder in %s: %v, want it refused naming --results", dir, err)
+	if _, err := CreateRunFolder(dir); err == nil || !strings.Contains(err.Error(), "Results: ") {
+		t.Errorf("a second folder in %s: %v, want it refused naming Results", dir, err)
 	}
 	f.Discard()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

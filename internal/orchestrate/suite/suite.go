@@ -29,6 +29,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
 	"github.com/vllmperf/vllmperf/internal/vllmsim/engine/presets"
 	"github.com/vllmperf/vllmperf/internal/vocab/benchname"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
@@ -149,7 +150,7 @@ func (s *Suite) StartProfile(ctx context.Context, p profile.Profile) (*Session, 
 		// the same seed would replay the same noise, so a baseline and a
 		// new run (or two -count repetitions) would agree more than two
 		// real servers ever do. Each start gets its own, unless one is set.
-		p = p.WithSimArgs("--sim-seed", strconv.FormatUint(rand.Uint64()>>1, 10))
+		p = p.WithSimArgs(cliarg.SimSeed.With(strconv.FormatUint(rand.Uint64()>>1, 10))...)
 	}
 	opts := append(append([]server.Option{}, s.cfg.Server...), server.WithAPIKey(s.cfg.APIKey))
 	before := s.gpuProcesses(ctx)

@@ -114,8 +114,14 @@ func (r *Result) ParityLine() string {
 	return fmt.Sprintf("%s: %s: %s", r.Parity.Summary(), verdict.Fail, strings.Join(r.ParityFailures, "; "))
 }
 
-// writeParity writes the check's verdict and a line per point to path.
-func (r *Result) writeParity(path string) error {
+// The files the gate's report is written to next to old.txt and new.txt.
+const (
+	ReportText = "gate.txt"
+	ReportJSON = "gate.json"
+)
+
+// WriteParity writes the check's verdict and a line per point to path.
+func (r *Result) WriteParity(path string) error {
 	if r.Parity == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/target/profile"
 	"github.com/vllmperf/vllmperf/internal/target/server"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // Servers says how the two sides' servers live across the pairs.
@@ -103,11 +104,11 @@ func (s *suiteStarter) start(ctx context.Context, side int, name string) (sessio
 // stands.
 func seedArgs(p profile.Profile, args []string, n int) []string {
 	for _, a := range append(p.SimArgs(), args...) {
-		if a == "--sim-seed" || strings.HasPrefix(a, "--sim-seed=") {
+		if cliarg.SimSeed.Is(a) {
 			return nil
 		}
 	}
-	return []string{"--sim-seed", strconv.Itoa(n)}
+	return cliarg.SimSeed.With(strconv.Itoa(n))
 }
 
 type suiteSession struct {

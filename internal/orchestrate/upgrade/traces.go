@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/outfile"
@@ -140,24 +139,4 @@ func writeTraceIndex(dir string, caps []TraceCapture) error {
 		fmt.Fprintf(&b, "%d events from %d running requests: %s\n", c.Capture.Events, c.Capture.RunningAtStart, strings.Join(links, ", "))
 	}
 	return outfile.ReplaceBytes(filepath.Join(dir, TracesDir, TracesIndex), 0o644, []byte(b.String()))
-}
-
-// TraceFlags are upgrade-gate's --torch-profile flags.
-type TraceFlags struct {
-	On     bool
-	Window time.Duration
-}
-
-// settings are the captures' settings (nil when off).
-func (t TraceFlags) settings(changed func(string) bool) (*torchprof.Settings, error) {
-	if !t.On {
-		if changed("torch-profile-window") {
-			return nil, fmt.Errorf("--torch-profile-window sets up --torch-profile: add --torch-profile, or drop --torch-profile-window")
-		}
-		return nil, nil
-	}
-	if t.Window <= 0 {
-		return nil, fmt.Errorf("--torch-profile-window %s: want a positive duration such as 3s", t.Window)
-	}
-	return &torchprof.Settings{Window: t.Window}, nil
 }

@@ -53,47 +53,64 @@ func FromEnv() (*Gateway, error) {
 	return c.Load(os.LookupEnv)
 }
 
-// Flags are a command's gateway flags. Given flags win over the
-// environment: --header adds to VLLMPERF_HEADERS (the flag's value wins
-// for a header both give), and each file flag replaces its variable.
-type Flags struct {
+// Overrides are gateway settings given over the environment's, as a
+// command's flags give them: each header adds to VLLMPERF_HEADERS (its
+// value wins for a header both give), and each file replaces its
+// variable. From names where each came from, for errors.
+type Overrides struct {
 	Headers    []string
 	CACert     string
 	ClientCert string
 	ClientKey  string
+	From       Labels
 }
 
-// Given reports whether any gateway flag was set.
-func (o *Flags) Given() bool {
+// Labels name where each of an Overrides' settings came from (a flag's
+// name, say); an empty label is the setting's own name.
+type Labels struct {
+	Headers, CACert, ClientCert, ClientKey string
+}
+
+// Given reports whether any setting was given.
+func (o *Overrides) Given() bool {
 	return len(o.Headers) > 0 || o.CACert != "" || o.ClientCert != "" || o.ClientKey != ""
 }
 
-// Gateway merges the flags over the environment's settings and loads
-// them; errors name the flag or variable and the fix.
-func (o *Flags) Gateway() (*Gateway, error) {
+// Gateway merges the overrides over the environment's settings and loads
+// them; errors name the setting (its label) or variable and the fix.
+func (o *Overrides) Gateway() (*Gateway, error) {
 	return o.load(os.LookupEnv)
 }
 
-func (o *Flags) load(lookup func(string) (string, bool)) (*Gateway, error) {
+func (o *Overrides) load(lookup func(string) (string, bool)) (*Gateway, error) {
 	c, err := FromLookup(lookup)
 	if err != nil {
 		return nil, err
 	}
+	headers := label(o.From.Headers, "header")
 	for _, text := range o.Headers {
-		h, err := ParseHeader(text, "--header")
+		h, err := ParseHeader(text, headers)
 		if err != nil {
 			return nil, err
 		}
-		c.Headers, c.HeaderFrom = append(c.Headers, h), append(c.HeaderFrom, "--header")
+		c.Headers, c.HeaderFrom = append(c.Headers, h), append(c.HeaderFrom, headers)
 	}
 	for _, f := range []struct {
 		dst  *Source
 		v    string
 		name string
-	}{{&c.CACert, o.CACert, "--ca-cert"}, {&c.ClientCert, o.ClientCert, "--client-cert"}, {&c.ClientKey, o.ClientKey, "--client-key"}} {
+	}{{&c.CACert, o.CACert, label(o.From.CACert, "CA certificate")}, {&c.ClientCert, o.ClientCert, label(o.From.ClientCert, "client certificate")}, {&c.ClientKey, o.ClientKey, label(o.From.ClientKey, "client key")}} {
 		if f.v != "" {
 			*f.dst = Source{f.v, f.name}
 		}
 	}
 	return c.Load(lookup)
+}
+
+// label is l, or def when l is empty.
+func label(l, def string) string {
+	if l == "" {
+		return def
+	}
+	return l
 }

@@ -50,7 +50,7 @@ type Header struct {
 // with where it was given (a flag or a variable) so that errors name it.
 type Config struct {
 	Headers    []Header
-	HeaderFrom []string // where Headers[i] came from: "--header", "VLLMPERF_HEADERS"
+	HeaderFrom []string // where Headers[i] came from: a flag, "VLLMPERF_HEADERS"
 	CACert     Source
 	ClientCert Source
 	ClientKey  Source
@@ -59,7 +59,7 @@ type Config struct {
 // Source is a setting's value and where it came from.
 type Source struct {
 	Value string
-	From  string // "--ca-cert", "VLLMPERF_CA_CERT"
+	From  string // a flag, "VLLMPERF_CA_CERT"
 }
 
 // Gateway is a checked Config: headers resolved, certificates loaded. The
@@ -121,7 +121,7 @@ func validName(s string) bool {
 func (c Config) Load(lookup func(string) (string, bool)) (*Gateway, error) {
 	g := &Gateway{}
 	for i, h := range c.Headers {
-		from := "--header"
+		from := "header"
 		if i < len(c.HeaderFrom) {
 			from = c.HeaderFrom[i]
 		}

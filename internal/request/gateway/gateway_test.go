@@ -89,11 +89,11 @@ func TestLoadHeaders(t *testing.T) {
 	}
 }
 
-// TestFlagsOverEnvironment: --header adds to VLLMPERF_HEADERS and wins for
-// a name both give.
-func TestFlagsOverEnvironment(t *testing.T) {
+// TestOverridesOverEnvironment: a header given adds to VLLMPERF_HEADERS
+// and wins for a name both give.
+func TestOverridesOverEnvironment(t *testing.T) {
 	lookup := env(map[string]string{EnvHeaders: "X-Route: env-route\nX-Team: infra\n\n"})
-	g, err := (&Flags{Headers: []string{"x-route: flag-route"}}).load(lookup)
+	g, err := (&Overrides{Headers: []string{"x-route: flag-route"}}).load(lookup)
 	if err != nil {
 		t.Fatal(err)
 	}

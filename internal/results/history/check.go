@@ -48,15 +48,15 @@ var DefaultCheck = CheckOptions{Alpha: 0.05, MinChange: 0.02, MinSize: changepoi
 func (o CheckOptions) validate() error {
 	switch {
 	case !(o.Alpha > 0 && o.Alpha < 1):
-		return badInput("--alpha %g: want a level between 0 and 1, e.g. 0.05", o.Alpha)
+		return badInput("{Alpha} %g: want a level between 0 and 1, e.g. 0.05", o.Alpha)
 	case !(o.MinChange >= 0 && o.MinChange < 10):
-		return badInput("--min-change %g: want a fraction ≥ 0, e.g. 0.02 for 2%%", o.MinChange)
+		return badInput("{MinChange} %g: want a fraction ≥ 0, e.g. 0.02 for 2%%", o.MinChange)
 	case o.MinSize < 2:
-		return badInput("--min-size %d: a segment needs at least 2 runs", o.MinSize)
+		return badInput("{MinSize} %d: a segment needs at least 2 runs", o.MinSize)
 	case o.Permutations < 0:
-		return badInput("--permutations %d: want 0 (automatic) or more", o.Permutations)
+		return badInput("{Permutations} %d: want 0 (automatic) or more", o.Permutations)
 	case o.Around < 0:
-		return badInput("--around %d: want 0 or more", o.Around)
+		return badInput("{Around} %d: want 0 or more", o.Around)
 	}
 	return nil
 }

@@ -192,10 +192,10 @@ func TestCheckOptionsRefused(t *testing.T) {
 		o    func(*CheckOptions)
 		want string
 	}{
-		{func(o *CheckOptions) { o.Alpha = 0 }, "--alpha 0"},
-		{func(o *CheckOptions) { o.MinChange = -0.1 }, "--min-change"},
-		{func(o *CheckOptions) { o.MinSize = 1 }, "--min-size 1"},
-		{func(o *CheckOptions) { o.Permutations = -5 }, "--permutations -5"},
+		{func(o *CheckOptions) { o.Alpha = 0 }, "Alpha 0"},
+		{func(o *CheckOptions) { o.MinChange = -0.1 }, "MinChange"},
+		{func(o *CheckOptions) { o.MinSize = 1 }, "MinSize 1"},
+		{func(o *CheckOptions) { o.Permutations = -5 }, "Permutations -5"},
 	} {
 		o := DefaultCheck
 		tc.o(&o)

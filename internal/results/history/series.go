@@ -41,10 +41,10 @@ func ParseKey(s string) (map[string]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok || k == "" {
-			return nil, badInput("--key %q: want key=value pairs separated by commas, e.g. gpu=sim:rtx4090-seed,size=quick", s)
+			return nil, badInput("{Key} %q: want key=value pairs separated by commas, e.g. gpu=sim:rtx4090-seed,size=quick", s)
 		}
 		if !slices.Contains(known, k) {
-			return nil, badInput("--key %q: %q is not a configuration line of the store's runs: choose from %s", s, k, strings.Join(known, ", "))
+			return nil, badInput("{Key} %q: %q is not a configuration line of the store's runs: choose from %s", s, k, strings.Join(known, ", "))
 		}
 		out[k] = v
 	}
@@ -90,7 +90,7 @@ func (f Filter) keepUnit(u string) bool { return len(f.Units) == 0 || slices.Con
 // bounds resolves Since and Until to dates: a run's date, a day (Until
 // takes its end) or a time.
 func (f Filter) bounds(runs []*Run) (since, until time.Time, err error) {
-	parse := func(flag, v string, end bool) (time.Time, error) {
+	parse := func(field, v string, end bool) (time.Time, error) {
 		if v == "" {
 			return time.Time{}, nil
 		}
@@ -108,24 +108,24 @@ func (f Filter) bounds(runs []*Run) (since, until time.Time, err error) {
 			}
 			return t, nil
 		}
-		return time.Time{}, badInput("--%s %q: not a run ID of the store, a date (2026-12-03) or a time (2026-12-03T14:00:00Z)", flag, v)
+		return time.Time{}, badInput("{"+field+"} %q: not a run ID of the store, a date (2026-12-03) or a time (2026-12-03T14:00:00Z)", v)
 	}
-	if since, err = parse("since", f.Since, false); err != nil {
+	if since, err = parse("Since", f.Since, false); err != nil {
 		return since, until, err
 	}
-	until, err = parse("until", f.Until, true)
+	until, err = parse("Until", f.Until, true)
 	return since, until, err
 }
 
 // check refuses patterns path.Match cannot read, and a negative Last.
 func (f Filter) check() error {
 	if f.Last < 0 {
-		return badInput("--last %d: want 0 (all runs) or more", f.Last)
+		return badInput("{Last} %d: want 0 (all runs) or more", f.Last)
 	}
 	for _, p := range f.Benchmarks {
 		for _, e := range strings.Split(p, "/") {
 			if _, err := path.Match(e, ""); err != nil {
-				return badInput("--bench %q: %v", p, err)
+				return badInput("{Benchmarks} %q: %v", p, err)
 			}
 		}
 	}

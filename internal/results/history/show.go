@@ -29,7 +29,7 @@ func Show(w io.Writer, khs []*KeyHistory, format string) error {
 	case "json":
 		return showJSON(w, khs)
 	}
-	return badInput("--format %q: want %s", format, strings.Join(ShowFormats, ", "))
+	return badInput("{Format} %q: want %s", format, strings.Join(ShowFormats, ", "))
 }
 
 func showTable(w io.Writer, khs []*KeyHistory) error {

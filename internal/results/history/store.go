@@ -17,6 +17,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/request/dataset"
 	"github.com/vllmperf/vllmperf/internal/results"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 	"github.com/vllmperf/vllmperf/internal/vocab/vllmdate"
 )
@@ -47,9 +48,14 @@ const (
 // command's exit status 2.
 var ErrBadInput = errors.New("bad input")
 
+// badInput marks an error about the settings as ErrBadInput; the settings
+// are named by their fields (package setting): "{Alpha}".
 func badInput(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadInput, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %w", ErrBadInput, settingError(format, args...))
 }
+
+// settingError words an error about the history's settings.
+var settingError = setting.Scope("history")
 
 // KeyConfig are the configuration lines that make a run's key: runs of one
 // key form one series. They are the gate's DefaultConfigKeys (the setup two
@@ -186,7 +192,7 @@ type marker struct {
 func Open(dir string) (*Store, error) {
 	data, err := os.ReadFile(filepath.Join(dir, MarkerFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, badInput("%s is not a history store (no %s): give the folder `vllmperf history add --store DIR` writes", dir, MarkerFile)
+		return nil, badInput("%s is not a history store (no %s): give the folder `vllmperf history add {Store} DIR` writes", dir, MarkerFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -247,7 +253,7 @@ type AddOptions struct {
 // summary.json's checks when present) or a bench file.
 func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if strings.TrimSpace(o.Commit) == "" {
-		return nil, badInput("no commit: give --commit SHA (the workflow passes $GITHUB_SHA)")
+		return nil, badInput("no commit: give {Commit} SHA (the workflow passes $GITHUB_SHA)")
 	}
 	benchPath, sumDir, err := sources(src)
 	if err != nil {
@@ -302,7 +308,7 @@ func (s *Store) Add(src string, o AddOptions) (*Run, error) {
 	if o.Baseline != "" {
 		b, err := os.ReadFile(o.Baseline)
 		if err != nil {
-			return nil, badInput("--baseline: %v", err)
+			return nil, badInput("{Baseline}: %v", err)
 		}
 		d := sha256.Sum256(b)
 		rec.Baseline = &FileRef{Path: o.Baseline, SHA256: hex.EncodeToString(d[:])}
@@ -526,7 +532,7 @@ func (s *Store) Runs() ([]*Run, error) {
 func GitHead() (string, error) {
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
-		return "", badInput("no --commit given and `git rev-parse HEAD` failed (%v): give --commit SHA", err)
+		return "", badInput("no {Commit} given and `git rev-parse HEAD` failed (%v): give {Commit} SHA", err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

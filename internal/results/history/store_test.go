@@ -88,7 +88,7 @@ func TestBadInputNamesTheProblem(t *testing.T) {
 		want string
 	}{
 		// A run needs the commit it measured.
-		{"no commit", func(s *Store) error { _, err := s.Add(good, AddOptions{}); return err }, "give --commit SHA"},
+		{"no commit", func(s *Store) error { _, err := s.Add(good, AddOptions{}); return err }, "give Commit SHA"},
 		// A path that does not exist.
 		{"no such folder", func(s *Store) error {
 			_, err := s.Add(filepath.Join(good, "nope"), AddOptions{Commit: "a"})
@@ -114,7 +114,7 @@ func TestBadInputNamesTheProblem(t *testing.T) {
 		{"missing baseline", func(s *Store) error {
 			_, err := s.Add(good, AddOptions{Commit: "a", Baseline: filepath.Join(good, "none.txt")})
 			return err
-		}, "--baseline"},
+		}, "Baseline"},
 		// A folder of other files is never made a store.
 		{"init over other files", func(*Store) error { _, err := Init(notStore); return err }, "is not empty and is not a history store"},
 		// Open wants the marker.

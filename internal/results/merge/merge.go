@@ -43,6 +43,7 @@ import (
 
 	"github.com/vllmperf/vllmperf/internal/results"
 	"github.com/vllmperf/vllmperf/internal/results/report"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 )
 
 // KeyConfig are the profile configuration keys (summary.json's config,
@@ -88,7 +89,7 @@ type part struct {
 // yet or be empty.
 func Folders(out string, dirs []string) (*Result, error) {
 	if len(dirs) == 0 {
-		return nil, errors.New("merge: no results folder given: name the folders to merge (vllmperf merge --out DIR DIR...)")
+		return nil, settingError("merge: no results folder given: name the folders to merge (vllmperf merge {Out} DIR DIR...)")
 	}
 	if err := checkOut(out, dirs); err != nil {
 		return nil, err
@@ -138,11 +139,15 @@ func write(out string, parts []*part) (*Result, error) {
 	return res, nil
 }
 
+// settingError words an error about the merge's settings, naming them by
+// field (package setting): {Out} is the output folder.
+var settingError = setting.Scope("merge")
+
 // checkOut refuses an out folder that holds anything, or that is one of
 // the folders merged.
 func checkOut(out string, dirs []string) error {
 	if strings.TrimSpace(out) == "" {
-		return errors.New("merge: no output folder: give --out DIR, a new folder")
+		return settingError("merge: no output folder: give {Out} DIR, a new folder")
 	}
 	absOut, err := filepath.Abs(out)
 	if err != nil {
@@ -150,7 +155,7 @@ func checkOut(out string, dirs []string) error {
 	}
 	for _, d := range dirs {
 		if abs, err := filepath.Abs(d); err == nil && abs == absOut {
-			return fmt.Errorf("merge: --out %s is one of the folders merged: give a new folder", out)
+			return settingError("merge: {Out} %s is one of the folders merged: give a new folder", out)
 		}
 	}
 	entries, err := os.ReadDir(out)
@@ -158,9 +163,9 @@ func checkOut(out string, dirs []string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("merge: --out %s: %w", out, err)
+		return settingError("merge: {Out} %s: %w", out, err)
 	case len(entries) > 0:
-		return fmt.Errorf("merge: --out %s already holds %s: give a new folder", out, entries[0].Name())
+		return settingError("merge: {Out} %s already holds %s: give a new folder", out, entries[0].Name())
 	}
 	return nil
 }

@@ -17,10 +17,10 @@ import (
 // that set them, for the messages.
 type RunLimits struct {
 	MaxErrorRate  float64 // a fraction of the measured requests
-	ErrorRateFlag string  // "--max-error-rate"
+	ErrorRateFlag string  // the flag of MaxErrorRate: --max-error-rate
 	MaxStreak     int     // load.Config.MaxConsecutiveFailures
-	StreakFlag    string  // "--max-consecutive-failures"
-	// OverloadFlag turns the overload stop off ("--no-overload-stop").
+	StreakFlag    string  // the flag of MaxStreak: --max-consecutive-failures
+	// OverloadFlag turns the overload stop off (--no-overload-stop).
 	OverloadFlag string
 	// KeyError says where the refused API key came from.
 	KeyError error

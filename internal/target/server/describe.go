@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // Version asks srv's GET /version (vLLM's), through the server's gateway;
@@ -41,7 +43,7 @@ func Version(ctx context.Context, srv Server) string {
 func LocalGPUs(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
+	out, err := exec.CommandContext(ctx, "nvidia-smi", cliarg.QueryGPU.Eq("name"), cliarg.Format.Eq("csv,noheader")).Output()
 	if names := strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(out)), " ", "_")); err == nil && len(names) > 0 {
 		return fmt.Sprintf("%s x%d", strings.ReplaceAll(names[0], "_", " "), len(names))
 	}

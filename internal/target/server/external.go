@@ -180,7 +180,7 @@ func servedModel(ctx context.Context, s settings, client *http.Client, base stri
 		return p.ServedName(), labelOf(models.Data, p.ServedName()), nil
 	case len(ids) > 1:
 		// Guessing would measure whichever model the server lists first.
-		return "", "", settingsErrorf("start vllm: external server %s serves %d models: %s; say which to measure with --model or %s", base, len(ids), listModels(models.Data), envModel)
+		return "", "", settingsError{settingError("start vllm: external server %s serves %d models: %s; say which to measure with {Model:the WithModel option} or %s", base, len(ids), listModels(models.Data), envModel)}
 	}
 	return ids[0], labelOf(models.Data, ids[0]), nil
 }

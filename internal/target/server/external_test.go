@@ -72,7 +72,7 @@ func TestExternalBackend(t *testing.T) {
 		// the LoRA adapter (parent set) marked as such.
 		{"several models", func() string {
 			return fakeVLLM(t, 200, `{"data":[{"id":"llama","root":"meta/llama","parent":null},{"id":"sql-lora","root":"/adapters/sql","parent":"llama"}]}`).URL
-		}, "", "", "", `serves 2 models: "llama", "sql-lora" (LoRA adapter of "llama"); say which to measure with --model or VLLMPERF_MODEL`},
+		}, "", "", "", `serves 2 models: "llama", "sql-lora" (LoRA adapter of "llama"); say which to measure with the WithModel option or VLLMPERF_MODEL`},
 		// An override the server does not serve.
 		{"override missing", func() string { return fakeVLLM(t, 200, two).URL }, "nope", "", "", "does not serve"},
 		// The engine is dead.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 )
 
 // The environment variables of a fleet's metrics (docs/deployments.md;
@@ -70,6 +71,17 @@ func WithPrometheus(base, selector string) Option {
 	return func(s *settings) { s.metrics.Prometheus, s.metrics.Selector = base, selector }
 }
 
+// fleetError is a settings error naming the fleet's settings by their
+// fields (package setting): {MetricsURLs}, {Prometheus},
+// {PrometheusSelector}, {Target}, each with a label for callers that
+// give no flags (the suite reads the variables).
+func fleetError(format string, a ...any) error {
+	return settingsError{settingError(format, a...)}
+}
+
+// settingError words an error about server's settings (package setting).
+var settingError = setting.Scope("server")
+
 // checkMetrics checks the replicas' URLs and the Prometheus settings and
 // puts /metrics on a URL without a path. Its errors wrap ErrSettings.
 func (s *settings) checkMetrics() error {
@@ -78,22 +90,22 @@ func (s *settings) checkMetrics() error {
 		return nil
 	}
 	if s.backend != KindExternal {
-		return settingsErrorf("--metrics-url (%s) and --prometheus (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass --target", envMetricsURLs, envPrometheus, s.backend)
+		return fleetError("{MetricsURLs:replicas' metrics URLs} (%s) and {Prometheus:a Prometheus server} (%s) read a deployment that is already running; the %s backend starts its own server, whose /metrics is read: drop them, or pass {Target:a target (VLLMPERF_TARGET)}", envMetricsURLs, envPrometheus, s.backend)
 	}
 	if len(m.URLs) > 0 && m.Prometheus != "" {
-		return settingsErrorf("--metrics-url (%s) and --prometheus (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
+		return fleetError("{MetricsURLs:replicas' metrics URLs} (%s) and {Prometheus:a Prometheus server} (%s) both say where the metrics are: give one", envMetricsURLs, envPrometheus)
 	}
 	if m.Selector != "" && m.Prometheus == "" {
-		return settingsErrorf("--prometheus-selector (%s) picks series in Prometheus: give --prometheus URL (%s) too", envPrometheusSelector, envPrometheus)
+		return fleetError("{PrometheusSelector:a Prometheus selector} (%s) picks series in Prometheus: give {Prometheus:a Prometheus} URL (%s) too", envPrometheusSelector, envPrometheus)
 	}
 	if m.Prometheus != "" {
 		base, err := metricsURL(m.Prometheus, "")
 		if err != nil {
-			return settingsErrorf("--prometheus (%s): %w", envPrometheus, err)
+			return fleetError("{Prometheus:the Prometheus URL} (%s): %w", envPrometheus, err)
 		}
 		m.Prometheus = strings.TrimSuffix(base, "/")
 		if !strings.HasPrefix(strings.TrimSpace(m.Selector), "{") || !strings.HasSuffix(strings.TrimSpace(m.Selector), "}") {
-			return settingsErrorf("--prometheus-selector (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
+			return fleetError("{PrometheusSelector:the Prometheus selector} (%s) %q: want label matchers that pick the deployment's series and no other's, e.g. {namespace=\"llm\",service=\"vllm\"}", envPrometheusSelector, m.Selector)
 		}
 		return nil
 	}
@@ -101,10 +113,10 @@ func (s *settings) checkMetrics() error {
 	for i, u := range m.URLs {
 		full, err := metricsURL(u, "/metrics")
 		if err != nil {
-			return settingsErrorf("--metrics-url (%s): %w", envMetricsURLs, err)
+			return fleetError("{MetricsURLs:a metrics URL} (%s): %w", envMetricsURLs, err)
 		}
 		if seen[full] {
-			return settingsErrorf("--metrics-url (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
+			return fleetError("{MetricsURLs:the metrics URLs} (%s): %s is given twice; each replica once, or its counters count double", envMetricsURLs, full)
 		}
 		seen[full] = true
 		m.URLs[i] = full
@@ -129,8 +141,9 @@ func metricsURL(raw, path string) (string, error) {
 	return u.String(), nil
 }
 
-// splitList splits a comma-separated list, dropping empty entries.
-func splitList(v string) []string {
+// SplitList splits a comma-separated list (VLLMPERF_METRICS_URLS, a
+// repeated flag's value), dropping empty entries.
+func SplitList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -142,7 +155,7 @@ func splitList(v string) []string {
 
 // metricsFromEnv appends the options of the fleet's variables to opts.
 func metricsFromEnv(get func(string) string, opts []Option) []Option {
-	if urls := splitList(get(envMetricsURLs)); len(urls) > 0 {
+	if urls := SplitList(get(envMetricsURLs)); len(urls) > 0 {
 		opts = append(opts, WithMetricsURLs(urls...))
 	}
 	if p, sel := get(envPrometheus), get(envPrometheusSelector); p != "" || sel != "" {
@@ -154,32 +167,3 @@ func metricsFromEnv(get func(string) string, opts []Option) []Option {
 // metrics is where the deployment's series are read: its replicas or
 // Prometheus when given, else the target's /metrics.
 func (s *externalServer) metrics() Metrics { return s.where }
-
-// checkFleet refuses the fleet's flags without a running deployment.
-func (o *Flags) checkFleet(external bool) error {
-	if external {
-		return nil
-	}
-	for _, name := range []string{"metrics-url", "prometheus", "prometheus-selector"} {
-		if (name == "metrics-url" && len(o.MetricsURLs) > 0) || (name == "prometheus" && o.Prometheus != "") || (name == "prometheus-selector" && o.PrometheusSelector != "") {
-			return fmt.Errorf("--%s reads a deployment that is already running, named by --target; the server vllmperf starts is read at its own /metrics: drop --%s, or pass --target", name, name)
-		}
-	}
-	return nil
-}
-
-// fleetOptions appends the fleet flags' options to opts (after the
-// environment's, so they win).
-func (o *Flags) fleetOptions(opts []Option) []Option {
-	if len(o.MetricsURLs) > 0 {
-		var urls []string
-		for _, u := range o.MetricsURLs {
-			urls = append(urls, splitList(u)...)
-		}
-		opts = append(opts, WithMetricsURLs(urls...))
-	}
-	if o.Prometheus != "" || o.PrometheusSelector != "" {
-		opts = append(opts, WithPrometheus(o.Prometheus, o.PrometheusSelector))
-	}
-	return opts
-}

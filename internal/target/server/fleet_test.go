@@ -36,7 +36,7 @@ func TestExternalMetrics(t *testing.T) {
 		{"twice", []Option{WithMetricsURLs("http://127.0.0.1:9001", "http://127.0.0.1:9001/metrics")}, Metrics{}, "given twice"},
 		{"not a url", []Option{WithMetricsURLs("vllm-0.vllm:8000")}, Metrics{}, "want an http:// or https:// URL"},
 		{"both", []Option{WithMetricsURLs("http://127.0.0.1:9001"), WithPrometheus("http://127.0.0.1:9090", `{job="vllm"}`)}, Metrics{}, "give one"},
-		{"selector alone", []Option{WithPrometheus("", `{job="vllm"}`)}, Metrics{}, "give --prometheus URL"},
+		{"selector alone", []Option{WithPrometheus("", `{job="vllm"}`)}, Metrics{}, "give a Prometheus URL"},
 		{"no selector", []Option{WithPrometheus("http://127.0.0.1:9090", "")}, Metrics{}, "want label matchers"},
 	}
 	for _, tt := range tests {
@@ -67,9 +67,9 @@ func TestExternalMetrics(t *testing.T) {
 	}
 }
 
-// TestFleetFromEnvAndFlags: VLLMPERF_METRICS_URLS is a comma-separated
-// list; --metrics-url, repeatable, wins over it.
-func TestFleetFromEnvAndFlags(t *testing.T) {
+// TestFleetFromEnvAndOptions: VLLMPERF_METRICS_URLS is a comma-separated
+// list; a later WithMetricsURLs (a command's flags) wins over it.
+func TestFleetFromEnvAndOptions(t *testing.T) {
 	env := map[string]string{envMetricsURLs: " http://127.0.0.1:9001 ,,http://127.0.0.1:9002/metrics", envPrometheusSelector: ""}
 	opts, err := fromLookup(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
@@ -85,15 +85,14 @@ func TestFleetFromEnvAndFlags(t *testing.T) {
 	if got := strings.Join(s.metrics.URLs, " "); got != "http://127.0.0.1:9001/metrics http://127.0.0.1:9002/metrics" {
 		t.Errorf("from the environment: URLs %q", got)
 	}
-	var f Flags
-	f.MetricsURLs = []string{"http://127.0.0.1:9003", "http://127.0.0.1:9004,http://127.0.0.1:9005"}
-	for _, o := range f.fleetOptions(opts) {
+	later := append([]string{"http://127.0.0.1:9003"}, SplitList("http://127.0.0.1:9004,http://127.0.0.1:9005")...)
+	for _, o := range append(opts, WithMetricsURLs(later...)) {
 		o(&s)
 	}
 	if err := s.checkMetrics(); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(s.metrics.URLs, " "); got != "http://127.0.0.1:9003/metrics http://127.0.0.1:9004/metrics http://127.0.0.1:9005/metrics" {
-		t.Errorf("flags after the environment: URLs %q", got)
+		t.Errorf("options after the environment: URLs %q", got)
 	}
 }

@@ -127,6 +127,10 @@ func (e settingsError) Error() string        { return e.err.Error() }
 func (e settingsError) Unwrap() error        { return e.err }
 func (e settingsError) Is(target error) bool { return target == ErrSettings }
 
+// WrapSettings marks err as an ErrSettings error (the caller's input is
+// wrong), keeping its message.
+func WrapSettings(err error) error { return settingsError{err} }
+
 func settingsErrorf(format string, a ...any) error {
 	return settingsError{fmt.Errorf(format, a...)}
 }

@@ -131,7 +131,7 @@ func (s *settings) validate() error {
 		return err
 	}
 	if s.backend == KindExternal && s.target == "" {
-		return settingsErrorf("backend external needs %s (or --target), the server's base URL (e.g. http://127.0.0.1:8000)", envTarget)
+		return settingsError{settingError("backend external needs %s (or {Target:the WithTarget option}), the server's base URL (e.g. http://127.0.0.1:8000)", envTarget)}
 	}
 	return s.checkMetrics()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/moby/moby/api/types/mount"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // containerTraceDir is where a container's profiler writes, the host's
@@ -27,7 +28,7 @@ func simProfilerArgs(dir string) []string {
 		return nil
 	}
 	cfg, _ := json.Marshal(map[string]any{"profiler": "torch", "torch_profiler_dir": dir})
-	return []string{"--profiler-config", string(cfg)}
+	return cliarg.ProfilerConfig.With(string(cfg))
 }
 
 // applyTraces mounts the trace folder and names it to the server.

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // GPUFields are the --query-gpu fields NvidiaSMI asks for, in the order
@@ -63,7 +65,7 @@ func (n *NvidiaSMI) path() string {
 
 // Read runs nvidia-smi twice: the GPUs, then their compute processes.
 func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
-	out, err := n.run(ctx, "--query-gpu="+strings.Join(n.fields(), ","))
+	out, err := n.run(ctx, cliarg.QueryGPU.Eq(strings.Join(n.fields(), ",")))
 	switch {
 	case err != nil && !n.noEnforced && rejects(err, EnforcedLimitField):
 		n.noEnforced = true // ask without it: the power rule falls back to power.limit, and says so
@@ -79,7 +81,7 @@ func (n *NvidiaSMI) Read(ctx context.Context) (Reading, error) {
 	if err != nil {
 		return Reading{}, fmt.Errorf("nvidia-smi --query-gpu: %w", err)
 	}
-	apps, err := n.run(ctx, "--query-compute-apps="+strings.Join(AppFields, ","))
+	apps, err := n.run(ctx, cliarg.QueryComputeApps.Eq(strings.Join(AppFields, ",")))
 	if err != nil {
 		return Reading{}, err
 	}
@@ -117,7 +119,7 @@ func (n *NvidiaSMI) run(ctx context.Context, query string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, n.path(), query, "--format=csv,noheader,nounits")
+	cmd := exec.CommandContext(ctx, n.path(), query, cliarg.Format.Eq("csv,noheader,nounits"))
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

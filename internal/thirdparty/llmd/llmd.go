@@ -38,6 +38,8 @@ package llmd
 import (
 	"os"
 	"testing"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 const (
@@ -54,15 +56,16 @@ const (
 	// bin/llm-d-inference-sim). For Image it must be a static Linux
 	// executable for this machine's architecture.
 	EnvBinary = "VLLMPERF_LLMD_BINARY"
-	// OfflineFlag keeps the simulator off the network: without it, it asks
-	// huggingface.co whether the model exists (to pick a tokenizer). With
-	// it, tokens are the simulator's own: a word or a punctuation mark
-	// each, not the model's tokenizer.
-	OfflineFlag = "--force-dummy-tokenizer"
 	// DefaultModel is the model Start serves when the arguments name none
 	// (--model): any name works, nothing is downloaded.
 	DefaultModel = "Qwen/Qwen3-0.6B"
 )
+
+// OfflineFlag keeps the simulator off the network: without it, it asks
+// huggingface.co whether the model exists (to pick a tokenizer). With
+// it, tokens are the simulator's own: a word or a punctuation mark
+// each, not the model's tokenizer.
+var OfflineFlag = cliarg.ForceDummyTokenizer.Arg()
 
 // envCI is set to "true" on CI, where a missing binary or Docker engine
 // fails a test instead of skipping it.

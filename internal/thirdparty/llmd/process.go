@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vllmperf/vllmperf/internal/target/serverfamily"
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 const (
@@ -99,19 +99,18 @@ var errPortTaken = errors.New("port taken")
 
 // commandLine is the simulator's arguments for port and the caller's args.
 func commandLine(portNumber int, args []string) ([]string, error) {
-	port, model := serverfamily.Dashed("port"), serverfamily.Dashed("model")
 	hasModel := false
 	for _, a := range args {
 		switch {
-		case a == port || strings.HasPrefix(a, port+"="):
+		case cliarg.Port.Is(a):
 			return nil, fmt.Errorf("llm-d-inference-sim: Start picks the port itself; drop %q from the arguments", a)
-		case a == model || strings.HasPrefix(a, model+"="):
+		case cliarg.Model.Is(a):
 			hasModel = true
 		}
 	}
-	argv := []string{port, strconv.Itoa(portNumber), OfflineFlag}
+	argv := append(cliarg.Port.With(strconv.Itoa(portNumber)), OfflineFlag)
 	if !hasModel {
-		argv = append(argv, model, DefaultModel)
+		argv = append(argv, cliarg.Model.With(DefaultModel)...)
 	}
 	return append(argv, args...), nil
 }

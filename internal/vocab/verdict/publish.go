@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
+	"github.com/vllmperf/vllmperf/internal/vocab/setting"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as the job's summary;
@@ -68,7 +69,7 @@ type Output struct {
 // Check refuses a format that is not one of Formats.
 func (o *Output) Check() error {
 	if !slices.Contains(o.Formats, o.Format) {
-		return fmt.Errorf("%s %q: want one of %s", FormatFlag, o.Format, strings.Join(o.Formats, ", "))
+		return setting.Scope("verdict")("{Format} %q: want one of %s", o.Format, strings.Join(o.Formats, ", "))
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func TestOutputPublish(t *testing.T) {
 	}
 	// An unknown format is refused with the choices.
 	o.Format = "html"
-	if err := o.Check(); err == nil || err.Error() != `--format "html": want one of text, markdown` {
+	if err := o.Check(); err == nil || err.Error() != `Format "html": want one of text, markdown` {
 		t.Errorf("Check = %v", err)
 	}
 }

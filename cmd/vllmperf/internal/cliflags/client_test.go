@@ -9,9 +9,9 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 )
 
-func parseClientFlags(t *testing.T, args ...string) (*openai.Flags, openai.Settings, error) {
+func parseClientFlags(t *testing.T, args ...string) (*ClientFlags, openai.Settings, error) {
 	t.Helper()
-	var o openai.Flags
+	var o ClientFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	Client(fs, &o)
 	if err := fs.Parse(args); err != nil {

@@ -28,7 +28,8 @@ func TestOutput(t *testing.T) {
 		{"defaults", nil, verdict.Output{Format: "text", StepSummary: "from-env.md"}, ""},
 		// Both given; an empty summary writes none.
 		{"given", []string{"--format", "markdown", "--step-summary", ""}, verdict.Output{Format: "markdown"}, ""},
-		// A format not offered is refused with the choices.
+		// A format not offered is refused with the choices, naming the
+		// flag once the command explains it.
 		{"unknown", []string{"--format", "html"}, verdict.Output{Format: "html", StepSummary: "from-env.md"}, `--format "html": want one of text, markdown`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +42,7 @@ func TestOutput(t *testing.T) {
 			if o.Format != tc.want.Format || o.StepSummary != tc.want.StepSummary {
 				t.Errorf("bound %+v, want format %q, step summary %q", o, tc.want.Format, tc.want.StepSummary)
 			}
-			err := o.Check()
+			err := Explain(o.Check())
 			if (err == nil) != (tc.wantErr == "") || (err != nil && err.Error() != tc.wantErr) {
 				t.Errorf("Check = %v, want %q", err, tc.wantErr)
 			}

@@ -2,11 +2,10 @@ package cliflags
 
 import (
 	"github.com/spf13/pflag"
-	"github.com/vllmperf/vllmperf/internal/gate/render"
 
 	vllmperf "github.com/vllmperf/vllmperf"
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/gatecli"
-	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
+	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/target/scrape"
@@ -14,7 +13,7 @@ import (
 )
 
 // Scrape defines the flags of `vllmperf scrape` on f.
-func Scrape(f *pflag.FlagSet, o *scrape.Flags) {
+func Scrape(f *pflag.FlagSet, o *ScrapeFlags) {
 	f.StringVar(&o.URL, "url", "", "metrics URL of a running server (a bare http://HOST:PORT gets /metrics)")
 	f.StringVar(&o.File, "file", "", "a saved exposition (curl -s URL/metrics > FILE)")
 	f.BoolVar(&o.JSON, "json", false, "print JSON keyed by V1 metric names instead of a table")
@@ -36,7 +35,7 @@ func Gate(f *pflag.FlagSet, o *gatecli.Flags) {
 
 // Upgrade defines the flags of `vllmperf upgrade-gate` on f, with the
 // gate's defaults.
-func Upgrade(f *pflag.FlagSet, o *upgrade.Flags) {
+func Upgrade(f *pflag.FlagSet, o *UpgradeFlags) {
 	f.StringVar(&o.Old, "old", "", `the image to upgrade from: a vLLM image, "sim" or "in-process"`)
 	f.StringVar(&o.New, "new", "", `the image to upgrade to: a vLLM image, "sim" or "in-process"`)
 	f.StringVar(&o.OldSim, "old-sim-args", "", "--sim-* arguments for OLD only (simulators; VLLMPERF_SIM_ARGS applies to both)")
@@ -53,14 +52,14 @@ func Upgrade(f *pflag.FlagSet, o *upgrade.Flags) {
 }
 
 // Traces defines upgrade-gate's --torch-profile flags on f.
-func Traces(f *pflag.FlagSet, t *upgrade.TraceFlags) {
+func Traces(f *pflag.FlagSet, t *TraceFlags) {
 	f.BoolVar(&t.On, "torch-profile", false, "when the gate says DIFFERENT, run each regressed point once more on OLD and on NEW with vLLM's torch profiler over a steady window; the traces go to RESULTS/traces/ (index.md lists them)")
 	f.DurationVar(&t.Window, "torch-profile-window", torchprof.DefaultWindow, "how long the profiler runs on each regressed point")
 }
 
 // Bisect defines the flags of `vllmperf bisect` on f, with the upgrade
 // gate's defaults.
-func Bisect(f *pflag.FlagSet, o *bisect.Flags) {
+func Bisect(f *pflag.FlagSet, o *BisectFlags) {
 	f.StringVar(&o.Candidates, "candidates", "", `the builds, one a line, known-good first, known-bad last: an image reference, or "sim" and --sim-* flags (the embedded simulator)`)
 	f.StringSliceVar(&o.Points, "points", upgrade.DefaultPoints, "scenario points, comma-separated, as for upgrade-gate")
 	f.StringVar(&o.Size, "size", "", "scenario size: full or quick (default $"+suite.EnvSize+", else full)")

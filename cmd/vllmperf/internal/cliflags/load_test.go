@@ -12,10 +12,10 @@ import (
 	"github.com/vllmperf/vllmperf/internal/request/load"
 )
 
-// parseLoad binds load.Flags to a fresh flag set and parses args.
+// parseLoad binds LoadFlags to a fresh flag set and parses args.
 func parseLoad(t *testing.T, args ...string) (load.Config, error) {
 	t.Helper()
-	var o load.Flags
+	var o LoadFlags
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	Load(fs, &o)
 	if err := fs.Parse(args); err != nil {

@@ -3,13 +3,12 @@ package cliflags
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/overload"
 )
 
 // LoadShape defines vllmperf run's ramp-up flags (vLLM's names and
 // meaning) and the overload stop's switch on f.
-func LoadShape(f *pflag.FlagSet, o *load.ShapeFlags) {
+func LoadShape(f *pflag.FlagSet, o *ShapeFlags) {
 	f.StringVar(&o.RampStrategy, "ramp-up-strategy", "", "open loop whose rate climbs over --requests, as vLLM's: linear or exponential (with --ramp-up-start-rps and --ramp-up-end-rps, without --rate)")
 	f.Float64Var(&o.RampStart, "ramp-up-start-rps", 0, "with --ramp-up-strategy: the rate of the first request, req/s (> 0)")
 	f.Float64Var(&o.RampEnd, "ramp-up-end-rps", 0, "with --ramp-up-strategy: the rate of the last request, req/s (≥ the start)")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vllmperf/vllmperf/internal/target/server"
 	"github.com/vllmperf/vllmperf/internal/vocab/envvar"
 )
 
@@ -32,7 +31,7 @@ func TestServerRefuse(t *testing.T) {
 		{[]string{"--metrics-url", "http://127.0.0.1:9001"}, "--metrics-url reads a deployment that is already running, named by --target"},
 		{[]string{"--prometheus", "http://127.0.0.1:9090"}, "--prometheus reads a deployment that is already running"},
 	} {
-		var o server.Flags
+		var o ServerFlags
 		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 		Server(fs, &o)
 		if err := fs.Parse(tc.args); err != nil {

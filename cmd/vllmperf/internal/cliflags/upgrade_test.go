@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 )
 
@@ -32,11 +31,11 @@ func TestSuiteSettings(t *testing.T) {
 		{"bad thresholds", []string{"--thresholds", "testdata/no-such.yaml"}, "", "no-such.yaml", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &upgrade.Flags{}
+			o := &UpgradeFlags{}
 			fs := pflag.NewFlagSet("upgrade-gate", pflag.ContinueOnError)
 			Upgrade(fs, o)
 			require.NoError(t, fs.Parse(tc.args))
-			got, err := upgrade.SuiteSettings(fs.Changed, o.Size, o.Thresholds)
+			got, err := SuiteSettings(fs.Changed, o.Size, o.Thresholds)
 			if tc.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.wantErr)
@@ -44,7 +43,7 @@ func TestSuiteSettings(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got.Size)
-			assert.Equal(t, tc.maxPairs, upgrade.PairCap(fs.Changed, o.MaxPairs))
+			assert.Equal(t, tc.maxPairs, PairCap(fs.Changed, o.MaxPairs))
 		})
 	}
 }

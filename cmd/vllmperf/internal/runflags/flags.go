@@ -11,7 +11,6 @@ import (
 	"github.com/vllmperf/vllmperf/cmd/vllmperf/internal/cliflags"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 
-	"github.com/vllmperf/vllmperf/internal/request/load"
 	"github.com/vllmperf/vllmperf/internal/request/openai"
 	"github.com/vllmperf/vllmperf/internal/request/workload"
 	"github.com/vllmperf/vllmperf/internal/run/pipeline"
@@ -27,10 +26,10 @@ import (
 // group is bound and checked by the package it configures, and Parse
 // turns them into what server.Run and Run take.
 type Flags struct {
-	Server          server.Flags
-	Load            load.Flags
-	Request         workload.Flags
-	Client          openai.Flags
+	Server          cliflags.ServerFlags
+	Load            cliflags.LoadFlags
+	Request         cliflags.RequestFlags
+	Client          cliflags.ClientFlags
 	Data            DatasetFlags
 	Goodput         []string
 	SamplerInterval time.Duration

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vllmperf/vllmperf/internal/vocab/cliarg"
 )
 
 // leaseKeyTimeout bounds the look-ups a lease key needs (a host name's
@@ -105,7 +107,7 @@ func ListGPUs(ctx context.Context) (Indexes, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, leaseKeyTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--query-gpu=index,uuid", "--format=csv,noheader").Output()
+	out, err := exec.CommandContext(ctx, bin, cliarg.QueryGPU.Eq("index,uuid"), cliarg.Format.Eq("csv,noheader")).Output()
 	if err != nil {
 		return nil, fmt.Errorf("nvidia-smi --query-gpu=index,uuid: %w", err)
 	}

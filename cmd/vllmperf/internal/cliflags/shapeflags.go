@@ -1,8 +1,10 @@
-package load
+package cliflags
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vllmperf/vllmperf/internal/request/load"
 )
 
 // ShapeFlags are the load-shape flags beyond a fixed rate: vLLM's ramp-up
@@ -17,7 +19,7 @@ type ShapeFlags struct {
 // ramp checks the ramp-up flags as vLLM's main_async does (changed says
 // which were given) and returns the Ramp they describe, nil without
 // --ramp-up-strategy.
-func (o *Flags) ramp(set func(string) bool) (*Ramp, error) {
+func (o *LoadFlags) ramp(set func(string) bool) (*load.Ramp, error) {
 	s := o.Shape
 	if s.RampStrategy == "" {
 		if set("ramp-up-start-rps") || set("ramp-up-end-rps") {
@@ -36,7 +38,7 @@ func (o *Flags) ramp(set func(string) bool) (*Ramp, error) {
 	case o.Requests == 0:
 		return nil, fmt.Errorf("--ramp-up-strategy climbs over the run's requests: add --requests N")
 	}
-	r := &Ramp{Strategy: RampStrategy(s.RampStrategy), StartRPS: s.RampStart, EndRPS: s.RampEnd}
+	r := &load.Ramp{Strategy: load.RampStrategy(s.RampStrategy), StartRPS: s.RampStart, EndRPS: s.RampEnd}
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("--ramp-up-strategy %s --ramp-up-start-rps %v --ramp-up-end-rps %v: %w", s.RampStrategy, s.RampStart, s.RampEnd, err)
 	}

@@ -1,4 +1,4 @@
-package bisect
+package cliflags
 
 import (
 	"errors"
@@ -7,13 +7,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/vllmperf/vllmperf/internal/orchestrate/bisect"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 )
 
-// Flags are the flags of `vllmperf bisect`: the candidate file and the
+// BisectFlags are the flags of `vllmperf bisect`: the candidate file and the
 // upgrade gate's settings of every step.
-type Flags struct {
+type BisectFlags struct {
 	Candidates         string
 	Points             []string
 	Size               string
@@ -26,31 +27,31 @@ type Flags struct {
 // Config checks the flags (changed says which were given) and returns the
 // bisection's configuration, with log for progress; every error is the
 // caller's to fix.
-func (o *Flags) Config(changed func(name string) bool, log io.Writer) (Config, error) {
+func (o *BisectFlags) Config(changed func(name string) bool, log io.Writer) (bisect.Config, error) {
 	if o.Candidates == "" {
-		return Config{}, errors.New(`bisect needs --candidates FILE: the builds in order, one a line, the known-good first and the known-bad last (docs/bisect.md)`)
+		return bisect.Config{}, errors.New(`bisect needs --candidates FILE: the builds in order, one a line, the known-good first and the known-bad last (docs/bisect.md)`)
 	}
-	cands, err := ReadCandidates(o.Candidates)
+	cands, err := bisect.ReadCandidates(o.Candidates)
 	if err != nil {
-		return Config{}, err
+		return bisect.Config{}, err
 	}
 	servers, err := upgrade.ParseServers(o.Servers)
 	if err != nil {
-		return Config{}, err
+		return bisect.Config{}, err
 	}
-	base, err := upgrade.SuiteSettings(changed, o.Size, o.Thresholds)
+	base, err := SuiteSettings(changed, o.Size, o.Thresholds)
 	if err != nil {
-		return Config{}, err
+		return bisect.Config{}, err
 	}
-	maxPairs := upgrade.PairCap(changed, o.MaxPairs)
+	maxPairs := PairCap(changed, o.MaxPairs)
 	if _, err := upgrade.SelectPoints(upgrade.Builtin(), base.Size, o.Points); err != nil {
-		return Config{}, err
+		return bisect.Config{}, err
 	}
 	dir := o.Results
 	if dir == "" {
 		dir = filepath.Join("results", "bisect-"+time.Now().UTC().Format("20060102T150405Z"))
 	}
-	return Config{
+	return bisect.Config{
 		Gate:       upgrade.Config{Suite: base, Points: o.Points, MinPairs: o.MinPairs, MaxPairs: maxPairs, Servers: servers, Log: log},
 		Candidates: cands, Dir: dir, Log: log,
 	}, nil
@@ -60,7 +61,7 @@ func (o *Flags) Config(changed func(name string) bool, log io.Writer) (Config, e
 // spent on stdout, the report page into the results folder. Its error is
 // the outcome as the command's result: no first bad build named is
 // inconclusive (exit 3).
-func (o *Flags) Publish(res *Result, dir string, stdout io.Writer) error {
+func (o *BisectFlags) Publish(res *bisect.Result, dir string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "bisect %s: %d builds, known good %s, known bad %s\n", o.Candidates, len(res.Candidates), res.Candidates[0].Name(), res.Candidates[len(res.Candidates)-1].Name())
 	for _, st := range res.Steps {
 		reused := ""

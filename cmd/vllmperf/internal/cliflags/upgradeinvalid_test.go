@@ -1,4 +1,4 @@
-package upgrade
+package cliflags
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
@@ -17,8 +18,8 @@ func TestPublishInvalid(t *testing.T) {
 	rep := &gate.Report{Baseline: "old.txt", New: "new.txt",
 		Rows:   []gate.Row{{Name: "Perf/profile=basic/scenario=ttft-tpot/prompt=short/conc=1", Verdict: gate.Inconclusive}},
 		Checks: []gate.Check{{Kind: gate.RunnerCheckKind, Status: gate.CheckInvalid, Name: "runner"}}}
-	res := &Result{Report: rep, Pairs: 6, Rounds: []Round{{Pairs: 6, Decision: rep.Decision(), Summary: rep.Headline()}}}
-	o := Flags{Old: "a", New: "b", Output: verdict.Output{Format: "summary"}}
+	res := &upgrade.Result{Report: rep, Pairs: 6, Rounds: []upgrade.Round{{Pairs: 6, Decision: rep.Decision(), Summary: rep.Headline()}}}
+	o := UpgradeFlags{Old: "a", New: "b", Output: verdict.Output{Format: "summary"}}
 	var out, errOut bytes.Buffer
 	err := o.Publish(res, t.TempDir(), &out, &errOut)
 	if code := exitstatus.Code(err, &errOut); code != exitstatus.BadUsage {

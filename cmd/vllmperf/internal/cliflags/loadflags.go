@@ -1,19 +1,21 @@
-package load
+package cliflags
 
 import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/vllmperf/vllmperf/internal/request/load"
 )
 
-// Flags are a command's load-shape flags (vllmperf run): the loop, what
-// bounds it, warm-up and the early stop. The command binds them
-// (cmd/vllmperf/internal/cliflags); Parse checks them and returns the
-// Config they describe.
-type Flags struct {
+// LoadFlags are a command's load-shape flags (vllmperf run): the loop,
+// what bounds it, warm-up and the early stop, over package load's Config.
+// Load binds them; Parse checks them and returns the Config they
+// describe.
+type LoadFlags struct {
 	// Config holds the flags' values as they are bound; Parse sets its
 	// Rate and Burstiness from RateFlag and BurstinessFlag once checked.
-	Config
+	load.Config
 	// Dataset is set when a data set supplies the requests (and a
 	// trace its arrivals): the loop and the bound may then be left out.
 	Dataset bool
@@ -27,7 +29,7 @@ type Flags struct {
 
 // Parse checks the flags (changed says which were given) and turns them into
 // a Config; each error names the flag and the fix.
-func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
+func (o *LoadFlags) Parse(changed func(name string) bool) (load.Config, error) {
 	cfg := o.Config
 	cfg.Rate, cfg.Burstiness = 0, 0
 	if o.RateFlag != "" {
@@ -63,7 +65,7 @@ func (o *Flags) Parse(changed func(name string) bool) (Config, error) {
 }
 
 // checkLoop checks the loop's kind and its shape.
-func (o *Flags) checkLoop(set func(string) bool, rate float64, ramp bool) error {
+func (o *LoadFlags) checkLoop(set func(string) bool, rate float64, ramp bool) error {
 	switch {
 	case set("concurrency") && o.Concurrency < 1:
 		return fmt.Errorf("--concurrency %d: want at least 1 request in flight", o.Concurrency)
@@ -85,7 +87,7 @@ func (o *Flags) checkLoop(set func(string) bool, rate float64, ramp bool) error 
 }
 
 // checkBounds checks what bounds the run, its warm-up and its early stop.
-func (o *Flags) checkBounds(set func(string) bool, rate float64) error {
+func (o *LoadFlags) checkBounds(set func(string) bool, rate float64) error {
 	switch {
 	case set("requests") && o.Requests < 1:
 		return fmt.Errorf("--requests %d: want at least 1 (leave it out to bound the run by --duration alone)", o.Requests)
@@ -98,11 +100,20 @@ func (o *Flags) checkBounds(set func(string) bool, rate float64) error {
 	case o.Warmup < 0:
 		return fmt.Errorf("--warmup %d: want 0 or more", o.Warmup)
 	case o.Grace <= 0:
-		return fmt.Errorf("--grace %s: want a positive duration (default %s)", o.Grace, DefaultGrace)
+		return fmt.Errorf("--grace %s: want a positive duration (default %s)", o.Grace, load.DefaultGrace)
 	case set("grace") && o.Duration == 0:
 		return fmt.Errorf("--grace applies after --duration's deadline: add --duration, or drop --grace")
 	case o.MaxConsecutiveFailures < 0:
-		return fmt.Errorf("--max-consecutive-failures %d: want a positive count, or 0 to never stop early (default %d)", o.MaxConsecutiveFailures, DefaultMaxConsecutiveFailures)
+		return fmt.Errorf("--max-consecutive-failures %d: want a positive count, or 0 to never stop early (default %d)", o.MaxConsecutiveFailures, load.DefaultMaxConsecutiveFailures)
+	}
+	return nil
+}
+
+// checkInFlight refuses a loop wider than load.MaxInFlight, naming the
+// flag.
+func checkInFlight(flag string, n int) error {
+	if n > load.MaxInFlight {
+		return fmt.Errorf("%s %d: at most %d requests in flight (each holds a connection); lower it", flag, n, load.MaxInFlight)
 	}
 	return nil
 }

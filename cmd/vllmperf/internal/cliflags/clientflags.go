@@ -1,4 +1,4 @@
-package openai
+package cliflags
 
 import (
 	"errors"
@@ -9,15 +9,13 @@ import (
 	"time"
 
 	dockerunits "github.com/docker/go-units"
+
+	"github.com/vllmperf/vllmperf/internal/request/openai"
 )
 
-// DefaultAPIKeyEnv is the variable the API key is read from when
-// --api-key-env is not given, as vLLM's benchmark clients do.
-const DefaultAPIKeyEnv = "OPENAI_API_KEY"
-
-// Flags are a command's client flags (vllmperf run): the API, the
+// ClientFlags are a command's client flags (vllmperf run): the API, the
 // request's deadlines, the largest stream line, and where the key is.
-type Flags struct {
+type ClientFlags struct {
 	Endpoint       string
 	RequestTimeout time.Duration
 	IdleTimeout    time.Duration
@@ -25,17 +23,10 @@ type Flags struct {
 	APIKeyEnv      string
 }
 
-// Settings are the client flags, checked.
-type Settings struct {
-	Endpoint     Endpoint
-	MaxEventSize int
-	APIKey       string
-}
-
 // Settings checks the flags and reads the key from its variable; each
 // error names the flag and the fix.
-func (o *Flags) Settings() (Settings, error) {
-	s := Settings{Endpoint: Endpoint(o.Endpoint)}
+func (o *ClientFlags) Settings() (openai.Settings, error) {
+	s := openai.Settings{Endpoint: openai.Endpoint(o.Endpoint)}
 	switch {
 	case !s.Endpoint.Known():
 		return s, fmt.Errorf("--endpoint %q: want chat, completions, embeddings or rerank", o.Endpoint)
@@ -50,7 +41,7 @@ func (o *Flags) Settings() (Settings, error) {
 	}
 	s.MaxEventSize = int(n)
 	if o.APIKeyEnv == "" {
-		s.APIKey = os.Getenv(DefaultAPIKeyEnv)
+		s.APIKey = os.Getenv(openai.DefaultAPIKeyEnv)
 	} else if s.APIKey = os.Getenv(o.APIKeyEnv); s.APIKey == "" {
 		return s, fmt.Errorf("--api-key-env %s: that variable is empty or unset; export it, or drop the flag for a server without --api-key", o.APIKeyEnv)
 	}
@@ -58,12 +49,12 @@ func (o *Flags) Settings() (Settings, error) {
 }
 
 // KeyError says the server refused the key, naming where it came from.
-func (o *Flags) KeyError() error {
+func (o *ClientFlags) KeyError() error {
 	switch {
 	case o.APIKeyEnv != "":
-		return errors.New(KeyAdvice("$" + o.APIKeyEnv))
-	case os.Getenv(DefaultAPIKeyEnv) != "":
-		return errors.New(KeyAdvice("$" + DefaultAPIKeyEnv))
+		return errors.New(openai.KeyAdvice("$" + o.APIKeyEnv))
+	case os.Getenv(openai.DefaultAPIKeyEnv) != "":
+		return errors.New(openai.KeyAdvice("$" + openai.DefaultAPIKeyEnv))
 	}
-	return fmt.Errorf("%s; put it in a variable and name it with --api-key-env (default %s)", KeyAdvice(""), DefaultAPIKeyEnv)
+	return fmt.Errorf("%s; put it in a variable and name it with --api-key-env (default %s)", openai.KeyAdvice(""), openai.DefaultAPIKeyEnv)
 }

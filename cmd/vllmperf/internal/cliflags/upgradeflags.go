@@ -1,4 +1,4 @@
-package upgrade
+package cliflags
 
 import (
 	"errors"
@@ -11,21 +11,17 @@ import (
 	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/render"
 	"github.com/vllmperf/vllmperf/internal/orchestrate/suite"
+	"github.com/vllmperf/vllmperf/internal/orchestrate/upgrade"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
+	"github.com/vllmperf/vllmperf/internal/target/torchprof"
 	"github.com/vllmperf/vllmperf/internal/vocab/exitstatus"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/verdict"
 )
 
-// The files Publish writes next to old.txt and new.txt.
-const (
-	ReportText = "gate.txt"
-	ReportJSON = "gate.json"
-)
-
-// Flags are the flags of `vllmperf upgrade-gate`; Config turns them and
-// the environment (suite.FromEnv) into a Config.
-type Flags struct {
+// UpgradeFlags are the flags of `vllmperf upgrade-gate`; Config turns
+// them and the environment (suite.FromEnv) into an upgrade.Config.
+type UpgradeFlags struct {
 	Old, New           string
 	OldSim, NewSim     string
 	Points             []string
@@ -41,34 +37,34 @@ type Flags struct {
 // Config checks the flags (changed says which were given) and returns the
 // gate's configuration, with log for progress; every error is the
 // caller's to fix (a usage error).
-func (o *Flags) Config(changed func(name string) bool, log io.Writer) (Config, error) {
+func (o *UpgradeFlags) Config(changed func(name string) bool, log io.Writer) (upgrade.Config, error) {
 	if o.Old == "" || o.New == "" {
-		return Config{}, errors.New(`upgrade-gate needs --old IMAGE and --new IMAGE (a vLLM image, "sim" or "in-process")`)
+		return upgrade.Config{}, errors.New(`upgrade-gate needs --old IMAGE and --new IMAGE (a vLLM image, "sim" or "in-process")`)
 	}
 	if err := o.Output.Check(); err != nil {
-		return Config{}, err
+		return upgrade.Config{}, err
 	}
-	servers, err := ParseServers(o.Servers)
+	servers, err := upgrade.ParseServers(o.Servers)
 	if err != nil {
-		return Config{}, err
+		return upgrade.Config{}, err
 	}
 	base, err := SuiteSettings(changed, o.Size, o.Thresholds)
 	if err != nil {
-		return Config{}, err
+		return upgrade.Config{}, err
 	}
 	traces, err := o.Traces.settings(changed)
 	if err != nil {
-		return Config{}, err
+		return upgrade.Config{}, err
 	}
 	maxPairs := PairCap(changed, o.MaxPairs)
 	dir := o.Results
 	if dir == "" {
 		dir = filepath.Join("results", "upgrade-"+time.Now().UTC().Format("20060102T150405Z"))
 	}
-	return Config{
+	return upgrade.Config{
 		Suite: base, Points: o.Points, MinPairs: o.MinPairs, MaxPairs: maxPairs, Servers: servers, Dir: dir, Log: log, TorchProfile: traces,
-		Old: Side{Image: o.Old, SimArgs: strings.Fields(o.OldSim)},
-		New: Side{Image: o.New, SimArgs: strings.Fields(o.NewSim)},
+		Old: upgrade.Side{Image: o.Old, SimArgs: strings.Fields(o.OldSim)},
+		New: upgrade.Side{Image: o.New, SimArgs: strings.Fields(o.NewSim)},
 	}, nil
 }
 
@@ -108,7 +104,7 @@ func PairCap(changed func(name string) bool, maxPairs int) int {
 // the folder, the markdown report to the step summary. Its error is the
 // gate's decision as the command's result: DIFFERENT fails (exit 1),
 // UNKNOWN is inconclusive (exit 3).
-func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error {
+func (o *UpgradeFlags) Publish(res *upgrade.Result, dir string, stdout, stderr io.Writer) error {
 	if err := o.Output.Publish(render.Of(res.Report), stdout, stderr, "vllmperf upgrade-gate", res.SummaryIntro(o.Old, o.New)); err != nil {
 		return err
 	}
@@ -117,10 +113,10 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
-	if err := res.writeParity(filepath.Join(dir, ParityFile)); err != nil {
+	if err := res.WriteParity(filepath.Join(dir, upgrade.ParityFile)); err != nil {
 		return err
 	}
-	for name, format := range map[string]string{ReportText: "full", ReportJSON: "json"} {
+	for name, format := range map[string]string{upgrade.ReportText: "full", upgrade.ReportJSON: "json"} {
 		if err := render.Of(res.Report).WriteFile(filepath.Join(dir, name), format); err != nil {
 			return err
 		}
@@ -138,4 +134,24 @@ func (o *Flags) Publish(res *Result, dir string, stdout, stderr io.Writer) error
 		return exitstatus.Inconclusive(fmt.Sprintf("%s; raise --max-pairs (now %d) or thresholds.yaml's min_effect for the undecided metrics", res.Headline(), res.Pairs))
 	}
 	return nil
+}
+
+// TraceFlags are upgrade-gate's --torch-profile flags.
+type TraceFlags struct {
+	On     bool
+	Window time.Duration
+}
+
+// settings are the captures' settings (nil when off).
+func (t TraceFlags) settings(changed func(string) bool) (*torchprof.Settings, error) {
+	if !t.On {
+		if changed("torch-profile-window") {
+			return nil, fmt.Errorf("--torch-profile-window sets up --torch-profile: add --torch-profile, or drop --torch-profile-window")
+		}
+		return nil, nil
+	}
+	if t.Window <= 0 {
+		return nil, fmt.Errorf("--torch-profile-window %s: want a positive duration such as 3s", t.Window)
+	}
+	return &torchprof.Settings{Window: t.Window}, nil
 }

@@ -1,4 +1,4 @@
-package workload
+package cliflags
 
 import "fmt"
 
@@ -10,7 +10,7 @@ const MaxTokensFlag = 1 << 22
 
 // checkTokenFlags refuses a token count above MaxTokensFlag, naming the
 // flag.
-func (o *Flags) checkTokenFlags() error {
+func (o *RequestFlags) checkTokenFlags() error {
 	for _, f := range []struct {
 		name string
 		n    int
