@@ -24,7 +24,7 @@
 // its neighbour is flagged borderline.
 //
 // Search is the algorithm over any Probe; Runner is the Probe that runs
-// harness.Run on a server. `vllmperf capacity` and the suite's capacity
+// pipeline.Run on a server. `vllmperf capacity` and the suite's capacity
 // scenarios (summary=capacity) both use them; Result.Metrics gives the
 // gated unit slo-capacity-req/s (or slo-capacity-conc).
 package capacity

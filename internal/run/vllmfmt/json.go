@@ -84,7 +84,7 @@ type Field struct {
 // queue_time_ms (objects with mean, median, std, min, max, n and the
 // percentiles), inconclusive (the reason, or null) and warnings (strings).
 // WriteJSONWith's extra keys come last (lora_adapters, reasoning: see
-// harness.Result.JSONExtras).
+// result.Result.JSONExtras).
 func WriteJSON(w io.Writer, s *stats.Summary, meta Meta) error {
 	return WriteJSONWith(w, s, meta)
 }

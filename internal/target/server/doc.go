@@ -47,7 +47,7 @@
 //     cmd/vllmperf (--target checked and cut back to the base URL before
 //     anything starts, --wait-ready, the refused key named by its
 //     variable, the pointer to --wait-ready).
-//   - Probe, DownError, ErrServerDown: package harness (a server that died
+//   - Probe, DownError, ErrServerDown: package pipeline (a server that died
 //     during a run, with its last logs: Result.ServerDown).
 //   - ErrNoDocker, DockerAvailable: perf_test.go and cmd/vllmperf's
 //     tests (skip without Docker, fail under CI=true).
