@@ -55,6 +55,8 @@ type Windows struct {
 	// the first window whose achieved throughput fell below 90% of it
 	// (0: none did).
 	SLOExit, Saturation float64
+	// Judged counts the ramp windows judged for throughput (rampJudged).
+	Judged int
 }
 
 // Windows computes r's steady-state window and, for a ramp-up, its rate
@@ -71,7 +73,7 @@ func (r *Result) Windows() *Windows {
 		w.NoSteady = "a ramp-up changes its rate throughout; see its rate windows"
 		w.SLO = r.rampSLO()
 		w.Ramp = rampWindows(ms, r.Load.Start, *cfg.Ramp, cfg.Requests, w.SLO)
-		w.SLOExit, w.Saturation = rampVerdicts(w.Ramp, w.SLO)
+		w.SLOExit, w.Saturation, w.Judged = rampVerdicts(w.Ramp, w.SLO)
 		return w
 	}
 	from, rule, ok := fillTime(ms, cfg)
@@ -203,11 +205,10 @@ func rampWindows(ms []sample.Sample, start time.Time, ramp load.Ramp, n int, slo
 
 // rampVerdicts finds the offered rate where the P99s leave the SLO (the
 // first window over it) and where the achieved throughput stops following
-// the offered rate: the first window from which every judged window
-// achieved under 90% of its offered rate, at least two of them. The first
-// window (the server filling) and the last (its requests end after it)
-// are not judged for throughput.
-func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64) {
+// the offered rate: the first judged window from which every judged window
+// achieved under 90% of its offered rate, at least two of them. judged
+// counts the windows judged for throughput (rampJudged).
+func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64, judged int) {
 	for _, w := range ws {
 		if overSLO(w.Summary, slo) {
 			sloExit = w.Offered
@@ -215,13 +216,32 @@ func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64) {
 		}
 	}
 	below := 0
-	for i := len(ws) - 2; i >= 1 && ws[i].Achieved < rampFollow*ws[i].Offered; i-- {
-		below++
-		if below >= 2 {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if !rampJudged(ws, i) {
+			continue
+		}
+		judged++
+		if below < judged-1 || ws[i].Achieved >= rampFollow*ws[i].Offered {
+			continue // a later judged window followed: no saturation from here
+		}
+		if below++; below >= 2 {
 			saturation = ws[i].Offered
 		}
 	}
-	return sloExit, saturation
+	return sloExit, saturation, judged
+}
+
+// rampJudged reports whether ramp window i is judged for throughput: not
+// the first (the server filling) nor the last (its requests end after
+// it), and no shorter than its requests' median E2EL (the requests that
+// complete in a shorter window arrived mostly in earlier ones, at lower
+// rates).
+func rampJudged(ws []Window, i int) bool {
+	if i < 1 || i > len(ws)-2 {
+		return false
+	}
+	med, ok := ws[i].Summary.E2EL.Pct(50)
+	return ok && float64(ws[i].To-ws[i].From) >= med*float64(time.Millisecond)
 }
 
 // overSLO reports whether s's TTFT or TPOT P99 is over slo's limit.

@@ -38,7 +38,8 @@ func jnum(v float64) any {
 // (its bounds, rule and figures, or why there is none), metrics_window
 // (what the benchmark metrics carry) and, for a ramp-up, vLLM's
 // ramp_up_strategy, ramp_up_start_rps and ramp_up_end_rps with
-// ramp_windows, ramp_slo_exit_rps and ramp_saturation_rps.
+// ramp_windows, ramp_slo_exit_rps, ramp_saturation_rps and
+// ramp_judged_windows.
 func (r *Result) windowFields(w *Windows) []vllmfmt.Field {
 	steady := map[string]any{"none": w.NoSteady}
 	if s := w.Steady; s != nil {
@@ -69,7 +70,8 @@ func (r *Result) windowFields(w *Windows) []vllmfmt.Field {
 	return append(out, vllmfmt.Field{Key: "ramp_up_strategy", Value: string(ramp.Strategy)},
 		vllmfmt.Field{Key: "ramp_up_start_rps", Value: ramp.StartRPS}, vllmfmt.Field{Key: "ramp_up_end_rps", Value: ramp.EndRPS},
 		vllmfmt.Field{Key: "ramp_windows", Value: wins},
-		vllmfmt.Field{Key: "ramp_slo_exit_rps", Value: orNil(w.SLOExit)}, vllmfmt.Field{Key: "ramp_saturation_rps", Value: orNil(w.Saturation)})
+		vllmfmt.Field{Key: "ramp_slo_exit_rps", Value: orNil(w.SLOExit)}, vllmfmt.Field{Key: "ramp_saturation_rps", Value: orNil(w.Saturation)},
+		vllmfmt.Field{Key: "ramp_judged_windows", Value: w.Judged})
 }
 
 // writeWindows writes why the run stopped early on overload, the steady
@@ -119,10 +121,14 @@ func (r *Result) writeRamp(bw *bufio.Writer, w *Windows, header func(string), li
 	} else {
 		line("SLO ("+slo+"):", fmt.Sprintf("held up to %g req/s", ramp.EndRPS))
 	}
-	if w.Saturation > 0 {
-		line("Throughput stopped following at:", fmt.Sprintf("%.2f req/s offered (achieved below %.0f%% of it)", w.Saturation, 100*rampFollow))
-	} else {
-		line("Throughput followed the offered rate:", fmt.Sprintf("up to %g req/s (the last window not judged: its requests end after it)", ramp.EndRPS))
+	judged := fmt.Sprintf("%d of %d windows judged", w.Judged, len(w.Ramp))
+	switch {
+	case w.Saturation > 0:
+		line("Throughput stopped following at:", fmt.Sprintf("%.2f req/s offered (achieved below %.0f%% of it; %s)", w.Saturation, 100*rampFollow, judged))
+	case w.Judged < 2:
+		line("Throughput following the offered rate:", fmt.Sprintf("not judged (%s: a saturation needs two; a window shorter than its median E2EL, the first and the last are not judged)", judged))
+	default:
+		line("Throughput followed the offered rate:", fmt.Sprintf("in its judged windows, up to %g req/s (%s)", ramp.EndRPS, judged))
 	}
 }
 

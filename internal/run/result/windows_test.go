@@ -90,28 +90,43 @@ func TestSteadyWindow(t *testing.T) {
 
 func TestRampVerdicts(t *testing.T) {
 	t.Parallel()
-	win := func(offered, achieved, ttftP99 float64) Window {
-		return Window{Offered: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
-			TTFT: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 99, Value: ttftP99}}}}}
+	// win is a window of 1 s whose requests' median E2EL is e2el ms.
+	win := func(offered, achieved, ttftP99, e2el float64) Window {
+		return Window{From: 0, To: time.Second, Offered: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
+			TTFT: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 99, Value: ttftP99}}},
+			E2EL: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 50, Value: e2el}}}}}
 	}
+	w := func(offered, achieved, ttftP99 float64) Window { return win(offered, achieved, ttftP99, 300) }
 	slo := stats.SLO{TTFT: 500 * time.Millisecond}
 	for _, tc := range []struct {
 		name             string
 		ws               []Window
 		sloExit, satured float64
+		judged           int
 	}{
 		// Keeps up throughout; the first window's lag is not judged.
-		{"follows", []Window{win(1, 0.5, 50), win(2, 2.1, 50), win(3, 2.8, 60), win(4, 4, 60), win(5, 3, 70)}, 0, 0},
+		{"follows", []Window{w(1, 0.5, 50), w(2, 2.1, 50), w(3, 2.8, 60), w(4, 4, 60), w(5, 3, 70)}, 0, 0, 3},
 		// Plateaus at 3 req/s from the 4 req/s window on; TTFT leaves
 		// the SLO at 5.
-		{"saturates", []Window{win(1, 1, 50), win(2, 2, 50), win(3, 3, 60), win(4, 3, 300), win(5, 3, 900), win(6, 3, 2000), win(7, 1, 3000)}, 5, 4},
+		{"saturates", []Window{w(1, 1, 50), w(2, 2, 50), w(3, 3, 60), w(4, 3, 300), w(5, 3, 900), w(6, 3, 2000), w(7, 1, 3000)}, 5, 4, 5},
 		// One noisy window below 90% does not make a saturation.
-		{"one dip", []Window{win(1, 1, 50), win(2, 1.5, 50), win(3, 3, 60), win(4, 4, 60), win(5, 5, 60)}, 0, 0},
+		{"one dip", []Window{w(1, 1, 50), w(2, 1.5, 50), w(3, 3, 60), w(4, 4, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Two dips with a window that followed after them: none.
+		{"recovers", []Window{w(1, 1, 50), w(2, 1, 50), w(3, 2, 60), w(4, 4, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Only the last judged window is below: one is not enough.
+		{"late dip", []Window{w(1, 1, 50), w(2, 2, 50), w(3, 3, 60), w(4, 2, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Windows shorter than their median E2EL are not judged: their
+		// completions belong to earlier windows; the long ones still are.
+		{"short windows", []Window{w(1, 1, 50), win(2, 0.5, 50, 1500), win(3, 0.5, 60, 1500), w(4, 3, 60), w(5, 3, 60), w(6, 6, 60)}, 0, 4, 2},
+		// Every window too short: nothing judged, no saturation.
+		{"too short to judge", []Window{win(1, 1, 50, 2000), win(2, 0.5, 50, 2000), win(3, 0.5, 60, 2000), win(4, 1, 60, 2000)}, 0, 0, 0},
+		// Three windows: only the middle one is judged; it leaves the SLO.
+		{"fewer than four", []Window{w(1, 1, 50), w(2, 1, 900), w(3, 1, 60)}, 2, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exit, sat := rampVerdicts(tc.ws, slo)
-			if exit != tc.sloExit || sat != tc.satured {
-				t.Errorf("SLO left at %v, saturated at %v; want %v and %v", exit, sat, tc.sloExit, tc.satured)
+			exit, sat, judged := rampVerdicts(tc.ws, slo)
+			if exit != tc.sloExit || sat != tc.satured || judged != tc.judged {
+				t.Errorf("SLO left at %v, saturated at %v, %d judged; want %v, %v and %d", exit, sat, judged, tc.sloExit, tc.satured, tc.judged)
 			}
 		})
 	}
