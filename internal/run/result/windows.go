@@ -16,7 +16,7 @@ import (
 // has under 10 requests a window).
 const RampWindows = 10
 
-// rampFollow is the share of the offered rate below which the achieved
+// rampFollow is the share of the arrival rate below which the achieved
 // throughput no longer follows it.
 const rampFollow = 0.9
 
@@ -26,8 +26,11 @@ type Window struct {
 	// From and To bound it, as offsets from the measured phase's start.
 	From, To time.Duration
 	// Offered is the request rate offered in it (0 for a closed loop);
-	// Achieved the requests that completed in it per second.
-	Offered, Achieved float64
+	// Achieved the requests that completed in it per second (a ramp's
+	// window: in its time shifted by its median E2EL); Arrived, for a
+	// ramp's window, the rate its requests arrived at (its requests over
+	// its length: the offered rate with the draw's noise).
+	Offered, Achieved, Arrived float64
 	// Summary covers the requests that arrived in it.
 	Summary *stats.Summary
 }
@@ -185,14 +188,22 @@ func rampWindows(ms []sample.Sample, start time.Time, ramp load.Ramp, n int, slo
 		if err != nil {
 			continue
 		}
-		// Completions in the window's time, whichever window sent them.
+		// Completions in the window's time shifted by its median E2EL,
+		// whichever window sent them: a server that keeps up has then
+		// completed the window's own requests; one past capacity
+		// completes at its own pace whatever the shift.
+		lag := time.Duration(0)
+		if med, ok := w.Summary.E2EL.Pct(50); ok {
+			lag = time.Duration(med * float64(time.Millisecond))
+		}
 		done := 0
 		for _, s := range ms {
-			if at := s.Done.Sub(start); s.OK() && at >= from && at < to {
+			if at := s.Done.Sub(start) - lag; s.OK() && at >= from && at < to {
 				done++
 			}
 		}
 		w.Achieved = float64(done) / (to - from).Seconds()
+		w.Arrived = float64(hi-lo) / (to - from).Seconds()
 		offered := 0.0
 		for i := lo; i < hi; i++ {
 			offered += ramp.RateAt(ms[i].Index-ms[0].Index, n)
@@ -206,8 +217,8 @@ func rampWindows(ms []sample.Sample, start time.Time, ramp load.Ramp, n int, slo
 // rampVerdicts finds the offered rate where the P99s leave the SLO (the
 // first window over it) and where the achieved throughput stops following
 // the offered rate: the first judged window from which every judged window
-// achieved under 90% of its offered rate, at least two of them. judged
-// counts the windows judged for throughput (rampJudged).
+// achieved under 90% of the rate its requests arrived at, at least two of
+// them. judged counts the windows judged for throughput (rampJudged).
 func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64, judged int) {
 	for _, w := range ws {
 		if overSLO(w.Summary, slo) {
@@ -221,7 +232,7 @@ func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64, judg
 			continue
 		}
 		judged++
-		if below < judged-1 || ws[i].Achieved >= rampFollow*ws[i].Offered {
+		if below < judged-1 || ws[i].Achieved >= rampFollow*ws[i].Arrived {
 			continue // a later judged window followed: no saturation from here
 		}
 		if below++; below >= 2 {

@@ -92,7 +92,7 @@ func TestRampVerdicts(t *testing.T) {
 	t.Parallel()
 	// win is a window of 1 s whose requests' median E2EL is e2el ms.
 	win := func(offered, achieved, ttftP99, e2el float64) Window {
-		return Window{From: 0, To: time.Second, Offered: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
+		return Window{From: 0, To: time.Second, Offered: offered, Arrived: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
 			TTFT: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 99, Value: ttftP99}}},
 			E2EL: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 50, Value: e2el}}}}}
 	}
@@ -138,5 +138,56 @@ func TestFig(t *testing.T) {
 		if got := fig(in); got != want {
 			t.Errorf("fig(%v) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRampWindowsAchieved: a ramp's windows count completions in their
+// time shifted by their median E2EL, so a server that keeps up follows
+// the climb however long its requests take, and one that completes at
+// most 8 requests/s is found saturated just above 8 req/s offered.
+func TestRampWindowsAchieved(t *testing.T) {
+	t.Parallel()
+	const n = 100
+	ramp := load.Ramp{Strategy: load.RampLinear, StartRPS: 2, EndRPS: 20}
+	cfg := load.Config{Ramp: &ramp, Requests: n}
+	arrivals := make([]time.Duration, n) // the ramp's gaps, without noise
+	for i := 1; i < n; i++ {
+		arrivals[i] = arrivals[i-1] + time.Duration(float64(time.Second)/ramp.RateAt(i, n))
+	}
+	for _, tc := range []struct {
+		name     string
+		capacity float64 // completions per second at most; 0: no limit
+		lo, hi   float64 // the saturation rate's bounds (0, 0: none)
+	}{
+		{"keeps up", 0, 0, 0},
+		{"capacity 8 req/s", 8, 8, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := make([]sample.Sample, n)
+			var free time.Duration // when the server can complete the next one
+			for i, at := range arrivals {
+				e2el := 800 * time.Millisecond
+				if tc.capacity > 0 {
+					end := max(at+e2el, free)
+					free = end + time.Duration(float64(time.Second)/tc.capacity)
+					e2el = end - at
+				}
+				ms[i] = done(i, at, at, e2el)
+			}
+			w := runOf(t, cfg, ms).Windows()
+			if len(w.Ramp) != RampWindows || w.Judged < 2 {
+				t.Fatalf("%d windows, %d judged: want %d, most judged", len(w.Ramp), w.Judged, RampWindows)
+			}
+			if tc.capacity == 0 {
+				for _, x := range w.Ramp[1 : len(w.Ramp)-1] {
+					if x.Achieved < rampFollow*x.Arrived {
+						t.Errorf("window at %.1f req/s achieved %.2f of %.2f arrived: a server that keeps up follows", x.Offered, x.Achieved, x.Arrived)
+					}
+				}
+			}
+			if got := w.Saturation; (tc.hi == 0 && got != 0) || (tc.hi > 0 && (got < tc.lo || got > tc.hi)) {
+				t.Errorf("saturation at %.2f req/s, want within [%v, %v] (0: none)", got, tc.lo, tc.hi)
+			}
+		})
 	}
 }
