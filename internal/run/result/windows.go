@@ -243,17 +243,8 @@ func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64, judg
 }
 
 // rampJudged reports whether ramp window i is judged for throughput: not
-// the first (the server filling) nor the last (its requests end after
-// it), and no shorter than its requests' median E2EL (the requests that
-// complete in a shorter window arrived mostly in earlier ones, at lower
-// rates).
-func rampJudged(ws []Window, i int) bool {
-	if i < 1 || i > len(ws)-2 {
-		return false
-	}
-	med, ok := ws[i].Summary.E2EL.Pct(50)
-	return ok && float64(ws[i].To-ws[i].From) >= med*float64(time.Millisecond)
-}
+// the first (the server filling) nor the last (its requests end after it).
+func rampJudged(ws []Window, i int) bool { return i >= 1 && i <= len(ws)-2 }
 
 // overSLO reports whether s's TTFT or TPOT P99 is over slo's limit.
 func overSLO(s *stats.Summary, slo stats.SLO) bool {

@@ -128,7 +128,7 @@ func (r *Result) writeRamp(bw *bufio.Writer, w *Windows, header func(string), li
 	case w.Saturation > 0:
 		line("Throughput stopped following at:", fmt.Sprintf("%.2f req/s offered (achieved below %.0f%% of the arrivals from there; %s)", w.Saturation, 100*rampFollow, judged))
 	case w.Judged < 2:
-		line("Throughput following the offered rate:", fmt.Sprintf("not judged (%s: a saturation needs two; a window shorter than its median E2EL, the first and the last are not judged)", judged))
+		line("Throughput following the offered rate:", fmt.Sprintf("not judged (%s: a saturation needs two besides the first and the last)", judged))
 	default:
 		line("Throughput followed the offered rate:", fmt.Sprintf("in its judged windows, up to %g req/s (%s)", ramp.EndRPS, judged))
 	}
