@@ -226,8 +226,24 @@ func (c *client) prepare(seed uint64) error {
 			at, _ := p.Arrival(i)
 			c.arrivals = append(c.arrivals, at)
 		}
+	case l.Ramp != nil:
+		if c.units < 0 {
+			return errors.New("a ramp-up point needs Requests: it climbs over them")
+		}
+		b := l.Burstiness
+		if b == 0 {
+			b = load.DefaultBurstiness
+		}
+		p, err := load.NewRampPacer(*l.Ramp, c.units, b, seed)
+		if err != nil {
+			return err
+		}
+		for i := range c.units {
+			at, _ := p.Arrival(i)
+			c.arrivals = append(c.arrivals, at)
+		}
 	case l.Concurrency <= 0:
-		return errors.New("a point needs a concurrency, a rate or a trace's arrivals")
+		return errors.New("a point needs a concurrency, a rate, a ramp or a trace's arrivals")
 	}
 	return nil
 }

@@ -202,6 +202,24 @@ func TestReportInBrowser(t *testing.T) {
 	assert.Equal(t, ReportBenchmarks*len(TrendUnits), trends, "the history section's trend charts")
 }
 
+// TestRampInBrowser opens the report of the ramp-ups' folder: its ramp
+// charts are drawn with their data, legends and the two rates' labels.
+func TestRampInBrowser(t *testing.T) {
+	exe := chromium(t)
+	dir := copyFolder(t, "testdata/ramp")
+	r, err := Load(dir)
+	require.NoError(t, err)
+	paths, err := WriteFiles(r)
+	require.NoError(t, err)
+	ramps := 0
+	for _, c := range openInBrowser(t, exe, paths[0], r.BuildCharts().All(), dir) {
+		if strings.HasPrefix(c.ID, "ramp-") {
+			ramps++
+		}
+	}
+	assert.Equal(t, 2*len(r.Ramps), ramps, "a throughput and a latency chart per ramp-up")
+}
+
 // TestHistoryInBrowser opens history.html of the testdata store (16 runs
 // of an unchanged simulator, then 8 with --sim-slowdown 1.04, a note at
 // the first slowed run): every chart drawn as in the report, the change

@@ -45,7 +45,10 @@ type Charts struct {
 	Pareto *Chart
 	// Latency are the sweeps' latencies against concurrency, by the
 	// report's sweep index (nil where there is no data).
-	Latency  []*Chart
+	Latency []*Chart
+	// Ramps are each ramp-up's throughput and latency charts, by the
+	// report's ramp index (nil where there is no data).
+	Ramps    [][2]*Chart
 	Profiles []ProfileCharts
 	// Trends are the history's trend charts (report --history).
 	Trends  []Chart
@@ -63,6 +66,13 @@ func (c *Charts) All() []Chart {
 	for _, ch := range c.Latency {
 		if ch != nil {
 			out = append(out, *ch)
+		}
+	}
+	for _, pair := range c.Ramps {
+		for _, ch := range pair {
+			if ch != nil {
+				out = append(out, *ch)
+			}
 		}
 	}
 	for _, p := range c.Profiles {
@@ -102,6 +112,18 @@ func (r *Report) BuildCharts() *Charts {
 			continue
 		}
 		c.Latency = append(c.Latency, &ch)
+	}
+	for _, rr := range r.Ramps {
+		var pair [2]*Chart
+		for i, draw := range []func(RampRun) (Chart, error){rampThroughputChart, rampLatencyChart} {
+			ch, err := draw(rr)
+			if err != nil {
+				c.Missing = append(c.Missing, err.Error())
+				continue
+			}
+			pair[i] = &ch
+		}
+		c.Ramps = append(c.Ramps, pair)
 	}
 	for _, p := range r.Profiles {
 		c.Profiles = append(c.Profiles, r.profileCharts(p.Name))

@@ -31,7 +31,7 @@ type htmlView struct {
 	R                                 *Report
 	C                                 *Charts
 	Profiles, Runs, Failed            table
-	Sweeps, Capacities                []table
+	Sweeps, Capacities, Ramps         []table
 	GateNotable, GateRows, GateChecks *table
 }
 
@@ -45,6 +45,7 @@ func HTML(w io.Writer, r *Report) error {
 	}
 	v.Profiles.Class = "config"
 	v.Capacities = r.capacityTables()
+	v.Ramps = r.rampTables()
 	for _, sw := range r.Sweeps {
 		v.Sweeps = append(v.Sweeps, sweepTable(sw))
 	}

@@ -26,6 +26,7 @@ func Markdown(w io.Writer, r *Report) error {
 	m.sweeps(r.Sweeps)
 	m.frontier(r)
 	m.capacities(r)
+	m.ramps(r)
 	if r.Gate != nil {
 		m.gate(r.Gate)
 	}
@@ -162,6 +163,22 @@ func (m *md) capacities(r *Report) {
 		m.line("### %s / %s", c.Profile, c.Scenario)
 		m.line("")
 		m.line("%s.", c.Statement)
+		m.line("")
+		m.table(tables[i])
+	}
+}
+
+func (m *md) ramps(r *Report) {
+	if len(r.Ramps) == 0 {
+		return
+	}
+	m.line("## Ramp-ups")
+	m.line("")
+	tables := r.rampTables()
+	for i, rr := range r.Ramps {
+		m.line("### %s / %s", rr.Profile, rr.Scenario)
+		m.line("")
+		m.line("%s.", rr.Statement())
 		m.line("")
 		m.table(tables[i])
 	}

@@ -40,6 +40,9 @@ type Report struct {
 	// Capacities are the last capacity search of each profile and
 	// scenario (docs/capacity.md).
 	Capacities []results.Capacity
+	// Ramps are the ramp-up runs (the last repetition of each), in run
+	// order (docs/load-shapes.md).
+	Ramps []RampRun
 	// Runs are the last repetition of each run name.
 	Runs []results.Run
 	// Checks counts every run's checks by status; Failed lists the ones
@@ -147,6 +150,9 @@ func Build(f *results.Folder, g *render.JSONReport) (*Report, error) {
 	r.Profiles = profileConfigs(f.Summary)
 	r.Sweeps = sweeps(f.Summary, r.Runs)
 	r.Capacities = LastCapacities(f.Summary)
+	if r.Ramps, err = ramps(r.Runs); err != nil {
+		return nil, err
+	}
 	r.Checks = summariseChecks(r.Runs)
 	r.Traces = findTraces(f.Dir)
 	return r, nil

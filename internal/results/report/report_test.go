@@ -22,6 +22,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
+// testdata/ramp is the results folder of the ramp scenario on a
+// simulator slowed 3×:
+//
+//	VLLMPERF_SIM_ARGS="--sim-slowdown 3" VLLMPERF_PROFILES=basic,low-latency VLLMPERF_SCENARIOS=ramp \
+//	  VLLMPERF_RESULTS=DIR go test -short -run '^$' -bench Perf -benchtime 1x .
+//
 // testdata/results is a results folder from
 //
 //	VLLMPERF_SIZE=quick VLLMPERF_PROFILES=basic,low-latency VLLMPERF_SCENARIOS=concurrency-sweep \
@@ -69,16 +75,19 @@ func golden(t *testing.T, name string, got []byte) {
 func TestMarkdownGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
+		folder string
 		leave  []string // files left out of the folder
 		golden string
 	}{
 		// The whole folder: sweeps, diagnosis, checks and the gate.
-		{"with gate", nil, "report.md"},
+		{"with gate", "testdata/results", nil, "report.md"},
 		// No gate.json: no gate section, nothing else changes.
-		{"without gate", []string{GateFile}, "report-nogate.md"},
+		{"without gate", "testdata/results", []string{GateFile}, "report-nogate.md"},
+		// Ramp-ups: each one's statement and rate windows.
+		{"ramp-ups", "testdata/ramp", nil, "report-ramp.md"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := copyWithout(t, "testdata/results", tc.leave...)
+			dir := copyWithout(t, tc.folder, tc.leave...)
 			r, err := Load(dir)
 			require.NoError(t, err)
 			r.Name = "results" // the temporary folder's name varies
@@ -127,12 +136,14 @@ func TestWriteFiles(t *testing.T) {
 }
 
 // TestChartsLabelled: every chart has a title, axis labels with units and
-// a legend, and plots data.
+// a legend, and plots data; in the ramp-ups' folder too.
 func TestChartsLabelled(t *testing.T) {
 	r, err := Load(copyFolder(t, "testdata/results"))
 	require.NoError(t, err)
+	ramps, err := Load(copyFolder(t, "testdata/ramp"))
+	require.NoError(t, err)
 	units := regexp.MustCompile(`\((ms|s|%)[;,) ]|\(requests|tokens/s|share of requests|^requests$|\(%\)`)
-	for _, c := range r.BuildCharts().All() {
+	for _, c := range append(r.BuildCharts().All(), ramps.BuildCharts().All()...) {
 		assert.NotEmpty(t, c.Title, c.ID)
 		assert.Regexp(t, units, c.XLabel, "%s: x axis label names its unit", c.ID)
 		assert.Regexp(t, units, c.YLabel, "%s: y axis label names its unit", c.ID)
@@ -264,4 +275,31 @@ func TestWithoutSweep(t *testing.T) {
 	assert.Contains(t, html.String(), "The folder has no concurrency sweep.")
 	assert.Contains(t, md.String(), "The folder has no concurrency sweep.")
 	assert.NotContains(t, html.String(), `id="gate"`)
+}
+
+// TestRampCharts: each ramp-up of the folder has its statement, its
+// table of rate windows and two charts (throughput, P99 latency) that mark
+// the rates where its P99s left the SLO and its throughput stopped
+// following; the latency chart draws the SLO's limits.
+func TestRampCharts(t *testing.T) {
+	r, err := Load(copyFolder(t, "testdata/ramp"))
+	require.NoError(t, err)
+	require.Len(t, r.Ramps, 2, "basic's and low-latency's ramps")
+	c := r.BuildCharts()
+	require.Len(t, c.Ramps, len(r.Ramps))
+	for i, rr := range r.Ramps {
+		require.NotNil(t, rr.SLOExit, rr.Run)
+		require.NotNil(t, rr.Saturation, rr.Run)
+		assert.Contains(t, rr.Statement(), "left the SLO at "+rate(*rr.SLOExit)+" req/s offered", rr.Run)
+		assert.Contains(t, rr.Statement(), "stopped following the arrivals at "+rate(*rr.Saturation)+" req/s offered", rr.Run)
+		assert.Len(t, r.rampTables()[i].Rows, len(rr.Windows), "%s: a row per window", rr.Run)
+		marks := []string{"SLO left " + rate(*rr.SLOExit) + "/s", "saturated " + rate(*rr.Saturation) + "/s"}
+		for j, series := range []int{3, 2} { // offered, arrived, achieved; TTFT, TPOT
+			ch := c.Ramps[i][j]
+			require.NotNil(t, ch, "%s: both charts drawn (%v)", rr.Run, c.Missing)
+			assert.Equal(t, marks, ch.Marks, ch.ID)
+			assert.Equal(t, series*len(rr.Windows), ch.Points, "%s: every window's points", ch.ID)
+		}
+		assert.Subset(t, c.Ramps[i][1].Legend, []string{"TTFT p99", "TPOT p99", "TTFT SLO 500 ms", "TPOT SLO 100 ms"}, rr.Run)
+	}
 }

@@ -58,7 +58,24 @@ func (r *Result) Metrics() map[string]float64 {
 		}
 	}
 	r.serverMetrics(m)
+	r.rampMetrics(m)
 	return m
+}
+
+// rampMetrics adds a ramp-up's two rates (Windows): where its P99s left
+// the SLO and where its throughput stopped following the offered rate,
+// each left out when the ramp did not get there.
+func (r *Result) rampMetrics(m map[string]float64) {
+	if r.Point.Load.Ramp == nil || r.Load == nil {
+		return
+	}
+	w := r.Windows()
+	if w.SLOExit > 0 {
+		m[units.RampSLOExit] = w.SLOExit
+	}
+	if w.Saturation > 0 {
+		m[units.RampSaturation] = w.Saturation
+	}
 }
 
 func addDists(m map[string]float64, prefix string, s *stats.Summary) {

@@ -16,7 +16,7 @@ import (
 // has under 10 requests a window).
 const RampWindows = 10
 
-// rampFollow is the share of the offered rate below which the achieved
+// rampFollow is the share of the arrival rate below which the achieved
 // throughput no longer follows it.
 const rampFollow = 0.9
 
@@ -26,8 +26,11 @@ type Window struct {
 	// From and To bound it, as offsets from the measured phase's start.
 	From, To time.Duration
 	// Offered is the request rate offered in it (0 for a closed loop);
-	// Achieved the requests that completed in it per second.
-	Offered, Achieved float64
+	// Achieved the requests that completed in it per second (a ramp's
+	// window: in its time shifted by its median E2EL); Arrived, for a
+	// ramp's window, the rate its requests arrived at (its requests over
+	// its length: the offered rate with the draw's noise).
+	Offered, Achieved, Arrived float64
 	// Summary covers the requests that arrived in it.
 	Summary *stats.Summary
 }
@@ -55,6 +58,8 @@ type Windows struct {
 	// the first window whose achieved throughput fell below 90% of it
 	// (0: none did).
 	SLOExit, Saturation float64
+	// Judged counts the ramp windows judged for throughput (rampJudged).
+	Judged int
 }
 
 // Windows computes r's steady-state window and, for a ramp-up, its rate
@@ -71,7 +76,7 @@ func (r *Result) Windows() *Windows {
 		w.NoSteady = "a ramp-up changes its rate throughout; see its rate windows"
 		w.SLO = r.rampSLO()
 		w.Ramp = rampWindows(ms, r.Load.Start, *cfg.Ramp, cfg.Requests, w.SLO)
-		w.SLOExit, w.Saturation = rampVerdicts(w.Ramp, w.SLO)
+		w.SLOExit, w.Saturation, w.Judged = rampVerdicts(w.Ramp, w.SLO)
 		return w
 	}
 	from, rule, ok := fillTime(ms, cfg)
@@ -183,14 +188,22 @@ func rampWindows(ms []sample.Sample, start time.Time, ramp load.Ramp, n int, slo
 		if err != nil {
 			continue
 		}
-		// Completions in the window's time, whichever window sent them.
+		// Completions in the window's time shifted by its median E2EL,
+		// whichever window sent them: a server that keeps up has then
+		// completed the window's own requests; one past capacity
+		// completes at its own pace whatever the shift.
+		lag := time.Duration(0)
+		if med, ok := w.Summary.E2EL.Pct(50); ok {
+			lag = time.Duration(med * float64(time.Millisecond))
+		}
 		done := 0
 		for _, s := range ms {
-			if at := s.Done.Sub(start); s.OK() && at >= from && at < to {
+			if at := s.Done.Sub(start) - lag; s.OK() && at >= from && at < to {
 				done++
 			}
 		}
 		w.Achieved = float64(done) / (to - from).Seconds()
+		w.Arrived = float64(hi-lo) / (to - from).Seconds()
 		offered := 0.0
 		for i := lo; i < hi; i++ {
 			offered += ramp.RateAt(ms[i].Index-ms[0].Index, n)
@@ -203,11 +216,10 @@ func rampWindows(ms []sample.Sample, start time.Time, ramp load.Ramp, n int, slo
 
 // rampVerdicts finds the offered rate where the P99s leave the SLO (the
 // first window over it) and where the achieved throughput stops following
-// the offered rate: the first window from which every judged window
-// achieved under 90% of its offered rate, at least two of them. The first
-// window (the server filling) and the last (its requests end after it)
-// are not judged for throughput.
-func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64) {
+// the offered rate: the first judged window from which every judged window
+// achieved under 90% of the rate its requests arrived at, at least two of
+// them. judged counts the windows judged for throughput (rampJudged).
+func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64, judged int) {
 	for _, w := range ws {
 		if overSLO(w.Summary, slo) {
 			sloExit = w.Offered
@@ -215,14 +227,24 @@ func rampVerdicts(ws []Window, slo stats.SLO) (sloExit, saturation float64) {
 		}
 	}
 	below := 0
-	for i := len(ws) - 2; i >= 1 && ws[i].Achieved < rampFollow*ws[i].Offered; i-- {
-		below++
-		if below >= 2 {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if !rampJudged(ws, i) {
+			continue
+		}
+		judged++
+		if below < judged-1 || ws[i].Achieved >= rampFollow*ws[i].Arrived {
+			continue // a later judged window followed: no saturation from here
+		}
+		if below++; below >= 2 {
 			saturation = ws[i].Offered
 		}
 	}
-	return sloExit, saturation
+	return sloExit, saturation, judged
 }
+
+// rampJudged reports whether ramp window i is judged for throughput: not
+// the first (the server filling) nor the last (its requests end after it).
+func rampJudged(ws []Window, i int) bool { return i >= 1 && i <= len(ws)-2 }
 
 // overSLO reports whether s's TTFT or TPOT P99 is over slo's limit.
 func overSLO(s *stats.Summary, slo stats.SLO) bool {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/vllmperf/vllmperf/internal/run/stats"
 	"github.com/vllmperf/vllmperf/internal/run/vllmfmt"
@@ -38,7 +39,8 @@ func jnum(v float64) any {
 // (its bounds, rule and figures, or why there is none), metrics_window
 // (what the benchmark metrics carry) and, for a ramp-up, vLLM's
 // ramp_up_strategy, ramp_up_start_rps and ramp_up_end_rps with
-// ramp_windows, ramp_slo_exit_rps and ramp_saturation_rps.
+// ramp_windows, ramp_slo_exit_rps, ramp_saturation_rps,
+// ramp_judged_windows and ramp_slo (the P99 limits, ms; 0: none).
 func (r *Result) windowFields(w *Windows) []vllmfmt.Field {
 	steady := map[string]any{"none": w.NoSteady}
 	if s := w.Steady; s != nil {
@@ -54,7 +56,7 @@ func (r *Result) windowFields(w *Windows) []vllmfmt.Field {
 	}
 	wins := make([]map[string]any, 0, len(w.Ramp))
 	for _, x := range w.Ramp {
-		m := map[string]any{"from_s": x.From.Seconds(), "to_s": x.To.Seconds(), "offered_rps": jnum(x.Offered), "achieved_rps": jnum(x.Achieved)}
+		m := map[string]any{"from_s": x.From.Seconds(), "to_s": x.To.Seconds(), "offered_rps": jnum(x.Offered), "arrived_rps": jnum(x.Arrived), "achieved_rps": jnum(x.Achieved)}
 		for _, f := range windowFigures {
 			m[f.key] = jnum(f.get(x.Summary))
 		}
@@ -69,7 +71,9 @@ func (r *Result) windowFields(w *Windows) []vllmfmt.Field {
 	return append(out, vllmfmt.Field{Key: "ramp_up_strategy", Value: string(ramp.Strategy)},
 		vllmfmt.Field{Key: "ramp_up_start_rps", Value: ramp.StartRPS}, vllmfmt.Field{Key: "ramp_up_end_rps", Value: ramp.EndRPS},
 		vllmfmt.Field{Key: "ramp_windows", Value: wins},
-		vllmfmt.Field{Key: "ramp_slo_exit_rps", Value: orNil(w.SLOExit)}, vllmfmt.Field{Key: "ramp_saturation_rps", Value: orNil(w.Saturation)})
+		vllmfmt.Field{Key: "ramp_slo_exit_rps", Value: orNil(w.SLOExit)}, vllmfmt.Field{Key: "ramp_saturation_rps", Value: orNil(w.Saturation)},
+		vllmfmt.Field{Key: "ramp_judged_windows", Value: w.Judged},
+		vllmfmt.Field{Key: "ramp_slo", Value: map[string]any{"ttft_ms": ms(w.SLO.TTFT), "tpot_ms": ms(w.SLO.TPOT)}})
 }
 
 // writeWindows writes why the run stopped early on overload, the steady
@@ -109,9 +113,9 @@ func (r *Result) writeWindows(out io.Writer, w *Windows) error {
 func (r *Result) writeRamp(bw *bufio.Writer, w *Windows, header func(string), line func(string, string)) {
 	ramp := r.Point.Load.Ramp
 	header(fmt.Sprintf("Ramp-up (%s, %g to %g req/s)", ramp.Strategy, ramp.StartRPS, ramp.EndRPS))
-	fmt.Fprintf(bw, "%14s %14s %9s %14s %14s\n", "offered req/s", "achieved req/s", "requests", "P99 TTFT (ms)", "P99 TPOT (ms)")
+	fmt.Fprintf(bw, "%14s %14s %14s %9s %14s %14s\n", "offered req/s", "arrived req/s", "achieved req/s", "requests", "P99 TTFT (ms)", "P99 TPOT (ms)")
 	for _, x := range w.Ramp {
-		fmt.Fprintf(bw, "%14.2f %14.2f %9d %14s %14s\n", x.Offered, x.Achieved, x.Summary.Requests, fig(pct(x.Summary.TTFT, 99)), fig(pct(x.Summary.TPOT, 99)))
+		fmt.Fprintf(bw, "%14.2f %14.2f %14.2f %9d %14s %14s\n", x.Offered, x.Arrived, x.Achieved, x.Summary.Requests, fig(pct(x.Summary.TTFT, 99)), fig(pct(x.Summary.TPOT, 99)))
 	}
 	slo := fmt.Sprintf("P99 TTFT ≤ %v, P99 TPOT ≤ %v", w.SLO.TTFT, w.SLO.TPOT)
 	if w.SLOExit > 0 {
@@ -119,12 +123,19 @@ func (r *Result) writeRamp(bw *bufio.Writer, w *Windows, header func(string), li
 	} else {
 		line("SLO ("+slo+"):", fmt.Sprintf("held up to %g req/s", ramp.EndRPS))
 	}
-	if w.Saturation > 0 {
-		line("Throughput stopped following at:", fmt.Sprintf("%.2f req/s offered (achieved below %.0f%% of it)", w.Saturation, 100*rampFollow))
-	} else {
-		line("Throughput followed the offered rate:", fmt.Sprintf("up to %g req/s (the last window not judged: its requests end after it)", ramp.EndRPS))
+	judged := fmt.Sprintf("%d of %d windows judged", w.Judged, len(w.Ramp))
+	switch {
+	case w.Saturation > 0:
+		line("Throughput stopped following at:", fmt.Sprintf("%.2f req/s offered (achieved below %.0f%% of the arrivals from there; %s)", w.Saturation, 100*rampFollow, judged))
+	case w.Judged < 2:
+		line("Throughput following the offered rate:", fmt.Sprintf("not judged (%s: a saturation needs two besides the first and the last)", judged))
+	default:
+		line("Throughput followed the offered rate:", fmt.Sprintf("in its judged windows, up to %g req/s (%s)", ramp.EndRPS, judged))
 	}
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // fig formats a figure, "-" when there is none.
 func fig(v float64) string {

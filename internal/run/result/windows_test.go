@@ -90,8 +90,8 @@ func TestSteadyWindow(t *testing.T) {
 
 func TestRampVerdicts(t *testing.T) {
 	t.Parallel()
-	win := func(offered, achieved, ttftP99 float64) Window {
-		return Window{Offered: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
+	w := func(offered, achieved, ttftP99 float64) Window {
+		return Window{Offered: offered, Arrived: offered, Achieved: achieved, Summary: &stats.Summary{Requests: 10, Completed: 10,
 			TTFT: stats.Dist{N: 10, Pcts: []stats.Pct{{P: 99, Value: ttftP99}}}}}
 	}
 	slo := stats.SLO{TTFT: 500 * time.Millisecond}
@@ -99,19 +99,26 @@ func TestRampVerdicts(t *testing.T) {
 		name             string
 		ws               []Window
 		sloExit, satured float64
+		judged           int
 	}{
 		// Keeps up throughout; the first window's lag is not judged.
-		{"follows", []Window{win(1, 0.5, 50), win(2, 2.1, 50), win(3, 2.8, 60), win(4, 4, 60), win(5, 3, 70)}, 0, 0},
+		{"follows", []Window{w(1, 0.5, 50), w(2, 2.1, 50), w(3, 2.8, 60), w(4, 4, 60), w(5, 3, 70)}, 0, 0, 3},
 		// Plateaus at 3 req/s from the 4 req/s window on; TTFT leaves
 		// the SLO at 5.
-		{"saturates", []Window{win(1, 1, 50), win(2, 2, 50), win(3, 3, 60), win(4, 3, 300), win(5, 3, 900), win(6, 3, 2000), win(7, 1, 3000)}, 5, 4},
+		{"saturates", []Window{w(1, 1, 50), w(2, 2, 50), w(3, 3, 60), w(4, 3, 300), w(5, 3, 900), w(6, 3, 2000), w(7, 1, 3000)}, 5, 4, 5},
 		// One noisy window below 90% does not make a saturation.
-		{"one dip", []Window{win(1, 1, 50), win(2, 1.5, 50), win(3, 3, 60), win(4, 4, 60), win(5, 5, 60)}, 0, 0},
+		{"one dip", []Window{w(1, 1, 50), w(2, 1.5, 50), w(3, 3, 60), w(4, 4, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Two dips with a window that followed after them: none.
+		{"recovers", []Window{w(1, 1, 50), w(2, 1, 50), w(3, 2, 60), w(4, 4, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Only the last judged window is below: one is not enough.
+		{"late dip", []Window{w(1, 1, 50), w(2, 2, 50), w(3, 3, 60), w(4, 2, 60), w(5, 5, 60)}, 0, 0, 3},
+		// Three windows: only the middle one is judged; it leaves the SLO.
+		{"fewer than four", []Window{w(1, 1, 50), w(2, 1, 900), w(3, 1, 60)}, 2, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			exit, sat := rampVerdicts(tc.ws, slo)
-			if exit != tc.sloExit || sat != tc.satured {
-				t.Errorf("SLO left at %v, saturated at %v; want %v and %v", exit, sat, tc.sloExit, tc.satured)
+			exit, sat, judged := rampVerdicts(tc.ws, slo)
+			if exit != tc.sloExit || sat != tc.satured || judged != tc.judged {
+				t.Errorf("SLO left at %v, saturated at %v, %d judged; want %v, %v and %d", exit, sat, judged, tc.sloExit, tc.satured, tc.judged)
 			}
 		})
 	}
@@ -123,5 +130,56 @@ func TestFig(t *testing.T) {
 		if got := fig(in); got != want {
 			t.Errorf("fig(%v) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRampWindowsAchieved: a ramp's windows count completions in their
+// time shifted by their median E2EL, so a server that keeps up follows
+// the climb however long its requests take, and one that completes at
+// most 8 requests/s is found saturated just above 8 req/s offered.
+func TestRampWindowsAchieved(t *testing.T) {
+	t.Parallel()
+	const n = 100
+	ramp := load.Ramp{Strategy: load.RampLinear, StartRPS: 2, EndRPS: 20}
+	cfg := load.Config{Ramp: &ramp, Requests: n}
+	arrivals := make([]time.Duration, n) // the ramp's gaps, without noise
+	for i := 1; i < n; i++ {
+		arrivals[i] = arrivals[i-1] + time.Duration(float64(time.Second)/ramp.RateAt(i, n))
+	}
+	for _, tc := range []struct {
+		name     string
+		capacity float64 // completions per second at most; 0: no limit
+		lo, hi   float64 // the saturation rate's bounds (0, 0: none)
+	}{
+		{"keeps up", 0, 0, 0},
+		{"capacity 8 req/s", 8, 8, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := make([]sample.Sample, n)
+			var free time.Duration // when the server can complete the next one
+			for i, at := range arrivals {
+				e2el := 800 * time.Millisecond
+				if tc.capacity > 0 {
+					end := max(at+e2el, free)
+					free = end + time.Duration(float64(time.Second)/tc.capacity)
+					e2el = end - at
+				}
+				ms[i] = done(i, at, at, e2el)
+			}
+			w := runOf(t, cfg, ms).Windows()
+			if len(w.Ramp) != RampWindows || w.Judged < 2 {
+				t.Fatalf("%d windows, %d judged: want %d, most judged", len(w.Ramp), w.Judged, RampWindows)
+			}
+			if tc.capacity == 0 {
+				for _, x := range w.Ramp[1 : len(w.Ramp)-1] {
+					if x.Achieved < rampFollow*x.Arrived {
+						t.Errorf("window at %.1f req/s achieved %.2f of %.2f arrived: a server that keeps up follows", x.Offered, x.Achieved, x.Arrived)
+					}
+				}
+			}
+			if got := w.Saturation; (tc.hi == 0 && got != 0) || (tc.hi > 0 && (got < tc.lo || got > tc.hi)) {
+				t.Errorf("saturation at %.2f req/s, want within [%v, %v] (0: none)", got, tc.lo, tc.hi)
+			}
+		})
 	}
 }

@@ -19,7 +19,9 @@
 //	load:
 //	  concurrency: [1, 2, 4]     # closed-loop points, or
 //	  rate: [4, inf]             # open-loop points (requests/s), or
-//	  trace: [1, 2]              # replay the one class's trace at these speeds
+//	  trace: [1, 2]              # replay the one class's trace at these speeds, or
+//	  ramp: {strategy: linear, start_rps: 1, end_rps: 20}  # one open loop whose
+//	                             # rate climbs over the size's requests
 //	  burstiness: 1              # open loop: gamma shape
 //	  max_concurrency: 64        # open loop: cap in flight
 //	warmup: 1
@@ -114,6 +116,10 @@ type Scenario struct {
 	// TraceSpeeds lists trace replays (speed factors): the scenario's one
 	// class is a timed data set whose arrivals each point replays.
 	TraceSpeeds []float64
+	// Ramp, when set, makes one point per class group: an open loop whose
+	// rate climbs from its start to its end over the size's requests
+	// (vLLM's ramp-up, docs/load-shapes.md).
+	Ramp *load.Ramp
 	// ThinkTime is the pause between a reply and a live conversation's
 	// next turn.
 	ThinkTime time.Duration
@@ -235,6 +241,11 @@ func (s *Scenario) Points(z Size) []Point {
 		for _, r := range s.Rates {
 			out = append(out, Point{Scenario: s, Key: benchname.OpenPoint(class, FormatRate(r)), Classes: g, SamplerInterval: sz.SamplerInterval,
 				Load: load.Config{Rate: r, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Duration: sz.Duration, Warmup: warmup}})
+		}
+		if r := s.Ramp; r != nil {
+			ramp := *r
+			out = append(out, Point{Scenario: s, Key: benchname.RampPoint(class, string(r.Strategy)), Classes: g, SamplerInterval: sz.SamplerInterval,
+				Load: load.Config{Ramp: &ramp, Burstiness: s.Burstiness, MaxConcurrency: s.MaxConcurrency, Requests: sz.requests(0), Warmup: warmup}})
 		}
 		for _, v := range s.TraceSpeeds {
 			out = append(out, Point{Scenario: s, Key: benchname.TracePoint(class, FormatRate(v)), Classes: g, SamplerInterval: sz.SamplerInterval,
@@ -403,10 +414,25 @@ type loadYAML struct {
 	Concurrency    []int        `yaml:"concurrency"`
 	Rate           []rateYAML   `yaml:"rate"`
 	Trace          []rateYAML   `yaml:"trace"`
+	Ramp           *rampYAML    `yaml:"ramp"`
 	ThinkTime      durationYAML `yaml:"think_time"`
 	Burstiness     float64      `yaml:"burstiness"`
 	MaxConcurrency int          `yaml:"max_concurrency"`
 }
+
+// rampYAML is a ramp-up: vLLM's --ramp-up-strategy, --ramp-up-start-rps
+// and --ramp-up-end-rps.
+type rampYAML struct {
+	Strategy string  `yaml:"strategy"`
+	StartRPS float64 `yaml:"start_rps"`
+	EndRPS   float64 `yaml:"end_rps"`
+}
+
+// minRampRequests is the fewest requests a ramp scenario sends: four rate
+// windows of 10 requests (package result cuts a ramp into windows of at
+// least 10), so that two windows besides the first and the last are
+// judged for saturation.
+const minRampRequests = 40
 
 // rateYAML is a request rate: a positive number or inf.
 type rateYAML float64
@@ -501,6 +527,13 @@ func Parse(source string, data []byte) (*Scenario, error) {
 	if err := s.parseLive(time.Duration(f.Load.ThinkTime)); err != nil {
 		return nil, bad(loadNode, "load: %v", err)
 	}
+	if err := s.parseRamp(f.Load.Ramp); err != nil {
+		n := loadNode
+		if r := strictyaml.Lookup(loadNode, "ramp"); r != nil {
+			n = r
+		}
+		return nil, bad(n, "load: ramp: %v", err)
+	}
 	if err := s.checkCapacity(source, at("capacity"), loadNode); err != nil {
 		return nil, err
 	}
@@ -510,12 +543,15 @@ func Parse(source string, data []byte) (*Scenario, error) {
 			shapes++
 		}
 	}
+	if s.Ramp != nil {
+		shapes++
+	}
 	switch {
 	case s.Capacity != nil:
 	case shapes == 0:
-		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop), rate: [R, ...] (open loop) or trace: [SPEED, ...] (a trace's replay)")
+		return nil, bad(loadNode, "load: give concurrency: [N, ...] (closed loop), rate: [R, ...] (open loop), trace: [SPEED, ...] (a trace's replay) or ramp: {...} (a climbing rate)")
 	case shapes > 1:
-		return nil, bad(loadNode, "load: concurrency, rate and trace exclude each other: make one scenario each")
+		return nil, bad(loadNode, "load: concurrency, rate, trace and ramp exclude each other: make one scenario each")
 	case s.Knee && len(s.Concurrency) < 3:
 		return nil, bad(at("knee"), "knee: needs at least 3 concurrency points to find where throughput stops growing")
 	case len(s.Concurrency) > 0 && (s.MaxConcurrency != 0 || s.Burstiness != 0):
@@ -547,8 +583,8 @@ func (s *Scenario) checkCapacity(source string, n, loadNode *yaml.Node) error {
 		return strictyaml.At(source, n, "capacity: over %q: want rate (open loop, requests/s) or concurrency (closed loop)", c.Over)
 	case !(c.Start > 0) || (c.Over == "concurrency" && c.Start != math.Trunc(c.Start)):
 		return strictyaml.At(source, n, "capacity: start %v: want the first level to run, a positive rate or a whole concurrency", c.Start)
-	case len(s.Concurrency) > 0 || len(s.Rates) > 0 || len(s.TraceSpeeds) > 0:
-		return strictyaml.At(source, loadNode, "load: a capacity search picks its own levels: drop concurrency:, rate: and trace: (start the search with capacity.start)")
+	case len(s.Concurrency) > 0 || len(s.Rates) > 0 || len(s.TraceSpeeds) > 0 || s.Ramp != nil:
+		return strictyaml.At(source, loadNode, "load: a capacity search picks its own levels: drop concurrency:, rate:, trace: and ramp: (start the search with capacity.start)")
 	case s.Knee:
 		return strictyaml.At(source, n, "knee: needs fixed concurrency points, which a capacity search has not: make two scenarios")
 	case s.MaxConcurrency != 0:
@@ -619,6 +655,25 @@ func (s *Scenario) parseTrace(speeds []rateYAML) error {
 		}
 		s.TraceSpeeds = append(s.TraceSpeeds, float64(v))
 	}
+	return nil
+}
+
+// parseRamp reads load.ramp: a strategy and the two rates, checked as
+// vLLM's bench serve checks its --ramp-up-* flags.
+func (s *Scenario) parseRamp(y *rampYAML) error {
+	if y == nil {
+		return nil
+	}
+	r := load.Ramp{Strategy: load.RampStrategy(y.Strategy), StartRPS: y.StartRPS, EndRPS: y.EndRPS}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	for _, c := range s.Classes {
+		if c.Chat != nil && c.Chat.Live {
+			return errors.New("a live chat's turns wait on their replies, so its rate cannot be walked: ramp rates of single requests")
+		}
+	}
+	s.Ramp = &r
 	return nil
 }
 
@@ -773,6 +828,8 @@ func (s *Scenario) parseSizes(source string, n *yaml.Node, ys map[string]sizingY
 			return strictyaml.At(source, n, "size: %s: requests and waves exclude each other", z)
 		case sz.Waves > 0 && len(s.Concurrency) == 0:
 			return strictyaml.At(source, n, "size: %s: waves size closed-loop points; use requests: or duration: for rates and traces", z)
+		case s.Ramp != nil && (sz.Duration > 0 || sz.Requests < minRampRequests):
+			return strictyaml.At(source, n, "size: %s: a ramp climbs over its requests, as vLLM's: give requests: %d or more (%d rate windows of 10 at least) and no duration: (it would cut the ramp short of its end rate)", z, minRampRequests, minRampRequests/10)
 		case len(s.TraceSpeeds) > 0 && sz.Requests > len(s.Classes[0].Dataset.Entries):
 			return strictyaml.At(source, n, "size: %s: requests %d: the trace has %d (leave requests out to replay it whole)", z, sz.Requests, len(s.Classes[0].Dataset.Entries))
 		case sz.Requests == 0 && sz.Waves == 0 && sz.Duration == 0 && len(s.TraceSpeeds) == 0:

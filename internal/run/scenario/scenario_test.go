@@ -149,7 +149,7 @@ func TestParseErrors(t *testing.T) {
 		// A prompt fixture that does not exist, with the ones that do.
 		{"missing-fixture.yaml", `missing-fixture.yaml:3:5: classes[0]: fixture prompt "huge" does not exist: choose one of long, medium, short, system`},
 		// Closed and open loop in one scenario.
-		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency, rate and trace exclude each other`},
+		{"both-loads.yaml", `both-loads.yaml:4:7: load: concurrency, rate, trace and ramp exclude each other`},
 		// A trace replay of a data set without timestamps.
 		{"trace-not-timed.yaml", `trace-not-timed.yaml:5:3: load: trace: replays one class whose dataset: is a trace`},
 		// More requests than the trace holds.
@@ -182,6 +182,24 @@ func TestParseErrors(t *testing.T) {
 		{"no-name.yaml", `no-name.yaml:1:1: missing name`},
 		// A run order places a scenario first: 1 or more.
 		{"bad-run-order.yaml", `bad-run-order.yaml:2:12: run_order: 0: want 1 or more`},
+		// A ramp's strategy is vLLM's: linear or exponential.
+		{"ramp-strategy.yaml", `ramp-strategy.yaml:5:9: load: ramp: ramp-up strategy "step": want linear or exponential`},
+		// ... and it climbs.
+		{"ramp-descends.yaml", `ramp-descends.yaml:5:9: load: ramp: ramp-up start 20 req/s above its end 2 req/s: the ramp climbs; swap them`},
+		// ... from a positive rate.
+		{"ramp-zero-start.yaml", `ramp-zero-start.yaml:5:9: load: ramp: ramp-up start 0 req/s: want a positive, finite rate`},
+		// ... with its keys spelt right.
+		{"ramp-unknown-key.yaml", `ramp-unknown-key.yaml:5:42: unknown key "end_rate" (did you mean "end_rps"?)`},
+		// A ramp is a load shape of its own.
+		{"ramp-and-rate.yaml", `ramp-and-rate.yaml:5:3: load: concurrency, rate, trace and ramp exclude each other`},
+		// ... that climbs over requests, not a duration.
+		{"ramp-duration.yaml", `ramp-duration.yaml:7:3: size: full: a ramp climbs over its requests, as vLLM's: give requests: 40 or more`},
+		// ... enough of them for its rate windows.
+		{"ramp-few-requests.yaml", `ramp-few-requests.yaml:7:3: size: quick: a ramp climbs over its requests, as vLLM's: give requests: 40 or more (4 rate windows of 10 at least)`},
+		// ... and picks no levels for a capacity search.
+		{"ramp-capacity.yaml", `ramp-capacity.yaml:5:3: load: a capacity search picks its own levels: drop concurrency:, rate:, trace: and ramp:`},
+		// ... nor walks a live chat's rate.
+		{"ramp-live-chat.yaml", `ramp-live-chat.yaml:5:9: load: ramp: a live chat's turns wait on their replies`},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
@@ -313,5 +331,55 @@ func TestWorkloadsDocDatasetLine(t *testing.T) {
 	kv := sc.ConfigLines()[0]
 	if line := kv[0] + ": " + kv[1]; !strings.Contains(string(doc), line+"\n") {
 		t.Errorf("docs/workloads.md lacks the line the suite prints:\n%s", line)
+	}
+}
+
+// TestRampScenario: the built-in ramp expands into one open-loop point
+// per size whose rate climbs over the size's requests, keyed by its
+// strategy.
+func TestRampScenario(t *testing.T) {
+	t.Parallel()
+	sc, err := Builtin("ramp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Ramp == nil || sc.Ramp.Strategy != "linear" || !(sc.Ramp.StartRPS < sc.Ramp.EndRPS) {
+		t.Fatalf("ramp = %+v, want a linear climb", sc.Ramp)
+	}
+	if !sc.OptIn || slices.Contains(DefaultNames(), "ramp") {
+		t.Errorf("ramp is opt-in until baselines/sim.txt records it (%v)", DefaultNames())
+	}
+	for _, z := range []Size{Quick, Full} {
+		pts := sc.Points(z)
+		if len(pts) != 1 {
+			t.Fatalf("%s: %d points, want one ramp", z, len(pts))
+		}
+		p := pts[0]
+		if p.Key != "ramp=linear" || p.Load.Ramp == nil || *p.Load.Ramp != *sc.Ramp || p.Load.Rate != 0 || p.Load.Duration != 0 {
+			t.Errorf("%s: point %s, load %+v", z, p.Key, p.Load)
+		}
+		if p.Load.Requests != sc.Sizes[z].Requests || p.Load.Requests < minRampRequests {
+			t.Errorf("%s: %d requests, want the size's %d (at least %d)", z, p.Load.Requests, sc.Sizes[z].Requests, minRampRequests)
+		}
+		if p.Load.Ramp == sc.Ramp {
+			t.Errorf("%s: the point shares the scenario's ramp: a change to one would change the other", z)
+		}
+	}
+	// each-class: one ramp per class, the class in its key.
+	y := "name: x\nclasses:\n  - {name: a, prompt: short, max_tokens: 8}\n  - {name: b, prompt: long, max_tokens: 8}\npoints: each-class\n" +
+		"load: {ramp: {strategy: exponential, start_rps: 1, end_rps: 8}, max_concurrency: 4}\nsize: {full: {requests: 100}, quick: {requests: 40}}\n"
+	sc, err = Parse("x.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range sc.Points(Quick) {
+		keys = append(keys, p.Key)
+		if p.Load.MaxConcurrency != 4 {
+			t.Errorf("%s: max concurrency %d, want the file's 4", p.Key, p.Load.MaxConcurrency)
+		}
+	}
+	if got, want := strings.Join(keys, " "), "prompt=a/ramp=exponential prompt=b/ramp=exponential"; got != want {
+		t.Errorf("keys = %s, want %s", got, want)
 	}
 }

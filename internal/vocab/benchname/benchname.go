@@ -1,7 +1,8 @@
 // Package benchname is the one builder and parser of the suite's
 // benchmark names (docs/bench-format.md): profile=P/scenario=S/POINT,
 // where POINT is conc=N or rate=R, optionally after a workload class
-// (prompt=short/conc=1), or summary=knee for a sweep's knee. The suite,
+// (prompt=short/conc=1), ramp=STRATEGY for a ramp-up, or summary=knee for
+// a sweep's knee. The suite,
 // perf_test.go, the upgrade gate and the diagnosis build and read names
 // only through it, the way x/perf's benchproc owns its keys.
 package benchname
@@ -41,6 +42,7 @@ const (
 	keyConc    = "conc"
 	keyRate    = "rate"
 	keyTrace   = "trace"
+	keyRamp    = "ramp"
 	keySummary = "summary"
 )
 
@@ -97,6 +99,12 @@ func TracePoint(class, speed string) string {
 	return classPrefix(class) + keyTrace + "=" + speed
 }
 
+// RampPoint is the key of a ramp-up that climbs by strategy ("linear",
+// "exponential").
+func RampPoint(class, strategy string) string {
+	return classPrefix(class) + keyRamp + "=" + strategy
+}
+
 func classPrefix(class string) string {
 	if class == "" {
 		return ""
@@ -130,6 +138,7 @@ type Point struct {
 	Concurrency int    // closed loop; 0 otherwise
 	Rate        string // open loop; "" otherwise
 	Trace       string // a trace's replay speed; "" otherwise
+	Ramp        string // a ramp-up's strategy; "" otherwise
 	Summary     string // "knee" for the knee's point
 }
 
@@ -148,6 +157,8 @@ func ParsePoint(key string) Point {
 			p.Rate = v
 		case keyTrace:
 			p.Trace = v
+		case keyRamp:
+			p.Ramp = v
 		case keySummary:
 			p.Summary = v
 		}
@@ -166,6 +177,8 @@ func (p Point) Short() string {
 		parts = append(parts, p.Rate+"/s")
 	case p.Trace != "":
 		parts = append(parts, "trace ×"+p.Trace)
+	case p.Ramp != "":
+		parts = append(parts, p.Ramp+" ramp")
 	case p.Concurrency > 0:
 		parts = append(parts, "c"+strconv.Itoa(p.Concurrency))
 	}

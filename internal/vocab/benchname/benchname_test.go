@@ -45,17 +45,18 @@ func TestParseErrors(t *testing.T) {
 func TestParsePoint(t *testing.T) {
 	t.Parallel()
 	for key, want := range map[string]benchname.Point{
-		"prompt=short/conc=1":         {Class: "short", Concurrency: 1},
-		"rate=4":                      {Rate: "4"},
-		"summary=knee":                {Summary: "knee"},
-		benchname.TracePoint("", "2"): {Trace: "2"},
-		"":                            {},
+		"prompt=short/conc=1":             {Class: "short", Concurrency: 1},
+		"rate=4":                          {Rate: "4"},
+		"summary=knee":                    {Summary: "knee"},
+		benchname.TracePoint("", "2"):     {Trace: "2"},
+		benchname.RampPoint("", "linear"): {Ramp: "linear"},
+		"":                                {},
 	} {
 		if got := benchname.ParsePoint(key); got != want {
 			t.Errorf("ParsePoint(%q) = %+v, want %+v", key, got, want)
 		}
 	}
-	for key, want := range map[string]string{"conc=8": "c8", "prompt=short/conc=1": "short c1", "rate=inf": "inf/s", "trace=0.5": "trace ×0.5"} {
+	for key, want := range map[string]string{"conc=8": "c8", "prompt=short/conc=1": "short c1", "rate=inf": "inf/s", "trace=0.5": "trace ×0.5", "ramp=exponential": "exponential ramp"} {
 		if got := benchname.ParsePoint(key).Short(); got != want {
 			t.Errorf("Short(%q) = %q, want %q", key, got, want)
 		}

@@ -108,6 +108,11 @@ var (
 	CapacityRate  = headline(def("slo-capacity-req/s", Higher, "SLO capacity", 2))
 	CapacityConc  = headline(def("slo-capacity-conc", Higher, "SLO capacity conc", 0))
 	CapacityUsers = def("slo-capacity-users", None, "≈ users", 1)
+	// A ramp-up's point (ramp=STRATEGY): the offered rates where its
+	// windows' P99s left the SLO and where its throughput stopped
+	// following the offered rate (docs/load-shapes.md).
+	RampSLOExit    = def("ramp-slo-exit-req/s", Higher, "ramp SLO exit", 2)
+	RampSaturation = def("ramp-saturation-req/s", Higher, "ramp saturation", 2)
 )
 
 // NsPerOp is benchfmt's own unit: the wall time of one iteration.
