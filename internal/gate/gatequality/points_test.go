@@ -245,3 +245,26 @@ func TestClopperPearson(t *testing.T) {
 		t.Errorf("0 of 0: [%g, %g], want NaN", lo, hi)
 	}
 }
+
+// pointsSixthProtocol is docs/gate.md's sixth protocol, "Gate quality for
+// one point, the weighted points test": the rules of the commit that
+// wrote it (the points test's Bonferroni weighted by each point's noise)
+// on the fifth protocol's design, conditions and targets, new seeds
+// (13,000,000 up).
+var pointsSixthProtocol = protocol{
+	seedTop: 13_000_000, conditions: pointConditions, decisions: 80,
+	digests: "testdata/points6-digests.txt", openMisses: "testdata/points6-open-misses.txt",
+	figure: "gate-quality-points-sixth", test: "TestFiguresGateQualityPointsSixth",
+}
+
+// TestFiguresGateQualityPointsSixth is the sixth protocol's measurement:
+// it regenerates its 480 suite runs from protocolSource and the seeds,
+// checks them against the recorded digests, gates every pair with the
+// shipped thresholds.yaml, checks docs/gate.md's table and fails when a
+// target is missed that points6-open-misses.txt does not list.
+//
+//	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityPointsSixth ./internal/gate/gatequality  # the recording (digests only; once)
+func TestFiguresGateQualityPointsSixth(t *testing.T) {
+	testphase.Measured(t)
+	pointsSixthProtocol.pointsRun(t, true)
+}
