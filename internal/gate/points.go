@@ -21,7 +21,11 @@ import (
 // in the bad direction less the mean of the same unit's log values over
 // the profile's other points in run i. The sides' contrasts are compared
 // with the one-sided Mann-Whitney U test (exact, no assumption on their
-// distribution); Bonferroni over every profile's points gives the points
+// distribution); a weighted Bonferroni over every profile's points
+// (gatemath.PointWeights: half of the level evenly, half to the points a
+// change of twice min_effect would leave near the line, the weights from
+// the contrasts' spread with the sides' labels ignored, so the U tests
+// stay exact) gives the points
 // test, one more hypothesis beside the profiles and the suite-wide test
 // in the one α procedure's Holm correction (oneAlpha), so that the
 // profiles' own tests lose no more than one more step of it. What it assumes: a start shifts a
@@ -34,10 +38,9 @@ import (
 type pointFamily struct {
 	profile string
 	points  []pointContrast
-	// total is the points contrasted in the whole suite (the Bonferroni
-	// count), pGate the points test's p after Holm (set by oneAlpha).
-	total int
-	pGate float64
+	// alpha is the gate's α; pGate the points test's p after Holm (set
+	// by oneAlpha).
+	alpha, pGate float64
 }
 
 // pointsHypothesis names the points test in oneAlpha's Holm correction.
@@ -50,27 +53,42 @@ type suitePointsTest struct {
 	p        float64
 }
 
-// suitePoints is the points test of the families' contrasts; nil when
-// no family has contrasts.
-func suitePoints(fs familySet) *suitePointsTest {
+// suitePoints is the points test of the families' contrasts, one of
+// hyps hypotheses of the one α procedure; nil when no family has
+// contrasts.
+func suitePoints(fs familySet, hyps int) *suitePointsTest {
 	st := &suitePointsTest{p: 1}
-	total := 0
+	var all []*pointContrast
+	alpha := 0.0
 	for _, f := range fs {
 		if f.points != nil {
 			st.families = append(st.families, f.points)
-			total += len(f.points.points)
+			alpha = f.points.alpha
+			for i := range f.points.points {
+				all = append(all, &f.points.points[i])
+			}
 		}
 	}
 	if len(st.families) == 0 {
 		return nil
 	}
-	for _, pf := range st.families {
-		pf.total = total
-		for _, c := range pf.points {
-			st.p = min(st.p, c.p*float64(total))
-		}
+	xi := make([]float64, len(all))
+	for j, c := range all {
+		xi[j] = c.noncentrality()
+	}
+	for j, w := range gatemath.PointWeights(xi, alpha/float64(max(hyps, 1))) {
+		all[j].weight = w
+		st.p = min(st.p, all[j].p/w)
 	}
 	return st
+}
+
+// noncentrality is the point's aimed change (twice its min_effect) over
+// the standard error of its contrasts' mean difference, their spread
+// taken over both sides' runs together (the sides' labels ignored, so
+// that the weights it gives tell nothing of the test's outcome).
+func (c pointContrast) noncentrality() float64 {
+	return math.Log1p(2*c.minEffect) / (c.sd * math.Sqrt(1/float64(c.nb)+1/float64(c.nn)))
 }
 
 // setGate records the points test's p after Holm in every family.
@@ -91,6 +109,11 @@ type pointContrast struct {
 	// the rows.
 	rows, row                int
 	shift, own, p, minEffect float64
+	// sd is the contrasts' spread over both sides' runs together, nb and
+	// nn the sides' runs; weight the point's share of the points test's
+	// α (set by suitePoints).
+	sd, weight float64
+	nb, nn     int
 }
 
 // reaches says whether the point's change reaches its minimum effect,
@@ -145,7 +168,7 @@ func pointContrasts(rep *Report, tests []*test) *pointFamily {
 	if len(names) < 2 {
 		return nil
 	}
-	pf := &pointFamily{profile: rep.Rows[tests[0].row].Profile}
+	pf := &pointFamily{profile: rep.Rows[tests[0].row].Profile, alpha: rep.Rows[tests[0].row].Settings.Alpha}
 	for _, name := range names {
 		pt := byName[name]
 		cb, cn := make([]float64, nb), make([]float64, nn)
@@ -166,7 +189,8 @@ func pointContrasts(rep *Report, tests []*test) *pointFamily {
 		if err != nil {
 			p = 1
 		}
-		pf.points = append(pf.points, pointContrast{name: name, rows: len(pt), row: pt[0].row, shift: stats.Mean(cn) - stats.Mean(cb), own: own / total, p: p, minEffect: minEffect})
+		pf.points = append(pf.points, pointContrast{name: name, rows: len(pt), row: pt[0].row, shift: stats.Mean(cn) - stats.Mean(cb), own: own / total, p: p, minEffect: minEffect,
+			sd: math.Sqrt(max(stats.Variance(slices.Concat(cb, cn)), gatemath.MinVariance)), nb: nb, nn: nn})
 	}
 	return pf
 }
@@ -179,10 +203,11 @@ func badSign(rep *Report, t *test) float64 {
 	return 1
 }
 
-// adjusted is point c's p in the one α procedure: its own p times the
-// suite's points, and no smaller than the points test's (pGate).
+// adjusted is point c's p in the one α procedure: its own p over its
+// weight (weighted Bonferroni over the suite's points), and no smaller
+// than the points test's (pGate).
 func (pf *pointFamily) adjusted(c pointContrast) float64 {
-	return max(min(1, c.p*float64(pf.total)), pf.pGate)
+	return max(min(1, c.p/c.weight), pf.pGate)
 }
 
 // pointsProfileTest is the family's test as the report shows it: the
@@ -193,7 +218,7 @@ func pointsProfileTest(rep *Report, pf *pointFamily) ProfileTest {
 	best := 0
 	for i, c := range pf.points {
 		b := pf.points[best]
-		if (c.reaches() && !b.reaches()) || (c.reaches() == b.reaches() && c.p < b.p) {
+		if (c.reaches() && !b.reaches()) || (c.reaches() == b.reaches() && c.p/c.weight < b.p/b.weight) {
 			best = i
 		}
 	}
@@ -228,7 +253,7 @@ func (rep *Report) pointRegressed(row *Row) (float64, bool) {
 
 // describePoint is Describe for a profile's points test.
 func (p ProfileTest) describePoint(name, verdict string) string {
-	return fmt.Sprintf("%s, one point against the rest of its profile (a server start cancels): of %d points the worst is %s, %d headline rows, its change against the profile's %+.2f%% for the worse (min_effect %g%%), p for the worse=%.2g (%.2g over the suite's points in the one α procedure, α %g; the points test %.2g)%s: %s",
+	return fmt.Sprintf("%s, one point against the rest of its profile (a server start cancels): of %d points the worst is %s, %d headline rows, its change against the profile's %+.2f%% for the worse (min_effect %g%%), p for the worse=%.2g (%.2g over its weight among the suite's points in the one α procedure, α %g; the points test %.2g)%s: %s",
 		name, p.Points, p.Point, p.Tests, 100*p.Effect, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Alpha, p.PGate, p.ownWords(), verdict)
 }
 

@@ -185,7 +185,7 @@ func oneAlpha(fs familySet, tails []*tailFamily, starts bool) ([]float64, *suite
 			byProfile[SuiteProfile] = []member{{p: max(st.P, within), suite: suite}}
 		}
 	}
-	if pts := suitePoints(fs); pts != nil {
+	if pts := suitePoints(fs, len(profiles)+1); pts != nil {
 		profiles = append(profiles, pointsHypothesis)
 		byProfile[pointsHypothesis] = []member{{p: pts.p, points: pts}}
 	}

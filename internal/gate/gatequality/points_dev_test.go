@@ -14,6 +14,11 @@ import (
 // envPointsDev=1 runs TestGateQualityPointsDev (by hand).
 const envPointsDev = "VLLMPERF_POINTS_DEV"
 
+// envPointsDevWide=1 runs TestGateQualityPointsDev on the sixth
+// protocol's wider development seeds (14,000,000 up, 100 decisions a
+// condition) in place of 11,000,000 up (20).
+const envPointsDevWide = "VLLMPERF_POINTS_DEV_WIDE"
+
 // TestGateQualityPointsDev is the development check on which the points
 // test (points.go in package gate) was chosen: the fifth protocol's
 // conditions on seeds of their own (11,000,000 up, used by no protocol),
@@ -27,6 +32,9 @@ func TestGateQualityPointsDev(t *testing.T) {
 	}
 	src, set := loadSuite(t)
 	pr := protocol{seedTop: 11_000_000, conditions: pointConditions, decisions: 20}
+	if os.Getenv(envPointsDevWide) == "1" {
+		pr = protocol{seedTop: 14_000_000, conditions: pointConditions, decisions: 100}
+	}
 	began := time.Now()
 	ds := pr.decide(t, src, set, true)
 	var b strings.Builder
@@ -58,6 +66,9 @@ func TestGateQualityPointsDevMisses(t *testing.T) {
 	}
 	src, set := loadSuite(t)
 	pr := protocol{seedTop: 11_000_000, conditions: pointConditions, decisions: 20}
+	if os.Getenv(envPointsDevWide) == "1" {
+		pr = protocol{seedTop: 14_000_000, conditions: pointConditions, decisions: 100}
+	}
 	for c := 1; c < len(pr.conditions); c++ {
 		for i := range pr.perCondition() {
 			base, nw, profile, _ := pr.pair(src, c, i)
@@ -68,7 +79,7 @@ func TestGateQualityPointsDevMisses(t *testing.T) {
 			k := 37 * i % src.Points()
 			for _, p := range rep.Points {
 				if p.Profile == profile {
-					t.Logf("c%d i%d %v %s: worst %s eff %+.1f%% p %.2g adj %.2g reg %v %q %q", c, i, rep.Outcome(), src.PointName(k), p.Point, 100*p.Effect, p.PWorse, p.PWorseHolm, p.Regression, p.Explained, p.Invalid)
+					t.Logf("c%d i%d %v %s: worst %s eff %+.1f%% own %+.1f%% min %g%% p %.2g adj %.2g reg %v %q %q", c, i, rep.Outcome(), src.PointName(k), p.Point, 100*p.Effect, 100*p.Own, 100*p.MinEffect, p.PWorse, p.PWorseHolm, p.Regression, p.Explained, p.Invalid)
 				}
 			}
 		}
