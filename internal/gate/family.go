@@ -39,7 +39,7 @@ type ProfileTest struct {
 	// Profile is the profile ("" for benchmarks without one).
 	Profile string
 	// Metric is "" for the test of the profile's headline rows, else the
-	// tail metric (TailUnits) whose rows it tests by runs.
+	// tail metric (units.Tails) whose rows it tests by runs.
 	Metric string
 	// Point, for a points test (points.go), is the point its contrast
 	// finds worst, Points then the points contrasted, and Own that

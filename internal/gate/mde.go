@@ -227,7 +227,7 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	for _, k := range s.Order {
 		b := s.Benches[k]
 		for _, u := range b.Units {
-			if !units.Headline(u) && !IsTail(u) {
+			if !units.Headline(u) && !units.IsTail(u) {
 				continue
 			}
 			kk := key{b.Profile, u}
@@ -240,7 +240,7 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	}
 	tails, headline := map[string]int{}, map[string]bool{}
 	for _, kk := range keys {
-		if IsTail(kk.unit) {
+		if units.IsTail(kk.unit) {
 			tails[kk.profile]++
 		} else {
 			headline[kk.profile] = true
@@ -256,7 +256,7 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	slices.SortStableFunc(keys, func(a, b key) int { return first[a.profile] - first[b.profile] })
 	hypotheses, suite := len(first), starts && len(headline) >= 2
 	for _, kk := range keys {
-		suite = suite && (IsTail(kk.unit) || set.Gate(kk.profile, "", kk.unit).StartSpread > 0)
+		suite = suite && (units.IsTail(kk.unit) || set.Gate(kk.profile, "", kk.unit).StartSpread > 0)
 	}
 	if suite { // the suite-wide test: one more hypothesis in Holm's correction
 		hypotheses++
@@ -265,10 +265,10 @@ func spreads(s *input.Side, set *thresholds.Set, starts bool) []MDE {
 	for _, kk := range keys {
 		g := set.Gate(kk.profile, "", kk.unit)
 		m := MDE{Profile: kk.profile, Unit: kk.unit, MinEffect: g.MinEffect, minSamples: g.MinSamples,
-			Level: g.Alpha / float64(hypotheses) * gatemath.ComponentWeight(!IsTail(kk.unit), headline[kk.profile], tails[kk.profile])}
+			Level: g.Alpha / float64(hypotheses) * gatemath.ComponentWeight(!units.IsTail(kk.unit), headline[kk.profile], tails[kk.profile])}
 		m.RunSpread, m.Points = gatemath.RunSpread(points[kk])
 		m.BaseStarts = startsOf[kk]
-		if !IsTail(kk.unit) {
+		if !units.IsTail(kk.unit) {
 			m.Spread, m.Points = gatemath.PointSpread(points[kk])
 		} else {
 			m.Spread = m.RunSpread

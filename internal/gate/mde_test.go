@@ -10,6 +10,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"github.com/vllmperf/vllmperf/internal/docfigures"
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -44,21 +45,21 @@ func TestMDEAt(t *testing.T) {
 // the report, text and JSON, carries every judged metric of each profile.
 func TestMinimumEffects(t *testing.T) {
 	t.Parallel()
-	rep := issueShape.compare(t, 1, nil)
-	if got, want := len(rep.MinimumEffects), len(issueShape.profiles)*len(shapeUnits); got != want {
+	rep := compareShape(t, issueShape, 1, nil)
+	if got, want := len(rep.MinimumEffects), len(issueShape.Profiles)*len(gatetest.ShapeUnits); got != want {
 		t.Fatalf("%d minimum effects, want %d (every judged unit of each profile)", got, want)
 	}
 	for _, m := range rep.MinimumEffects {
-		cv := issueShape.headCV
-		if IsTail(m.Unit) {
-			cv = (issueShape.p99CV[0] + issueShape.p99CV[1]) / 2
+		cv := issueShape.HeadCV
+		if units.IsTail(m.Unit) {
+			cv = (issueShape.P99CV[0] + issueShape.P99CV[1]) / 2
 		}
-		expect := math.Hypot(cv, issueShape.runCV) // a row's
-		if IsTail(m.Unit) {                        // the run's mean over the points
-			expect = math.Hypot(cv/math.Sqrt(float64(len(issueShape.concs))), issueShape.runCV)
+		expect := math.Hypot(cv, issueShape.RunCV) // a row's
+		if units.IsTail(m.Unit) {                  // the run's mean over the points
+			expect = math.Hypot(cv/math.Sqrt(float64(len(issueShape.Concs))), issueShape.RunCV)
 		}
-		if m.Spread < expect/2 || m.Spread > 2*expect || m.Points != len(issueShape.concs) || m.Runs != 10 {
-			t.Errorf("%s %s: spread %.4f from %d points at %d runs; want about %.4f from %d at 10", m.Profile, m.Unit, m.Spread, m.Points, m.Runs, expect, len(issueShape.concs))
+		if m.Spread < expect/2 || m.Spread > 2*expect || m.Points != len(issueShape.Concs) || m.Runs != 10 {
+			t.Errorf("%s %s: spread %.4f from %d points at %d runs; want about %.4f from %d at 10", m.Profile, m.Unit, m.Spread, m.Points, m.Runs, expect, len(issueShape.Concs))
 		}
 		if m.TooNoisy != (m.Effect > m.MinEffect) {
 			t.Errorf("%s %s: %.1f%% against %g%%: too noisy %v", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect, m.TooNoisy)
@@ -71,8 +72,8 @@ func TestMinimumEffects(t *testing.T) {
 func TestTooNoisyBaseline(t *testing.T) {
 	t.Parallel()
 	noisy := issueShape
-	noisy.p99CV = [2]float64{0.30, 0.35}
-	rep := noisy.compare(t, 1, nil)
+	noisy.P99CV = [2]float64{0.30, 0.35}
+	rep := compareShape(t, noisy, 1, nil)
 	found := false
 	for _, w := range rep.Warnings {
 		if strings.Contains(w, "baseline too noisy to see the minimum effect: profile chat, "+units.TTFTP99+": at 10 runs a side") {
@@ -83,7 +84,7 @@ func TestTooNoisyBaseline(t *testing.T) {
 		t.Errorf("no warning names chat's %s:\n%s", units.TTFTP99, strings.Join(rep.Warnings, "\n"))
 	}
 	for _, m := range rep.MinimumEffects {
-		if m.TooNoisy != (m.Effect > m.MinEffect) || (IsTail(m.Unit) && !m.TooNoisy) {
+		if m.TooNoisy != (m.Effect > m.MinEffect) || (units.IsTail(m.Unit) && !m.TooNoisy) {
 			t.Errorf("%s %s: %.1f%% against %g%%: too noisy %v", m.Profile, m.Unit, 100*m.Effect, 100*m.MinEffect, m.TooNoisy)
 		}
 	}
@@ -101,9 +102,9 @@ func TestTooNoisyBaseline(t *testing.T) {
 	// One run a side (make bench): the rows are short of runs already; no
 	// warning on top.
 	one := issueShape
-	one.runs = 1
-	base, _ := noisy.pair(t, 1, nil)
-	_, next := one.pair(t, 1, nil)
+	one.Runs = 1
+	base, _ := noisy.Pair(t, 1, nil)
+	_, next := one.Pair(t, 1, nil)
 	rep, err := Compare(base, next, thresholds.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func TestFiguresTailMDE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docfigures.Sync(t, "docs/gate.md", "gate-tails-mde", "\n"+mdeTable(ms, count, append([]string{units.E2ELP99, units.TPOTP50}, TailUnits...))+"\n")
+	docfigures.Sync(t, "docs/gate.md", "gate-tails-mde", "\n"+mdeTable(ms, count, append([]string{units.E2ELP99, units.TPOTP50}, units.Tails...))+"\n")
 }
 
 // mdeTable is a markdown table of the minimum detectable effects of

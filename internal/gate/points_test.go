@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // onePointChange makes every headline metric of one point worse by f (a
 // lower-is-better one multiplied, tok/s divided).
-func onePointChange(ch changes, profile string, conc int, f float64) changes {
-	for _, u := range shapeUnits {
+func onePointChange(ch gatetest.Changes, profile string, conc int, f float64) gatetest.Changes {
+	for _, u := range gatetest.ShapeUnits {
 		if !units.Headline(u) {
 			continue
 		}
@@ -34,21 +35,21 @@ func onePointChange(ch changes, profile string, conc int, f float64) changes {
 func TestPointsTest(t *testing.T) {
 	t.Parallel()
 	starts := map[string]float64{"basic": 1.035, "chat": 0.98, "long": 1.025, "memory": 1.0, "spec": 1.03}
-	better := slowProfiles(map[string]float64{"chat": 0.9})
+	better := gatetest.SlowProfiles(map[string]float64{"chat": 0.9})
 	for _, tc := range []struct {
 		name      string
-		ch        changes
+		ch        gatetest.Changes
 		opts      Options
 		want      Outcome
 		wantPoint string // the points test that regresses ("" none)
 	}{
-		{"starts shift whole profiles", slowProfiles(starts), Options{}, OutcomePass, ""},
-		{"one point 15% worse, on starts", onePointChange(slowProfiles(starts), "chat", 8, 1.15), Options{}, OutcomeFail, "Perf/profile=chat/scenario=concurrency-sweep/conc=8"},
-		{"one point 15% worse, no start", onePointChange(changes{}, "long", 2, 1.15), Options{}, OutcomeFail, "Perf/profile=long/scenario=concurrency-sweep/conc=2"},
+		{"starts shift whole profiles", gatetest.SlowProfiles(starts), Options{}, OutcomePass, ""},
+		{"one point 15% worse, on starts", onePointChange(gatetest.SlowProfiles(starts), "chat", 8, 1.15), Options{}, OutcomeFail, "Perf/profile=chat/scenario=concurrency-sweep/conc=8"},
+		{"one point 15% worse, no start", onePointChange(gatetest.Changes{}, "long", 2, 1.15), Options{}, OutcomeFail, "Perf/profile=long/scenario=concurrency-sweep/conc=2"},
 		{"a profile 10% better but one point", onePointChange(better, "chat", 4, 1/0.9), Options{}, OutcomePass, ""},
-		{"one point 15% worse, OwnStarts", onePointChange(changes{}, "long", 2, 1.15), Options{OwnStarts: true}, "", ""},
+		{"one point 15% worse, OwnStarts", onePointChange(gatetest.Changes{}, "long", 2, 1.15), Options{OwnStarts: true}, "", ""},
 	} {
-		base, next := fiveProfiles.pair(t, 91, tc.ch)
+		base, next := gatetest.FiveProfiles.Pair(t, 91, tc.ch)
 		rep, err := Compare(base, next, thresholds.Default(), tc.opts)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +60,7 @@ func TestPointsTest(t *testing.T) {
 			}
 			continue
 		}
-		if len(rep.Points) != len(fiveProfiles.profiles) {
+		if len(rep.Points) != len(gatetest.FiveProfiles.Profiles) {
 			t.Errorf("%s: %d points tests, want one a profile", tc.name, len(rep.Points))
 		}
 		if got := rep.Outcome(); got != tc.want {

@@ -54,7 +54,7 @@ type Row struct {
 	// which the gate judges; a row with a direction that is not is
 	// reported only (NotGated).
 	Headline bool
-	// Tail: a tail metric (TailUnits) judged in its profile's tail test,
+	// Tail: a tail metric (units.Tails) judged in its profile's tail test,
 	// and decided as a row of it.
 	Tail bool
 	// Direction is the better direction: from the files' Unit lines,

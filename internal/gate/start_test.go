@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -34,33 +35,6 @@ func TestStartP(t *testing.T) {
 	}
 }
 
-// fiveProfiles is the suite's shape: 5 profiles × 6 points, 10 runs a
-// side, headline noise 2.5%, P99 noise 6-8%.
-var fiveProfiles = suiteShape{
-	profiles: []string{"basic", "chat", "long", "memory", "spec"},
-	concs:    []int{1, 2, 4, 8, 16, 32},
-	runs:     10,
-	headCV:   0.025,
-	p99CV:    [2]float64{0.06, 0.08},
-	runCV:    0.01,
-}
-
-// slowProfiles slows every unit of the profiles by their factors (a
-// server start of the new side, or a true change): times for -ns units,
-// divided for tok/s.
-func slowProfiles(f map[string]float64) changes {
-	ch := changes{}
-	for p, k := range f {
-		for _, u := range shapeUnits {
-			ch[p+" "+u] = k
-			if u == units.TokPerSec {
-				ch[p+" "+u] = 1 / k
-			}
-		}
-	}
-	return ch
-}
-
 // TestStartAllowance: the runs of a side share one server start per
 // profile, so a shift of whole profiles by what starts do (here up to
 // 3.5%, start_spread 2%: two starts differ by sd 2.8%) passes, where the
@@ -74,28 +48,28 @@ func TestStartAllowance(t *testing.T) {
 	t.Parallel()
 	starts := map[string]float64{"basic": 1.035, "chat": 0.98, "long": 1.025, "memory": 1.0, "spec": 1.03}
 	every := map[string]float64{}
-	for _, p := range fiveProfiles.profiles {
+	for _, p := range gatetest.FiveProfiles.Profiles {
 		every[p] = 1.05
 	}
-	tpot := changes{"chat " + units.TPOTP50: 1.25}
+	tpot := gatetest.Changes{"chat " + units.TPOTP50: 1.25}
 	for _, tc := range []struct {
 		name     string
-		ch       changes
+		ch       gatetest.Changes
 		opts     Options
 		want     Outcome
 		named    []string // RegressedProfiles, in order
 		rowsFrom string   // a profile whose rows must be named ("" none)
 	}{
-		{"starts shift whole profiles by up to 3.5%", slowProfiles(starts), Options{}, OutcomePass, nil, ""},
-		{"the same, runs judged as independent draws (the earlier rule)", slowProfiles(starts), Options{OwnStarts: true}, OutcomeFail, nil, ""},
-		{"every profile 5% slower", slowProfiles(every), Options{}, OutcomeFail, []string{SuiteProfile}, ""},
-		{"one profile 15% slower", slowProfiles(map[string]float64{"long": 1.15}), Options{}, OutcomeFail, []string{"long"}, "long"},
+		{"starts shift whole profiles by up to 3.5%", gatetest.SlowProfiles(starts), Options{}, OutcomePass, nil, ""},
+		{"the same, runs judged as independent draws (the earlier rule)", gatetest.SlowProfiles(starts), Options{OwnStarts: true}, OutcomeFail, nil, ""},
+		{"every profile 5% slower", gatetest.SlowProfiles(every), Options{}, OutcomeFail, []string{SuiteProfile}, ""},
+		{"one profile 15% slower", gatetest.SlowProfiles(map[string]float64{"long": 1.15}), Options{}, OutcomeFail, []string{"long"}, "long"},
 		// the mean of the five shifts is 4.4%, 3.5 of its sd: the mean of
 		// all profiles named every profile; without long the rest are 0.5%
-		{"one profile 20% slower, the others on their own starts", slowProfiles(map[string]float64{"basic": 1.02, "chat": 0.99, "long": 1.20, "memory": 1.0, "spec": 1.01}), Options{}, OutcomeFail, []string{"long"}, "long"},
+		{"one profile 20% slower, the others on their own starts", gatetest.SlowProfiles(map[string]float64{"basic": 1.02, "chat": 0.99, "long": 1.20, "memory": 1.0, "spec": 1.01}), Options{}, OutcomeFail, []string{"long"}, "long"},
 		{"TPOT p50 25% slower on every point of chat", tpot, Options{}, OutcomeFail, []string{}, "chat"},
 	} {
-		base, next := fiveProfiles.pair(t, 77, tc.ch)
+		base, next := gatetest.FiveProfiles.Pair(t, 77, tc.ch)
 		rep, err := Compare(base, next, thresholds.Default(), tc.opts)
 		if err != nil {
 			t.Fatal(err)
@@ -256,8 +230,8 @@ func startsPair(t *testing.T, seed uint64, starts int, slow float64) (*input.Inp
 			for range 10 / starts {
 				for c := range 6 {
 					fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=concurrency-sweep/conc=%d-2 1", 1<<c)
-					for _, u := range shapeUnits {
-						k, v := f*math.Exp(start+0.01*rng.NormFloat64()), typical(u, 1<<c)
+					for _, u := range gatetest.ShapeUnits {
+						k, v := f*math.Exp(start+0.01*rng.NormFloat64()), gatetest.Typical(u, 1<<c)
 						if u == units.TokPerSec {
 							k = 1 / k
 						}

@@ -13,15 +13,6 @@ import (
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
-// TailUnits are the tail percentiles the gate judges per profile and
-// metric (docs/gate.md, "Tails"): each one's rows of a profile are
-// tested together, by runs, as one test of the profile. E2EL p99 is a
-// headline metric (units.Headline) and judged with those.
-var TailUnits = []string{units.TTFTP99, units.TPOTP99, units.ITLP99}
-
-// IsTail reports whether unit is one of TailUnits.
-func IsTail(unit string) bool { return slices.Contains(TailUnits, unit) }
-
 // A tailFamily is one tail metric of one profile: its rows with enough
 // runs on both sides, tested together by runs.
 type tailFamily struct {
@@ -47,7 +38,7 @@ func tailFamilies(rep *Report, tests []test, starts bool) []*tailFamily {
 	for i := range tests {
 		t := &tests[i]
 		row := &rep.Rows[t.row]
-		if t.gated || row.Headline || !IsTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
+		if t.gated || row.Headline || !units.IsTail(row.Unit) || (row.Direction != units.Lower && row.Direction != units.Higher) {
 			continue
 		}
 		if min := row.Settings.MinSamples; row.Baseline.N < min || row.New.N < min {

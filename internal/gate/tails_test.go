@@ -2,128 +2,31 @@ package gate
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
-// suiteShape is generated suite-shaped data: profiles × concurrency
-// points, runs a side, the shipped thresholds. Each point's metric has a
-// run-to-run noise (sd of the log): headline medians headCV, the P99s a
-// CV drawn per point from p99CV; every run of a profile (one server start)
-// also shares a factor of sd runCV, as go test -count runs the suite.
-type suiteShape struct {
-	profiles []string
-	concs    []int
-	runs     int
-	headCV   float64
-	p99CV    [2]float64
-	runCV    float64
-}
-
 // issueShape is issue 33's: 2 profiles × 6 points, 10 runs a side, P99 CV
 // 6-8%.
-var issueShape = suiteShape{
-	profiles: []string{"basic", "chat"},
-	concs:    []int{1, 2, 4, 8, 16, 32},
-	runs:     10,
-	headCV:   0.025,
-	p99CV:    [2]float64{0.06, 0.08},
-	runCV:    0.01,
+var issueShape = gatetest.SuiteShape{
+	Profiles: []string{"basic", "chat"},
+	Concs:    []int{1, 2, 4, 8, 16, 32},
+	Runs:     10,
+	HeadCV:   0.025,
+	P99CV:    [2]float64{0.06, 0.08},
+	RunCV:    0.01,
 }
 
-// shapeUnits are the units of a generated point, in file order.
-var shapeUnits = []string{units.TTFTP50, units.TTFTP99, units.TPOTP50, units.TPOTP99, units.ITLP99, units.E2ELP99, units.TokPerSec}
-
-// typical is a point's typical value of unit at concurrency c.
-func typical(unit string, c int) float64 {
-	ttft := 40e6 * (1 + float64(c)/16)
-	tpot := 10e6 * (1 + float64(c)/32)
-	switch unit {
-	case units.TTFTP50:
-		return ttft
-	case units.TTFTP99:
-		return 1.8 * ttft
-	case units.TPOTP50:
-		return tpot
-	case units.TPOTP99:
-		return 1.4 * tpot
-	case units.ITLP99:
-		return 1.6 * tpot
-	case units.E2ELP99:
-		return 1.8*ttft + 128*1.4*tpot
-	default: // tok/s
-		return float64(c) * 1e9 / tpot
-	}
-}
-
-// changes multiply the new side's values: "profile unit" → factor, and
-// "profile/conc unit" → factor for one point.
-type changes map[string]float64
-
-// pair generates a baseline and a new side from seed, the new one with
-// the changes.
-func (s suiteShape) pair(t testing.TB, seed uint64, ch changes) (*input.Input, *input.Input) {
+func compareShape(t testing.TB, s gatetest.SuiteShape, seed uint64, ch gatetest.Changes) *Report {
 	t.Helper()
-	cvs := rand.New(rand.NewPCG(seed, 1)) // the points' noise levels, shared by both sides
-	cv := map[string]float64{}
-	for _, p := range s.profiles {
-		for _, c := range s.concs {
-			for _, u := range shapeUnits {
-				k := fmt.Sprintf("%s/%d/%s", p, c, u)
-				cv[k] = s.headCV
-				if IsTail(u) {
-					cv[k] = s.p99CV[0] + (s.p99CV[1]-s.p99CV[0])*cvs.Float64()
-				}
-			}
-		}
-	}
-	side := func(stream uint64, ch changes) *input.Input {
-		rng := rand.New(rand.NewPCG(seed, stream))
-		var b strings.Builder
-		b.WriteString("backend: sim\ngpu: sim:shape\nmodel: m\nimage: in-process\n\n")
-		for range s.runs {
-			for _, p := range s.profiles {
-				start := s.runCV * rng.NormFloat64()
-				for _, c := range s.concs {
-					fmt.Fprintf(&b, "BenchmarkPerf/profile=%s/scenario=concurrency-sweep/conc=%d-2 1", p, c)
-					for _, u := range shapeUnits {
-						shared := start
-						if u == units.TokPerSec {
-							shared = -start
-						}
-						v := typical(u, c) * math.Exp(shared+cv[fmt.Sprintf("%s/%d/%s", p, c, u)]*rng.NormFloat64())
-						if f, ok := ch[p+" "+u]; ok {
-							v *= f
-						}
-						if f, ok := ch[fmt.Sprintf("%s/%d %s", p, c, u)]; ok {
-							v *= f
-						}
-						fmt.Fprintf(&b, " %g %s", v, u)
-					}
-					b.WriteString(" 0 err-%\n")
-				}
-			}
-		}
-		in, err := input.Read(strings.NewReader(b.String()), fmt.Sprintf("seed%d-%d.txt", seed, stream))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return in
-	}
-	return side(2, nil), side(3, ch)
-}
-
-func (s suiteShape) compare(t testing.TB, seed uint64, ch changes) *Report {
-	t.Helper()
-	base, next := s.pair(t, seed, ch)
+	base, next := s.Pair(t, seed, ch)
 	rep, err := Compare(base, next, thresholds.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +54,7 @@ func TestTailRegressionFails(t *testing.T) {
 		t.Run(fmt.Sprintf("%s×%.2f", tc.unit, tc.factor), func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= 5; seed++ {
-				rep := issueShape.compare(t, seed, changes{"chat " + tc.unit: tc.factor})
+				rep := compareShape(t, issueShape, seed, gatetest.Changes{"chat " + tc.unit: tc.factor})
 				if got := rep.Outcome(); got != OutcomeFail || got.ExitCode() != 1 {
 					t.Fatalf("seed %d: %s, want FAIL (exit 1):\n%s", seed, rep.Headline(), describeProfiles(rep))
 				}
@@ -173,16 +76,16 @@ func TestTailNoiseAndImprovementPass(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		ch   changes
+		ch   gatetest.Changes
 	}{
 		{"A/A", nil},
-		{"TTFT p99 20% better", changes{"chat " + units.TTFTP99: 0.8}},
-		{"every P99 20% better", changes{"basic " + units.TTFTP99: 0.8, "basic " + units.TPOTP99: 0.8, "basic " + units.ITLP99: 0.8}},
+		{"TTFT p99 20% better", gatetest.Changes{"chat " + units.TTFTP99: 0.8}},
+		{"every P99 20% better", gatetest.Changes{"basic " + units.TTFTP99: 0.8, "basic " + units.TPOTP99: 0.8, "basic " + units.ITLP99: 0.8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= 5; seed++ {
-				rep := issueShape.compare(t, seed, tc.ch)
+				rep := compareShape(t, issueShape, seed, tc.ch)
 				if got := rep.Outcome(); got != OutcomePass {
 					t.Errorf("seed %d: %s, want PASS:\n%s", seed, rep.Headline(), describeProfiles(rep))
 				}
@@ -282,7 +185,7 @@ func TestOneAlpha(t *testing.T) {
 func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 	t.Parallel()
 	for _, bench := range []string{"Perf/profile=chat/scenario=concurrency-sweep/conc=8", "Perf/profile=chat/scenario=startup"} {
-		base, next := issueShape.pair(t, 1, changes{"chat " + units.TTFTP99: 1.25})
+		base, next := issueShape.Pair(t, 1, gatetest.Changes{"chat " + units.TTFTP99: 1.25})
 		next.RunChecks = []input.RunCheck{{Benchmark: bench, Status: input.StatusInvalid, Name: "gpu/throttle", Detail: "thermal"}}
 		rep, err := Compare(base, next, thresholds.Default(), Options{})
 		if err != nil {
@@ -300,9 +203,9 @@ func TestInvalidProfileIsNoPlainFail(t *testing.T) {
 
 // tailRates gates n generated pairs from seed first on, and counts how
 // many fail, and how many name only the profile and metric changed.
-func tailRates(t testing.TB, s suiteShape, first uint64, n int, ch changes, want string) (fails, named int) {
+func tailRates(t testing.TB, s gatetest.SuiteShape, first uint64, n int, ch gatetest.Changes, want string) (fails, named int) {
 	for seed := first; seed < first+uint64(n); seed++ {
-		rep := s.compare(t, seed, ch)
+		rep := compareShape(t, s, seed, ch)
 		if rep.Outcome() != OutcomeFail {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/testphase"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -35,7 +36,7 @@ func TestFiguresGateTails(t *testing.T) {
 	alpha := thresholds.Default().Gate("", "", "").Alpha
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nGenerated pairs of %d profiles × %d points, %d runs a side, P99 run-to-run CV %.0f–%.0f%%, the shipped thresholds.yaml; seeds from %d (unchanged) and %d (changed), none used while the rule was written (`go test -run TestFiguresGateTails ./internal/gate`):\n\n",
-		len(issueShape.profiles), len(issueShape.concs), issueShape.runs, 100*issueShape.p99CV[0], 100*issueShape.p99CV[1], tailSeedsAA, tailSeedsChange)
+		len(issueShape.Profiles), len(issueShape.Concs), issueShape.Runs, 100*issueShape.P99CV[0], 100*issueShape.P99CV[1], tailSeedsAA, tailSeedsChange)
 	b.WriteString("| true change | pairs | fails (exit 1) | fails naming only that profile and metric |\n|---|--:|--:|--:|\n")
 	fails, _ := tailRates(t, issueShape, tailSeedsAA, tailPairsAA, nil, "")
 	fmt.Fprintf(&b, "| unchanged | %d | %d (%.1f%%) | — |\n", tailPairsAA, fails, 100*float64(fails)/tailPairsAA)
@@ -51,7 +52,7 @@ func TestFiguresGateTails(t *testing.T) {
 		{units.TTFTP99, 1.1, false}, {units.ITLP99, 1.1, false},
 	} {
 		want := "chat " + c.unit
-		fails, named := tailRates(t, issueShape, tailSeedsChange, tailPairsChange, changes{want: c.factor}, want)
+		fails, named := tailRates(t, issueShape, tailSeedsChange, tailPairsChange, gatetest.Changes{want: c.factor}, want)
 		fmt.Fprintf(&b, "| %s %+.0f%% on every point of one profile | %d | %d%% | %d%% |\n", c.unit, 100*(c.factor-1), tailPairsChange, 100*fails/tailPairsChange, 100*named/tailPairsChange)
 		if c.target && 100*fails < 95*tailPairsChange {
 			t.Errorf("%s: caught %d of %d, want at least 95%%", want, fails, tailPairsChange)

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 // TestEstimateStartSpread: recordings of the suite, each with its own
@@ -21,10 +22,10 @@ func TestEstimateStartSpread(t *testing.T) {
 		var out []*input.Input
 		for r := range 8 {
 			f := map[string]float64{}
-			for _, p := range fiveProfiles.profiles {
+			for _, p := range gatetest.FiveProfiles.Profiles {
 				f[p] = math.Exp(spread * rng.NormFloat64())
 			}
-			_, next := fiveProfiles.pair(t, uint64(400+r), slowProfiles(f))
+			_, next := gatetest.FiveProfiles.Pair(t, uint64(400+r), gatetest.SlowProfiles(f))
 			out = append(out, next)
 		}
 		return out
@@ -51,19 +52,19 @@ func TestEstimateStartSpread(t *testing.T) {
 		// the estimate from (8−1)·5 degrees of freedom.
 		tails := 0
 		for _, u := range est.Units {
-			if gate.IsTail(u.Unit) {
+			if units.IsTail(u.Unit) {
 				tails++
 			}
 			if u.DF != 35 || u.Upper < u.Spread || u.Upper > tc.hi+0.05 || u.Cells != 30 {
 				t.Errorf("%s: %+v: want 30 cells, 35 degrees of freedom, an upper bound above the estimate", tc.name, u)
 			}
 		}
-		if len(est.Units) != len(shapeUnits) || tails != len(gate.TailUnits) {
-			t.Errorf("%s: %d metrics (%d tails), want %d (%d)", tc.name, len(est.Units), tails, len(shapeUnits), len(gate.TailUnits))
+		if len(est.Units) != len(gatetest.ShapeUnits) || tails != len(units.Tails) {
+			t.Errorf("%s: %d metrics (%d tails), want %d (%d)", tc.name, len(est.Units), tails, len(gatetest.ShapeUnits), len(units.Tails))
 		}
 	}
 
-	one, _ := fiveProfiles.pair(t, 1, nil)
+	one, _ := gatetest.FiveProfiles.Pair(t, 1, nil)
 	other, err := input.Read(strings.NewReader("BenchmarkOther 1 5 tpot-p50-ns\nBenchmarkOther 1 6 tpot-p50-ns\n"), "other.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchproc"
 
-	"github.com/vllmperf/vllmperf/internal/gate"
 	"github.com/vllmperf/vllmperf/internal/gate/gatemath"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/vocab/units"
@@ -51,7 +50,7 @@ func unitSpreads(sides []*input.Side) []UnitSpread {
 	for _, k := range sides[0].Order {
 		first := sides[0].Benches[k]
 		for _, u := range first.Units {
-			if !units.Headline(u) && !gate.IsTail(u) {
+			if !units.Headline(u) && !units.IsTail(u) {
 				continue
 			}
 			means, within, ok := cellMeans(sides, k, u)
@@ -81,8 +80,8 @@ func unitSpreads(sides []*input.Side) []UnitSpread {
 		out = append(out, us)
 	}
 	slices.SortStableFunc(out, func(a, b UnitSpread) int {
-		if gate.IsTail(a.Unit) != gate.IsTail(b.Unit) {
-			if gate.IsTail(a.Unit) {
+		if units.IsTail(a.Unit) != units.IsTail(b.Unit) {
+			if units.IsTail(a.Unit) {
 				return 1
 			}
 			return -1
@@ -127,7 +126,7 @@ func (e *SpreadEstimate) unitsWords() string {
 			est = fmt.Sprintf("%.2f%%", 100*u.Spread)
 		}
 		parts[i] = fmt.Sprintf("%s %s (≤ %.1f%%)", u.Unit, est, 100*u.Upper)
-		if !gate.IsTail(u.Unit) {
+		if !units.IsTail(u.Unit) {
 			headUpper = max(headUpper, u.Upper)
 		}
 	}
@@ -136,7 +135,7 @@ func (e *SpreadEstimate) unitsWords() string {
 	fmt.Fprintf(&b, "  recommended, at the upper bounds (an estimate from few recordings is read on the safe side):\n    gate: {start_spread: %.1f%%}   # the headline metrics' largest\n", 100*headUpper)
 	var over []string
 	for _, u := range e.Units {
-		if gate.IsTail(u.Unit) && u.Upper > headUpper {
+		if units.IsTail(u.Unit) && u.Upper > headUpper {
 			over = append(over, fmt.Sprintf("    - match: {metric: %s}\n      gate: {start_spread: %.1f%%}", u.Unit, 100*u.Upper))
 		}
 	}

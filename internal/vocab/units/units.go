@@ -287,3 +287,12 @@ func durationRounding(ns float64) time.Duration {
 		return 1
 	}
 }
+
+// Tails are the tail percentiles the gate judges per profile and metric
+// (docs/gate.md, "Tails"): each one's rows of a profile are tested
+// together, by runs, as one test of the profile. E2EL p99 is a headline
+// metric (Unit.Headline) and judged with those.
+var Tails = []string{TTFTP99, TPOTP99, ITLP99}
+
+// IsTail reports whether unit is one of Tails.
+func IsTail(unit string) bool { return slices.Contains(Tails, unit) }
