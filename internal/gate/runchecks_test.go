@@ -6,33 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
-
-// withFailBlock reads a bench fixture with a `--- FAIL:` block appended.
-func withFailBlock(t *testing.T, name, bench string, checks ...string) *input.Input {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "bench", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.Write(data)
-	b.WriteString("--- FAIL: Benchmark" + bench + "\n")
-	for _, c := range checks {
-		b.WriteString("    perf_test.go:212: " + c + "\n")
-	}
-	in, err := input.Read(strings.NewReader(b.String()), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
 
 func TestRunChecksFailTheGate(t *testing.T) {
 	set := loadThresholds(t, "thresholds.yaml")
 	const bench = "Perf/profile=basic/scenario=concurrency-sweep/conc=8"
-	next := withFailBlock(t, "noise.txt", bench, input.CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
+	next := gatetest.WithFailBlock(t, filepath.Join("testdata", "bench", "noise.txt"), bench, input.CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
 	rep, err := Compare(readBench(t, "base.txt"), next, set, Options{})
 	if err != nil {
 		t.Fatal(err)

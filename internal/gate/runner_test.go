@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/docfigures"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 	"github.com/vllmperf/vllmperf/internal/gate/runnerctl"
 	"github.com/vllmperf/vllmperf/internal/vocab/thresholds"
@@ -172,17 +173,7 @@ func TestRunnerControl(t *testing.T) {
 // ran: the runner control is not compared, and the report says why.
 func TestRunnerTooFewSharedRuns(t *testing.T) {
 	t.Parallel()
-	lines := func(points map[string]float64, runs int) string {
-		var b strings.Builder
-		for range runs {
-			for _, p := range []string{"conc=1", "conc=32"} {
-				if v, ok := points[p]; ok {
-					fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/%s-2 1 1 tpot-p50-ns %g runner-cpu-ns\n", p, v)
-				}
-			}
-		}
-		return b.String()
-	}
+	lines := gatetest.RunnerLines
 	base := parse(t, "base", lines(map[string]float64{"conc=1": 100, "conc=32": 130}, 4))
 	// Too few runs of the shared benchmarks: not compared, said why.
 	next := parse(t, "new", lines(map[string]float64{"conc=32": 200}, 2))

@@ -3,40 +3,20 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/vllmperf/vllmperf/internal/gate"
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
-
-// withFailBlock reads a bench fixture with a `--- FAIL:` block appended.
-func withFailBlock(t *testing.T, name, bench string, checks ...string) *input.Input {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "bench", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.Write(data)
-	b.WriteString("--- FAIL: Benchmark" + bench + "\n")
-	for _, c := range checks {
-		b.WriteString("    perf_test.go:212: " + c + "\n")
-	}
-	in, err := input.Read(strings.NewReader(b.String()), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
 
 // TestFailedCheckInEveryFormat: a check that failed a benchmark is
 // named in every format, and gate.json's summary and exit code say so.
 func TestFailedCheckInEveryFormat(t *testing.T) {
 	const bench = "Perf/profile=basic/scenario=concurrency-sweep/conc=8"
-	next := withFailBlock(t, "noise.txt", bench, input.CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
+	next := gatetest.WithFailBlock(t, filepath.Join("..", "testdata", "bench", "noise.txt"), bench, input.CheckLine("FAIL", "reconcile/generation_tokens", "the server counted 8192 tokens, the client 8320"))
 	got, err := gate.Compare(readBench(t, "base.txt"), next, loadThresholds(t, "thresholds.yaml"), gate.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vllmperf/vllmperf/internal/gate/gatetest"
 	"github.com/vllmperf/vllmperf/internal/gate/input"
 )
 
@@ -60,17 +61,7 @@ func TestRunnerShifts(t *testing.T) {
 // against 130s).
 func TestRunnerShiftsMatchBenchmarks(t *testing.T) {
 	t.Parallel()
-	lines := func(points map[string]float64, runs int) string {
-		var b strings.Builder
-		for range runs {
-			for _, p := range []string{"conc=1", "conc=32"} {
-				if v, ok := points[p]; ok {
-					fmt.Fprintf(&b, "BenchmarkPerf/profile=basic/scenario=s/%s-2 1 1 tpot-p50-ns %g runner-cpu-ns\n", p, v)
-				}
-			}
-		}
-		return b.String()
-	}
+	lines := gatetest.RunnerLines
 	base := parse(t, "base", lines(map[string]float64{"conc=1": 100, "conc=32": 130}, 4))
 	for _, tc := range []struct {
 		name       string
