@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"roles", `{"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}, {"role": "user", "content": "c"}], "output_len": 2}`, `role "user" where "assistant"`},
 		{"ends with assistant", `{"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], "output_len": 2}`, "ending with the user's"},
 		{"all skipped", `[{"id": "a", "conversations": [{"from": "human", "value": "x"}]}]`, "no usable entry (1 skipped"},
+		{"empty reply skipped", `[{"id": "a", "conversations": [{"from": "human", "value": "x"}, {"from": "gpt", "value": " "}]}]`, "no usable entry (1 skipped"},
 		{"garbage line", "{\"prompt\": \"a\", \"output_len\": 2}\nnot json\n", "line 2:"},
 		{"trace span overflows", "{\"prompt\": \"a\", \"output_len\": 2, \"timestamp\": 0}\n{\"prompt\": \"b\", \"output_len\": 2, \"timestamp\": 1e12}\n", "line 2: timestamp 1e+12 is 1000000000000 s after the first line's 0; a trace replays in real time, at most 168h0m0s"},
 	} {

@@ -24,7 +24,8 @@ type shareGPTEntry struct {
 
 // parseShareGPT reads a ShareGPT array: the first message of each
 // conversation is the prompt, the second the reply whose length is the
-// output length; entries with fewer than two messages are skipped.
+// output length; entries with fewer than two messages, an empty prompt or
+// an empty reply (no completion length to ask for) are skipped.
 func parseShareGPT(data []byte) ([]Entry, int, error) {
 	var raw []shareGPTEntry
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -34,7 +35,7 @@ func parseShareGPT(data []byte) ([]Entry, int, error) {
 	var out []Entry
 	skipped := 0
 	for i, c := range raw {
-		if len(c.Conversations) < 2 || strings.TrimSpace(c.Conversations[0].Value) == "" {
+		if len(c.Conversations) < 2 || strings.TrimSpace(c.Conversations[0].Value) == "" || Words(c.Conversations[1].Value) < 1 {
 			skipped++
 			continue
 		}
