@@ -3,7 +3,6 @@ package gatequality
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -20,7 +19,7 @@ import (
 // history (the points test's weights changed after it, scored by the
 // sixth protocol).
 var pointsProtocol = protocol{
-	seedTop: 10_000_000, conditions: pointConditions, decisions: 80,
+	seedTop: 10_000_000, conditions: pointConditions, decisions: 80, onePoint: true,
 	digests: "testdata/points-digests.txt", openMisses: "testdata/points-open-misses.txt",
 	figure: "gate-quality-points", test: "TestFiguresGateQualityPoints",
 }
@@ -76,37 +75,21 @@ var pointsTargets = []pointsTarget{
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityPoints ./internal/gate/gatequality  # the recording (digests only; done, never again)
 func TestFiguresGateQualityPoints(t *testing.T) {
 	testphase.Measured(t)
-	pointsProtocol.pointsRun(t, false)
+	pointsProtocol.run(t, false)
 }
 
-// pointsRun is a one-point protocol's test, after its testphase.Measured
-// (skipped under -race): with VLLMPERF_RECORD_SUITE_QUALITY=1 the
-// recording of its digests (once); else its score when scored, or the
-// check of its table as history (its sides still hash to their digests,
-// its open misses name its targets; its pools are not gated again).
-func (pr protocol) pointsRun(t *testing.T, scored bool) {
-	if raceEnabled {
-		what := "a check of some 10 seconds on 2 cores (its generated whole-suite runs hashed)"
-		if scored {
-			what = "a measurement of about two minutes on 2 cores (240 whole-suite gate decisions)"
-		}
-		t.Skip(what + ", far longer under the race detector: make test runs it without -race, in the measured phase")
+// pointsHistory is the check of a one-point protocol whose table is
+// history: its sides still hash to their recorded digests, and its open
+// misses name its targets (its pools are not gated again).
+func (pr protocol) pointsHistory(t *testing.T, src *Source, set *thresholds.Set) {
+	t.Helper()
+	pr.checkDigests(t, pr.decide(t, src, set, false))
+	open := readOpenMisses(t, pr.openMisses)
+	for _, key := range pointsMissKeys(pr) {
+		delete(open, key)
 	}
-	src, set := loadSuite(t)
-	switch {
-	case os.Getenv(envRecord) == "1":
-		pr.record(t, src, set)
-	case scored:
-		scorePoints(t, pr, src, set)
-	default:
-		pr.checkDigests(t, pr.decide(t, src, set, false))
-		open := readOpenMisses(t, pr.openMisses)
-		for _, key := range pointsMissKeys(pr) {
-			delete(open, key)
-		}
-		for key := range open {
-			t.Errorf("%s lists %q, which is no target of the protocol", pr.openMisses, key)
-		}
+	for key := range open {
+		t.Errorf("%s lists %q, which is no target of the protocol", pr.openMisses, key)
 	}
 }
 
@@ -252,7 +235,7 @@ func TestClopperPearson(t *testing.T) {
 // on the fifth protocol's design, conditions and targets, new seeds
 // (13,000,000 up).
 var pointsSixthProtocol = protocol{
-	seedTop: 13_000_000, conditions: pointConditions, decisions: 80,
+	seedTop: 13_000_000, conditions: pointConditions, decisions: 80, onePoint: true,
 	digests: "testdata/points6-digests.txt", openMisses: "testdata/points6-open-misses.txt",
 	figure: "gate-quality-points-sixth", test: "TestFiguresGateQualityPointsSixth",
 }
@@ -266,5 +249,5 @@ var pointsSixthProtocol = protocol{
 //	VLLMPERF_RECORD_SUITE_QUALITY=1 go test -run TestFiguresGateQualityPointsSixth ./internal/gate/gatequality  # the recording (digests only; once)
 func TestFiguresGateQualityPointsSixth(t *testing.T) {
 	testphase.Measured(t)
-	pointsSixthProtocol.pointsRun(t, true)
+	pointsSixthProtocol.run(t, true)
 }
