@@ -34,6 +34,7 @@ func stoppedEarly(t *Trial, res *result.Result) {
 	switch {
 	case lr.Overload != nil:
 		t.Stopped = lr.Overload.Error()
+		t.Pace = lr.Overload.Pace
 	case lr.Decided != nil:
 		t.Stopped = lr.Decided.Error()
 	default:

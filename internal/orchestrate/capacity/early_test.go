@@ -72,11 +72,12 @@ func TestStoppedEarly(t *testing.T) {
 		stopped   string // "" none
 		requests  int
 		users     float64
+		pace      float64
 		passCheck bool
 	}{
-		{"decided", load.Result{Stop: load.StopDecided, Decided: &load.Decided{Missed: 2, Allowed: 1, At: time.Second}}, "2 requests missed the SLO", 2, 3, false},
-		{"overloaded", load.Result{Stop: load.StopOverloaded, Overload: &overload.Verdict{Offered: 8, Achieved: 1}}, "OVERLOADED: offered 8 req/s", 2, 3, false},
-		{"ran to the end", load.Result{}, "", 0, 0, true},
+		{"decided", load.Result{Stop: load.StopDecided, Decided: &load.Decided{Missed: 2, Allowed: 1, At: time.Second}}, "2 requests missed the SLO", 2, 3, 0, false},
+		{"overloaded", load.Result{Stop: load.StopOverloaded, Overload: &overload.Verdict{Offered: 8, Achieved: 1, Pace: 1.5}}, "OVERLOADED: offered 8 req/s", 2, 3, 1.5, false},
+		{"ran to the end", load.Result{}, "", 0, 0, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lr := tc.lr
@@ -89,6 +90,9 @@ func TestStoppedEarly(t *testing.T) {
 			}
 			if tr.Requests != tc.requests || tr.Users != tc.users {
 				t.Errorf("requests %d, users %v; want %d (the first tokens over the SLO) and %v (three requests in flight throughout)", tr.Requests, tr.Users, tc.requests, tc.users)
+			}
+			if tr.Pace != tc.pace {
+				t.Errorf("pace %v, want %v (the overload verdict's, else none)", tr.Pace, tc.pace)
 			}
 			tr.Good = tr.Requests
 			if tr.Requests == 0 {

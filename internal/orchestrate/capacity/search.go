@@ -87,6 +87,11 @@ type Trial struct {
 	HasWaiting  bool
 	// Duration is the measured phase's length.
 	Duration time.Duration
+	// Pace is the requests the server completed per second once it had
+	// filled, when the overload rule stopped the run (the verdict's pace;
+	// 0 for any other run): about the most it completes, so no higher rate
+	// can be its capacity.
+	Pace float64
 	// Stopped says why the run stopped before its end, its verdict
 	// already certain: the overload rule found the server overloaded, or
 	// more requests missed the SLO than a passing run allows ("" when it
@@ -198,6 +203,9 @@ type Result struct {
 	// oneUser is the level run at about one request in flight after the
 	// first failing run (0 when none was).
 	oneUser float64
+	// belowPace is the level run below an overloaded first failing run's
+	// pace (0 when none was).
+	belowPace float64
 }
 
 // Search runs probe at levels chosen by bracketing, then bisection, then
@@ -280,9 +288,10 @@ func (r *Result) runsAt(level float64) int {
 }
 
 // next is the level to run next: double above a pass; below the first
-// fail with nothing passed, about one request in flight (or half the
-// level when the run completed no request to tell the users in flight
-// from); else the geometric mean of the bracket, and once the bracket is
+// fail with nothing passed, just under its pace when the overload rule
+// stopped it with its requests within the SLO (belowPaceLevel), else (or
+// when that fails too) about one request in flight (or half the level
+// when the run completed no request to tell the users in flight from); else the geometric mean of the bracket, and once the bracket is
 // within the tolerance each of its levels once more. Done when both ran
 // twice, the SLO is out of reach, or no new level is left to run.
 func (r *Result) next() (level float64, done bool) {
@@ -293,6 +302,10 @@ func (r *Result) next() (level float64, done bool) {
 	case r.Pass == nil:
 		if r.outOfReach() {
 			return 0, true
+		}
+		if l, ok := r.belowPaceLevel(); ok {
+			r.belowPace = l
+			return l, false
 		}
 		if r.oneUser == 0 {
 			if one, ok := r.oneUserLevel(*r.Fail); ok {
@@ -322,6 +335,29 @@ func (r *Result) next() (level float64, done bool) {
 		}
 	}
 	return level, false
+}
+
+// belowPaceLevel is the level to run after a first failing run that the
+// overload rule stopped while the requests it measured met the SLO: the
+// server fell behind the rate, not the SLO, so the SLO is within reach at
+// a lower load, and its pace bounds the capacity from above. The level is
+// that pace less the search's tolerance (pace ÷ (1 + tolerance)), where a
+// queue no longer grows; run once, in rate mode, and only below the
+// failing level. When it fails too, the search goes on down to about one
+// request in flight, as after any first failure.
+func (r *Result) belowPaceLevel() (float64, bool) {
+	c, f := r.Config, r.Fail
+	if c.Mode != Rate || r.belowPace > 0 || r.oneUser > 0 || !(f.Pace > 0) {
+		return 0, false
+	}
+	if f.Requests == 0 || float64(f.Good) < c.Capacity.GoodputMin*float64(f.Requests)-1e-9 {
+		return 0, false // requests missed the SLO: whether any load meets it comes first
+	}
+	l := c.round(f.Pace / (1 + c.Capacity.Tolerance))
+	if !(l > 0) || l >= f.Level {
+		return 0, false
+	}
+	return l, true
 }
 
 // oneUserLevel is the level at which about one request is in flight:

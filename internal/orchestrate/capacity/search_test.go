@@ -388,3 +388,77 @@ func TestStatementAndMetrics(t *testing.T) {
 	assert.Contains(t, b.String(), "FAIL")
 	assert.Contains(t, lines[1], "100.0%")
 }
+
+// falling is a deployment that completes at most pace req/s and meets the
+// SLO up to capacity: above pace the overload rule stops its runs with
+// every measured request within the SLO (the server fell behind the rate,
+// not the SLO), with about 25 requests in flight; between capacity and
+// pace a tenth of its requests miss.
+func falling(capacity, pace float64) Probe {
+	return func(ctx context.Context, level float64) (Trial, error) {
+		t, err := batching(capacity)(ctx, level)
+		if level > pace {
+			t.Good, t.Stopped, t.Pace, t.Users, t.ReqPerSec = t.Requests, "OVERLOADED", pace, 25, pace
+		}
+		return t, err
+	}
+}
+
+// TestSearchBelowPace: a first run the overload rule stopped, its requests
+// within the SLO, is followed by a run just under its pace, not by one at
+// about one request in flight; the search then finds the capacity in
+// fewer runs. When that run fails too, one request in flight comes next.
+func TestSearchBelowPace(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		probe         Probe
+		start         float64
+		first2        []float64
+		runs, without int
+	}{
+		// pace 3.6 req/s, capacity 3.4: 4 fails, 3.6/1.1 = 3.27 passes
+		{"pace above the capacity", falling(3.4, 3.6), 4, []float64{4, 3.27}, 6, 10},
+		// the capacity far under the pace: 8/1.1 = 7.27 fails, then one
+		// request in flight (7.27 over its 18 users: 0.4); as many runs
+		// as without the pace
+		{"capacity far under the pace", falling(2, 8), 16, []float64{16, 7.27}, 10, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Search(context.Background(), config(Rate, c.start), c.probe)
+			require.NoError(t, err)
+			require.True(t, r.Found, r.Reason)
+			var levels []float64
+			for _, tr := range r.Trials {
+				levels = append(levels, tr.Level)
+			}
+			assert.Equal(t, c.first2, levels[:2], "levels %v", levels)
+			assert.LessOrEqual(t, len(r.Trials), c.runs, "levels %v", levels)
+			assert.Greater(t, r.Fail.Level, r.Pass.Level)
+			assert.LessOrEqual(t, r.Fail.Level, 1.1*r.Pass.Level+1e-9)
+			// The same deployment, searched without the pace (as before):
+			// more runs, and the same bracket within the tolerance.
+			plain := func(ctx context.Context, level float64) (Trial, error) {
+				t, err := c.probe(ctx, level)
+				t.Pace = 0
+				return t, err
+			}
+			before, err := Search(context.Background(), config(Rate, c.start), plain)
+			require.NoError(t, err)
+			require.True(t, before.Found, before.Reason)
+			assert.Equal(t, c.without, len(before.Trials), "runs without the pace")
+			assert.InEpsilon(t, before.Pass.Level, r.Pass.Level, 0.1)
+		})
+	}
+	// Requests that missed the SLO before the stop: one request in flight
+	// first, as after any first failure (whether any load meets the SLO).
+	missing := func(ctx context.Context, level float64) (Trial, error) {
+		t, err := falling(3.4, 3.6)(ctx, level)
+		if level > 3.6 {
+			t.Good = t.Requests / 2
+		}
+		return t, err
+	}
+	r, err := Search(context.Background(), config(Rate, 4), missing)
+	require.NoError(t, err)
+	assert.Equal(t, 0.16, r.Trials[1].Level, "4 req/s over 25 users")
+}

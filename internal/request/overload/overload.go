@@ -133,8 +133,10 @@ type Verdict struct {
 	// At is when the rule held, since the measured phase began.
 	At time.Duration
 	// Offered and Achieved are the window's offered request rate and its
-	// completed requests per second.
-	Offered, Achieved float64
+	// completed requests per second; Pace the requests completed per
+	// second over the window's later half, once the server had filled:
+	// the most it completes at this load.
+	Offered, Achieved, Pace float64
 	// Growth is the queue's growth in requests/s, Queue its size at At.
 	Growth, Queue float64
 	// TTFTFrom and TTFTTo are the fitted TTFT at the window's start and
@@ -216,7 +218,7 @@ func (d *Detector) judge(w []Observation) *Verdict {
 	if late > (1-r.MinGrowthShare)*offered || late > fillSlack*early+fillMargin {
 		return nil
 	}
-	return &Verdict{At: last.At, Offered: offered, Achieved: float64(last.Completed-w[0].Completed) / span,
+	return &Verdict{At: last.At, Offered: offered, Achieved: float64(last.Completed-w[0].Completed) / span, Pace: late,
 		Growth: b, Queue: last.Queue, TTFTFrom: from, TTFTTo: to, Window: r.Window}
 }
 
