@@ -404,18 +404,19 @@ func falling(capacity, pace float64) Probe {
 	}
 }
 
-// TestSearchBelowPace: a first run the overload rule stopped, its requests
-// within the SLO, is followed by a run just under its pace, not by one at
-// about one request in flight; the search then finds the capacity in
-// fewer runs. When that run fails too, one request in flight comes next.
+// TestSearchBelowPace: an overloaded first run whose requests met the SLO
+// is followed by a run just under its pace (then, if that fails, by one at
+// about one request in flight), and the search ends in fewer runs.
 func TestSearchBelowPace(t *testing.T) {
-	for _, c := range []struct {
-		name          string
-		probe         Probe
-		start         float64
-		first2        []float64
-		runs, without int
-	}{
+	type paceCase struct {
+		name        string
+		probe       Probe
+		start       float64
+		first2      []float64 // the first two levels run
+		most        int       // the most runs it may take
+		withoutPace int       // the runs the search took before
+	}
+	for _, c := range []paceCase{
 		// pace 3.6 req/s, capacity 3.4: 4 fails, 3.6/1.1 = 3.27 passes
 		{"pace above the capacity", falling(3.4, 3.6), 4, []float64{4, 3.27}, 6, 10},
 		// the capacity far under the pace: 8/1.1 = 7.27 fails, then one
@@ -432,7 +433,7 @@ func TestSearchBelowPace(t *testing.T) {
 				levels = append(levels, tr.Level)
 			}
 			assert.Equal(t, c.first2, levels[:2], "levels %v", levels)
-			assert.LessOrEqual(t, len(r.Trials), c.runs, "levels %v", levels)
+			assert.LessOrEqual(t, len(r.Trials), c.most, "levels %v", levels)
 			assert.Greater(t, r.Fail.Level, r.Pass.Level)
 			assert.LessOrEqual(t, r.Fail.Level, 1.1*r.Pass.Level+1e-9)
 			// The same deployment, searched without the pace (as before):
@@ -445,7 +446,7 @@ func TestSearchBelowPace(t *testing.T) {
 			before, err := Search(context.Background(), config(Rate, c.start), plain)
 			require.NoError(t, err)
 			require.True(t, before.Found, before.Reason)
-			assert.Equal(t, c.without, len(before.Trials), "runs without the pace")
+			assert.Equal(t, c.withoutPace, len(before.Trials), "runs without the pace")
 			assert.InEpsilon(t, before.Pass.Level, r.Pass.Level, 0.1)
 		})
 	}
