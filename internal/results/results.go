@@ -105,6 +105,11 @@ type Run struct {
 	Classes map[string]json.RawMessage `json:"classes,omitempty"`
 	// Metrics are the bench units reported for the run.
 	Metrics map[string]float64 `json:"metrics"`
+	// SteadyMetrics are the figures of Metrics a window has, over the
+	// run's steady-state window (result.SteadyMetrics); absent when the
+	// run has none (its result's steady_window says why). The bench lines
+	// and the gate carry Metrics (docs/load-shapes.md).
+	SteadyMetrics map[string]float64 `json:"steady_metrics,omitempty"`
 	// Server holds the /metrics deltas and the sampler's summary.
 	Server Server `json:"server"`
 	// Checks are the assertions and their outcome.

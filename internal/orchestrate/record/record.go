@@ -31,10 +31,12 @@ func Add(w *results.Writer, name, profile string, res *result.Result, metrics ma
 }
 
 // Run is res as the folder's record: vLLM's --save-result keys (and per
-// class), the bench metrics, the server's deltas and the checks.
+// class), the bench metrics and the same figures over the steady window,
+// the server's deltas and the checks.
 func Run(name, profile string, res *result.Result, metrics map[string]float64, checks []check.Result) (results.Record, error) {
 	p := res.Point
-	run := results.Run{Name: name, Profile: profile, Point: p.Key, Concurrency: p.Concurrency(), Metrics: metrics, Checks: checks}
+	run := results.Run{Name: name, Profile: profile, Point: p.Key, Concurrency: p.Concurrency(), Metrics: metrics,
+		SteadyMetrics: res.SteadyMetrics(), Checks: checks}
 	if p.Scenario != nil {
 		run.Scenario = p.Scenario.Name
 	}

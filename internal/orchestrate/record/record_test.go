@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,12 @@ func TestWriteAndRead(t *testing.T) {
 	}
 	if vllm["completed"] != float64(16) {
 		t.Errorf("vLLM result completed = %v", vllm["completed"])
+	}
+	// The steady window's figures stand beside the bench metrics, absent
+	// when the run has no window (16 requests at concurrency 16 never
+	// hold the concurrency with one to spare).
+	if want := res.SteadyMetrics(); !maps.Equal(r.SteadyMetrics, want) || (want == nil) != (r.SteadyMetrics == nil) {
+		t.Errorf("steady_metrics %v, want %v (%s)", r.SteadyMetrics, want, res.Windows().NoSteady)
 	}
 	if len(r.Classes) != 2 || !json.Valid(r.Classes["short"]) || !json.Valid(r.Classes["long"]) {
 		t.Errorf("classes %v", r.Classes)

@@ -33,24 +33,16 @@ var distUnits = []struct {
 func (r *Result) Metrics() map[string]float64 {
 	m := map[string]float64{}
 	s := r.Summary
-	addDists(m, "", s)
+	addSummary(m, s)
 	for _, name := range r.ClassNames {
 		if cs := r.Classes[name]; cs != nil {
 			addDists(m, name+"-", cs)
 		}
 	}
 	if s.Completed > 0 {
-		m[units.TokPerSec] = s.OutputThroughput
-		m[units.ReqPerSec] = s.RequestThroughput
-		if s.SLO.Set() {
-			m[units.Goodput] = s.RequestGoodput
-		}
 		if chunks := r.chunks(); chunks > 0 {
 			m[units.TokPerChunk] = float64(s.TotalOutputTokens) / float64(chunks)
 		}
-	}
-	if s.Requests > 0 {
-		m[units.ErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
 	}
 	if r.Lengths != nil {
 		if v, ok := r.Lengths.Mean(r.Load.Measured()); ok {
@@ -60,6 +52,38 @@ func (r *Result) Metrics() map[string]float64 {
 	r.serverMetrics(m)
 	r.rampMetrics(m)
 	return m
+}
+
+// SteadyMetrics returns the figures of Metrics that a window has (the
+// latency percentiles, tok/s, req/s, goodput and err-%), computed by the
+// same code over the run's steady window (Windows().Steady); nil when the
+// run has none (Windows().NoSteady says why). The benchmark metrics carry
+// the whole run's (Windows().Carried); these stand beside them, for the
+// results folder (docs/load-shapes.md, "Steady-state window").
+func (r *Result) SteadyMetrics() map[string]float64 {
+	w := r.Windows()
+	if w.Steady == nil {
+		return nil
+	}
+	m := map[string]float64{}
+	addSummary(m, w.Steady.Summary)
+	return m
+}
+
+// addSummary adds the figures of one summary, the whole run's or a
+// window's: the latency percentiles, the throughputs and the error rate.
+func addSummary(m map[string]float64, s *stats.Summary) {
+	addDists(m, "", s)
+	if s.Completed > 0 {
+		m[units.TokPerSec] = s.OutputThroughput
+		m[units.ReqPerSec] = s.RequestThroughput
+		if s.SLO.Set() {
+			m[units.Goodput] = s.RequestGoodput
+		}
+	}
+	if s.Requests > 0 {
+		m[units.ErrPct] = 100 * float64(s.Failed) / float64(s.Requests)
+	}
 }
 
 // rampMetrics adds a ramp-up's two rates (Windows): where its P99s left

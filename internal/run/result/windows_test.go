@@ -10,6 +10,7 @@ import (
 	"github.com/vllmperf/vllmperf/internal/run/sample"
 	"github.com/vllmperf/vllmperf/internal/run/scenario"
 	"github.com/vllmperf/vllmperf/internal/run/stats"
+	"github.com/vllmperf/vllmperf/internal/vocab/units"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -179,6 +180,64 @@ func TestRampWindowsAchieved(t *testing.T) {
 			}
 			if got := w.Saturation; (tc.hi == 0 && got != 0) || (tc.hi > 0 && (got < tc.lo || got > tc.hi)) {
 				t.Errorf("saturation at %.2f req/s, want within [%v, %v] (0: none)", got, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+// TestSteadyMetrics: the steady window's figures come from the same code
+// as the whole run's (addSummary), over the window's requests only: an
+// open loop whose first requests were slow shows them in the whole run's
+// E2EL p99 and not in the window's; a run with no window has none.
+func TestSteadyMetrics(t *testing.T) {
+	t.Parallel()
+	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	var slowStart, short []sample.Sample
+	for i := range 40 { // 10 req/s; the first 10 take 6 s, the rest 2 s
+		e2el := 2 * time.Second
+		if i < 10 {
+			e2el = 6 * time.Second
+		}
+		slowStart = append(slowStart, done(i, sec(float64(i)/10), sec(float64(i)/10), e2el))
+	}
+	for i := range 5 {
+		short = append(short, done(i, sec(float64(i)/10), sec(float64(i)/10), 2*time.Second))
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  load.Config
+		ms   []sample.Sample
+		want map[string]float64 // nil: no steady window
+	}{
+		// The window runs from 2 s (one median E2EL) to 3.9 s: requests
+		// 20 to 39, each 2 s, their TPOT ¾ of it; the last done at 5.9 s.
+		{"slow start left out", load.Config{Rate: 10, Requests: 40}, slowStart, map[string]float64{
+			units.E2ELP99: 2e9, units.TTFTP50: 0.5e9, units.TPOTP50: 1.5e9, units.TPOTP99: 1.5e9,
+			units.ReqPerSec: 20 / 3.9, units.TokPerSec: 40 / 3.9, units.ErrPct: 0}},
+		{"too short for a window", load.Config{Rate: 10, Requests: 5}, short, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runOf(t, tc.cfg, tc.ms)
+			got := r.SteadyMetrics()
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("SteadyMetrics = %v, want nil (%s)", got, r.Windows().NoSteady)
+				}
+				return
+			}
+			whole := r.Metrics()
+			for u, v := range tc.want {
+				if g, ok := got[u]; !ok || math.Abs(g-v) > 1e-9*max(1, math.Abs(v)) {
+					t.Errorf("%s = %v (present %v), want %v", u, g, ok, v)
+				}
+			}
+			for u := range got {
+				if _, ok := whole[u]; !ok {
+					t.Errorf("steady %s: not one of Metrics' units", u)
+				}
+			}
+			if whole[units.E2ELP99] <= got[units.E2ELP99] {
+				t.Errorf("whole run's E2EL p99 %v not above the window's %v: the slow start was not left out", whole[units.E2ELP99], got[units.E2ELP99])
 			}
 		})
 	}
