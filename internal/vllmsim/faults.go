@@ -53,8 +53,10 @@ type requestFaults struct {
 	// is cut (0: never). A response that ends earlier is cut before its last
 	// output.
 	disconnectAt int
-	// stallAt is the 1-based engine output before which the stream pauses
-	// for stallFor (0: never).
+	// stallAt is the 1-based token before whose output the stream pauses
+	// for stallFor, or before the last output when the request ends
+	// sooner (0: never). Counted in tokens, not outputs: the engine merges
+	// the outputs of a slow reader, so an output count may never be reached.
 	stallAt  int
 	stallFor time.Duration
 	// usageSkew is added to the completion tokens usage reports.
@@ -132,15 +134,14 @@ type outputStream struct {
 
 	pending []engine.Output // outputs read during a stall
 	taken   int             // outputs taken so far
+	tokens  int             // tokens of the outputs taken so far
+	stalled bool            // the stall fault has paused the stream
 	counted bool
 }
 
 // next returns the next engine output, pausing first when the stall fault
 // is due, and cutting the connection when the disconnect fault is.
 func (s *outputStream) next() (engine.Output, streamStep) {
-	if s.faults.stallAt > 0 && s.taken+1 == s.faults.stallAt {
-		s.stall()
-	}
 	var out engine.Output
 	if len(s.pending) > 0 {
 		out, s.pending = s.pending[0], s.pending[1:]
@@ -150,6 +151,11 @@ func (s *outputStream) next() (engine.Output, streamStep) {
 			return out, stepOver
 		}
 	}
+	if at := s.faults.stallAt; at > 0 && !s.stalled && (s.tokens+len(out.Tokens) >= at || out.Finished) {
+		s.stalled = true
+		s.stall()
+	}
+	s.tokens += len(out.Tokens)
 	s.taken++
 	if out.Finished && !s.count() {
 		// The engine died on an earlier request's count while this one
@@ -165,8 +171,9 @@ func (s *outputStream) next() (engine.Output, streamStep) {
 	return out, stepOutput
 }
 
-// stall pauses the response for --sim-fault-stall while the engine goes on:
-// outputs that arrive meanwhile are kept and sent after the pause.
+// stall pauses the response for --sim-fault-stall while the engine goes on,
+// before the output in hand: outputs that arrive meanwhile are kept and
+// sent after it.
 func (s *outputStream) stall() {
 	t := time.NewTimer(s.faults.stallFor)
 	defer t.Stop()

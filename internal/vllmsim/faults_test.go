@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/vllmperf/vllmperf/internal/vllmsim/config"
+	"github.com/vllmperf/vllmperf/internal/vllmsim/engine"
 )
 
 const streamBody = `{"prompt":"alpha beta gamma","max_tokens":10,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`
@@ -102,6 +103,44 @@ func TestFaultDisconnect(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Errorf("non-streamed request under disconnect got a response: %d", resp.StatusCode)
+	}
+}
+
+// TestStallCountsTokens: the stall lands on the output that carries its
+// token, however the engine merged the outputs of a slow reader (a busy
+// -race run merged all ten tokens into one output, and a stall placed by
+// output count never came), and before the last output of a request that
+// ends sooner.
+func TestStallCountsTokens(t *testing.T) {
+	t.Parallel()
+	toks := func(n int) []int32 { return make([]int32, n) }
+	for _, tc := range []struct {
+		name    string
+		outputs []engine.Output
+		stallAt int
+		before  int // the output (1-based) the stream pauses before
+	}{
+		{"one output a token", []engine.Output{{Tokens: toks(1)}, {Tokens: toks(1)}, {Tokens: toks(1), Finished: true}}, 2, 2},
+		{"all merged into one", []engine.Output{{Tokens: toks(10), Finished: true}}, 4, 1},
+		{"merged past the token", []engine.Output{{Tokens: toks(2)}, {Tokens: toks(5)}, {Tokens: toks(3), Finished: true}}, 4, 2},
+		{"ends before the token", []engine.Output{{Tokens: toks(1)}, {Tokens: toks(1), Finished: true}}, 5, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := make(chan engine.Output, len(tc.outputs))
+			for _, o := range tc.outputs {
+				ch <- o
+			}
+			close(ch)
+			s := &outputStream{ch: ch, ctx: context.Background(), faults: requestFaults{stallAt: tc.stallAt, stallFor: time.Millisecond}, finished: func() bool { return true }}
+			for i := 1; i <= len(tc.outputs); i++ {
+				if _, step := s.next(); step != stepOutput {
+					t.Fatalf("output %d: step %v, want an output", i, step)
+				}
+				if want := i >= tc.before; s.stalled != want {
+					t.Fatalf("after output %d: stalled %v, want %v (the pause comes before output %d)", i, s.stalled, want, tc.before)
+				}
+			}
+		})
 	}
 }
 
